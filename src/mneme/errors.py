@@ -1,0 +1,45 @@
+"""One root error and the few that callers catch. Each carries a stable ``code`` for surfaces."""
+
+from __future__ import annotations
+
+
+class MnemeError(Exception):
+    """Root of every error mneme raises on purpose."""
+
+    code = "error"
+    exit_code = 1
+
+
+class InvalidInput(MnemeError, ValueError):
+    """The caller's input is unusable (empty text, NUL bytes, bad time, bad id...)."""
+
+    code = "invalid_input"
+    exit_code = 2
+
+
+class NotFound(MnemeError, LookupError):
+    """No such bank, unit, source or claim, or it is outside the caller's scope."""
+
+    code = "not_found"
+    exit_code = 3
+
+
+class Conflict(MnemeError):
+    """The request contradicts the current state (a decision that does not apply, a reused id)."""
+
+    code = "conflict"
+    exit_code = 4
+
+
+class SchemaMismatch(MnemeError):
+    """The database is not a mneme store, is corrupt, or was written by a newer mneme."""
+
+    code = "schema_mismatch"
+    exit_code = 4
+
+
+class BackendUnavailable(MnemeError):
+    """The store or a model cannot be reached (server down, read-only file, missing extension)."""
+
+    code = "backend_unavailable"
+    exit_code = 5

@@ -1,0 +1,293 @@
+"""Memory: the one service object. Every surface (CLI, MCP, HTTP, page) goes through it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from mneme import config as config_mod
+from mneme import validate
+from mneme.config import Config
+from mneme.core.chain import ChainReport, verify_chain
+from mneme.core.model import (
+    Agent,
+    Bank,
+    Edge,
+    Hit,
+    HistoryEvent,
+    RetainResult,
+    Scope,
+    Source,
+    Unit,
+    Viewer,
+)
+from mneme.embed.protocol import Embedder
+from mneme.errors import InvalidInput, NotFound
+from mneme.read.recall import Recaller
+from mneme.store.protocol import Filters, Store, StoreStats
+from mneme.write.retain import Retainer
+
+#: An agent silent for longer than this is counted as hidden_stale in the roster.
+PRESENCE_TTL = dt.timedelta(minutes=30)
+
+
+def _utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Roster:
+    live: tuple[Agent, ...]
+    hidden_stale: int
+
+
+@dataclass(frozen=True, slots=True)
+class GraphView:
+    center: str
+    units: Mapping[str, Unit]
+    edges: tuple[Edge, ...]
+
+
+def open_store(target: str, *, read_only: bool = False) -> Store:
+    """The backend for a path or DSN. The only place that chooses between backends."""
+    if target.startswith(("postgresql://", "postgres://")):
+        from mneme.store.postgres import PostgresStore  # noqa: PLC0415 - optional extra
+
+        return PostgresStore(target)
+    from mneme.store.sqlite import SQLiteStore  # noqa: PLC0415
+
+    if target not in ("", ":memory:"):
+        Path(target).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    return SQLiteStore(target, read_only=read_only)
+
+
+class Memory:
+    """Long-term memory for agents: retain, recall, and the trust and review mechanics."""
+
+    def __init__(self, store: Store, embedder: Embedder, config: Config,
+                 clock: Callable[[], dt.datetime] = _utcnow) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.config = config
+        self.clock = clock
+        self._retainer = Retainer(store, embedder, config, clock)
+        self._recaller = Recaller(store, embedder, config.recall, clock)
+
+    @classmethod
+    def open(cls, dsn_or_path: str | Path | None = None, *, embedder: Embedder | None = None,
+             clock: Callable[[], dt.datetime] | None = None, config_file: str | None = None,
+             env: Mapping[str, str] | None = None, **config: Any) -> Memory:
+        """Open (creating and migrating if needed) the store at a path or PostgreSQL DSN.
+
+        ``None`` opens the configured default (``MNEME_DB``, else the user data directory).
+        Keyword arguments override configuration keys (see ``mneme.config.Config``).
+        """
+        cfg = config_mod.load({**config, "db": str(dsn_or_path) if dsn_or_path else None},
+                              env=env, file=config_file)
+        target = cfg.db or config_mod.default_db_path(env or {})
+        store = open_store(target, read_only=cfg.read_only)
+        if embedder is None:
+            from mneme.embed.factory import build_embedder  # noqa: PLC0415 - loads lazily
+
+            embedder = build_embedder(cfg.embedder, api_key=cfg.embedder_api_key)
+        return cls(store, embedder, cfg, clock or _utcnow)
+
+    def close(self) -> None:
+        self._recaller.close()
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        self.close()
+
+    # -- write --------------------------------------------------------------------------
+
+    def retain(self, text: str, *, bank: str, agent: str, session: str | None = None,
+               occurred_at: dt.datetime | str | None = None,
+               mentioned_at: dt.datetime | str | None = None, source_id: str | None = None,
+               source_kind: str | None = None, trust: float | None = None,
+               supersedes: Iterable[str] | str | None = None, visibility: str = "shared",
+               metadata: Mapping[str, Any] | None = None) -> RetainResult:
+        """Keep what happened: store the source, atomize it, and link what it says.
+
+        Raises:
+            InvalidInput: empty or oversized text, NUL bytes, a bad id, time or trust.
+            Conflict: ``source_id`` already holds different text.
+        """
+        plan = self._retainer.plan(
+            text, bank=bank, agent=agent, session=session, occurred_at=occurred_at,
+            mentioned_at=mentioned_at, source_id=source_id, source_kind=source_kind,
+            trust=trust, supersedes=supersedes, visibility=visibility, metadata=metadata)
+        return self._retainer.run([plan])[0]
+
+    def retain_many(self, items: Iterable[Mapping[str, Any]]) -> list[RetainResult]:
+        """Retain many inputs with one embedding batch and one transaction (bulk import).
+
+        Each item holds ``retain``'s arguments by name. Every item is validated before
+        anything is written: one bad item rejects the whole batch and nothing is stored.
+        """
+        plans = []
+        for i, item in enumerate(items):
+            if not isinstance(item, Mapping) or "text" not in item:
+                raise InvalidInput(f"item {i} must be a mapping with a 'text' key")
+            args = dict(item)
+            try:
+                plans.append(self._retainer.plan(args.pop("text"), **args))
+            except TypeError as exc:
+                raise InvalidInput(f"item {i}: {exc}") from exc
+            except InvalidInput as exc:
+                raise InvalidInput(f"item {i}: {exc}") from exc
+        return self._retainer.run(plans) if plans else []
+
+    # -- read ---------------------------------------------------------------------------
+
+    def recall(self, query: str, *, bank: str, agent: str, scope: str = "personal",
+               k: int = 10, time_from: dt.datetime | str | None = None,
+               time_to: dt.datetime | str | None = None,
+               as_of: dt.datetime | str | None = None, types: Iterable[str] | None = None,
+               include_superseded: bool = True) -> list[Hit]:
+        """Find what is known, best first, with provenance. No model call but the embedding.
+
+        An unknown bank holds nothing: the result is empty.
+        """
+        q = self._recaller.parse(query, bank=bank, agent=agent, scope=scope, k=k,
+                                 time_from=time_from, time_to=time_to, as_of=as_of,
+                                 types=types, include_superseded=include_superseded)
+        if self.store.get_bank(q.viewer.bank_id) is None:
+            return []
+        return self._recaller.recall(q)
+
+    def _viewer(self, object_id: str, bank: str | None, agent: str | None,
+                scope: str) -> Viewer:
+        validate.ident(object_id, "id")
+        found = self.store.locate(object_id)
+        if found is None or (bank is not None and found != bank):
+            raise NotFound(f"no memory or source {object_id!r}"
+                           + (f" in bank {bank!r}" if bank else ""))
+        if agent is None:
+            return Viewer(found, "owner", Scope.OWNER)
+        return Viewer(found, validate.ident(agent, "agent"), validate.scope(scope))
+
+    def get(self, memory_id: str, *, bank: str | None = None, agent: str | None = None,
+            scope: str = "collective") -> Unit:
+        """One memory unit by id. Without ``agent``, the caller is the store's owner."""
+        viewer = self._viewer(memory_id, bank, agent, scope)
+        unit = self.store.get_units(viewer, [memory_id]).get(memory_id)
+        if unit is None:
+            raise NotFound(f"no memory {memory_id!r} visible to {viewer.agent_id}")
+        return unit
+
+    def source(self, source_id: str, *, bank: str | None = None, agent: str | None = None,
+               scope: str = "collective") -> Source:
+        viewer = self._viewer(source_id, bank, agent, scope)
+        src = self.store.get_source(viewer, source_id)
+        if src is None:
+            raise NotFound(f"no source {source_id!r} visible to {viewer.agent_id}")
+        return src
+
+    def list(self, *, bank: str, agent: str | None = None, scope: str = "collective",
+             limit: int = 50, offset: int = 0) -> list[Unit]:
+        """Units of a bank, newest first."""
+        validate.ident(bank, "bank")
+        viewer = (Viewer(bank, "owner", Scope.OWNER) if agent is None
+                  else Viewer(bank, validate.ident(agent, "agent"), validate.scope(scope)))
+        return self.store.list_units(viewer, Filters(), validate.positive_int(
+            limit, "limit", high=10_000), max(0, int(offset)))
+
+    def history(self, object_id: str, *, bank: str | None = None,
+                agent: str | None = None) -> list[HistoryEvent]:
+        """Every recorded change of a unit or source, oldest first, from the audit log."""
+        viewer = self._viewer(object_id, bank, agent, "collective")
+        if not self.store.get_units(viewer, [object_id]) and \
+                self.store.get_source(viewer, object_id) is None:
+            raise NotFound(f"no memory or source {object_id!r} visible to {viewer.agent_id}")
+        events = []
+        for rec in self.store.audit_records(viewer.bank_id):
+            if rec.target != object_id and not (rec.after and rec.after.get("src") == object_id):
+                continue
+            events.append(HistoryEvent(at=rec.at, kind=rec.op, actor=rec.actor,
+                                       detail={"before": rec.before, "after": rec.after,
+                                               "reason": rec.reason}))
+        return events
+
+    def graph(self, memory_id: str, depth: int = 1, *, bank: str | None = None,
+              agent: str | None = None, scope: str = "collective") -> GraphView:
+        """The neighbourhood of a unit over typed edges, within the caller's scope."""
+        viewer = self._viewer(memory_id, bank, agent, scope)
+        depth = validate.positive_int(depth, "depth", high=4)
+        units: dict[str, Unit] = {}
+        edges: dict[str, Edge] = {}
+        frontier = [memory_id]
+        for _ in range(depth + 1):
+            found = self.store.get_units(viewer, [f for f in frontier if f not in units])
+            units.update(found)
+            if len(edges) > 2_000:
+                break
+            nxt = []
+            for uid in found:
+                for e in self.store.edges_of(viewer, uid):
+                    edges[e.id] = e
+                    nxt.extend(x for x in (e.src, e.dst) if x not in units)
+            frontier = nxt
+        if memory_id not in units:
+            raise NotFound(f"no memory {memory_id!r} visible to {viewer.agent_id}")
+        return GraphView(memory_id, units, tuple(edges.values()))
+
+    # -- banks, agents, maintenance -----------------------------------------------------
+
+    def banks(self) -> list[Bank]:
+        return self.store.list_banks()
+
+    def roster(self, bank: str, *, ttl: dt.timedelta = PRESENCE_TTL) -> Roster:
+        """Agents seen within the TTL; the silent ones are counted, never deleted."""
+        agents = self.store.list_agents(validate.ident(bank, "bank"))
+        cutoff = self.clock() - ttl
+        live = tuple(a for a in agents if a.last_seen >= cutoff)
+        return Roster(live=live, hidden_stale=len(agents) - len(live))
+
+    def reembed(self, *, bank: str | None = None, batch: int = 64,
+                progress: Callable[[int], None] | None = None) -> int:
+        """Give every unit a vector from the configured embedder; returns how many moved."""
+        done = 0
+        for rows in self.store.iter_for_embedding(bank, self.embedder.model_id, batch):
+            vectors = self.embedder.embed([r.text for r in rows])
+            with self.store.transaction():
+                for row, vec in zip(rows, vectors, strict=True):
+                    owner = self.store.locate(row.unit_id)
+                    if owner is not None:
+                        self.store.put_embedding(owner, row.unit_id, self.embedder.model_id,
+                                                 [float(x) for x in vec])
+            done += len(rows)
+            if progress:
+                progress(len(rows))
+        return done
+
+    def audit_verify(self, bank: str | None = None) -> dict[str, ChainReport]:
+        """Check every bank's audit hash chain (edits, deletions, reordering, truncation)."""
+        by_bank: dict[str, list[tuple[int, str, str, Mapping[str, Any]]]] = {}
+        for rec in self.store.audit_records(bank):
+            by_bank.setdefault(rec.bank_id, []).append(
+                (rec.seq, rec.prev_hash, rec.hash, rec.hashed))
+        reports = {}
+        banks = {b.id for b in self.store.list_banks()} | set(by_bank)
+        for b in sorted(banks if bank is None else {bank}):
+            rows = by_bank.get(b, [])
+            report = verify_chain(rows)
+            head = self.store.audit_head(b)
+            if report.ok and head is not None and (
+                    not rows or rows[-1][2] != head[1] or len(rows) != head[2]):
+                report = ChainReport(False, len(rows), rows[-1][0] if rows else None,
+                                     "the newest records were removed (the chain head does "
+                                     "not match the last record)")
+            reports[b] = report
+        return reports
+
+    def stats(self) -> StoreStats:
+        return self.store.stats()
+

@@ -1,0 +1,306 @@
+"""Recall: four channels over a scoped store, fused by RRF, reranked, shaped with provenance.
+
+The read path makes no model call besides embedding the query (a test holds it to that).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from mneme import validate
+from mneme.config import RecallConfig
+from mneme.core import ranking
+from mneme.core.language import entity_key, query_terms, tokens
+from mneme.core.model import (
+    LIVE_STATUSES,
+    Channel,
+    ConflictRef,
+    Hit,
+    Unit,
+    UnitStatus,
+    UnitType,
+    Viewer,
+)
+from mneme.core.timeexpr import query_time_range
+from mneme.embed.protocol import Embedder
+from mneme.errors import InvalidInput
+from mneme.store.protocol import Filters, Scored, Store
+
+MAX_QUERY_CHARS = 8_192
+QUERY_NODE = "<query>"
+MAX_K = 1_000
+
+#: How much one step of each link type passes on in spreading activation.
+LINK_WEIGHTS: Mapping[str, float] = {
+    "SUPERSEDES": 0.9, "SUPPORTS": 0.8, "BECAUSE": 0.8, "CAUSES": 0.8, "IMPLIES": 0.7,
+    "CONTRADICTS": 0.6, "CONTESTED_BECAUSE": 0.6, "DERIVED_FROM": 0.6, "PART_OF": 0.5,
+    "IS_A": 0.5, "RELATES_TO": 0.5, "ENTITY": 0.6, "SOURCE": 0.5,
+}
+
+
+@dataclass(slots=True)
+class _Candidate:
+    unit: Unit
+    channels: dict[str, int] = field(default_factory=dict)
+    similarity: float = 0.0
+    graph_mass: float = 0.0
+    origin: str = "seed"
+    via_edge: str | None = None
+    parent: str | None = None
+    flashback: bool = False
+    score: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    text: str
+    viewer: Viewer
+    k: int
+    filters: Filters
+    window: bool  # a hard time window was asked for
+    as_of: dt.datetime | None
+
+
+class Recaller:
+    def __init__(self, store: Store, embedder: Embedder, config: RecallConfig,
+                 clock: Callable[[], dt.datetime]) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.config = config
+        self.clock = clock
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mneme-recall")
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False)
+
+    def parse(self, query: Any, *, bank: Any, agent: Any, scope: Any, k: Any,
+              time_from: Any, time_to: Any, as_of: Any, types: Any,
+              include_superseded: bool) -> Query:
+        text = validate.text(query, what="query", max_chars=MAX_QUERY_CHARS)
+        viewer = Viewer(validate.ident(bank, "bank"), validate.ident(agent, "agent"),
+                        validate.scope(scope))
+        k = validate.positive_int(k, "k", high=MAX_K)
+        start = validate.when(time_from, "time_from")
+        end = validate.when(time_to, "time_to")
+        if start and end and start > end:
+            raise InvalidInput(f"time_from {start.isoformat()} is after time_to {end.isoformat()}")
+        at = validate.when(as_of, "as_of")
+        type_set = None
+        if types is not None:
+            try:
+                type_set = frozenset(UnitType(t) for t in ([types] if isinstance(types, str)
+                                                           else types))
+            except ValueError as exc:
+                raise InvalidInput(f"unknown memory type in {types!r}; known: "
+                                   f"{', '.join(t.value for t in UnitType)}") from exc
+        statuses = LIVE_STATUSES if include_superseded else LIVE_STATUSES - {
+            UnitStatus.SUPERSEDED}
+        filters = Filters(statuses=frozenset(statuses), types=type_set, occurred_from=start,
+                          occurred_to=end, valid_at=at)
+        return Query(text, viewer, k, filters, window=bool(start or end), as_of=at)
+
+    # -- the read path ------------------------------------------------------------------
+
+    def recall(self, q: Query) -> list[Hit]:
+        cfg = self.config
+        n = max(cfg.candidates, q.k * 3)
+        anchor = q.as_of or self.clock()
+        span = query_time_range(q.text, anchor)
+        lexical: Future[list[Scored]] = self._pool.submit(
+            self.store.search_lexical, q.viewer, query_terms(q.text), q.filters, n)
+        temporal: Future[list[Scored]] | None = None
+        if span is not None:
+            temporal = self._pool.submit(self.store.search_temporal, q.viewer, span[0], span[1],
+                                         q.filters, n)
+        vector = self.embedder.embed([q.text])[0]
+        semantic = self.store.search_semantic(q.viewer, vector, self.embedder.model_id,
+                                              q.filters, n)
+        channels: dict[str, list[Scored]] = {
+            Channel.SEMANTIC: semantic, Channel.LEXICAL: lexical.result(),
+        }
+        if temporal is not None:
+            channels[Channel.TEMPORAL] = temporal.result()
+        weights = {Channel.SEMANTIC: cfg.semantic_weight, Channel.LEXICAL: cfg.lexical_weight,
+                   Channel.TEMPORAL: cfg.temporal_weight, Channel.GRAPH: cfg.graph_weight}
+        order = {c: [s.unit_id for s in hits] for c, hits in channels.items()}
+        fused = ranking.rrf(order, weights, cfg.rrf_k)
+        graph = self._graph(q, fused)
+        if graph:
+            order[Channel.GRAPH] = [uid for uid, _ in sorted(
+                graph.items(), key=lambda kv: (-kv[1].mass, kv[0]))]
+            fused = ranking.rrf(order, weights, cfg.rrf_k)
+        cands = self._candidates(q, order, channels, graph)
+        self._score(cands, fused, graph)
+        self._successors(q, cands)
+        return self._shape(q, cands)
+
+    def _graph(self, q: Query, fused: Mapping[str, float]) -> dict[str, ranking.Activation]:
+        cfg = self.config
+        if cfg.graph_weight <= 0 or not fused:
+            return {}
+        seeds = sorted(fused, key=lambda u: (-fused[u], u))[: cfg.graph_seeds]
+        seed_mass = ranking.normalize({s: fused[s] for s in seeds})
+        # Graph expansion honours scope and status, but not the time window: what it pulls in
+        # from outside the window comes back flagged as a flashback.
+        gfilters = Filters(statuses=q.filters.statuses, types=q.filters.types,
+                           valid_at=q.filters.valid_at)
+        links = self.store.graph_links(q.viewer, seeds, gfilters, cfg.graph_links)
+        steps = [ranking.Step(li.src, li.dst, li.type, li.weight) for li in links]
+        # The query itself is a node too: it links to the units that mention an entity it
+        # names ("Where does Alice live?" reaches every unit about Alice).
+        named = self.store.search_entities(q.viewer, entity_candidates(q.text), gfilters,
+                                           cfg.candidates)
+        steps.extend(ranking.Step(QUERY_NODE, s.unit_id, "ENTITY", s.score) for s in named)
+        seed_mass[QUERY_NODE] = 1.0
+        return ranking.spread(seed_mass, steps, LINK_WEIGHTS)
+
+    def _candidates(self, q: Query, order: Mapping[str, list[str]],
+                    channels: Mapping[str, list[Scored]],
+                    graph: Mapping[str, ranking.Activation]) -> dict[str, _Candidate]:
+        ids = list(dict.fromkeys(uid for ids in order.values() for uid in ids))
+        units = self.store.get_units(q.viewer, ids)
+        sims = {s.unit_id: s.score for s in channels.get(Channel.SEMANTIC, [])}
+        seeded = {uid for c, ids in order.items() if c != Channel.GRAPH for uid in ids}
+        out: dict[str, _Candidate] = {}
+        for channel, ranked in order.items():
+            for rank, uid in enumerate(ranked, start=1):
+                unit = units.get(uid)
+                if unit is None:
+                    continue
+                cand = out.setdefault(uid, _Candidate(unit, similarity=sims.get(uid, 0.0)))
+                cand.channels[channel] = rank
+        for uid, act in graph.items():
+            cand = out.get(uid)
+            if cand is None:
+                continue
+            cand.graph_mass = act.mass
+            if uid not in seeded:
+                parent = None if act.parent == QUERY_NODE else act.parent
+                cand.origin, cand.via_edge, cand.parent = "graph", act.via, parent
+                cand.flashback = q.window and not _in_window(cand.unit, q.filters)
+        return out
+
+    def _score(self, cands: Mapping[str, _Candidate], fused: Mapping[str, float],
+               graph: Mapping[str, ranking.Activation]) -> None:
+        cfg = self.config
+        w = ranking.BlendWeights(similarity=cfg.blend_similarity, graph=cfg.blend_graph,
+                                 freshness=cfg.blend_freshness, consensus=cfg.blend_consensus,
+                                 superseded_penalty=cfg.superseded_penalty)
+        norm = ranking.normalize({u: fused.get(u, 0.0) for u in cands})
+        gnorm = ranking.normalize({u: c.graph_mass for u, c in cands.items()})
+        now = self.clock()
+        for uid, c in cands.items():
+            when = c.unit.occurred_start or c.unit.recorded_at
+            age = (now - when).total_seconds() / 86400.0
+            c.score = ranking.blend(
+                norm.get(uid, 0.0), c.similarity, gnorm.get(uid, 0.0),
+                ranking.freshness(age, cfg.freshness_half_life_days), len(c.unit.knowers),
+                _is_superseded(c.unit, None), w)
+
+    def _successors(self, q: Query, cands: dict[str, _Candidate]) -> None:
+        """A superseded hit brings its successor along, ranked just above it."""
+        wanted = {c.unit.superseded_by: uid for uid, c in cands.items()
+                  if _is_superseded(c.unit, q.as_of) and c.unit.superseded_by}
+        missing = [s for s in wanted if s and s not in cands]
+        found = self.store.get_units(q.viewer, missing) if missing else {}
+        for succ_id, old_id in wanted.items():
+            if succ_id is None:
+                continue
+            old = cands[old_id]
+            succ = cands.get(succ_id)
+            if succ is None:
+                unit = found.get(succ_id)
+                if unit is None or (q.filters.statuses and unit.status not in q.filters.statuses):
+                    continue
+                succ = cands[succ_id] = _Candidate(unit, origin="graph", via_edge="SUPERSEDES",
+                                                   parent=old_id)
+            succ.score = max(succ.score, old.score * 1.0001 + 1e-9)
+
+    def _shape(self, q: Query, cands: Mapping[str, _Candidate]) -> list[Hit]:
+        ranked = sorted(cands.values(), key=lambda c: (-c.score, c.unit.id))
+        hits: list[Hit] = []
+        families: dict[str, int] = {}
+        flashbacks = 0
+        for c in ranked:
+            if c.flashback:
+                if flashbacks >= self.config.flashback_cap:
+                    continue
+            family = c.unit.evidence[0] if c.unit.evidence else c.unit.id
+            if family in families:
+                # A source's other atoms never take another slot: they ride on the first hit.
+                i = families[family]
+                hits[i] = _with_family(hits[i], c.unit.id)
+                continue
+            if len(hits) >= q.k:
+                continue
+            flashbacks += c.flashback
+            families[family] = len(hits)
+            hits.append(self._hit(q, c))
+        return self._with_conflicts(q, hits)
+
+    def _hit(self, q: Query, c: _Candidate) -> Hit:
+        sup = _is_superseded(c.unit, q.as_of)
+        return Hit(unit=c.unit, score=round(c.score, 6), channels=dict(c.channels),
+                   origin=c.origin, via_edge=c.via_edge, parent=c.parent, superseded=sup,
+                   successor=c.unit.superseded_by if sup else None, flashback=c.flashback,
+                   evidence_source_ids=c.unit.evidence)
+
+    def _with_conflicts(self, q: Query, hits: list[Hit]) -> list[Hit]:
+        others = {o for h in hits for o in h.unit.contradictions}
+        if not others:
+            return hits
+        units = self.store.get_units(q.viewer, sorted(others))
+        out = []
+        for h in hits:
+            refs = tuple(ConflictRef(None, o, units[o].evidence) for o in h.unit.contradictions
+                         if o in units)
+            out.append(_replace(h, conflicts=refs) if refs else h)
+        return out
+
+
+def entity_candidates(text: str) -> list[str]:
+    """Entity keys a query might name: its words and word pairs and triples, normalized."""
+    words = [w for w in tokens(text) if w not in ("s",)]
+    keys = {entity_key(" ".join(words[i:i + n])) for n in (1, 2, 3)
+            for i in range(len(words) - n + 1)}
+    return sorted(k for k in keys if k)
+
+
+def _is_superseded(unit: Unit, as_of: dt.datetime | None) -> bool:
+    if unit.status != UnitStatus.SUPERSEDED:
+        return False
+    if as_of is None:
+        return True
+    # As of a past instant, a supersession that came later was not yet in force.
+    return unit.valid_until is not None and unit.valid_until <= as_of
+
+
+def _in_window(unit: Unit, f: Filters) -> bool:
+    start = unit.occurred_start or unit.recorded_at
+    end = unit.occurred_end or start
+    lo = f.occurred_from
+    hi = f.occurred_to
+    return (hi is None or start <= hi) and (lo is None or end > lo or start >= lo)
+
+
+def _replace(hit: Hit, **changes: Any) -> Hit:
+    return replace(hit, **changes)
+
+
+def _with_family(hit: Hit, unit_id: str) -> Hit:
+    return _replace(hit, family=(*hit.family, unit_id))
+
+
+def evidence_sources(hits: Iterable[Hit]) -> list[str]:
+    """Distinct evidence source ids of hits, in rank order (what an answer cites)."""
+    out: list[str] = []
+    for h in hits:
+        for s in h.evidence_source_ids:
+            if s not in out:
+                out.append(s)
+    return out
+

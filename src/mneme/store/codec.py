@@ -1,0 +1,64 @@
+"""Encoding shared by the backends: times as sortable UTC text, JSON columns, vectors as bytes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from mneme.core.model import Unit
+
+_FMT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def ts(value: dt.datetime | None) -> str | None:
+    """UTC text with a fixed width, so string order is time order inside SQL."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=dt.UTC)
+    return value.astimezone(dt.UTC).strftime(_FMT)
+
+
+def parse_ts(value: str | None) -> dt.datetime | None:
+    if value is None:
+        return None
+    return dt.datetime.strptime(value, _FMT).replace(tzinfo=dt.UTC)
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def loads(value: str | None, default: Any = None) -> Any:
+    if value is None or value == "":
+        return default
+    return json.loads(value)
+
+
+def vector_bytes(vector: Sequence[float] | np.ndarray) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def vector_from(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype=np.float32)
+
+
+def unit_summary(unit: Unit) -> Mapping[str, Any]:
+    """What the audit log keeps of a unit: enough to rebuild its state, not its embedding."""
+    return {
+        "id": unit.id,
+        "text": unit.text,
+        "type": unit.type.value,
+        "network": unit.network.value,
+        "status": unit.status.value,
+        "confidence": unit.confidence,
+        "agent_id": unit.agent_id,
+        "visibility": unit.visibility.value,
+        "valid_from": ts(unit.valid_from),
+        "valid_until": ts(unit.valid_until),
+        "superseded_by": unit.superseded_by,
+    }

@@ -1,0 +1,186 @@
+"""The narrow storage contract every backend implements (SQLite, PostgreSQL).
+
+Entity-level methods only, no query strings. Every read takes a :class:`Viewer` and applies bank
+and agent scope inside the backend's own query, never by filtering afterwards. Every write runs
+inside :meth:`Store.transaction` and appends to the hash-chained audit log in that same
+transaction, so a change and its audit record land together or not at all.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from mneme.core.model import (
+    Agent,
+    Bank,
+    Edge,
+    Entity,
+    Source,
+    Unit,
+    UnitStatus,
+    UnitType,
+    Viewer,
+    Visibility,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What a backend can do natively; the contract suite checks each declared field."""
+
+    name: str
+    native_vector_index: bool  # an on-disk ANN index (pgvector HNSW) vs a rebuildable in-RAM one
+    concurrent_writers: bool  # many processes may write at once without a queue in front
+    row_level_security: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Hard filters applied inside every channel's query."""
+
+    statuses: frozenset[UnitStatus] | None = None  # None: every status
+    types: frozenset[UnitType] | None = None
+    occurred_from: dt.datetime | None = None  # occurred window overlaps [from, to]
+    occurred_to: dt.datetime | None = None
+    valid_at: dt.datetime | None = None  # as_of: valid_from <= t < valid_until
+    exclude_ids: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class UnitChanges:
+    """The mutable part of a unit. ``None`` leaves a field as it is."""
+
+    status: UnitStatus | None = None
+    confidence: float | None = None
+    valid_from: dt.datetime | None = None
+    valid_until: dt.datetime | None = None
+    retired_at: dt.datetime | None = None
+    superseded_by: str | None = None
+    add_supersedes: tuple[str, ...] = ()
+    add_contradictions: tuple[str, ...] = ()
+    add_categories: tuple[str, ...] = ()
+    metadata: Mapping[str, Any] | None = None  # merged into the stored metadata
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One step of graph expansion: from a unit to a visible neighbour unit."""
+
+    src: str
+    dst: str
+    type: str  # an edge type, or "ENTITY" (a shared entity) or "SOURCE" (a sibling atom)
+    weight: float
+    via: str | None = None  # the edge id, entity name or source id that links them
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRecord:
+    seq: int
+    bank_id: str
+    at: dt.datetime
+    actor: str
+    op: str
+    target: str
+    before: Mapping[str, Any] | None
+    after: Mapping[str, Any] | None
+    reason: str
+    prev_hash: str
+    hash: str
+    hashed: Mapping[str, Any]  # the exact stored fields the hash covers, for verification
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    unit_id: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingRow:
+    unit_id: str
+    text: str
+    model: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStats:
+    banks: int
+    sources: int
+    units: int
+    entities: int
+    edges: int
+    embeddings_by_model: Mapping[str, int] = field(default_factory=dict)
+
+
+class Store(Protocol):
+    capabilities: Capabilities
+
+    # lifecycle and schema
+    def schema_version(self) -> int: ...
+    def migrate(self) -> list[int]: ...
+    def transaction(self) -> AbstractContextManager[None]: ...
+    def close(self) -> None: ...
+    def stats(self) -> StoreStats: ...
+
+    # banks and agents (presence)
+    def ensure_bank(self, bank: Bank) -> Bank: ...
+    def get_bank(self, bank_id: str) -> Bank | None: ...
+    def list_banks(self) -> list[Bank]: ...
+    def heartbeat(self, agent: Agent) -> None: ...
+    def list_agents(self, bank_id: str) -> list[Agent]: ...
+
+    # sources: immutable once written
+    def put_source(self, source: Source) -> None: ...
+    def get_source(self, viewer: Viewer, source_id: str) -> Source | None: ...
+    def locate(self, object_id: str) -> str | None: ...  # the bank of a unit or source id
+
+    # units
+    def put_unit(self, unit: Unit, vector: Sequence[float] | None) -> None: ...
+    def find_by_content_key(
+        self, bank_id: str, content_key: str, visibility: Visibility, agent_id: str
+    ) -> Unit | None: ...
+    def add_evidence(self, bank_id: str, unit_id: str, source_id: str, agent_id: str,
+                     at: dt.datetime) -> bool: ...  # True when the agent is a new knower
+    def update_unit(self, bank_id: str, unit_id: str, changes: UnitChanges, *, actor: str,
+                    reason: str) -> Unit: ...
+    def get_units(self, viewer: Viewer, ids: Sequence[str]) -> dict[str, Unit]: ...
+    def units_of_source(self, viewer: Viewer, source_id: str) -> list[Unit]: ...
+    def list_units(self, viewer: Viewer, filters: Filters, limit: int,
+                   offset: int = 0) -> list[Unit]: ...
+
+    # entities and mentions
+    def upsert_entity(self, entity: Entity) -> Entity: ...
+    def add_mentions(self, bank_id: str, unit_id: str, entity_ids: Sequence[str]) -> None: ...
+
+    # edges
+    def put_edge(self, edge: Edge) -> None: ...
+    def edges_of(self, viewer: Viewer, unit_id: str) -> list[Edge]: ...
+
+    # embeddings (stored with their model identity; the vector index derives from them)
+    def put_embedding(self, bank_id: str, unit_id: str, model: str,
+                      vector: Sequence[float]) -> None: ...
+    def iter_for_embedding(self, bank_id: str | None, model: str,
+                           batch: int) -> Iterator[list[EmbeddingRow]]: ...
+
+    # recall channels: scope and filters applied inside the query
+    def search_lexical(self, viewer: Viewer, terms: Sequence[str], filters: Filters,
+                       limit: int) -> list[Scored]: ...
+    def search_semantic(self, viewer: Viewer, vector: Sequence[float], model: str,
+                        filters: Filters, limit: int) -> list[Scored]: ...
+    def search_temporal(self, viewer: Viewer, start: dt.datetime, end: dt.datetime,
+                        filters: Filters, limit: int) -> list[Scored]: ...
+    def search_entities(self, viewer: Viewer, keys: Sequence[str], filters: Filters,
+                        limit: int) -> list[Scored]: ...  # units mentioning named entities
+    def graph_links(self, viewer: Viewer, unit_ids: Sequence[str], filters: Filters,
+                    limit: int) -> list[Link]: ...
+
+    # audit: append-only, hash-chained
+    def audit(self, bank_id: str, actor: str, op: str, target: str,
+              before: Mapping[str, Any] | None, after: Mapping[str, Any] | None,
+              reason: str) -> None: ...
+    def audit_records(self, bank_id: str | None = None) -> Iterator[AuditRecord]: ...
+    def audit_head(self, bank_id: str) -> tuple[int, str, int] | None: ...  # seq, hash, count

@@ -1,0 +1,300 @@
+"""SQLite connections, transactions and migrations.
+
+One writer connection guarded by a lock, thread-local reader connections (WAL lets them read
+while the writer writes), ``BEGIN IMMEDIATE`` so a write transaction takes the file's write lock
+up front, and a bounded retry so "database is locked" never reaches a caller while another
+process holds that lock (issue 3, many agents at once).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from mneme.errors import BackendUnavailable, MnemeError, SchemaMismatch
+
+_MIGRATION = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+LOCK_WAIT_SECONDS = 120.0
+
+
+def migrations() -> list[tuple[int, str, str]]:
+    """(version, name, sql) of every packaged migration, in order."""
+    out = []
+    for entry in resources.files("mneme.store.sqlite").joinpath("migrations").iterdir():
+        m = _MIGRATION.match(entry.name)
+        if m:
+            out.append((int(m[1]), m[2], entry.read_text(encoding="utf-8")))
+    return sorted(out)
+
+
+def latest_version() -> int:
+    return migrations()[-1][0]
+
+
+def _is_locked(exc: sqlite3.OperationalError) -> bool:
+    msg = str(exc).lower()
+    return "locked" in msg or "busy" in msg
+
+
+def translate(exc: sqlite3.Error, path: str) -> MnemeError:
+    msg = str(exc)
+    low = msg.lower()
+    if "readonly" in low or "read-only" in low:
+        return BackendUnavailable(f"the database {path} is read-only: {msg}")
+    if "not a database" in low or "malformed" in low or "file is encrypted" in low:
+        return SchemaMismatch(f"{path} is not a readable mneme database ({msg})")
+    if "unable to open" in low:
+        return BackendUnavailable(f"cannot open the database {path}: {msg}")
+    if "disk i/o" in low or "full" in low:
+        return BackendUnavailable(f"the database {path} cannot be written: {msg}")
+    if _is_locked(exc) if isinstance(exc, sqlite3.OperationalError) else False:
+        return BackendUnavailable(f"the database {path} stayed locked by another writer: {msg}")
+    return MnemeError(f"database error on {path}: {msg}")
+
+
+class Database:
+    """The connections to one SQLite file (or a private in-memory database)."""
+
+    def __init__(self, path: str, *, read_only: bool = False, busy_timeout_ms: int = 30_000):
+        self.read_only = read_only
+        self._busy_ms = busy_timeout_ms
+        if path in ("", ":memory:"):
+            # A named shared-cache memory database, so every connection of this store sees it.
+            self.path = ":memory:"
+            self._uri = f"file:mneme-{uuid.uuid4().hex}?mode=memory&cache=shared"
+        else:
+            self.path = str(Path(path).expanduser())
+            if not read_only:
+                parent = Path(self.path).parent
+                if not parent.exists():
+                    raise BackendUnavailable(f"cannot create {self.path}: {parent} does not exist")
+            mode = "ro" if read_only else "rwc"
+            self._uri = f"file:{Path(self.path).absolute()}?mode={mode}"
+            self._check_file()
+        self._local = threading.local()
+        self._wlock = threading.RLock()
+        self._all: list[sqlite3.Connection] = []
+        self._writer = self._connect(writer=True)
+        self._depth = 0
+        self._owner: int | None = None
+        self._on_commit: list[Callable[[], None]] = []
+        self._on_rollback: list[Callable[[], None]] = []
+
+    def _check_file(self) -> None:
+        p = Path(self.path)
+        if not p.exists():
+            if self.read_only:
+                raise BackendUnavailable(f"{self.path} does not exist (opened read-only)")
+            return
+        if p.is_dir():
+            raise BackendUnavailable(f"{self.path} is a directory, not a database file")
+        with p.open("rb") as fh:
+            head = fh.read(16)
+        if head and head != b"SQLite format 3\x00":
+            raise SchemaMismatch(f"{self.path} is not a SQLite database (a foreign or corrupt file)")
+
+    def _connect(self, *, writer: bool) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(self._uri, uri=True, isolation_level=None,
+                                   check_same_thread=False, timeout=self._busy_ms / 1000)
+            conn.execute(f"PRAGMA busy_timeout = {int(self._busy_ms)}")
+            if writer and not self.read_only and self.path != ":memory:":
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+            if not writer or self.read_only:
+                conn.execute("PRAGMA query_only = 1")
+            conn.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
+        self._all.append(conn)
+        return conn
+
+    # -- connections ---------------------------------------------------------------------
+
+    def conn(self) -> sqlite3.Connection:
+        """The connection this thread should use: the writer inside its transaction."""
+        if self._depth and self._owner == threading.get_ident():
+            return self._writer
+        reader = getattr(self._local, "reader", None)
+        if reader is None:
+            reader = self._local.reader = self._connect(writer=False)
+        return reader
+
+    def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
+        try:
+            return self.conn().execute(sql, params)
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
+
+    def query(self, sql: str, params: Any = ()) -> list[sqlite3.Row | tuple[Any, ...]]:
+        return list(self.execute(sql, params).fetchall())
+
+    # -- transactions --------------------------------------------------------------------
+
+    def _begin(self) -> None:
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        while True:
+            try:
+                self._writer.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _is_locked(exc) or time.monotonic() > deadline:
+                    raise translate(exc, self.path) from exc
+                time.sleep(0.01)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A write transaction; nested calls become savepoints. Rollback never hides the error."""
+        if self.read_only:
+            raise BackendUnavailable(f"the database {self.path} is opened read-only")
+        with self._wlock:
+            outer = self._depth == 0
+            name = f"sp{self._depth}"
+            if outer:
+                self._begin()
+                self._owner = threading.get_ident()
+            else:
+                self._writer.execute(f"SAVEPOINT {name}")
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self._depth -= 1
+                try:
+                    if outer:
+                        self._writer.execute("ROLLBACK")
+                    else:
+                        self._writer.execute(f"ROLLBACK TO {name}")
+                        self._writer.execute(f"RELEASE {name}")
+                except sqlite3.Error:
+                    pass  # the original error matters more than a failed rollback
+                if outer:
+                    self._finish(commit=False)
+                raise
+            self._depth -= 1
+            if not outer:
+                self._writer.execute(f"RELEASE {name}")
+                return
+            try:
+                self._writer.execute("COMMIT")
+            except sqlite3.Error as exc:
+                try:
+                    self._writer.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+                self._finish(commit=False)
+                raise translate(exc, self.path) from exc
+            self._finish(commit=True)
+
+    def _finish(self, *, commit: bool) -> None:
+        self._owner = None
+        hooks = self._on_commit if commit else self._on_rollback
+        self._on_commit, self._on_rollback = [], []
+        for hook in hooks:
+            hook()
+
+    def after(self, on_commit: Callable[[], None], on_rollback: Callable[[], None]) -> None:
+        """Run a hook when the current transaction ends (keeps in-memory state in step)."""
+        self._on_commit.append(on_commit)
+        self._on_rollback.append(on_rollback)
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._depth > 0
+
+    # -- schema --------------------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        rows = self.query(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+        )
+        if not rows:
+            others = self.query(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                "AND name NOT LIKE 'sqlite_%'"
+            )
+            if others[0][0]:
+                raise SchemaMismatch(
+                    f"{self.path} is a SQLite database but not a mneme store (it has tables "
+                    "and no schema_version)"
+                )
+            return 0
+        return int(self.query("SELECT coalesce(max(version), 0) FROM schema_version")[0][0])
+
+    def migrate(self) -> list[int]:
+        """Apply every migration newer than the file's version; each in its own transaction."""
+        current = self.schema_version()
+        latest = latest_version()
+        if current > latest:
+            raise SchemaMismatch(
+                f"{self.path} has schema version {current}, newer than this mneme "
+                f"understands ({latest}); upgrade mneme"
+            )
+        applied: list[int] = []
+        for version, name, sql in migrations():
+            if version <= current:
+                continue
+            if self.read_only:
+                raise SchemaMismatch(
+                    f"{self.path} has schema version {current} and needs migrating to "
+                    f"{latest}, but it is opened read-only"
+                )
+            self._apply(version, name, sql)
+            applied.append(version)
+        return applied
+
+    def _apply(self, version: int, name: str, sql: str) -> None:
+        now = dt.datetime.now(dt.UTC).isoformat()
+        statements = [s for s in _split_sql(sql) if s.strip()]
+        with self.transaction():
+            w = self._writer
+            try:
+                w.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
+                    "name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+                )
+                for stmt in statements:
+                    w.execute(stmt)
+                w.execute("INSERT INTO schema_version VALUES (?, ?, ?)", (version, name, now))
+            except sqlite3.Error as exc:
+                raise translate(exc, self.path) from exc
+
+    def close(self) -> None:
+        for conn in self._all:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+        self._all.clear()
+
+
+def _split_sql(script: str) -> list[str]:
+    """Split a migration into statements, keeping trigger bodies (BEGIN ... END;) whole."""
+    out: list[str] = []
+    buf: list[str] = []
+    for line in script.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("--") and not buf:
+            continue
+        buf.append(line)
+        text = "\n".join(buf)
+        if sqlite3.complete_statement(text):
+            out.append(text)
+            buf = []
+    if "\n".join(buf).strip():
+        out.append("\n".join(buf))
+    return out
+
+
+def file_exists(path: str) -> bool:
+    return path not in ("", ":memory:") and os.path.exists(path)

@@ -1,0 +1,179 @@
+"""An in-memory vector index over the embeddings stored in SQLite, rebuilt from them when stale.
+
+One index per (bank, model). Beside the matrix it keeps, per row, the columns that scope and
+the hard filters need (author, privacy, knowers, status, type, time windows), so the semantic
+channel applies scope and filters as a mask *before* ranking: a hidden unit never takes a slot,
+and no result is filtered after the fact. The index is derived data: the embeddings table is the
+truth, and ``index_state.generation`` tells when this copy no longer matches it (ADR 0003).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mneme.core.model import Scope, UnitStatus, UnitType, Viewer, Visibility
+from mneme.store.protocol import Filters, Scored, UnitChanges
+
+_STATUS = {s: i for i, s in enumerate(UnitStatus)}
+_TYPE = {t: i for i, t in enumerate(UnitType)}
+_NAN = float("nan")
+
+
+def _epoch(value: dt.datetime | None, missing: float = _NAN) -> float:
+    return missing if value is None else value.timestamp()
+
+
+@dataclass(slots=True)
+class IndexRow:
+    unit_id: str
+    vector: np.ndarray
+    author: str
+    visibility: Visibility
+    status: UnitStatus
+    type: UnitType
+    occurred_start: dt.datetime | None
+    occurred_end: dt.datetime | None
+    valid_from: dt.datetime | None
+    valid_until: dt.datetime | None
+    knowers: Iterable[str] = field(default_factory=tuple)
+
+
+class VectorIndex:
+    """Rows of one bank and one embedding model, with masks for scope and filters."""
+
+    def __init__(self, bank_id: str, model: str, dim: int, generation: int) -> None:
+        self.bank_id = bank_id
+        self.model = model
+        self.dim = dim
+        self.generation = generation
+        self._ids: list[str] = []
+        self._row: dict[str, int] = {}
+        self._agents: dict[str, int] = {}
+        self._knows: dict[int, list[int]] = {}  # agent index -> rows it knows
+        cap = 64
+        self._mat = np.zeros((cap, dim), dtype=np.float32)
+        self._author = np.zeros(cap, dtype=np.int32)
+        self._private = np.zeros(cap, dtype=bool)
+        self._status = np.zeros(cap, dtype=np.int8)
+        self._type = np.zeros(cap, dtype=np.int8)
+        self._occ_s = np.zeros(cap, dtype=np.float64)
+        self._occ_e = np.zeros(cap, dtype=np.float64)
+        self._val_f = np.zeros(cap, dtype=np.float64)
+        self._val_u = np.zeros(cap, dtype=np.float64)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def _agent(self, agent_id: str) -> int:
+        idx = self._agents.get(agent_id)
+        if idx is None:
+            idx = self._agents[agent_id] = len(self._agents)
+        return idx
+
+    def _grow(self) -> None:
+        cap = self._mat.shape[0] * 2
+        for name in ("_mat", "_author", "_private", "_status", "_type", "_occ_s", "_occ_e",
+                     "_val_f", "_val_u"):
+            old = getattr(self, name)
+            new = np.zeros((cap, *old.shape[1:]), dtype=old.dtype)
+            new[: old.shape[0]] = old
+            setattr(self, name, new)
+
+    def add(self, row: IndexRow) -> None:
+        if row.unit_id in self._row:
+            return
+        if row.vector.shape != (self.dim,):
+            return  # a vector of another dimension belongs to another model's index
+        i = len(self._ids)
+        if i >= self._mat.shape[0]:
+            self._grow()
+        self._ids.append(row.unit_id)
+        self._row[row.unit_id] = i
+        self._mat[i] = row.vector
+        self._author[i] = self._agent(row.author)
+        self._private[i] = row.visibility == Visibility.PRIVATE
+        self._status[i] = _STATUS[row.status]
+        self._type[i] = _TYPE[row.type]
+        start = _epoch(row.occurred_start)
+        self._occ_s[i] = start
+        self._occ_e[i] = _epoch(row.occurred_end, start)
+        self._val_f[i] = _epoch(row.valid_from, -math.inf)
+        self._val_u[i] = _epoch(row.valid_until, math.inf)
+        for agent in row.knowers:
+            self.add_knower(row.unit_id, agent)
+
+    def add_knower(self, unit_id: str, agent_id: str) -> None:
+        i = self._row.get(unit_id)
+        if i is None:
+            return
+        rows = self._knows.setdefault(self._agent(agent_id), [])
+        if i not in rows:
+            rows.append(i)
+
+    def update(self, unit_id: str, changes: UnitChanges) -> None:
+        i = self._row.get(unit_id)
+        if i is None:
+            return
+        if changes.status is not None:
+            self._status[i] = _STATUS[changes.status]
+        if changes.valid_from is not None:
+            self._val_f[i] = _epoch(changes.valid_from)
+        if changes.valid_until is not None:
+            self._val_u[i] = _epoch(changes.valid_until)
+
+    def _mask(self, viewer: Viewer, filters: Filters) -> np.ndarray:
+        n = len(self._ids)
+        agent = self._agents.get(viewer.agent_id, -1)
+        mine = self._author[:n] == agent
+        mask = np.ones(n, dtype=bool) if viewer.scope == Scope.OWNER else ~self._private[:n] | mine
+        if viewer.scope == Scope.PERSONAL:
+            known = np.zeros(n, dtype=bool)
+            rows = self._knows.get(agent)
+            if rows:
+                known[np.asarray(rows, dtype=np.int64)] = True
+            mask &= known
+        if filters.statuses is not None:
+            codes = [_STATUS[s] for s in filters.statuses]
+            mask &= np.isin(self._status[:n], codes)
+        if filters.types is not None:
+            mask &= np.isin(self._type[:n], [_TYPE[t] for t in filters.types])
+        if filters.occurred_from is not None or filters.occurred_to is not None:
+            lo = _epoch(filters.occurred_from, -math.inf)
+            hi = _epoch(filters.occurred_to, math.inf)
+            s, e = self._occ_s[:n], self._occ_e[:n]
+            with np.errstate(invalid="ignore"):
+                mask &= (s <= hi) & ((e > lo) | (s >= lo))
+        if filters.valid_at is not None:
+            t = filters.valid_at.timestamp()
+            mask &= (self._val_f[:n] <= t) & (self._val_u[:n] > t)
+        for unit_id in filters.exclude_ids:
+            i = self._row.get(unit_id)
+            if i is not None:
+                mask[i] = False
+        return mask
+
+    def search(self, viewer: Viewer, query: Sequence[float] | np.ndarray, filters: Filters,
+               limit: int) -> list[Scored]:
+        n = len(self._ids)
+        if n == 0 or limit <= 0:
+            return []
+        q = np.asarray(query, dtype=np.float32)
+        if q.shape != (self.dim,):
+            return []
+        mask = self._mask(viewer, filters)
+        visible = int(mask.sum())
+        if visible == 0:
+            return []
+        # Score every row (a view, no copy), then hide what the viewer may not see before
+        # ranking: the mask is the scope, applied inside the store.
+        scores = self._mat[:n] @ q
+        scores[~mask] = -np.inf
+        k = min(limit, visible)
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.lexsort((top, -scores[top]))]  # score desc, then row order: deterministic
+        return [Scored(self._ids[int(i)], float(scores[i])) for i in top]

@@ -1,0 +1,95 @@
+"""Input validation shared by the write and read paths: every bad input gets a clear error."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from mneme.core.model import Scope, Visibility
+from mneme.core.timeexpr import parse_datetime
+from mneme.errors import InvalidInput
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@/+-]{0,127}$")
+
+
+def text(value: Any, *, what: str = "text", max_chars: int) -> str:
+    if isinstance(value, bytes):
+        try:
+            value = value.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(f"{what} is not valid UTF-8 (byte {exc.start})") from exc
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be a string, not {type(value).__name__}")
+    if "\x00" in value:
+        raise InvalidInput(f"{what} contains a NUL byte at position {value.index(chr(0))}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInput(f"{what} is not valid UTF-8 (a lone surrogate at {exc.start})") from exc
+    if not value.strip():
+        raise InvalidInput(f"{what} is empty")
+    if len(value) > max_chars:
+        raise InvalidInput(
+            f"{what} is {len(value):,} characters, over the limit of {max_chars:,}; split it "
+            "into smaller pieces or raise max_text_chars"
+        )
+    return value
+
+
+def ident(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not _ID.match(value):
+        raise InvalidInput(
+            f"{what} {value!r} is not a valid id: 1-128 characters of letters, digits and "
+            "_ . : @ / + -, starting with a letter or digit"
+        )
+    return value
+
+
+def optional_ident(value: Any, what: str) -> str | None:
+    return None if value is None else ident(value, what)
+
+
+def when(value: Any, what: str) -> dt.datetime | None:
+    if value is None:
+        return None
+    try:
+        return parse_datetime(value)
+    except (ValueError, TypeError) as exc:
+        raise InvalidInput(f"{what} is not a valid time: {value!r} ({exc})") from exc
+
+
+def visibility(value: Any) -> Visibility:
+    try:
+        return Visibility(value)
+    except ValueError as exc:
+        raise InvalidInput(f"visibility must be 'shared' or 'private', not {value!r}") from exc
+
+
+def scope(value: Any) -> Scope:
+    if value not in (Scope.PERSONAL, Scope.COLLECTIVE, "personal", "collective"):
+        raise InvalidInput(f"scope must be 'personal' or 'collective', not {value!r}")
+    return Scope(value)
+
+
+def trust(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise InvalidInput(f"trust must be a number from 0 to 1, not {value!r}")
+    return float(value)
+
+
+def metadata(value: Any) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidInput(f"metadata must be a mapping, not {type(value).__name__}")
+    return dict(value)
+
+
+def positive_int(value: Any, what: str, *, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
+        raise InvalidInput(f"{what} must be a whole number from 1 to {high}, not {value!r}")
+    return value
