@@ -27,6 +27,7 @@ class RecallConfig:
     graph_weight: float = 0.5
     temporal_weight: float = 0.7
     candidates: int = 60  # per channel
+    semantic_floor: float = 0.1  # cosine below this is noise, not a semantic match
     graph_seeds: int = 8
     graph_links: int = 400
     flashback_cap: int = 2
@@ -65,8 +66,12 @@ _ENV = {
 }
 
 
-def load(overrides: Mapping[str, Any] | None = None, *, env: Mapping[str, str] | None = None,
-         file: str | None = None) -> Config:
+def load(
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    file: str | None = None,
+) -> Config:
     """Build the configuration from its layers; unknown keys are an error, not ignored."""
     env = os.environ if env is None else env
     values: dict[str, Any] = {}
@@ -98,7 +103,8 @@ def load(overrides: Mapping[str, Any] | None = None, *, env: Mapping[str, str] |
     rnames = {f.name for f in dataclasses.fields(RecallConfig)}
     if set(recall) - rnames:
         raise InvalidInput(
-            f"unknown recall configuration keys: {', '.join(sorted(set(recall) - rnames))}")
+            f"unknown recall configuration keys: {', '.join(sorted(set(recall) - rnames))}"
+        )
     if isinstance(values.get("recall"), RecallConfig):
         return Config(**values)
     return Config(**values, recall=RecallConfig(**recall))

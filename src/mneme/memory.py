@@ -17,8 +17,8 @@ from mneme.core.model import (
     Agent,
     Bank,
     Edge,
-    Hit,
     HistoryEvent,
+    Hit,
     RetainResult,
     Scope,
     Source,
@@ -55,10 +55,10 @@ class GraphView:
 def open_store(target: str, *, read_only: bool = False) -> Store:
     """The backend for a path or DSN. The only place that chooses between backends."""
     if target.startswith(("postgresql://", "postgres://")):
-        from mneme.store.postgres import PostgresStore  # noqa: PLC0415 - optional extra
+        from mneme.store.postgres import PostgresStore
 
         return PostgresStore(target)
-    from mneme.store.sqlite import SQLiteStore  # noqa: PLC0415
+    from mneme.store.sqlite import SQLiteStore
 
     if target not in ("", ":memory:"):
         Path(target).expanduser().parent.mkdir(parents=True, exist_ok=True)
@@ -68,8 +68,13 @@ def open_store(target: str, *, read_only: bool = False) -> Store:
 class Memory:
     """Long-term memory for agents: retain, recall, and the trust and review mechanics."""
 
-    def __init__(self, store: Store, embedder: Embedder, config: Config,
-                 clock: Callable[[], dt.datetime] = _utcnow) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        config: Config,
+        clock: Callable[[], dt.datetime] = _utcnow,
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.config = config
@@ -78,20 +83,28 @@ class Memory:
         self._recaller = Recaller(store, embedder, config.recall, clock)
 
     @classmethod
-    def open(cls, dsn_or_path: str | Path | None = None, *, embedder: Embedder | None = None,
-             clock: Callable[[], dt.datetime] | None = None, config_file: str | None = None,
-             env: Mapping[str, str] | None = None, **config: Any) -> Memory:
+    def open(
+        cls,
+        dsn_or_path: str | Path | None = None,
+        *,
+        embedder: Embedder | None = None,
+        clock: Callable[[], dt.datetime] | None = None,
+        config_file: str | None = None,
+        env: Mapping[str, str] | None = None,
+        **config: Any,
+    ) -> Memory:
         """Open (creating and migrating if needed) the store at a path or PostgreSQL DSN.
 
         ``None`` opens the configured default (``MNEME_DB``, else the user data directory).
         Keyword arguments override configuration keys (see ``mneme.config.Config``).
         """
-        cfg = config_mod.load({**config, "db": str(dsn_or_path) if dsn_or_path else None},
-                              env=env, file=config_file)
+        cfg = config_mod.load(
+            {**config, "db": str(dsn_or_path) if dsn_or_path else None}, env=env, file=config_file
+        )
         target = cfg.db or config_mod.default_db_path(env or {})
         store = open_store(target, read_only=cfg.read_only)
         if embedder is None:
-            from mneme.embed.factory import build_embedder  # noqa: PLC0415 - loads lazily
+            from mneme.embed.factory import build_embedder
 
             embedder = build_embedder(cfg.embedder, api_key=cfg.embedder_api_key)
         return cls(store, embedder, cfg, clock or _utcnow)
@@ -108,12 +121,22 @@ class Memory:
 
     # -- write --------------------------------------------------------------------------
 
-    def retain(self, text: str, *, bank: str, agent: str, session: str | None = None,
-               occurred_at: dt.datetime | str | None = None,
-               mentioned_at: dt.datetime | str | None = None, source_id: str | None = None,
-               source_kind: str | None = None, trust: float | None = None,
-               supersedes: Iterable[str] | str | None = None, visibility: str = "shared",
-               metadata: Mapping[str, Any] | None = None) -> RetainResult:
+    def retain(
+        self,
+        text: str,
+        *,
+        bank: str,
+        agent: str,
+        session: str | None = None,
+        occurred_at: dt.datetime | str | None = None,
+        mentioned_at: dt.datetime | str | None = None,
+        source_id: str | None = None,
+        source_kind: str | None = None,
+        trust: float | None = None,
+        supersedes: Iterable[str] | str | None = None,
+        visibility: str = "shared",
+        metadata: Mapping[str, Any] | None = None,
+    ) -> RetainResult:
         """Keep what happened: store the source, atomize it, and link what it says.
 
         Raises:
@@ -121,9 +144,19 @@ class Memory:
             Conflict: ``source_id`` already holds different text.
         """
         plan = self._retainer.plan(
-            text, bank=bank, agent=agent, session=session, occurred_at=occurred_at,
-            mentioned_at=mentioned_at, source_id=source_id, source_kind=source_kind,
-            trust=trust, supersedes=supersedes, visibility=visibility, metadata=metadata)
+            text,
+            bank=bank,
+            agent=agent,
+            session=session,
+            occurred_at=occurred_at,
+            mentioned_at=mentioned_at,
+            source_id=source_id,
+            source_kind=source_kind,
+            trust=trust,
+            supersedes=supersedes,
+            visibility=visibility,
+            metadata=metadata,
+        )
         return self._retainer.run([plan])[0]
 
     def retain_many(self, items: Iterable[Mapping[str, Any]]) -> list[RetainResult]:
@@ -147,35 +180,59 @@ class Memory:
 
     # -- read ---------------------------------------------------------------------------
 
-    def recall(self, query: str, *, bank: str, agent: str, scope: str = "personal",
-               k: int = 10, time_from: dt.datetime | str | None = None,
-               time_to: dt.datetime | str | None = None,
-               as_of: dt.datetime | str | None = None, types: Iterable[str] | None = None,
-               include_superseded: bool = True) -> list[Hit]:
+    def recall(
+        self,
+        query: str,
+        *,
+        bank: str,
+        agent: str,
+        scope: str = "personal",
+        k: int = 10,
+        time_from: dt.datetime | str | None = None,
+        time_to: dt.datetime | str | None = None,
+        as_of: dt.datetime | str | None = None,
+        types: Iterable[str] | None = None,
+        include_superseded: bool = True,
+    ) -> list[Hit]:
         """Find what is known, best first, with provenance. No model call but the embedding.
 
         An unknown bank holds nothing: the result is empty.
         """
-        q = self._recaller.parse(query, bank=bank, agent=agent, scope=scope, k=k,
-                                 time_from=time_from, time_to=time_to, as_of=as_of,
-                                 types=types, include_superseded=include_superseded)
+        q = self._recaller.parse(
+            query,
+            bank=bank,
+            agent=agent,
+            scope=scope,
+            k=k,
+            time_from=time_from,
+            time_to=time_to,
+            as_of=as_of,
+            types=types,
+            include_superseded=include_superseded,
+        )
         if self.store.get_bank(q.viewer.bank_id) is None:
             return []
         return self._recaller.recall(q)
 
-    def _viewer(self, object_id: str, bank: str | None, agent: str | None,
-                scope: str) -> Viewer:
+    def _viewer(self, object_id: str, bank: str | None, agent: str | None, scope: str) -> Viewer:
         validate.ident(object_id, "id")
         found = self.store.locate(object_id)
         if found is None or (bank is not None and found != bank):
-            raise NotFound(f"no memory or source {object_id!r}"
-                           + (f" in bank {bank!r}" if bank else ""))
+            raise NotFound(
+                f"no memory or source {object_id!r}" + (f" in bank {bank!r}" if bank else "")
+            )
         if agent is None:
             return Viewer(found, "owner", Scope.OWNER)
         return Viewer(found, validate.ident(agent, "agent"), validate.scope(scope))
 
-    def get(self, memory_id: str, *, bank: str | None = None, agent: str | None = None,
-            scope: str = "collective") -> Unit:
+    def get(
+        self,
+        memory_id: str,
+        *,
+        bank: str | None = None,
+        agent: str | None = None,
+        scope: str = "collective",
+    ) -> Unit:
         """One memory unit by id. Without ``agent``, the caller is the store's owner."""
         viewer = self._viewer(memory_id, bank, agent, scope)
         unit = self.store.get_units(viewer, [memory_id]).get(memory_id)
@@ -183,41 +240,76 @@ class Memory:
             raise NotFound(f"no memory {memory_id!r} visible to {viewer.agent_id}")
         return unit
 
-    def source(self, source_id: str, *, bank: str | None = None, agent: str | None = None,
-               scope: str = "collective") -> Source:
+    def source(
+        self,
+        source_id: str,
+        *,
+        bank: str | None = None,
+        agent: str | None = None,
+        scope: str = "collective",
+    ) -> Source:
         viewer = self._viewer(source_id, bank, agent, scope)
         src = self.store.get_source(viewer, source_id)
         if src is None:
             raise NotFound(f"no source {source_id!r} visible to {viewer.agent_id}")
         return src
 
-    def list(self, *, bank: str, agent: str | None = None, scope: str = "collective",
-             limit: int = 50, offset: int = 0) -> list[Unit]:
+    def list_memories(
+        self,
+        *,
+        bank: str,
+        agent: str | None = None,
+        scope: str = "collective",
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[Unit]:
         """Units of a bank, newest first."""
         validate.ident(bank, "bank")
-        viewer = (Viewer(bank, "owner", Scope.OWNER) if agent is None
-                  else Viewer(bank, validate.ident(agent, "agent"), validate.scope(scope)))
-        return self.store.list_units(viewer, Filters(), validate.positive_int(
-            limit, "limit", high=10_000), max(0, int(offset)))
+        viewer = (
+            Viewer(bank, "owner", Scope.OWNER)
+            if agent is None
+            else Viewer(bank, validate.ident(agent, "agent"), validate.scope(scope))
+        )
+        return self.store.list_units(
+            viewer,
+            Filters(),
+            validate.positive_int(limit, "limit", high=10_000),
+            max(0, int(offset)),
+        )
 
-    def history(self, object_id: str, *, bank: str | None = None,
-                agent: str | None = None) -> list[HistoryEvent]:
+    def history(
+        self, object_id: str, *, bank: str | None = None, agent: str | None = None
+    ) -> list[HistoryEvent]:
         """Every recorded change of a unit or source, oldest first, from the audit log."""
         viewer = self._viewer(object_id, bank, agent, "collective")
-        if not self.store.get_units(viewer, [object_id]) and \
-                self.store.get_source(viewer, object_id) is None:
+        if (
+            not self.store.get_units(viewer, [object_id])
+            and self.store.get_source(viewer, object_id) is None
+        ):
             raise NotFound(f"no memory or source {object_id!r} visible to {viewer.agent_id}")
         events = []
         for rec in self.store.audit_records(viewer.bank_id):
             if rec.target != object_id and not (rec.after and rec.after.get("src") == object_id):
                 continue
-            events.append(HistoryEvent(at=rec.at, kind=rec.op, actor=rec.actor,
-                                       detail={"before": rec.before, "after": rec.after,
-                                               "reason": rec.reason}))
+            events.append(
+                HistoryEvent(
+                    at=rec.at,
+                    kind=rec.op,
+                    actor=rec.actor,
+                    detail={"before": rec.before, "after": rec.after, "reason": rec.reason},
+                )
+            )
         return events
 
-    def graph(self, memory_id: str, depth: int = 1, *, bank: str | None = None,
-              agent: str | None = None, scope: str = "collective") -> GraphView:
+    def graph(
+        self,
+        memory_id: str,
+        depth: int = 1,
+        *,
+        bank: str | None = None,
+        agent: str | None = None,
+        scope: str = "collective",
+    ) -> GraphView:
         """The neighbourhood of a unit over typed edges, within the caller's scope."""
         viewer = self._viewer(memory_id, bank, agent, scope)
         depth = validate.positive_int(depth, "depth", high=4)
@@ -229,7 +321,7 @@ class Memory:
             units.update(found)
             if len(edges) > 2_000:
                 break
-            nxt = []
+            nxt: list[str] = []
             for uid in found:
                 for e in self.store.edges_of(viewer, uid):
                     edges[e.id] = e
@@ -251,8 +343,13 @@ class Memory:
         live = tuple(a for a in agents if a.last_seen >= cutoff)
         return Roster(live=live, hidden_stale=len(agents) - len(live))
 
-    def reembed(self, *, bank: str | None = None, batch: int = 64,
-                progress: Callable[[int], None] | None = None) -> int:
+    def reembed(
+        self,
+        *,
+        bank: str | None = None,
+        batch: int = 64,
+        progress: Callable[[int], None] | None = None,
+    ) -> int:
         """Give every unit a vector from the configured embedder; returns how many moved."""
         done = 0
         for rows in self.store.iter_for_embedding(bank, self.embedder.model_id, batch):
@@ -261,8 +358,9 @@ class Memory:
                 for row, vec in zip(rows, vectors, strict=True):
                     owner = self.store.locate(row.unit_id)
                     if owner is not None:
-                        self.store.put_embedding(owner, row.unit_id, self.embedder.model_id,
-                                                 [float(x) for x in vec])
+                        self.store.put_embedding(
+                            owner, row.unit_id, self.embedder.model_id, [float(x) for x in vec]
+                        )
             done += len(rows)
             if progress:
                 progress(len(rows))
@@ -273,21 +371,28 @@ class Memory:
         by_bank: dict[str, list[tuple[int, str, str, Mapping[str, Any]]]] = {}
         for rec in self.store.audit_records(bank):
             by_bank.setdefault(rec.bank_id, []).append(
-                (rec.seq, rec.prev_hash, rec.hash, rec.hashed))
+                (rec.seq, rec.prev_hash, rec.hash, rec.hashed)
+            )
         reports = {}
         banks = {b.id for b in self.store.list_banks()} | set(by_bank)
         for b in sorted(banks if bank is None else {bank}):
             rows = by_bank.get(b, [])
             report = verify_chain(rows)
             head = self.store.audit_head(b)
-            if report.ok and head is not None and (
-                    not rows or rows[-1][2] != head[1] or len(rows) != head[2]):
-                report = ChainReport(False, len(rows), rows[-1][0] if rows else None,
-                                     "the newest records were removed (the chain head does "
-                                     "not match the last record)")
+            if (
+                report.ok
+                and head is not None
+                and (not rows or rows[-1][2] != head[1] or len(rows) != head[2])
+            ):
+                report = ChainReport(
+                    False,
+                    len(rows),
+                    rows[-1][0] if rows else None,
+                    "the newest records were removed (the chain head does "
+                    "not match the last record)",
+                )
             reports[b] = report
         return reports
 
     def stats(self) -> StoreStats:
         return self.store.stats()
-

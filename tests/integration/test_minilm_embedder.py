@@ -8,7 +8,6 @@ import sys
 import sysconfig
 import textwrap
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -19,8 +18,8 @@ from mneme.errors import InvalidInput
 
 
 @pytest.fixture(scope="module")
-def minilm() -> Iterator[MiniLMEmbedder]:
-    yield MiniLMEmbedder()
+def minilm() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
 
 
 def test_constructing_the_default_embedder_loads_nothing() -> None:

@@ -288,7 +288,7 @@ def test_a_change_of_dim_mid_stream_is_an_error(
     embedder = make_embedder()
     embedder.embed(["first"])
     assert embedder.dim == 8
-    with pytest.raises(BackendUnavailable, match="dim 16.*expected 8"):
+    with pytest.raises(BackendUnavailable, match=r"dim 16.*expected 8"):
         embedder.embed(["second"])
     assert embedder.dim == 8
 
@@ -296,7 +296,7 @@ def test_a_change_of_dim_mid_stream_is_an_error(
 def test_a_given_dim_is_checked_against_the_first_response(
     endpoint: FakeEndpoint, make_embedder: Callable[..., OpenAIEmbedder]
 ) -> None:
-    with pytest.raises(BackendUnavailable, match="dim 8.*expected 12"):
+    with pytest.raises(BackendUnavailable, match=r"dim 8.*expected 12"):
         make_embedder(dim=12).embed(["first"])
 
 

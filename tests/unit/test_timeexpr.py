@@ -156,7 +156,9 @@ def test_from_to_becomes_one_range() -> None:
 
 
 def test_expressions_come_back_in_order_of_appearance() -> None:
-    found = find_time_expressions("Yesterday I booked a flight for 12 July 2024 and next week.", ANCHOR)
+    found = find_time_expressions(
+        "Yesterday I booked a flight for 12 July 2024 and next week.", ANCHOR
+    )
     assert [e.text for e in found] == ["Yesterday", "12 July 2024", "next week"]
 
 
@@ -244,7 +246,9 @@ def test_parse_datetime_rejects_non_strings() -> None:
 @given(
     text=st.text(max_size=120),
     anchor=st.datetimes(
-        min_value=dt.datetime(1950, 1, 1), max_value=dt.datetime(2090, 12, 31), timezones=st.just(UTC)
+        min_value=dt.datetime(1950, 1, 1),
+        max_value=dt.datetime(2090, 12, 31),
+        timezones=st.just(UTC),
     ),
 )
 def test_find_time_expressions_never_raises_and_every_interval_is_nonempty(
@@ -257,9 +261,11 @@ def test_find_time_expressions_never_raises_and_every_interval_is_nonempty(
 
 
 _WORDS = st.sampled_from(
-    "in on last next this the ago days weeks months years a two few couple of May June March "
-    "2023 2024 12 8 1990s summer winter fall Tuesday Sunday yesterday today from to and between "
-    "since week weekend month year , . recently earlier before after 5 pm 10:30 GB".split()
+    str.split(
+        "in on last next this the ago days weeks months years a two few couple of May June March "
+        "2023 2024 12 8 1990s summer winter fall Tuesday Sunday yesterday today from to and "
+        "between since week weekend month year , . recently earlier before after 5 pm 10:30 GB"
+    )
 )
 
 

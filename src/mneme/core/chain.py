@@ -43,8 +43,13 @@ def verify_chain(rows: Iterable[tuple[int, str, str, Mapping[str, Any]]]) -> Cha
             return ChainReport(False, n, seq, f"record {seq} is out of order")
         last_seq = seq
         if prev_hash != expected_prev:
-            return ChainReport(False, n, seq, f"record {seq} does not follow its predecessor "
-                               "(a record was deleted, inserted or reordered)")
+            return ChainReport(
+                False,
+                n,
+                seq,
+                f"record {seq} does not follow its predecessor "
+                "(a record was deleted, inserted or reordered)",
+            )
         if record_hash(prev_hash, fields) != stored_hash:
             return ChainReport(False, n, seq, f"record {seq} was edited after it was written")
         expected_prev = stored_hash

@@ -13,7 +13,12 @@ _EDGE_PUNCT = re.compile(r"^[\s\"'`([{]+|[\s\"'`)\]}.!?;:,]+$")
 def normalize_text(text: str) -> str:
     """Case-, width- and whitespace-insensitive form of a claim, trailing punctuation dropped."""
     t = unicodedata.normalize("NFKC", text).casefold()
-    t = t.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+    t = (
+        t.replace("\u2019", "'")
+        .replace("\u2018", "'")
+        .replace("\u201c", '"')
+        .replace("\u201d", '"')
+    )
     t = _SPACE.sub(" ", t).strip()
     return _EDGE_PUNCT.sub("", t)
 

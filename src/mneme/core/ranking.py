@@ -10,8 +10,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 
-def rrf(rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float],
-        k: float = 60.0) -> dict[str, float]:
+def rrf(
+    rankings: Mapping[str, Sequence[str]], weights: Mapping[str, float], k: float = 60.0
+) -> dict[str, float]:
     """Weighted reciprocal rank fusion: sum over channels of ``w / (k + rank)``, rank 1-based."""
     fused: dict[str, float] = {}
     for channel, ids in rankings.items():
@@ -45,8 +46,12 @@ class Activation:
     via: str
 
 
-def spread(seeds: Mapping[str, float], steps: Iterable[Step],
-           type_weights: Mapping[str, float], decay: float = 0.5) -> dict[str, Activation]:
+def spread(
+    seeds: Mapping[str, float],
+    steps: Iterable[Step],
+    type_weights: Mapping[str, float],
+    decay: float = 0.5,
+) -> dict[str, Activation]:
     """One hop of spreading activation from scored seeds over weighted, typed steps.
 
     A neighbour's mass is the sum over incoming steps of ``seed * weight * type_weight * decay``;
@@ -79,7 +84,7 @@ def normalize(scores: Mapping[str, float]) -> dict[str, float]:
     """Scale scores to [0, 1] by the maximum (0 stays 0)."""
     top = max(scores.values(), default=0.0)
     if top <= 0:
-        return {k: 0.0 for k in scores}
+        return dict.fromkeys(scores, 0.0)
     return {k: v / top for k, v in scores.items()}
 
 
@@ -93,14 +98,26 @@ class BlendWeights:
     superseded_penalty: float = 0.5
 
 
-def blend(fused: float, similarity: float, graph_mass: float, fresh: float, knowers: int,
-          superseded: bool, w: BlendWeights) -> float:
+def blend(
+    fused: float,
+    similarity: float,
+    graph_mass: float,
+    fresh: float,
+    knowers: int,
+    superseded: bool,
+    w: BlendWeights,
+) -> float:
     """The rerank: fused rank evidence, cosine similarity, graph mass, freshness, consensus.
 
     All inputs are already in [0, 1] except ``knowers``; consensus grows with the log of the
     number of agents that stated the fact. A superseded unit keeps a fraction of its score.
     """
     consensus = math.log1p(max(knowers - 1, 0)) / math.log(10)
-    score = (w.fused * fused + w.similarity * max(similarity, 0.0) + w.graph * graph_mass
-             + w.freshness * fresh + w.consensus * min(consensus, 1.0))
+    score = (
+        w.fused * fused
+        + w.similarity * max(similarity, 0.0)
+        + w.graph * graph_mass
+        + w.freshness * fresh
+        + w.consensus * min(consensus, 1.0)
+    )
     return score * (w.superseded_penalty if superseded else 1.0)

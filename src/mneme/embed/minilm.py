@@ -22,7 +22,7 @@ MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 DIM = 384
 
 # Environment variables through which a user (or their launcher) already chose a thread count.
-_THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "TORCH_NUM_THREADS")
+_THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def packaged_model_path() -> Path:
@@ -68,7 +68,7 @@ class MiniLMEmbedder:
     once, under a lock. Texts longer than the model's 256 word pieces are truncated by the model.
 
     ``num_threads`` sets torch's intra-op threads (process-wide). When it is None and no
-    ``OMP_NUM_THREADS``/``MKL_NUM_THREADS``/``TORCH_NUM_THREADS`` is set, torch's default is
+    ``OMP_NUM_THREADS`` or ``MKL_NUM_THREADS`` is set, torch's default is
     only capped to the CPUs this process may use (affinity mask, cgroup quota), never raised:
     in a container torch otherwise counts the host's cores and oversubscribes.
     """

@@ -36,9 +36,19 @@ MAX_K = 1_000
 
 #: How much one step of each link type passes on in spreading activation.
 LINK_WEIGHTS: Mapping[str, float] = {
-    "SUPERSEDES": 0.9, "SUPPORTS": 0.8, "BECAUSE": 0.8, "CAUSES": 0.8, "IMPLIES": 0.7,
-    "CONTRADICTS": 0.6, "CONTESTED_BECAUSE": 0.6, "DERIVED_FROM": 0.6, "PART_OF": 0.5,
-    "IS_A": 0.5, "RELATES_TO": 0.5, "ENTITY": 0.6, "SOURCE": 0.5,
+    "SUPERSEDES": 0.9,
+    "SUPPORTS": 0.8,
+    "BECAUSE": 0.8,
+    "CAUSES": 0.8,
+    "IMPLIES": 0.7,
+    "CONTRADICTS": 0.6,
+    "CONTESTED_BECAUSE": 0.6,
+    "DERIVED_FROM": 0.6,
+    "PART_OF": 0.5,
+    "IS_A": 0.5,
+    "RELATES_TO": 0.5,
+    "ENTITY": 0.6,
+    "SOURCE": 0.5,
 }
 
 
@@ -66,8 +76,13 @@ class Query:
 
 
 class Recaller:
-    def __init__(self, store: Store, embedder: Embedder, config: RecallConfig,
-                 clock: Callable[[], dt.datetime]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        config: RecallConfig,
+        clock: Callable[[], dt.datetime],
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.config = config
@@ -77,12 +92,24 @@ class Recaller:
     def close(self) -> None:
         self._pool.shutdown(wait=False)
 
-    def parse(self, query: Any, *, bank: Any, agent: Any, scope: Any, k: Any,
-              time_from: Any, time_to: Any, as_of: Any, types: Any,
-              include_superseded: bool) -> Query:
+    def parse(
+        self,
+        query: Any,
+        *,
+        bank: Any,
+        agent: Any,
+        scope: Any,
+        k: Any,
+        time_from: Any,
+        time_to: Any,
+        as_of: Any,
+        types: Any,
+        include_superseded: bool,
+    ) -> Query:
         text = validate.text(query, what="query", max_chars=MAX_QUERY_CHARS)
-        viewer = Viewer(validate.ident(bank, "bank"), validate.ident(agent, "agent"),
-                        validate.scope(scope))
+        viewer = Viewer(
+            validate.ident(bank, "bank"), validate.ident(agent, "agent"), validate.scope(scope)
+        )
         k = validate.positive_int(k, "k", high=MAX_K)
         start = validate.when(time_from, "time_from")
         end = validate.when(time_to, "time_to")
@@ -92,15 +119,22 @@ class Recaller:
         type_set = None
         if types is not None:
             try:
-                type_set = frozenset(UnitType(t) for t in ([types] if isinstance(types, str)
-                                                           else types))
+                type_set = frozenset(
+                    UnitType(t) for t in ([types] if isinstance(types, str) else types)
+                )
             except ValueError as exc:
-                raise InvalidInput(f"unknown memory type in {types!r}; known: "
-                                   f"{', '.join(t.value for t in UnitType)}") from exc
-        statuses = LIVE_STATUSES if include_superseded else LIVE_STATUSES - {
-            UnitStatus.SUPERSEDED}
-        filters = Filters(statuses=frozenset(statuses), types=type_set, occurred_from=start,
-                          occurred_to=end, valid_at=at)
+                raise InvalidInput(
+                    f"unknown memory type in {types!r}; known: "
+                    f"{', '.join(t.value for t in UnitType)}"
+                ) from exc
+        statuses = LIVE_STATUSES if include_superseded else LIVE_STATUSES - {UnitStatus.SUPERSEDED}
+        filters = Filters(
+            statuses=frozenset(statuses),
+            types=type_set,
+            occurred_from=start,
+            occurred_to=end,
+            valid_at=at,
+        )
         return Query(text, viewer, k, filters, window=bool(start or end), as_of=at)
 
     # -- the read path ------------------------------------------------------------------
@@ -111,27 +145,42 @@ class Recaller:
         anchor = q.as_of or self.clock()
         span = query_time_range(q.text, anchor)
         lexical: Future[list[Scored]] = self._pool.submit(
-            self.store.search_lexical, q.viewer, query_terms(q.text), q.filters, n)
+            self.store.search_lexical, q.viewer, query_terms(q.text), q.filters, n
+        )
         temporal: Future[list[Scored]] | None = None
         if span is not None:
-            temporal = self._pool.submit(self.store.search_temporal, q.viewer, span[0], span[1],
-                                         q.filters, n)
-        vector = self.embedder.embed([q.text])[0]
-        semantic = self.store.search_semantic(q.viewer, vector, self.embedder.model_id,
-                                              q.filters, n)
+            temporal = self._pool.submit(
+                self.store.search_temporal, q.viewer, span[0], span[1], q.filters, n
+            )
+        # The one model call of the read path. MiniLM caches repeated queries.
+        embed_query = getattr(self.embedder, "embed_query", None)
+        vector = embed_query(q.text) if embed_query else self.embedder.embed([q.text])[0]
+        semantic = [
+            s
+            for s in self.store.search_semantic(
+                q.viewer, vector, self.embedder.model_id, q.filters, n
+            )
+            if s.score >= cfg.semantic_floor
+        ]
         channels: dict[str, list[Scored]] = {
-            Channel.SEMANTIC: semantic, Channel.LEXICAL: lexical.result(),
+            Channel.SEMANTIC: semantic,
+            Channel.LEXICAL: lexical.result(),
         }
         if temporal is not None:
             channels[Channel.TEMPORAL] = temporal.result()
-        weights = {Channel.SEMANTIC: cfg.semantic_weight, Channel.LEXICAL: cfg.lexical_weight,
-                   Channel.TEMPORAL: cfg.temporal_weight, Channel.GRAPH: cfg.graph_weight}
+        weights: dict[str, float] = {
+            Channel.SEMANTIC: cfg.semantic_weight,
+            Channel.LEXICAL: cfg.lexical_weight,
+            Channel.TEMPORAL: cfg.temporal_weight,
+            Channel.GRAPH: cfg.graph_weight,
+        }
         order = {c: [s.unit_id for s in hits] for c, hits in channels.items()}
         fused = ranking.rrf(order, weights, cfg.rrf_k)
         graph = self._graph(q, fused)
         if graph:
-            order[Channel.GRAPH] = [uid for uid, _ in sorted(
-                graph.items(), key=lambda kv: (-kv[1].mass, kv[0]))]
+            order[Channel.GRAPH] = [
+                uid for uid, _ in sorted(graph.items(), key=lambda kv: (-kv[1].mass, kv[0]))
+            ]
             fused = ranking.rrf(order, weights, cfg.rrf_k)
         cands = self._candidates(q, order, channels, graph)
         self._score(cands, fused, graph)
@@ -146,21 +195,27 @@ class Recaller:
         seed_mass = ranking.normalize({s: fused[s] for s in seeds})
         # Graph expansion honours scope and status, but not the time window: what it pulls in
         # from outside the window comes back flagged as a flashback.
-        gfilters = Filters(statuses=q.filters.statuses, types=q.filters.types,
-                           valid_at=q.filters.valid_at)
+        gfilters = Filters(
+            statuses=q.filters.statuses, types=q.filters.types, valid_at=q.filters.valid_at
+        )
         links = self.store.graph_links(q.viewer, seeds, gfilters, cfg.graph_links)
         steps = [ranking.Step(li.src, li.dst, li.type, li.weight) for li in links]
         # The query itself is a node too: it links to the units that mention an entity it
         # names ("Where does Alice live?" reaches every unit about Alice).
-        named = self.store.search_entities(q.viewer, entity_candidates(q.text), gfilters,
-                                           cfg.candidates)
+        named = self.store.search_entities(
+            q.viewer, entity_candidates(q.text), gfilters, cfg.candidates
+        )
         steps.extend(ranking.Step(QUERY_NODE, s.unit_id, "ENTITY", s.score) for s in named)
         seed_mass[QUERY_NODE] = 1.0
         return ranking.spread(seed_mass, steps, LINK_WEIGHTS)
 
-    def _candidates(self, q: Query, order: Mapping[str, list[str]],
-                    channels: Mapping[str, list[Scored]],
-                    graph: Mapping[str, ranking.Activation]) -> dict[str, _Candidate]:
+    def _candidates(
+        self,
+        q: Query,
+        order: Mapping[str, list[str]],
+        channels: Mapping[str, list[Scored]],
+        graph: Mapping[str, ranking.Activation],
+    ) -> dict[str, _Candidate]:
         ids = list(dict.fromkeys(uid for ids in order.values() for uid in ids))
         units = self.store.get_units(q.viewer, ids)
         sims = {s.unit_id: s.score for s in channels.get(Channel.SEMANTIC, [])}
@@ -174,9 +229,9 @@ class Recaller:
                 cand = out.setdefault(uid, _Candidate(unit, similarity=sims.get(uid, 0.0)))
                 cand.channels[channel] = rank
         for uid, act in graph.items():
-            cand = out.get(uid)
-            if cand is None:
+            if uid not in out:
                 continue
+            cand = out[uid]
             cand.graph_mass = act.mass
             if uid not in seeded:
                 parent = None if act.parent == QUERY_NODE else act.parent
@@ -184,12 +239,20 @@ class Recaller:
                 cand.flashback = q.window and not _in_window(cand.unit, q.filters)
         return out
 
-    def _score(self, cands: Mapping[str, _Candidate], fused: Mapping[str, float],
-               graph: Mapping[str, ranking.Activation]) -> None:
+    def _score(
+        self,
+        cands: Mapping[str, _Candidate],
+        fused: Mapping[str, float],
+        graph: Mapping[str, ranking.Activation],
+    ) -> None:
         cfg = self.config
-        w = ranking.BlendWeights(similarity=cfg.blend_similarity, graph=cfg.blend_graph,
-                                 freshness=cfg.blend_freshness, consensus=cfg.blend_consensus,
-                                 superseded_penalty=cfg.superseded_penalty)
+        w = ranking.BlendWeights(
+            similarity=cfg.blend_similarity,
+            graph=cfg.blend_graph,
+            freshness=cfg.blend_freshness,
+            consensus=cfg.blend_consensus,
+            superseded_penalty=cfg.superseded_penalty,
+        )
         norm = ranking.normalize({u: fused.get(u, 0.0) for u in cands})
         gnorm = ranking.normalize({u: c.graph_mass for u, c in cands.items()})
         now = self.clock()
@@ -197,14 +260,22 @@ class Recaller:
             when = c.unit.occurred_start or c.unit.recorded_at
             age = (now - when).total_seconds() / 86400.0
             c.score = ranking.blend(
-                norm.get(uid, 0.0), c.similarity, gnorm.get(uid, 0.0),
-                ranking.freshness(age, cfg.freshness_half_life_days), len(c.unit.knowers),
-                _is_superseded(c.unit, None), w)
+                norm.get(uid, 0.0),
+                c.similarity,
+                gnorm.get(uid, 0.0),
+                ranking.freshness(age, cfg.freshness_half_life_days),
+                len(c.unit.knowers),
+                _is_superseded(c.unit, None),
+                w,
+            )
 
     def _successors(self, q: Query, cands: dict[str, _Candidate]) -> None:
         """A superseded hit brings its successor along, ranked just above it."""
-        wanted = {c.unit.superseded_by: uid for uid, c in cands.items()
-                  if _is_superseded(c.unit, q.as_of) and c.unit.superseded_by}
+        wanted = {
+            c.unit.superseded_by: uid
+            for uid, c in cands.items()
+            if _is_superseded(c.unit, q.as_of) and c.unit.superseded_by
+        }
         missing = [s for s in wanted if s and s not in cands]
         found = self.store.get_units(q.viewer, missing) if missing else {}
         for succ_id, old_id in wanted.items():
@@ -216,8 +287,8 @@ class Recaller:
                 unit = found.get(succ_id)
                 if unit is None or (q.filters.statuses and unit.status not in q.filters.statuses):
                     continue
-                succ = cands[succ_id] = _Candidate(unit, origin="graph", via_edge="SUPERSEDES",
-                                                   parent=old_id)
+                succ = _Candidate(unit, origin="graph", via_edge="SUPERSEDES", parent=old_id)
+                cands[succ_id] = succ
             succ.score = max(succ.score, old.score * 1.0001 + 1e-9)
 
     def _shape(self, q: Query, cands: Mapping[str, _Candidate]) -> list[Hit]:
@@ -226,9 +297,8 @@ class Recaller:
         families: dict[str, int] = {}
         flashbacks = 0
         for c in ranked:
-            if c.flashback:
-                if flashbacks >= self.config.flashback_cap:
-                    continue
+            if c.flashback and flashbacks >= self.config.flashback_cap:
+                continue
             family = c.unit.evidence[0] if c.unit.evidence else c.unit.id
             if family in families:
                 # A source's other atoms never take another slot: they ride on the first hit.
@@ -244,10 +314,18 @@ class Recaller:
 
     def _hit(self, q: Query, c: _Candidate) -> Hit:
         sup = _is_superseded(c.unit, q.as_of)
-        return Hit(unit=c.unit, score=round(c.score, 6), channels=dict(c.channels),
-                   origin=c.origin, via_edge=c.via_edge, parent=c.parent, superseded=sup,
-                   successor=c.unit.superseded_by if sup else None, flashback=c.flashback,
-                   evidence_source_ids=c.unit.evidence)
+        return Hit(
+            unit=c.unit,
+            score=round(c.score, 6),
+            channels=dict(c.channels),
+            origin=c.origin,
+            via_edge=c.via_edge,
+            parent=c.parent,
+            superseded=sup,
+            successor=c.unit.superseded_by if sup else None,
+            flashback=c.flashback,
+            evidence_source_ids=c.unit.evidence,
+        )
 
     def _with_conflicts(self, q: Query, hits: list[Hit]) -> list[Hit]:
         others = {o for h in hits for o in h.unit.contradictions}
@@ -256,8 +334,9 @@ class Recaller:
         units = self.store.get_units(q.viewer, sorted(others))
         out = []
         for h in hits:
-            refs = tuple(ConflictRef(None, o, units[o].evidence) for o in h.unit.contradictions
-                         if o in units)
+            refs = tuple(
+                ConflictRef(None, o, units[o].evidence) for o in h.unit.contradictions if o in units
+            )
             out.append(_replace(h, conflicts=refs) if refs else h)
         return out
 
@@ -265,8 +344,9 @@ class Recaller:
 def entity_candidates(text: str) -> list[str]:
     """Entity keys a query might name: its words and word pairs and triples, normalized."""
     words = [w for w in tokens(text) if w not in ("s",)]
-    keys = {entity_key(" ".join(words[i:i + n])) for n in (1, 2, 3)
-            for i in range(len(words) - n + 1)}
+    keys = {
+        entity_key(" ".join(words[i : i + n])) for n in (1, 2, 3) for i in range(len(words) - n + 1)
+    }
     return sorted(k for k in keys if k)
 
 
@@ -303,4 +383,3 @@ def evidence_sources(hits: Iterable[Hit]) -> list[str]:
             if s not in out:
                 out.append(s)
     return out
-

@@ -14,6 +14,9 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import numpy as np
+import numpy.typing as npt
+
 from mneme.core.model import (
     Agent,
     Bank,
@@ -26,6 +29,9 @@ from mneme.core.model import (
     Viewer,
     Visibility,
 )
+
+#: A vector as callers hold it: a numpy row or any sequence of floats.
+Vector = Sequence[float] | npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,18 +145,21 @@ class Store(Protocol):
     def locate(self, object_id: str) -> str | None: ...  # the bank of a unit or source id
 
     # units
-    def put_unit(self, unit: Unit, vector: Sequence[float] | None) -> None: ...
+    def put_unit(self, unit: Unit, vector: Vector | None) -> None: ...
     def find_by_content_key(
         self, bank_id: str, content_key: str, visibility: Visibility, agent_id: str
     ) -> Unit | None: ...
-    def add_evidence(self, bank_id: str, unit_id: str, source_id: str, agent_id: str,
-                     at: dt.datetime) -> bool: ...  # True when the agent is a new knower
-    def update_unit(self, bank_id: str, unit_id: str, changes: UnitChanges, *, actor: str,
-                    reason: str) -> Unit: ...
+    def add_evidence(
+        self, bank_id: str, unit_id: str, source_id: str, agent_id: str, at: dt.datetime
+    ) -> bool: ...  # True when the agent is a new knower
+    def update_unit(
+        self, bank_id: str, unit_id: str, changes: UnitChanges, *, actor: str, reason: str
+    ) -> Unit: ...
     def get_units(self, viewer: Viewer, ids: Sequence[str]) -> dict[str, Unit]: ...
     def units_of_source(self, viewer: Viewer, source_id: str) -> list[Unit]: ...
-    def list_units(self, viewer: Viewer, filters: Filters, limit: int,
-                   offset: int = 0) -> list[Unit]: ...
+    def list_units(
+        self, viewer: Viewer, filters: Filters, limit: int, offset: int = 0
+    ) -> list[Unit]: ...
 
     # entities and mentions
     def upsert_entity(self, entity: Entity) -> Entity: ...
@@ -161,26 +170,40 @@ class Store(Protocol):
     def edges_of(self, viewer: Viewer, unit_id: str) -> list[Edge]: ...
 
     # embeddings (stored with their model identity; the vector index derives from them)
-    def put_embedding(self, bank_id: str, unit_id: str, model: str,
-                      vector: Sequence[float]) -> None: ...
-    def iter_for_embedding(self, bank_id: str | None, model: str,
-                           batch: int) -> Iterator[list[EmbeddingRow]]: ...
+    def put_embedding(
+        self, bank_id: str, unit_id: str, model: str, vector: Vector
+    ) -> None: ...
+    def iter_for_embedding(
+        self, bank_id: str | None, model: str, batch: int
+    ) -> Iterator[list[EmbeddingRow]]: ...
 
     # recall channels: scope and filters applied inside the query
-    def search_lexical(self, viewer: Viewer, terms: Sequence[str], filters: Filters,
-                       limit: int) -> list[Scored]: ...
-    def search_semantic(self, viewer: Viewer, vector: Sequence[float], model: str,
-                        filters: Filters, limit: int) -> list[Scored]: ...
-    def search_temporal(self, viewer: Viewer, start: dt.datetime, end: dt.datetime,
-                        filters: Filters, limit: int) -> list[Scored]: ...
-    def search_entities(self, viewer: Viewer, keys: Sequence[str], filters: Filters,
-                        limit: int) -> list[Scored]: ...  # units mentioning named entities
-    def graph_links(self, viewer: Viewer, unit_ids: Sequence[str], filters: Filters,
-                    limit: int) -> list[Link]: ...
+    def search_lexical(
+        self, viewer: Viewer, terms: Sequence[str], filters: Filters, limit: int
+    ) -> list[Scored]: ...
+    def search_semantic(
+        self, viewer: Viewer, vector: Vector, model: str, filters: Filters, limit: int
+    ) -> list[Scored]: ...
+    def search_temporal(
+        self, viewer: Viewer, start: dt.datetime, end: dt.datetime, filters: Filters, limit: int
+    ) -> list[Scored]: ...
+    def search_entities(
+        self, viewer: Viewer, keys: Sequence[str], filters: Filters, limit: int
+    ) -> list[Scored]: ...  # units mentioning named entities
+    def graph_links(
+        self, viewer: Viewer, unit_ids: Sequence[str], filters: Filters, limit: int
+    ) -> list[Link]: ...
 
     # audit: append-only, hash-chained
-    def audit(self, bank_id: str, actor: str, op: str, target: str,
-              before: Mapping[str, Any] | None, after: Mapping[str, Any] | None,
-              reason: str) -> None: ...
+    def audit(
+        self,
+        bank_id: str,
+        actor: str,
+        op: str,
+        target: str,
+        before: Mapping[str, Any] | None,
+        after: Mapping[str, Any] | None,
+        reason: str,
+    ) -> None: ...
     def audit_records(self, bank_id: str | None = None) -> Iterator[AuditRecord]: ...
     def audit_head(self, bank_id: str) -> tuple[int, str, int] | None: ...  # seq, hash, count

@@ -17,8 +17,8 @@ import numpy as np
 
 from mneme import validate
 from mneme.config import Config
-from mneme.core.keys import content_hash, content_key
 from mneme.core.atomize import split_atoms
+from mneme.core.keys import content_hash, content_key
 from mneme.core.language import EntityMention, classify, entity_key, extract_entities
 from mneme.core.model import (
     Agent,
@@ -81,8 +81,9 @@ class Plan:
 
 
 class Retainer:
-    def __init__(self, store: Store, embedder: Embedder, config: Config,
-                 clock: Callable[[], dt.datetime]) -> None:
+    def __init__(
+        self, store: Store, embedder: Embedder, config: Config, clock: Callable[[], dt.datetime]
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.config = config
@@ -90,10 +91,23 @@ class Retainer:
 
     # -- planning (pure apart from reading the clock) -----------------------------------
 
-    def plan(self, text: Any, *, bank: Any, agent: Any, session: Any = None,
-             occurred_at: Any = None, mentioned_at: Any = None, source_id: Any = None,
-             source_kind: Any = None, trust: Any = None, supersedes: Any = None,
-             visibility: Any = "shared", metadata: Any = None, task: Any = None) -> Plan:
+    def plan(
+        self,
+        text: Any,
+        *,
+        bank: Any,
+        agent: Any,
+        session: Any = None,
+        occurred_at: Any = None,
+        mentioned_at: Any = None,
+        source_id: Any = None,
+        source_kind: Any = None,
+        trust: Any = None,
+        supersedes: Any = None,
+        visibility: Any = "shared",
+        metadata: Any = None,
+        task: Any = None,
+    ) -> Plan:
         body = validate.text(text, max_chars=self.config.max_text_chars)
         bank_id = validate.ident(bank, "bank")
         agent_id = validate.ident(agent, "agent")
@@ -104,12 +118,19 @@ class Retainer:
         anchor = occurred or mentioned or now
         source = Source(
             id=validate.optional_ident(source_id, "source_id") or new_id("src_"),
-            bank_id=bank_id, text=body, content_hash=content_hash(body), agent_id=agent_id,
-            recorded_at=now, kind=str(source_kind or "message"),
+            bank_id=bank_id,
+            text=body,
+            content_hash=content_hash(body),
+            agent_id=agent_id,
+            recorded_at=now,
+            kind=str(source_kind or "message"),
             session_id=validate.optional_ident(session, "session"),
-            task_id=validate.optional_ident(task, "task"), occurred_at=occurred or mentioned,
-            mentioned_at=mentioned or occurred or now, trust=validate.trust(trust),
-            visibility=vis, metadata=validate.metadata(metadata),
+            task_id=validate.optional_ident(task, "task"),
+            occurred_at=occurred or mentioned,
+            mentioned_at=mentioned or occurred or now,
+            trust=validate.trust(trust),
+            visibility=vis,
+            metadata=validate.metadata(metadata),
         )
         sup = supersedes or ()
         if isinstance(sup, str):
@@ -132,20 +153,24 @@ class Retainer:
             end = max(t.end for t in times)
         else:
             start = end = anchor
-        return Atom(text=piece, network=network, type=utype, key=content_key(piece, utype.value),
-                    occurred_start=start, occurred_end=end, valid_from=min(start, anchor),
-                    entities=tuple(extract_entities(piece)),
-                    confidence=confidence(network, trust))
+        return Atom(
+            text=piece,
+            network=network,
+            type=utype,
+            key=content_key(piece, utype.value),
+            occurred_start=start,
+            occurred_end=end,
+            valid_from=min(start, anchor),
+            entities=tuple(extract_entities(piece)),
+            confidence=confidence(network, trust),
+        )
 
     # -- execution ----------------------------------------------------------------------
 
     def run(self, plans: Sequence[Plan]) -> list[RetainResult]:
         self._embed(plans)
-        results: list[RetainResult] = []
         with self.store.transaction():
-            for plan in plans:
-                results.append(self._commit(plan))
-        return results
+            return [self._commit(plan) for plan in plans]
 
     def _embed(self, plans: Sequence[Plan]) -> None:
         """One batch for every atom not already stored (a repeat needs no new vector)."""
@@ -155,8 +180,12 @@ class Retainer:
             for atom in plan.atoms:
                 if atom.key in todo:
                     continue
-                if self.store.find_by_content_key(src.bank_id, atom.key, src.visibility,
-                                                  src.agent_id) is None:
+                if (
+                    self.store.find_by_content_key(
+                        src.bank_id, atom.key, src.visibility, src.agent_id
+                    )
+                    is None
+                ):
                     todo[atom.key] = atom.text
         if not todo:
             return
@@ -173,8 +202,7 @@ class Retainer:
             if not self.config.create_banks:
                 raise NotFound(f"no bank {src.bank_id!r} (create_banks is off)")
             store.ensure_bank(Bank(id=src.bank_id, name=src.bank_id, created_at=now))
-        store.heartbeat(Agent(id=src.agent_id, bank_id=src.bank_id, first_seen=now,
-                              last_seen=now))
+        store.heartbeat(Agent(id=src.agent_id, bank_id=src.bank_id, first_seen=now, last_seen=now))
         admin = Viewer(src.bank_id, src.agent_id, Scope.COLLECTIVE)
         existing = store.get_source(admin, src.id)
         if existing is not None:
@@ -186,14 +214,19 @@ class Retainer:
         new_ids: list[str] = []
         deduped: list[str] = []
         for atom in plan.atoms:
-            found = store.find_by_content_key(src.bank_id, atom.key, src.visibility,
-                                              src.agent_id)
+            found = store.find_by_content_key(src.bank_id, atom.key, src.visibility, src.agent_id)
             if found is not None:
                 new_knower = store.add_evidence(src.bank_id, found.id, src.id, src.agent_id, now)
-                verdict = Verdict.LINK_EXISTING if new_knower and \
-                    src.agent_id not in found.knowers else Verdict.NOOP
-                reason = ("another agent already knew this fact: one unit, one more knower"
-                          if verdict is Verdict.LINK_EXISTING else "an exact repeat: more evidence")
+                verdict = (
+                    Verdict.LINK_EXISTING
+                    if new_knower and src.agent_id not in found.knowers
+                    else Verdict.NOOP
+                )
+                reason = (
+                    "another agent already knew this fact: one unit, one more knower"
+                    if verdict is Verdict.LINK_EXISTING
+                    else "an exact repeat: more evidence"
+                )
                 decisions.append(Decision(verdict, atom.text, found.id, found.id, reason))
                 deduped.append(found.id)
                 continue
@@ -204,9 +237,13 @@ class Retainer:
             decisions.append(Decision(Verdict.ADD, atom.text, unit.id, None, "new claim"))
         if plan.supersedes and new_ids:
             self._supersede(plan, new_ids, decisions)
-        return RetainResult(status=RetainStatus.OK, source_id=src.id,
-                            memory_ids=tuple(new_ids + deduped), decisions=tuple(decisions),
-                            deduped=tuple(deduped))
+        return RetainResult(
+            status=RetainStatus.OK,
+            source_id=src.id,
+            memory_ids=tuple(new_ids + deduped),
+            decisions=tuple(decisions),
+            deduped=tuple(deduped),
+        )
 
     def _new_unit(self, plan: Plan, atom: Atom) -> Unit:
         src = plan.source
@@ -216,13 +253,25 @@ class Retainer:
             vector = self.embedder.embed([atom.text])[0]
             plan.vectors[atom.key] = vector
         return Unit(
-            id=new_id("u_"), bank_id=src.bank_id, text=atom.text, content_key=atom.key,
-            network=atom.network, type=atom.type, status=UnitStatus.ACTIVE,
-            confidence=atom.confidence, agent_id=src.agent_id, recorded_at=src.recorded_at,
-            visibility=src.visibility, occurred_start=atom.occurred_start,
-            occurred_end=atom.occurred_end, valid_from=atom.valid_from,
-            mentioned_at=src.mentioned_at, embedding_model=self.embedder.model_id,
-            embedding_dim=self.embedder.dim, knowers=(src.agent_id,), evidence=(src.id,),
+            id=new_id("u_"),
+            bank_id=src.bank_id,
+            text=atom.text,
+            content_key=atom.key,
+            network=atom.network,
+            type=atom.type,
+            status=UnitStatus.ACTIVE,
+            confidence=atom.confidence,
+            agent_id=src.agent_id,
+            recorded_at=src.recorded_at,
+            visibility=src.visibility,
+            occurred_start=atom.occurred_start,
+            occurred_end=atom.occurred_end,
+            valid_from=atom.valid_from,
+            mentioned_at=src.mentioned_at,
+            embedding_model=self.embedder.model_id,
+            embedding_dim=self.embedder.dim,
+            knowers=(src.agent_id,),
+            evidence=(src.id,),
             entities=tuple(e.name for e in atom.entities),
             metadata={"session_id": src.session_id} if src.session_id else {},
         )
@@ -230,15 +279,30 @@ class Retainer:
     def _link(self, unit: Unit, atom: Atom, src: Source) -> None:
         ids = []
         for mention in atom.entities:
-            entity = self.store.upsert_entity(Entity(
-                id=new_id("ent_"), bank_id=src.bank_id, name=mention.name,
-                key=entity_key(mention.name), kind=mention.kind, aliases=mention.aliases))
+            entity = self.store.upsert_entity(
+                Entity(
+                    id=new_id("ent_"),
+                    bank_id=src.bank_id,
+                    name=mention.name,
+                    key=entity_key(mention.name),
+                    kind=mention.kind,
+                    aliases=mention.aliases,
+                )
+            )
             ids.append(entity.id)
         if ids:
             self.store.add_mentions(src.bank_id, unit.id, ids)
-        self.store.put_edge(Edge(id=new_id("e_"), bank_id=src.bank_id, src=unit.id, dst=src.id,
-                                 type=EdgeType.PART_OF, made_by="rule",
-                                 created_at=src.recorded_at))
+        self.store.put_edge(
+            Edge(
+                id=new_id("e_"),
+                bank_id=src.bank_id,
+                src=unit.id,
+                dst=src.id,
+                type=EdgeType.PART_OF,
+                made_by="rule",
+                created_at=src.recorded_at,
+            )
+        )
 
     def _supersede(self, plan: Plan, new_ids: list[str], decisions: list[Decision]) -> None:
         """The caller said this input corrects earlier sources or units: retire them."""
@@ -252,25 +316,56 @@ class Retainer:
                 continue
             by_source = self.store.units_of_source(viewer, ref)
             if not by_source and self.store.get_source(viewer, ref) is None:
-                raise NotFound(f"supersedes names {ref!r}, which is no unit or source "
-                               f"visible to {src.agent_id} in bank {src.bank_id}")
+                raise NotFound(
+                    f"supersedes names {ref!r}, which is no unit or source "
+                    f"visible to {src.agent_id} in bank {src.bank_id}"
+                )
             targets.extend(by_source)
         successor = new_ids[0]
         for old in targets:
             if old.id in new_ids or old.status == UnitStatus.SUPERSEDED:
                 continue
-            self.store.update_unit(src.bank_id, old.id, UnitChanges(
-                status=UnitStatus.SUPERSEDED, superseded_by=successor,
-                valid_until=max(src.occurred_at or src.recorded_at, old.valid_from or src.recorded_at),
-                retired_at=src.recorded_at), actor=src.agent_id,
-                reason=f"superseded by source {src.id} at the caller's request")
-            self.store.update_unit(src.bank_id, successor, UnitChanges(add_supersedes=(old.id,)),
-                                   actor=src.agent_id, reason="supersedes")
-            self.store.put_edge(Edge(id=new_id("e_"), bank_id=src.bank_id, src=successor,
-                                     dst=old.id, type=EdgeType.SUPERSEDES, made_by="caller",
-                                     created_at=src.recorded_at))
-            decisions.append(Decision(Verdict.SUPERSEDE, old.text, successor, old.id,
-                                      "the caller named it as corrected"))
+            self.store.update_unit(
+                src.bank_id,
+                old.id,
+                UnitChanges(
+                    status=UnitStatus.SUPERSEDED,
+                    superseded_by=successor,
+                    valid_until=max(
+                        src.occurred_at or src.recorded_at, old.valid_from or src.recorded_at
+                    ),
+                    retired_at=src.recorded_at,
+                ),
+                actor=src.agent_id,
+                reason=f"superseded by source {src.id} at the caller's request",
+            )
+            self.store.update_unit(
+                src.bank_id,
+                successor,
+                UnitChanges(add_supersedes=(old.id,)),
+                actor=src.agent_id,
+                reason="supersedes",
+            )
+            self.store.put_edge(
+                Edge(
+                    id=new_id("e_"),
+                    bank_id=src.bank_id,
+                    src=successor,
+                    dst=old.id,
+                    type=EdgeType.SUPERSEDES,
+                    made_by="caller",
+                    created_at=src.recorded_at,
+                )
+            )
+            decisions.append(
+                Decision(
+                    Verdict.SUPERSEDE,
+                    old.text,
+                    successor,
+                    old.id,
+                    "the caller named it as corrected",
+                )
+            )
 
     def _replay(self, plan: Plan, existing: Source) -> RetainResult:
         """The same source id again: idempotent when the content matches, an error if not."""
@@ -283,13 +378,19 @@ class Retainer:
         viewer = Viewer(src.bank_id, src.agent_id, Scope.COLLECTIVE)
         ids = []
         for atom in plan.atoms:
-            found = self.store.find_by_content_key(src.bank_id, atom.key, src.visibility,
-                                                   src.agent_id)
+            found = self.store.find_by_content_key(
+                src.bank_id, atom.key, src.visibility, src.agent_id
+            )
             if found is not None and self.store.get_units(viewer, [found.id]):
                 ids.append(found.id)
-        return RetainResult(status=RetainStatus.OK, source_id=src.id, memory_ids=tuple(ids),
-                            decisions=tuple(Decision(Verdict.NOOP, a.text, None, None,
-                                                     "source already retained")
-                                            for a in plan.atoms),
-                            deduped=tuple(ids), metadata={"replayed": True})
-
+        return RetainResult(
+            status=RetainStatus.OK,
+            source_id=src.id,
+            memory_ids=tuple(ids),
+            decisions=tuple(
+                Decision(Verdict.NOOP, a.text, None, None, "source already retained")
+                for a in plan.atoms
+            ),
+            deduped=tuple(ids),
+            metadata={"replayed": True},
+        )

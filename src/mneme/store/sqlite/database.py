@@ -101,12 +101,19 @@ class Database:
         with p.open("rb") as fh:
             head = fh.read(16)
         if head and head != b"SQLite format 3\x00":
-            raise SchemaMismatch(f"{self.path} is not a SQLite database (a foreign or corrupt file)")
+            raise SchemaMismatch(
+                f"{self.path} is not a SQLite database (a foreign or corrupt file)"
+            )
 
     def _connect(self, *, writer: bool) -> sqlite3.Connection:
         try:
-            conn = sqlite3.connect(self._uri, uri=True, isolation_level=None,
-                                   check_same_thread=False, timeout=self._busy_ms / 1000)
+            conn = sqlite3.connect(
+                self._uri,
+                uri=True,
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=self._busy_ms / 1000,
+            )
             conn.execute(f"PRAGMA busy_timeout = {int(self._busy_ms)}")
             if writer and not self.read_only and self.path != ":memory:":
                 conn.execute("PRAGMA journal_mode = WAL")

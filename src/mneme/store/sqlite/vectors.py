@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from mneme.core.model import Scope, UnitStatus, UnitType, Viewer, Visibility
-from mneme.store.protocol import Filters, Scored, UnitChanges
+from mneme.store.protocol import Filters, Scored, UnitChanges, Vector
 
 _STATUS = {s: i for i, s in enumerate(UnitStatus)}
 _TYPE = {t: i for i, t in enumerate(UnitType)}
@@ -77,8 +77,17 @@ class VectorIndex:
 
     def _grow(self) -> None:
         cap = self._mat.shape[0] * 2
-        for name in ("_mat", "_author", "_private", "_status", "_type", "_occ_s", "_occ_e",
-                     "_val_f", "_val_u"):
+        for name in (
+            "_mat",
+            "_author",
+            "_private",
+            "_status",
+            "_type",
+            "_occ_s",
+            "_occ_e",
+            "_val_f",
+            "_val_u",
+        ):
             old = getattr(self, name)
             new = np.zeros((cap, *old.shape[1:]), dtype=old.dtype)
             new[: old.shape[0]] = old
@@ -157,8 +166,9 @@ class VectorIndex:
                 mask[i] = False
         return mask
 
-    def search(self, viewer: Viewer, query: Sequence[float] | np.ndarray, filters: Filters,
-               limit: int) -> list[Scored]:
+    def search(
+        self, viewer: Viewer, query: Vector, filters: Filters, limit: int
+    ) -> list[Scored]:
         n = len(self._ids)
         if n == 0 or limit <= 0:
             return []

@@ -1,0 +1,1 @@
+"""mneme's benchmarks (see bench/README.md)."""

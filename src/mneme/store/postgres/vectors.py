@@ -1,0 +1,97 @@
+"""The semantic channel on pgvector: one partial HNSW index per (model, dim), made on demand.
+
+The ``embeddings.vector`` column has no fixed dimension, so one table holds every model's
+vectors, and an HNSW index needs a fixed one. Each (model, dim) therefore gets its own partial
+expression index::
+
+    CREATE INDEX ... ON embeddings USING hnsw ((vector::vector(384)) vector_cosine_ops)
+        WHERE model = 'all-MiniLM-L6-v2' AND dim = 384
+
+and the query casts the column and states the predicate the same way, with the model and dim
+written as literals: a partial index is only usable when the planner can prove the query's
+WHERE implies the index predicate, which it cannot do for a bind parameter under a generic plan.
+
+HNSW applies the WHERE clause (bank, scope, filters) after walking the graph; pgvector 0.8's
+iterative scan keeps walking until ``limit`` visible rows are found, so scope never costs
+results on a selective filter (up to ``hnsw.max_scan_tuples``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+from psycopg import sql
+
+from mneme.core.model import Viewer
+from mneme.store.postgres.database import Database
+from mneme.store.postgres.scoping import where
+from mneme.store.protocol import Filters
+
+#: Candidate list size of the HNSW search (pgvector's default is 40).
+EF_SEARCH = 100
+
+
+def literal(vector: Sequence[float] | np.ndarray) -> str:
+    """A vector as pgvector's text form; float32 values round-trip exactly through '%.9g'."""
+    values = np.asarray(vector, dtype=np.float32).ravel()
+    return "[" + ",".join(format(float(x), ".9g") for x in values) + "]"
+
+
+def index_name(model: str, dim: int) -> str:
+    digest = hashlib.sha1(f"{model}\x00{dim}".encode(), usedforsecurity=False).hexdigest()[:16]
+    return f"embeddings_hnsw_{digest}"
+
+
+class VectorIndexes:
+    """Knows which (model, dim) HNSW indexes exist, and creates missing ones in the write tx."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._known: set[str] = set()
+        self._lock = threading.Lock()
+
+    def ensure(self, model: str, dim: int) -> None:
+        name = index_name(model, dim)
+        with self._lock:
+            if name in self._known:
+                return
+        if not self.db.scalar("SELECT to_regclass(%s) IS NOT NULL", (name,)):
+            # Two writers meeting a new model at once would race on the index name.
+            self.db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (name,))
+            self.db.execute(sql.SQL(
+                "CREATE INDEX IF NOT EXISTS {name} ON embeddings USING hnsw "
+                "((vector::vector({dim})) vector_cosine_ops) "
+                "WHERE model = {model} AND dim = {dim}").format(
+                    name=sql.Identifier(name), dim=sql.Literal(int(dim)),
+                    model=sql.Literal(model)))
+            # Only trust the cache once the creating transaction commits.
+            self.db.after(lambda: self._remember(name), lambda: None)
+        else:
+            self._remember(name)
+
+    def _remember(self, name: str) -> None:
+        with self._lock:
+            self._known.add(name)
+
+
+def semantic_query(viewer: Viewer, vector: Sequence[float] | np.ndarray, model: str,
+                   filters: Filters, limit: int) -> tuple[sql.Composed, list[object]]:
+    """The semantic channel's SQL: scope and filters inside, ordered by the indexed distance."""
+    dim = len(vector)
+    clause, params = where(viewer, filters)
+    cast = sql.SQL("vector({})").format(sql.Literal(int(dim)))
+    # The model as an inline literal ('' doubles a quote; %% keeps a percent sign away from
+    # the driver's placeholder parser).
+    model_sql = sql.SQL("'" + model.replace("'", "''").replace("%", "%%") + "'")
+    query = sql.SQL(
+        "SELECT u.id, 1 - (e.vector::{cast} <=> %s::{cast}) AS score "
+        "FROM embeddings e JOIN units u ON u.bank_id = e.bank_id AND u.id = e.unit_id "
+        "WHERE e.model = {model} AND e.dim = {dim} AND e.bank_id = %s AND {clause} "
+        "ORDER BY e.vector::{cast} <=> %s::{cast}, u.seq LIMIT %s").format(
+            cast=cast, model=model_sql, dim=sql.Literal(int(dim)),
+            clause=sql.SQL(clause))  # type: ignore[arg-type]  # built from our own fragments
+    vec = literal(vector)
+    return query, [vec, viewer.bank_id, *params, vec, limit]

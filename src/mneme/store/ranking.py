@@ -1,0 +1,38 @@
+"""Channel scoring that both backends share, so the same rows rank the same everywhere."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from mneme.store.protocol import Scored
+
+
+def temporal_order(
+    rows: Sequence[tuple[str, dt.datetime, dt.datetime | None]],
+    start: dt.datetime,
+    end: dt.datetime,
+    limit: int,
+) -> list[Scored]:
+    """Rank units whose occurred window overlaps [start, end).
+
+    A unit whose window fits inside the asked range comes before one that only spans it
+    ("in 2024" is weak evidence for "in June 2024"); then the closer to the range's middle,
+    the better. The score is higher-is-better like every channel's.
+    """
+    width = max((end - start).total_seconds(), 1.0)
+    mid = start + (end - start) / 2
+    keyed = []
+    for uid, s, e in rows:
+        e = e or s
+        span = max((e - s).total_seconds(), 0.0)
+        wider = span > width
+        distance = abs((s - mid).total_seconds())
+        keyed.append((wider, distance, uid, span))
+    keyed.sort()
+    out = []
+    for wider, distance, uid, span in keyed[:limit]:
+        tightness = 1.0 / (1.0 + span / 86400.0)
+        closeness = 1.0 / (1.0 + distance / width)
+        out.append(Scored(uid, round((0.5 if wider else 1.0) * (tightness + closeness) / 2, 6)))
+    return out

@@ -1,0 +1,149 @@
+"""Looking after a store: banks, agents, reembed, db migrate/version, audit verify, stats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from mneme.memory import Memory
+from mneme.surfaces.cli import output
+from mneme.surfaces.cli.state import get_state, output_options, progress
+
+
+@click.command()
+@output_options
+def banks() -> None:
+    """List the banks of the store."""
+    state = get_state()
+    found = state.open().banks()
+    state.emit({"banks": found}, lambda: [
+        f"{b.id}  created {b.created_at.isoformat(timespec='seconds')}"
+        + (f"  ({b.name})" if b.name != b.id else "") for b in found] or ["no banks yet"])
+
+
+@click.command()
+@click.option("--bank", "-b", required=True, help="The bank whose agents to list.")
+@output_options
+def agents(bank: str) -> None:
+    """The roster of a bank: agents seen lately, and how many went quiet."""
+    state = get_state()
+    roster = state.open().roster(bank)
+
+    def text() -> list[str]:
+        lines = [f"{a.id}  last seen {a.last_seen.isoformat(timespec='seconds')}  {a.status}"
+                 + (f"  on {a.host}" if a.host else "") for a in roster.live]
+        return [*(lines or ["no live agents"]), f"{roster.hidden_stale} quiet (hidden_stale)"]
+
+    state.emit({"bank": bank, "live": roster.live, "hidden_stale": roster.hidden_stale}, text)
+
+
+@click.command()
+@click.option("--bank", "-b", help="Only this bank (default: every bank).")
+@click.option("--batch", "batch_size", type=click.IntRange(1, 10_000), default=64,
+              show_default=True, help="Memories embedded at a time.")
+@output_options
+def reembed(bank: str | None, batch_size: int) -> None:
+    """Embed every memory that has no vector from the configured embedder."""
+    state = get_state()
+    mem = state.open()
+    # The store's unit count bounds the work (the bar may end early for one bank).
+    with progress(state, mem.stats().units, "re-embedding") as bar:
+        done = mem.reembed(bank=bank, batch=batch_size, progress=bar.update)
+    model = mem.embedder.model_id
+    state.emit({"reembedded": done, "model": model, "bank": bank},
+               lambda: [f"re-embedded {done} memories with {model}"])
+
+
+# -- db -----------------------------------------------------------------------------------
+
+
+def _schema_version(mem: Memory) -> int:
+    # Memory does not expose the schema version yet (asked for); until it does, read it
+    # through the store it already holds, in this one place.
+    method = getattr(mem, "schema_version", None)
+    return int(method() if callable(method) else mem.store.schema_version())
+
+
+def _migrate(mem: Memory) -> list[int]:
+    # Memory.open migrates on its own; this is the explicit form (see _schema_version).
+    method = getattr(mem, "migrate", None)
+    return list(method() if callable(method) else mem.store.migrate())
+
+
+@click.group()
+def db() -> None:
+    """The store's schema."""
+
+
+@db.command()
+@output_options
+def migrate() -> None:
+    """Bring the store's schema up to date (opening a store does this too)."""
+    state = get_state()
+    mem = state.open()
+    applied = _migrate(mem)
+    version = _schema_version(mem)
+    state.emit({"applied": applied, "version": version}, lambda: [
+        f"applied {', '.join(map(str, applied))}; now at version {version}" if applied
+        else f"up to date (schema version {version})"])
+
+
+@db.command()
+@output_options
+def version() -> None:
+    """Print the store's schema version."""
+    state = get_state()
+    v = _schema_version(state.open())
+    state.emit({"version": v}, lambda: [f"schema version {v}"])
+
+
+# -- audit --------------------------------------------------------------------------------
+
+
+@click.group()
+def audit() -> None:
+    """The hash-chained audit log."""
+
+
+@audit.command()
+@click.option("--bank", "-b", help="Only this bank (default: every bank).")
+@output_options
+def verify(bank: str | None) -> None:
+    """Check the audit hash chain; exit 1 naming the first broken record if it is broken."""
+    state = get_state()
+    reports = state.open().audit_verify(bank)
+    broken = {b: r for b, r in reports.items() if not r.ok}
+    payload: dict[str, Any] = {"ok": not broken, "banks": reports}
+    message = ""
+    if broken:
+        b, r = next(iter(broken.items()))
+        message = (f"the audit chain of bank {b!r} is broken at record {r.first_bad_seq}: "
+                   f"{r.problem}")
+        payload["error"] = {"code": "audit_broken", "message": message}
+
+    def text() -> list[str]:
+        return [f"{b}: {'ok' if r.ok else 'BROKEN'}  {r.records} records"
+                + ("" if r.ok else f"  first bad record {r.first_bad_seq}: {r.problem}")
+                for b, r in reports.items()] or ["no audit records"]
+
+    state.emit(payload, text)
+    if broken:
+        if not state.json:
+            output.note(f"error: {message}")
+        click.get_current_context().exit(1)
+
+
+@click.command()
+@output_options
+def stats() -> None:
+    """Counts of banks, sources, memories, entities, edges and embeddings."""
+    state = get_state()
+    s = state.open().stats()
+    state.emit(s, lambda: [
+        f"banks {s.banks}   sources {s.sources}   memories {s.units}   entities {s.entities}"
+        f"   edges {s.edges}",
+        *(f"embeddings {model}: {n}" for model, n in sorted(s.embeddings_by_model.items()))])
+
+
+COMMANDS = [banks, agents, reembed, db, audit, stats]

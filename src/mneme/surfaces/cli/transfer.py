@@ -1,0 +1,305 @@
+"""Bulk import: JSONL (one input per line) and LoCoMo-style conversation JSON.
+
+Inputs are retained in batches through ``Memory.retain_many``, which writes a batch in one
+transaction or not at all. When an input is bad, everything before it is kept, nothing from it
+on is written, and the error names its line (or turn) and how many inputs were imported.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mneme.errors import InvalidInput, MnemeError, NotFound
+from mneme.memory import Memory
+from mneme.surfaces.cli import output
+from mneme.surfaces.cli.state import State, get_state, output_options, progress
+
+JSONL_KEYS = frozenset({"text", "occurred_at", "source_id", "session", "speaker", "agent",
+                        "metadata"})
+#: LoCoMo session times look like "1:56 pm on 8 May, 2023".
+LOCOMO_TIME_FORMAT = "%I:%M %p on %d %B, %Y"
+_SESSION_KEY = re.compile(r"session_(\d+)")
+_ITEM_INDEX = re.compile(r"^item (\d+): ")
+
+
+class ImportFailed(InvalidInput):
+    """A bad input stopped the import; ``details`` says where and how much came before it."""
+
+    def __init__(self, message: str, *, where: str, imported: int) -> None:
+        super().__init__(message)
+        self.details = {"at": where, "imported": imported}
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    where: str  # "line 7" or "turn conv-26:D3:4", for error messages
+    item: Mapping[str, Any]  # retain()'s arguments by name
+
+
+@dataclass
+class Tally:
+    inputs: int = 0
+    memories: int = 0
+    deduped: int = 0
+    needs_clarification: int = 0
+    banks: set[str] = field(default_factory=set)
+
+
+class _BadRecord(Exception):
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(message)
+        self.where = where
+
+
+# -- JSONL --------------------------------------------------------------------------------
+
+
+def _jsonl_item(obj: Any, lineno: int, bank: str | None, agent: str | None) -> Record:
+    where = f"line {lineno}"
+    if not isinstance(obj, dict):
+        raise _BadRecord(where, f"expected a JSON object, got {type(obj).__name__}")
+    unknown = set(obj) - JSONL_KEYS
+    if unknown:
+        raise _BadRecord(where, f"unknown keys {sorted(unknown)}; allowed: {sorted(JSONL_KEYS)}")
+    if "text" not in obj:
+        raise _BadRecord(where, "no 'text'")
+    metadata = obj.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise _BadRecord(where, "'metadata' must be a JSON object")
+    text = obj["text"]
+    speaker = obj.get("speaker")
+    if speaker is not None:
+        if not isinstance(speaker, str) or not speaker.strip():
+            raise _BadRecord(where, "'speaker' must be a non-empty string")
+        if isinstance(text, str):
+            text = f"{speaker}: {text}"
+        metadata = {**metadata, "speaker": speaker}
+    who = obj.get("agent") or agent
+    if who is None:
+        raise _BadRecord(where, "no agent: give --agent or an 'agent' key")
+    if bank is None:
+        raise _BadRecord(where, "no bank: give --bank")
+    item: dict[str, Any] = {"text": text, "bank": bank, "agent": who,
+                            "session": obj.get("session"), "occurred_at": obj.get("occurred_at"),
+                            "source_id": obj.get("source_id"), "metadata": metadata or None}
+    return Record(where, item)
+
+
+def jsonl_records(path: Path, bank: str | None, agent: str | None) -> Iterator[Record]:
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise _BadRecord(f"line {lineno}", f"not valid JSON ({exc.msg} at column "
+                                 f"{exc.colno})") from None
+            yield _jsonl_item(obj, lineno, bank, agent)
+
+
+def _count_lines(path: Path) -> int:
+    with path.open(encoding="utf-8") as fh:
+        return sum(1 for line in fh if line.strip())
+
+
+# -- LoCoMo -------------------------------------------------------------------------------
+
+
+def _session_time(conv: Mapping[str, Any], n: int, sample_id: str) -> dt.datetime | None:
+    raw = conv.get(f"session_{n}_date_time")
+    if raw is None:
+        return None
+    try:
+        # The dataset gives no time zone; the times are read as UTC.
+        return dt.datetime.strptime(str(raw).strip(), LOCOMO_TIME_FORMAT).replace(tzinfo=dt.UTC)
+    except ValueError:
+        raise _BadRecord(f"sample {sample_id}", f"session_{n}_date_time {raw!r} is not like "
+                         "'1:56 pm on 8 May, 2023'") from None
+
+
+def locomo_samples(data: Any, sample: str | None) -> list[Mapping[str, Any]]:
+    samples = data if isinstance(data, list) else [data]
+    for i, s in enumerate(samples):
+        if not isinstance(s, dict) or "sample_id" not in s or \
+                not isinstance(s.get("conversation"), dict):
+            raise _BadRecord(f"sample {i}", "not a LoCoMo sample (needs 'sample_id' and a "
+                             "'conversation' object)")
+    if sample is None:
+        return samples
+    chosen = [s for s in samples if s["sample_id"] == sample]
+    if not chosen:
+        known = ", ".join(str(s["sample_id"]) for s in samples)
+        raise NotFound(f"no sample {sample!r} in the file (it holds: {known})")
+    return chosen
+
+
+def locomo_records(samples: list[Mapping[str, Any]], bank: str | None,
+                   agent: str) -> Iterator[Record]:
+    for s in samples:
+        sid = str(s["sample_id"])
+        conv = s["conversation"]
+        sessions = sorted(int(m[1]) for k, v in conv.items()
+                          if (m := _SESSION_KEY.fullmatch(k)) and isinstance(v, list))
+        for n in sessions:
+            when = _session_time(conv, n, sid)
+            for turn in conv[f"session_{n}"]:
+                where = f"turn {sid}:{turn.get('dia_id', '?') if isinstance(turn, dict) else '?'}"
+                if not isinstance(turn, dict) or not {"speaker", "dia_id", "text"} <= set(turn):
+                    raise _BadRecord(where, "a turn needs 'speaker', 'dia_id' and 'text'")
+                text = f"{turn['speaker']}: {turn['text']}"
+                if turn.get("blip_caption"):
+                    text += f" [shares a photo: {turn['blip_caption']}]"
+                yield Record(where, {
+                    "text": text, "bank": bank or sid, "agent": agent,
+                    "session": f"{sid}:session_{n}", "occurred_at": when,
+                    "source_id": f"{sid}:{turn['dia_id']}",
+                    "metadata": {"speaker": turn["speaker"], "dia_id": turn["dia_id"],
+                                 "sample_id": sid}})
+
+
+def detect_format(path: Path) -> str:
+    """"jsonl" or "locomo", from the extension, else from the first JSON value in the file."""
+    if path.suffix == ".jsonl":
+        return "jsonl"
+    with path.open(encoding="utf-8") as fh:
+        head = fh.read(4096).lstrip()
+    if head.startswith("["):
+        return "locomo"
+    if head.startswith("{"):
+        try:
+            whole = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            return "jsonl"  # several objects, one a line
+        return "locomo" if isinstance(whole, dict) and "conversation" in whole else "jsonl"
+    raise InvalidInput(f"cannot tell the format of {path}; give --format jsonl or locomo")
+
+
+# -- the import loop ----------------------------------------------------------------------
+
+
+def _retain(mem: Memory, batch: list[Record], tally: Tally) -> None:
+    for record, result in zip(batch, mem.retain_many([r.item for r in batch]), strict=True):
+        tally.inputs += 1
+        tally.memories += len(result.memory_ids)
+        tally.deduped += len(result.deduped)
+        tally.needs_clarification += result.status.value == "needs_clarification"
+        tally.banks.add(str(record.item["bank"]))
+
+
+def _flush(mem: Memory, batch: list[Record], tally: Tally) -> None:
+    """Retain one batch; on a bad item keep the items before it and report it."""
+    try:
+        _retain(mem, batch, tally)
+    except InvalidInput as exc:
+        match = _ITEM_INDEX.match(str(exc))
+        if match is None:
+            raise ImportFailed(f"{batch[0].where} and after: {exc}; {tally.inputs} inputs were "
+                               f"imported before it", where=batch[0].where,
+                               imported=tally.inputs) from None
+        bad = int(match[1])
+        if bad:
+            _retain(mem, batch[:bad], tally)
+        raise ImportFailed(f"{batch[bad].where}: {str(exc)[match.end():]}; {tally.inputs} "
+                           "inputs before it were imported, nothing from it on",
+                           where=batch[bad].where, imported=tally.inputs) from None
+    except MnemeError as exc:
+        # A conflict (a reused source id) or a backend failure: the batch was rolled back.
+        err = type(exc)(f"{batch[0].where} (a batch of {len(batch)}): {exc}; "
+                        f"{tally.inputs} inputs were imported before that batch")
+        err.details = {"at": batch[0].where, "imported": tally.inputs}  # type: ignore[attr-defined]
+        raise err from None
+
+
+def run_import(state: State, records: Iterator[Record], total: int, batch_size: int) -> Tally:
+    mem = state.open()
+    tally = Tally()
+    batch: list[Record] = []
+    with progress(state, total, "importing") as bar:
+        try:
+            for record in records:
+                batch.append(record)
+                if len(batch) >= batch_size:
+                    _flush(mem, batch, tally)
+                    bar.update(len(batch))
+                    batch = []
+        except _BadRecord as bad:
+            if batch:
+                _flush(mem, batch, tally)
+            raise ImportFailed(f"{bad.where}: {bad}; {tally.inputs} inputs before it were "
+                               "imported, nothing from it on", where=bad.where,
+                               imported=tally.inputs) from None
+        if batch:
+            _flush(mem, batch, tally)
+            bar.update(len(batch))
+    return tally
+
+
+@click.command(name="import")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--bank", "-b", help="Bank to import into (LoCoMo: default the sample_id).")
+@click.option("--agent", "-a", required=True, help="Agent recorded as the author.")
+@click.option("--format", "fmt", type=click.Choice(["auto", "jsonl", "locomo"]), default="auto",
+              show_default=True, help="Input format.")
+@click.option("--sample", metavar="ID", help="LoCoMo: import only this conversation.")
+@click.option("--batch", "batch_size", type=click.IntRange(1, 10_000), default=64,
+              show_default=True, help="Inputs per transaction.")
+@output_options
+def import_(path: Path, bank: str | None, agent: str, fmt: str, sample: str | None,
+            batch_size: int) -> None:
+    """Import a JSONL file or a LoCoMo-style conversation file.
+
+    \b
+    JSONL: one object a line with "text" and optional "occurred_at", "source_id",
+    "session", "speaker" (kept as "Speaker: text"), "agent" and "metadata".
+    LoCoMo: every turn becomes "Speaker: text" with source id <sample_id>:<dia_id>,
+    dated by its session's date_time.
+
+    A bad line stops the import: the lines before it are kept, nothing from it on is
+    written, and the error names the line (exit 2).
+    """
+    state = get_state()
+    started = time.perf_counter()
+    if fmt == "auto":
+        fmt = detect_format(path)
+    if fmt == "jsonl":
+        if bank is None:
+            raise click.UsageError("--bank is required for JSONL input")
+        records, total = jsonl_records(path, bank, agent), _count_lines(path)
+    else:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"{path} is not valid JSON: {exc}") from None
+        try:
+            # Read every turn first: a malformed one stops the import before anything is written.
+            turns = list(locomo_records(locomo_samples(data, sample), bank, agent))
+        except _BadRecord as bad:
+            raise ImportFailed(f"{bad.where}: {bad}; nothing was imported", where=bad.where,
+                               imported=0) from None
+        records, total = iter(turns), len(turns)
+    tally = run_import(state, records, total, batch_size)
+    elapsed = time.perf_counter() - started
+    summary = {"path": str(path), "format": fmt, "imported": tally.inputs,
+               "memories": tally.memories, "deduped": tally.deduped,
+               "needs_clarification": tally.needs_clarification, "banks": sorted(tally.banks),
+               "elapsed_s": round(elapsed, 3)}
+    state.emit(summary, lambda: [
+        f"imported {tally.inputs} inputs ({tally.memories} memories, {tally.deduped} repeats) "
+        f"into {', '.join(sorted(tally.banks)) or '-'} in {elapsed:.1f} s"]
+        + ([f"{tally.needs_clarification} need a person's review"]
+           if tally.needs_clarification else []))
+    if not state.json and tally.inputs == 0:
+        output.note("note: the file held no inputs")
+
+
+COMMANDS = [import_]

@@ -1,0 +1,91 @@
+"""The vector index derives from embeddings stored with their model identity: it is rebuilt
+when missing or stale, compares only vectors of one model, and `reembed` moves units."""
+
+from __future__ import annotations
+
+import mneme
+from mneme.core.model import Scope, Viewer
+from mneme.embed.hashing import HashingEmbedder
+from mneme.store.protocol import Filters
+from mneme.store.sqlite import SQLiteStore
+
+V = Viewer("b1", "a1", Scope.COLLECTIVE)
+
+
+def _sqlite(mem: mneme.Memory) -> SQLiteStore:
+    assert isinstance(mem.store, SQLiteStore)
+    return mem.store
+
+
+def test_units_store_the_identity_of_the_model_that_embedded_them(mem):
+    r = mem.retain("Kai restores old boats.", bank="b1", agent="a1")
+    unit = mem.get(r.memory_ids[0])
+    assert unit.embedding_model == "hashing-256"
+    assert unit.embedding_dim == 256
+
+
+def test_the_index_is_rebuilt_from_the_database_when_missing(mem, db_path):
+    mem.retain("Kai restores old boats.", bank="b1", agent="a1")
+    mem.close()
+    again = mneme.Memory.open(db_path, embedder=HashingEmbedder())
+    assert not _sqlite(again)._indexes  # nothing in memory yet
+    hits = again.recall("old boats", bank="b1", agent="a1")
+    assert hits
+    assert "boats" in hits[0].text
+    assert ("b1", "hashing-256") in _sqlite(again)._indexes
+    again.close()
+
+
+def test_a_write_by_another_process_makes_the_index_stale_and_it_is_rebuilt(mem, db_path):
+    mem.retain("Kai restores old boats.", bank="b1", agent="a1")
+    assert mem.recall("old boats", bank="b1", agent="a1")  # builds the index
+    other = mneme.Memory.open(db_path, embedder=HashingEmbedder())
+    other.retain("Lena restores vintage sailing boats.", bank="b1", agent="a1")
+    other.close()
+    vector = mem.embedder.embed(["vintage sailing boats"])[0]
+    found = mem.store.search_semantic(V, vector, "hashing-256", Filters(), 10)
+    texts = [mem.get(s.unit_id).text for s in found]
+    assert "Lena restores vintage sailing boats." in texts
+
+
+def test_our_own_writes_keep_a_built_index_current_without_a_rebuild(mem):
+    mem.retain("Kai restores old boats.", bank="b1", agent="a1")
+    mem.recall("boats", bank="b1", agent="a1")
+    index = _sqlite(mem)._indexes[("b1", "hashing-256")]
+    mem.retain("Lena restores vintage sailing boats.", bank="b1", agent="a1")
+    mem.recall("boats", bank="b1", agent="a1")
+    assert _sqlite(mem)._indexes[("b1", "hashing-256")] is index
+    assert len(index) == 2
+
+
+def test_search_compares_only_vectors_of_the_same_model(mem, db_path):
+    mem.retain("Kai restores old boats.", bank="b1", agent="a1")
+    mem.close()
+    wide = mneme.Memory.open(db_path, embedder=HashingEmbedder(dim=512))
+    wide.retain("Lena restores vintage sailing boats.", bank="b1", agent="a1")
+    vec512 = wide.embedder.embed(["boats"])[0]
+    found = {
+        wide.get(s.unit_id).text
+        for s in wide.store.search_semantic(V, vec512, "hashing-512", Filters(), 10)
+    }
+    assert found == {"Lena restores vintage sailing boats."}
+    # recall still finds the older unit through the lexical channel
+    assert any("Kai" in h.text for h in wide.recall("restores boats", bank="b1", agent="a1"))
+    wide.close()
+
+
+def test_reembed_moves_every_unit_to_the_configured_model(mem, db_path):
+    mem.retain("Kai restores old boats. Mira sells sails.", bank="b1", agent="a1")
+    mem.retain("Nils paints hulls.", bank="b2", agent="a1")
+    mem.close()
+    wide = mneme.Memory.open(db_path, embedder=HashingEmbedder(dim=512))
+    assert wide.reembed() == 3
+    assert wide.reembed() == 0  # idempotent
+    for unit in wide.list_memories(bank="b1") + wide.list_memories(bank="b2"):
+        assert unit.embedding_model == "hashing-512"
+        assert unit.embedding_dim == 512
+    vec = wide.embedder.embed(["old boats"])[0]
+    found = wide.store.search_semantic(V, vec, "hashing-512", Filters(), 10)
+    assert {wide.get(s.unit_id).text for s in found} >= {"Kai restores old boats."}
+    assert all(r.ok for r in wide.audit_verify().values())
+    wide.close()
