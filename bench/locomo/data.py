@@ -119,8 +119,9 @@ def parse_session_time(text: str) -> dt.datetime:
     return dt.datetime.strptime(text.strip(), DATE_FORMAT).replace(tzinfo=dt.UTC)
 
 
-def normalize_evidence(raw: Iterable[Any], known: Iterable[str]) -> tuple[
-        tuple[str, ...], tuple[str, ...], int]:
+def normalize_evidence(
+    raw: Iterable[Any], known: Iterable[str]
+) -> tuple[tuple[str, ...], tuple[str, ...], int]:
     """Split, repair and check evidence against a conversation's dia ids.
 
     Returns (resolved dia ids in first-seen order without repeats, dropped tokens, number of
@@ -159,8 +160,7 @@ def _sessions(conv: Mapping[str, Any]) -> list[tuple[int, list[Mapping[str, Any]
     return sorted(found, key=lambda s: s[0])
 
 
-def parse_sample(sample: Mapping[str, Any]) -> tuple[Conversation, list[tuple[str, int, str]],
-                                                      int]:
+def parse_sample(sample: Mapping[str, Any]) -> tuple[Conversation, list[tuple[str, int, str]], int]:
     """One conversation, with its dropped evidence tokens and count of repaired tokens."""
     sid = str(sample["sample_id"])
     conv = sample["conversation"]
@@ -169,10 +169,18 @@ def parse_sample(sample: Mapping[str, Any]) -> tuple[Conversation, list[tuple[st
         when = parse_session_time(date_text)
         for item in items:
             caption = item.get("blip_caption")
-            turns.append(Turn(sample_id=sid, dia_id=str(item["dia_id"]),
-                              speaker=str(item["speaker"]), text=str(item["text"]), session=n,
-                              date_time=when, date_text=date_text,
-                              blip_caption=str(caption) if caption else None))
+            turns.append(
+                Turn(
+                    sample_id=sid,
+                    dia_id=str(item["dia_id"]),
+                    speaker=str(item["speaker"]),
+                    text=str(item["text"]),
+                    session=n,
+                    date_time=when,
+                    date_text=date_text,
+                    blip_caption=str(caption) if caption else None,
+                )
+            )
     dia_ids = [t.dia_id for t in turns]
     if len(set(dia_ids)) != len(dia_ids):
         raise ValueError(f"{sid}: repeated dia_id within the conversation")
@@ -184,10 +192,18 @@ def parse_sample(sample: Mapping[str, Any]) -> tuple[Conversation, list[tuple[st
         repaired += fixes
         dropped.extend((sid, i, tok) for tok in lost)
         answer = qa.get("answer", qa.get("adversarial_answer", ""))
-        questions.append(Question(
-            sample_id=sid, index=i, question=str(qa["question"]), answer=str(answer),
-            category=int(qa["category"]), evidence=tuple(source_id(sid, d) for d in ids),
-            raw_evidence=tuple(str(e) for e in qa.get("evidence") or []), dropped=lost))
+        questions.append(
+            Question(
+                sample_id=sid,
+                index=i,
+                question=str(qa["question"]),
+                answer=str(answer),
+                category=int(qa["category"]),
+                evidence=tuple(source_id(sid, d) for d in ids),
+                raw_evidence=tuple(str(e) for e in qa.get("evidence") or []),
+                dropped=lost,
+            )
+        )
     speakers = (str(conv.get("speaker_a", "")), str(conv.get("speaker_b", "")))
     return Conversation(sid, speakers, tuple(turns), tuple(questions)), dropped, repaired
 
@@ -209,9 +225,15 @@ def from_samples(samples: Sequence[Mapping[str, Any]]) -> Dataset:
         convs.append(conv)
         dropped.extend(lost)
         repaired += fixes
-    empty = tuple((q.sample_id, q.index, q.category) for c in convs for q in c.questions
-                  if not q.evidence)
-    report = DataReport(conversations=len(convs), turns=sum(len(c.turns) for c in convs),
-                        questions=sum(len(c.questions) for c in convs), dropped=tuple(dropped),
-                        repaired=repaired, empty_evidence=empty)
+    empty = tuple(
+        (q.sample_id, q.index, q.category) for c in convs for q in c.questions if not q.evidence
+    )
+    report = DataReport(
+        conversations=len(convs),
+        turns=sum(len(c.turns) for c in convs),
+        questions=sum(len(c.questions) for c in convs),
+        dropped=tuple(dropped),
+        repaired=repaired,
+        empty_evidence=empty,
+    )
     return Dataset(tuple(convs), report)

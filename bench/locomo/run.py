@@ -52,10 +52,8 @@ ABLATIONS: Mapping[str, Mapping[str, float]] = {
     "lexical_weight=0": {"lexical_weight": 0.0},
     "graph_weight=0": {"graph_weight": 0.0},
     "temporal_weight=0": {"temporal_weight": 0.0},
-    "no semantic at all (+blend_similarity=0)": {"semantic_weight": 0.0,
-                                                 "blend_similarity": 0.0},
-    "lexical + semantic only (graph, temporal 0)": {"graph_weight": 0.0,
-                                                    "temporal_weight": 0.0},
+    "no semantic at all (+blend_similarity=0)": {"semantic_weight": 0.0, "blend_similarity": 0.0},
+    "lexical + semantic only (graph, temporal 0)": {"graph_weight": 0.0, "temporal_weight": 0.0},
 }
 
 
@@ -92,9 +90,14 @@ class SystemRun:
 def latency_stats(values: Sequence[float]) -> dict[str, float | int]:
     if not values:
         return {"n": 0}
-    return {"n": len(values), "p50_ms": percentile(values, 50), "p95_ms": percentile(values, 95),
-            "p99_ms": percentile(values, 99), "mean_ms": sum(values) / len(values),
-            "max_ms": max(values)}
+    return {
+        "n": len(values),
+        "p50_ms": percentile(values, 50),
+        "p95_ms": percentile(values, 95),
+        "p99_ms": percentile(values, 99),
+        "mean_ms": sum(values) / len(values),
+        "max_ms": max(values),
+    }
 
 
 # -- the systems ----------------------------------------------------------------------------
@@ -102,12 +105,24 @@ def latency_stats(values: Sequence[float]) -> dict[str, float | int]:
 
 def retain_items(conv: Conversation) -> list[dict[str, Any]]:
     """One retain call's arguments per turn, in session order."""
-    return [{"text": t.indexed_text, "bank": conv.sample_id, "agent": AGENT,
-             "session": f"{conv.sample_id}:S{t.session}", "occurred_at": t.date_time,
-             "source_id": t.source_id, "source_kind": "message",
-             "metadata": {"speaker": t.speaker, "session": t.session,
-                          "date_time": t.date_text, "dia_id": t.dia_id}}
-            for t in conv.turns]
+    return [
+        {
+            "text": t.indexed_text,
+            "bank": conv.sample_id,
+            "agent": AGENT,
+            "session": f"{conv.sample_id}:S{t.session}",
+            "occurred_at": t.date_time,
+            "source_id": t.source_id,
+            "source_kind": "message",
+            "metadata": {
+                "speaker": t.speaker,
+                "session": t.session,
+                "date_time": t.date_text,
+                "dia_id": t.dia_id,
+            },
+        }
+        for t in conv.turns
+    ]
 
 
 def hits_to_turns(hits: Sequence[Any], depth: int = SCORE_DEPTH) -> list[str]:
@@ -118,8 +133,9 @@ def hits_to_turns(hits: Sequence[Any], depth: int = SCORE_DEPTH) -> list[str]:
     return first_unique((s for h in hits for s in h.evidence_source_ids), depth)
 
 
-def _mneme_recall(mem: Any, conv: Conversation, question: str, k: int,
-                  counts: dict[str, int] | None = None) -> tuple[list[str], float]:
+def _mneme_recall(
+    mem: Any, conv: Conversation, question: str, k: int, counts: dict[str, int] | None = None
+) -> tuple[list[str], float]:
     """Ranked turn ids and the wall time (ms) of the recall call (query embedding included)."""
     t0 = time.perf_counter()
     hits = mem.recall(question, bank=conv.sample_id, agent=AGENT, scope="collective", k=k)
@@ -127,9 +143,11 @@ def _mneme_recall(mem: Any, conv: Conversation, question: str, k: int,
     if counts is not None:
         counts["hits"] = counts.get("hits", 0) + len(hits)
         counts["hits_with_several_sources"] = counts.get("hits_with_several_sources", 0) + sum(
-            1 for h in hits if len(h.evidence_source_ids) > 1)
+            1 for h in hits if len(h.evidence_source_ids) > 1
+        )
         counts["family_folded_atoms"] = counts.get("family_folded_atoms", 0) + sum(
-            len(h.family) for h in hits)
+            len(h.family) for h in hits
+        )
     return hits_to_turns(hits), elapsed
 
 
@@ -141,15 +159,16 @@ def _warm_up(mem: Any, dataset: Dataset, clock: ReplayClock, k: int) -> None:
             mem.recall(q, bank=conv.sample_id, agent=AGENT, scope="collective", k=k)
 
 
-def ingest_mneme(mem: Any, dataset: Dataset, clock: ReplayClock,
-                 log: Callable[[str], None]) -> tuple[float, int]:
+def ingest_mneme(
+    mem: Any, dataset: Dataset, clock: ReplayClock, log: Callable[[str], None]
+) -> tuple[float, int]:
     """Retain every turn in batches of 64, session order; returns (seconds, units)."""
     seconds = 0.0
     units = 0
     for conv in dataset.conversations:
         items = retain_items(conv)
         for i in range(0, len(items), BATCH):
-            batch = items[i:i + BATCH]
+            batch = items[i : i + BATCH]
             clock.now = conv.turns[min(i + BATCH, len(items)) - 1].date_time
             t0 = time.perf_counter()
             results = mem.retain_many(batch)
@@ -159,11 +178,12 @@ def ingest_mneme(mem: Any, dataset: Dataset, clock: ReplayClock,
     return seconds, units
 
 
-def run_mneme(dataset: Dataset, embedder: Any, db_path: Path, k: int,
-              log: Callable[[str], None]) -> SystemRun:
-    from mneme import Memory  # noqa: PLC0415 - imported late so --systems bm25 stays light
+def run_mneme(
+    dataset: Dataset, embedder: Any, db_path: Path, k: int, log: Callable[[str], None]
+) -> SystemRun:
+    import psutil
 
-    import psutil  # noqa: PLC0415
+    from mneme import Memory
 
     clock = ReplayClock()
     run = SystemRun("mneme")
@@ -188,11 +208,19 @@ def run_mneme(dataset: Dataset, embedder: Any, db_path: Path, k: int,
         big = max(dataset.conversations, key=lambda c: len(c.turns))
         clock.now = question_time(big)
         k10 = [_mneme_recall(mem, big, q.question, 10)[1] for q in big.questions]
-        run.extra["target_latency"] = {"sample_id": big.sample_id, "turns": len(big.turns),
-                                       "k": 10, **latency_stats(k10)}
+        run.extra["target_latency"] = {
+            "sample_id": big.sample_id,
+            "turns": len(big.turns),
+            "k": 10,
+            **latency_stats(k10),
+        }
         stats = mem.stats()
-        run.extra["store"] = {"sources": stats.sources, "units": stats.units,
-                              "entities": stats.entities, "edges": stats.edges}
+        run.extra["store"] = {
+            "sources": stats.sources,
+            "units": stats.units,
+            "entities": stats.entities,
+            "edges": stats.edges,
+        }
     finally:
         mem.close()
     run.extra["db_bytes"] = sum(p.stat().st_size for p in db_path.parent.glob(db_path.name + "*"))
@@ -217,8 +245,9 @@ def run_dense(dataset: Dataset, embedder: Any) -> SystemRun:
     run = SystemRun("dense")
     for conv in dataset.conversations:
         t0 = time.perf_counter()
-        index = DenseIndex([t.source_id for t in conv.turns],
-                           [t.indexed_text for t in conv.turns], embedder)
+        index = DenseIndex(
+            [t.source_id for t in conv.turns], [t.indexed_text for t in conv.turns], embedder
+        )
         run.index_seconds += time.perf_counter() - t0
         lat = run.latency_ms.setdefault(conv.sample_id, [])
         for q in conv.questions:
@@ -228,10 +257,11 @@ def run_dense(dataset: Dataset, embedder: Any) -> SystemRun:
     return run
 
 
-def ablate(dataset: Dataset, embedder: Any, db_path: Path, k: int,
-           log: Callable[[str], None]) -> dict[str, dict[str, Any]]:
-    """Re-open the ingested store once per recall configuration and re-score recall@10."""
-    from mneme import Memory  # noqa: PLC0415
+def ablate(
+    dataset: Dataset, embedder: Any, db_path: Path, k: int, log: Callable[[str], None]
+) -> dict[str, dict[str, Any]]:
+    """Re-open the ingested store once per recall configuration; re-score categories 1-4."""
+    from mneme import Memory
 
     out: dict[str, dict[str, Any]] = {}
     for name, overrides in ABLATIONS.items():
@@ -243,7 +273,7 @@ def ablate(dataset: Dataset, embedder: Any, db_path: Path, k: int,
                 clock.now = question_time(conv)
                 lat = run.latency_ms.setdefault(conv.sample_id, [])
                 for q in conv.questions:
-                    if not q.evidence:
+                    if not q.evidence or q.category not in data_mod.HEADLINE_CATEGORIES:
                         continue
                     ranked, ms = _mneme_recall(mem, conv, q.question, k)
                     run.ranked[(q.sample_id, q.index)] = ranked
@@ -251,8 +281,11 @@ def ablate(dataset: Dataset, embedder: Any, db_path: Path, k: int,
         finally:
             mem.close()
         summary = summarize(score(dataset, run))
-        out[name] = {"overrides": dict(overrides), "summary": summary,
-                     "latency": latency_stats(run.all_latencies())}
+        out[name] = {
+            "overrides": dict(overrides),
+            "summary": summary,
+            "latency": latency_stats(run.all_latencies()),
+        }
         log(f"  ablation {name}: R@10 {_fmt(_get(summary, 'headline', 'recall@10'))}")
     return out
 
@@ -262,8 +295,11 @@ def ablate(dataset: Dataset, embedder: Any, db_path: Path, k: int,
 
 def score(dataset: Dataset, run: SystemRun) -> list[Any]:
     """Scored rows of every question with evidence (empty-evidence items are skipped)."""
-    return [score_question(q.category, q.evidence, run.ranked[(q.sample_id, q.index)])
-            for q in dataset.questions if q.evidence and (q.sample_id, q.index) in run.ranked]
+    return [
+        score_question(q.category, q.evidence, run.ranked[(q.sample_id, q.index)])
+        for q in dataset.questions
+        if q.evidence and (q.sample_id, q.index) in run.ranked
+    ]
 
 
 def _get(summary: Mapping[str, Any], group: str, key: str) -> float | None:
@@ -287,14 +323,24 @@ def _mark(ok: bool | None) -> str:
 
 
 def recall_table(summaries: Mapping[str, Mapping[str, Any]], categories: Sequence[int]) -> str:
-    head = ["system", *(f"R@{k}" for k in KS), "hit@10", "all@10",
-            *(f"c{c} R@10" for c in categories if c != 5), "c5 R@10 (apart)"]
+    head = [
+        "system",
+        *(f"R@{k}" for k in KS),
+        "hit@10",
+        "all@10",
+        *(f"c{c} R@10" for c in categories if c != 5),
+        "c5 R@10 (apart)",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, s in summaries.items():
-        row = [name, *(_fmt(_get(s, "headline", f"recall@{k}")) for k in KS),
-               _fmt(_get(s, "headline", "hit@10")), _fmt(_get(s, "headline", "all@10")),
-               *(_fmt(_get(s, f"category_{c}", "recall@10")) for c in categories if c != 5),
-               _fmt(_get(s, "category_5", "recall@10"))]
+        row = [
+            name,
+            *(_fmt(_get(s, "headline", f"recall@{k}")) for k in KS),
+            _fmt(_get(s, "headline", "hit@10")),
+            _fmt(_get(s, "headline", "all@10")),
+            *(_fmt(_get(s, f"category_{c}", "recall@10")) for c in categories if c != 5),
+            _fmt(_get(s, "category_5", "recall@10")),
+        ]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
@@ -303,12 +349,16 @@ def category_table(summaries: Mapping[str, Mapping[str, Any]], categories: Seque
     head = ["category", "n", *(f"{name} R@{k}" for name in summaries for k in (5, 10, 20))]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     groups = [("headline", "1-4 (headline)")] + [
-        (f"category_{c}", f"{c} {CATEGORY_NAMES.get(c, '')}") for c in categories]
+        (f"category_{c}", f"{c} {CATEGORY_NAMES.get(c, '')}") for c in categories
+    ]
     for key, label in groups:
         first = next(iter(summaries.values()))
         n = first.get(key, {}).get("n", 0)
-        row = [label, str(n), *(_fmt(_get(s, key, f"recall@{k}")) for s in summaries.values()
-                                for k in (5, 10, 20))]
+        row = [
+            label,
+            str(n),
+            *(_fmt(_get(s, key, f"recall@{k}")) for s in summaries.values() for k in (5, 10, 20)),
+        ]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
@@ -318,15 +368,17 @@ def perf_table(perf: Mapping[str, Any]) -> str:
     for label, value, metric in perf["rows"]:
         if metric:
             op, bar, _ = TARGETS[metric]
-            lines.append(f"| {label} | {value} | {op} {bar:g} | "
-                         f"{_mark(perf['targets'][metric]['pass'])} |")
+            lines.append(
+                f"| {label} | {value} | {op} {bar:g} | {_mark(perf['targets'][metric]['pass'])} |"
+            )
         else:
             lines.append(f"| {label} | {value} | | |")
     return "\n".join(lines)
 
 
-def build_perf(runs: Mapping[str, SystemRun], turns: int, k: int,
-               summaries: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def build_perf(
+    runs: Mapping[str, SystemRun], turns: int, k: int, summaries: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
     rows: list[tuple[str, str, str | None]] = []
     targets: dict[str, dict[str, Any]] = {}
     m = runs.get("mneme")
@@ -342,58 +394,88 @@ def build_perf(runs: Mapping[str, SystemRun], turns: int, k: int,
         }
         rows += [
             ("mneme recall@10 (cats 1-4)", _fmt(r10), "recall@10"),
-            (f"mneme ingest ({turns} turns, {m.extra['units']} units, batches of {BATCH})",
-             f"{_fmt(rate, 1)} turns/s ({m.index_seconds:.1f} s)", "ingest_turns_per_s"),
-            (f"mneme recall p95, {tgt['sample_id']} alone ({tgt['turns']} turns, "
-             f"{tgt['n']} q, k=10)",
-             f"{_fmt(tgt.get('p95_ms'), 1)} ms (p50 {_fmt(tgt.get('p50_ms'), 1)}, "
-             f"p99 {_fmt(tgt.get('p99_ms'), 1)})", "p95_ms"),
-            (f"mneme recall latency, all {lat['n']} questions, k={k} (p50 / p95 / p99)",
-             f"{_fmt(lat.get('p50_ms'), 1)} / {_fmt(lat.get('p95_ms'), 1)} / "
-             f"{_fmt(lat.get('p99_ms'), 1)} ms", None),
+            (
+                f"mneme ingest ({turns} turns, {m.extra['units']} units, batches of {BATCH})",
+                f"{_fmt(rate, 1)} turns/s ({m.index_seconds:.1f} s)",
+                "ingest_turns_per_s",
+            ),
+            (
+                f"mneme recall p95, {tgt['sample_id']} alone ({tgt['turns']} turns, "
+                f"{tgt['n']} q, k=10)",
+                f"{_fmt(tgt.get('p95_ms'), 1)} ms (p50 {_fmt(tgt.get('p50_ms'), 1)}, "
+                f"p99 {_fmt(tgt.get('p99_ms'), 1)})",
+                "p95_ms",
+            ),
+            (
+                f"mneme recall latency, all {lat['n']} questions, k={k} (p50 / p95 / p99)",
+                f"{_fmt(lat.get('p50_ms'), 1)} / {_fmt(lat.get('p95_ms'), 1)} / "
+                f"{_fmt(lat.get('p99_ms'), 1)} ms",
+                None,
+            ),
         ]
         for sid, xs in m.latency_ms.items():
             s = latency_stats(xs)
-            rows.append((f"  {sid} (p50 / p95)",
-                         f"{_fmt(s.get('p50_ms'), 1)} / {_fmt(s.get('p95_ms'), 1)} ms", None))
-        rows.append(("mneme store file (SQLite + WAL)", f"{m.extra['db_bytes'] / 2**20:.1f} MB",
-                     None))
+            rows.append(
+                (
+                    f"  {sid} (p50 / p95)",
+                    f"{_fmt(s.get('p50_ms'), 1)} / {_fmt(s.get('p95_ms'), 1)} ms",
+                    None,
+                )
+            )
+        rows.append(
+            ("mneme store file (SQLite + WAL)", f"{m.extra['db_bytes'] / 2**20:.1f} MB", None)
+        )
     for name in ("bm25", "dense"):
         r = runs.get(name)
         if r is None:
             continue
         s = latency_stats(r.all_latencies())
-        rows.append((f"{name} index build ({turns} turns)",
-                     f"{r.index_seconds:.2f} s ({_fmt(turns / max(r.index_seconds, 1e-9), 0)} "
-                     "turns/s)", None))
-        rows.append((f"{name} query latency (p50 / p95 / p99)",
-                     f"{_fmt(s.get('p50_ms'), 2)} / {_fmt(s.get('p95_ms'), 2)} / "
-                     f"{_fmt(s.get('p99_ms'), 2)} ms", None))
+        rows.append(
+            (
+                f"{name} index build ({turns} turns)",
+                f"{r.index_seconds:.2f} s ({_fmt(turns / max(r.index_seconds, 1e-9), 0)} turns/s)",
+                None,
+            )
+        )
+        rows.append(
+            (
+                f"{name} query latency (p50 / p95 / p99)",
+                f"{_fmt(s.get('p50_ms'), 2)} / {_fmt(s.get('p95_ms'), 2)} / "
+                f"{_fmt(s.get('p99_ms'), 2)} ms",
+                None,
+            )
+        )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
     rows.append(("peak RSS of the benchmark process (ru_maxrss)", f"{peak:.0f} MB", None))
     return {"rows": rows, "targets": targets, "peak_rss_mb": peak}
 
 
 def ablation_table(ablation: Mapping[str, Mapping[str, Any]]) -> str:
-    lines = ["| recall config | R@10 (1-4) | Δ vs default | c1 | c2 | c3 | c4 | c5 | p95 ms |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| recall config | R@10 (1-4) | Δ vs default | c1 | c2 | c3 | c4 | p95 ms (k=50) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     base = _get(ablation["default"]["summary"], "headline", "recall@10") or 0.0
     for name, res in ablation.items():
         s = res["summary"]
         r10 = _get(s, "headline", "recall@10")
         delta = "" if name == "default" or r10 is None else f"{r10 - base:+.3f}"
-        cats = [_fmt(_get(s, f"category_{c}", "recall@10")) for c in (1, 2, 3, 4, 5)]
-        lines.append(f"| {name} | {_fmt(r10)} | {delta} | " + " | ".join(cats)
-                     + f" | {_fmt(res['latency'].get('p95_ms'), 1)} |")
+        cats = [_fmt(_get(s, f"category_{c}", "recall@10")) for c in data_mod.HEADLINE_CATEGORIES]
+        lines.append(
+            f"| {name} | {_fmt(r10)} | {delta} | "
+            + " | ".join(cats)
+            + f" | {_fmt(res['latency'].get('p95_ms'), 1)} |"
+        )
     return "\n".join(lines)
 
 
-def plot(summaries: Mapping[str, Mapping[str, Any]], categories: Sequence[int],
-         path: Path, title: str) -> None:
-    import matplotlib  # noqa: PLC0415
+def plot(
+    summaries: Mapping[str, Mapping[str, Any]], categories: Sequence[int], path: Path, title: str
+) -> None:
+    import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
+    import matplotlib.pyplot as plt
 
     fig, (bars, curve) = plt.subplots(1, 2, figsize=(13, 4.8))
     groups = ["headline", *(f"category_{c}" for c in categories)]
@@ -405,8 +487,9 @@ def plot(summaries: Mapping[str, Mapping[str, Any]], categories: Sequence[int],
         bars.bar(xs, ys, width, label=name)
         ks = sorted(int(k) for k in s["curve"])
         curve.plot(ks, [s["curve"][k] for k in ks], marker="o", markersize=3, label=name)
-    bars.axhline(TARGETS["recall@10"][1], color="grey", linestyle="--", linewidth=1,
-                 label="target R@10")
+    bars.axhline(
+        TARGETS["recall@10"][1], color="grey", linestyle="--", linewidth=1, label="target R@10"
+    )
     bars.set_xticks(range(len(groups)), labels, rotation=20)
     bars.set_ylabel("recall@10 (fractional)")
     bars.set_ylim(0, 1)
@@ -426,36 +509,67 @@ def plot(summaries: Mapping[str, Mapping[str, Any]], categories: Sequence[int],
 
 def environment() -> dict[str, Any]:
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, check=False, timeout=10).stdout.strip() or None
+        commit = (
+            subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"],
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=10,
+            ).stdout.strip()
+            or None
+        )
     except (OSError, subprocess.SubprocessError):
         commit = None
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:
         cpus = os.cpu_count() or 1
-    return {"python": platform.python_version(), "platform": platform.platform(),
-            "cpus": cpus, "git_commit": commit}
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": cpus,
+        "git_commit": commit,
+    }
 
 
 # -- the entry point ------------------------------------------------------------------------
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m bench.locomo.run", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m bench.locomo.run",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--data", default=str(data_mod.DEFAULT_DATA), help="LoCoMo JSON list")
-    p.add_argument("--limit-conversations", type=int, default=None, metavar="N",
-                   help="only the first N conversations (quick runs)")
-    p.add_argument("--systems", default=",".join(SYSTEMS),
-                   help="comma-separated subset of mneme,bm25,dense")
-    p.add_argument("--mneme-k", type=int, default=50,
-                   help="k asked of mneme.recall before mapping hits to turns (default 50)")
-    p.add_argument("--ablate", action="store_true",
-                   help="also re-score mneme with each recall channel's weight zeroed in turn")
+    p.add_argument(
+        "--limit-conversations",
+        type=int,
+        default=None,
+        metavar="N",
+        help="only the first N conversations (quick runs)",
+    )
+    p.add_argument(
+        "--systems", default=",".join(SYSTEMS), help="comma-separated subset of mneme,bm25,dense"
+    )
+    p.add_argument(
+        "--mneme-k",
+        type=int,
+        default=50,
+        help="k asked of mneme.recall before mapping hits to turns (default 50)",
+    )
+    p.add_argument(
+        "--ablate",
+        action="store_true",
+        help="also re-score mneme with each recall channel's weight zeroed in turn",
+    )
     p.add_argument("--out", default=str(RESULTS_DIR), help="directory for the report files")
-    p.add_argument("--dump-questions", action="store_true",
-                   help="also write every question's ranked turns (…-questions.jsonl)")
+    p.add_argument(
+        "--dump-questions",
+        action="store_true",
+        help="also write every question's ranked turns (…-questions.jsonl)",
+    )
     args = p.parse_args(argv)
     args.system_list = [s.strip() for s in args.systems.split(",") if s.strip()]
     unknown = set(args.system_list) - set(SYSTEMS)
@@ -477,12 +591,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     dataset = data_mod.load(args.data, limit=args.limit_conversations)
     rep = dataset.report
-    _log(f"LoCoMo: {rep.conversations} conversations, {rep.turns} turns, {rep.questions} "
-         f"questions; {len(rep.dropped)} evidence ids dropped, {len(rep.empty_evidence)} "
-         "questions without evidence skipped")
+    _log(
+        f"LoCoMo: {rep.conversations} conversations, {rep.turns} turns, {rep.questions} "
+        f"questions; {len(rep.dropped)} evidence ids dropped, {len(rep.empty_evidence)} "
+        "questions without evidence skipped"
+    )
     embedder = None
     if {"mneme", "dense"} & set(args.system_list):
-        from mneme.embed import MiniLMEmbedder  # noqa: PLC0415
+        from mneme.embed import MiniLMEmbedder
 
         embedder = MiniLMEmbedder()
         embedder.embed(["load the model before any timing"])
@@ -512,48 +628,86 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(md)
     stem.with_suffix(".md").write_text(md + "\n", encoding="utf-8")
     record = {
-        "date": today, "data": str(args.data), "environment": environment(),
-        "rules": {"headline_categories": list(data_mod.HEADLINE_CATEGORIES), "ks": list(KS),
-                  "recall": "fractional |E ∩ R_k| / |E|, turn level, per conversation",
-                  "skipped_empty_evidence": [list(x) for x in rep.empty_evidence],
-                  "dropped_evidence": [list(x) for x in rep.dropped],
-                  "repaired_evidence_tokens": rep.repaired,
-                  "indexed_text": "Speaker: text [+ ' [shares a photo: <blip_caption>]']",
-                  "bm25_tokenizer": "text.lower().split()", "mneme_k": args.mneme_k},
-        "dataset": {"conversations": rep.conversations, "turns": rep.turns,
-                    "questions": rep.questions},
-        "systems": {name: {"summary": summaries[name],
-                           "latency": latency_stats(run.all_latencies()),
-                           "latency_by_conversation": {sid: latency_stats(xs) for sid, xs
-                                                       in run.latency_ms.items()},
-                           "index_seconds": run.index_seconds, **run.extra}
-                    for name, run in runs.items()},
-        "targets": {m: {"op": op, "bar": bar, "what": what, **perf["targets"].get(m, {})}
-                    for m, (op, bar, what) in TARGETS.items()},
+        "date": today,
+        "data": str(args.data),
+        "environment": environment(),
+        "rules": {
+            "headline_categories": list(data_mod.HEADLINE_CATEGORIES),
+            "ks": list(KS),
+            "recall": "fractional |E ∩ R_k| / |E|, turn level, per conversation",
+            "skipped_empty_evidence": [list(x) for x in rep.empty_evidence],
+            "dropped_evidence": [list(x) for x in rep.dropped],
+            "repaired_evidence_tokens": rep.repaired,
+            "indexed_text": "Speaker: text [+ ' [shares a photo: <blip_caption>]']",
+            "bm25_tokenizer": "text.lower().split()",
+            "mneme_k": args.mneme_k,
+        },
+        "dataset": {
+            "conversations": rep.conversations,
+            "turns": rep.turns,
+            "questions": rep.questions,
+        },
+        "systems": {
+            name: {
+                "summary": summaries[name],
+                "latency": latency_stats(run.all_latencies()),
+                "latency_by_conversation": {
+                    sid: latency_stats(xs) for sid, xs in run.latency_ms.items()
+                },
+                "index_seconds": run.index_seconds,
+                **run.extra,
+            }
+            for name, run in runs.items()
+        },
+        "targets": {
+            m: {"op": op, "bar": bar, "what": what, **perf["targets"].get(m, {})}
+            for m, (op, bar, what) in TARGETS.items()
+        },
         "peak_rss_mb": perf["peak_rss_mb"],
         "ablation": ablation,
         "wall_seconds": time.perf_counter() - started,
     }
-    stem.with_suffix(".json").write_text(json.dumps(record, indent=2, default=str) + "\n",
-                                         encoding="utf-8")
-    plot(summaries, categories, stem.with_suffix(".png"),
-         f"LoCoMo evidence recall ({rep.conversations} conversations, {today})")
+    stem.with_suffix(".json").write_text(
+        json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8"
+    )
+    plot(
+        summaries,
+        categories,
+        stem.with_suffix(".png"),
+        f"LoCoMo evidence recall ({rep.conversations} conversations, {today})",
+    )
     if args.dump_questions:
         with (out_dir / f"locomo-{today}-questions.jsonl").open("w", encoding="utf-8") as fh:
             for q in dataset.questions:
-                fh.write(json.dumps({
-                    "sample_id": q.sample_id, "index": q.index, "category": q.category,
-                    "question": q.question, "answer": q.answer, "evidence": list(q.evidence),
-                    "ranked": {n: r.ranked.get((q.sample_id, q.index)) for n, r in runs.items()},
-                }) + "\n")
+                fh.write(
+                    json.dumps(
+                        {
+                            "sample_id": q.sample_id,
+                            "index": q.index,
+                            "category": q.category,
+                            "question": q.question,
+                            "answer": q.answer,
+                            "evidence": list(q.evidence),
+                            "ranked": {
+                                n: r.ranked.get((q.sample_id, q.index)) for n, r in runs.items()
+                            },
+                        }
+                    )
+                    + "\n"
+                )
     _log(f"wrote {stem}.md, .json, .png in {time.perf_counter() - started:.0f} s")
     return 0
 
 
-def render(dataset: Dataset, summaries: Mapping[str, Mapping[str, Any]],
-           categories: Sequence[int], perf: Mapping[str, Any],
-           ablation: Mapping[str, Mapping[str, Any]] | None, args: argparse.Namespace,
-           today: str) -> str:
+def render(
+    dataset: Dataset,
+    summaries: Mapping[str, Mapping[str, Any]],
+    categories: Sequence[int],
+    perf: Mapping[str, Any],
+    ablation: Mapping[str, Mapping[str, Any]] | None,
+    args: argparse.Namespace,
+    today: str,
+) -> str:
     rep = dataset.report
     n_head = sum(1 for q in dataset.questions if q.evidence and q.category in (1, 2, 3, 4))
     dropped = ", ".join(f"{s} q{i} {tok!r}" for s, i, tok in rep.dropped) or "none"
@@ -588,10 +742,15 @@ def render(dataset: Dataset, summaries: Mapping[str, Mapping[str, Any]],
         perf_table(perf),
     ]
     if ablation:
-        parts += ["", "## Ablation (mneme recall config, same store)", "",
-                  "Zeroing a channel's weight removes it from RRF; the semantic similarity "
-                  "still enters the rerank blend unless blend_similarity is zeroed too.", "",
-                  ablation_table(ablation)]
+        parts += [
+            "",
+            "## Ablation (mneme recall config, same store)",
+            "",
+            "Zeroing a channel's weight removes it from RRF; the semantic similarity "
+            "still enters the rerank blend unless blend_similarity is zeroed too.",
+            "",
+            ablation_table(ablation),
+        ]
     return "\n".join(parts)
 
 

@@ -56,8 +56,12 @@ class Scored:
 
 def score_question(category: int, evidence: Sequence[str], ranked: Sequence[str]) -> Scored:
     ranked = first_unique(ranked)
-    return Scored(category, {k: recall_at(evidence, ranked, k) for k in CURVE_KS},
-                  hit_at(evidence, ranked, 10), all_at(evidence, ranked, 10))
+    return Scored(
+        category,
+        {k: recall_at(evidence, ranked, k) for k in CURVE_KS},
+        hit_at(evidence, ranked, 10),
+        all_at(evidence, ranked, 10),
+    )
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -71,7 +75,8 @@ def summarize(rows: Sequence[Scored]) -> dict[str, object]:
     "all@10"}; plus ``curve``: headline recall@k for k = 1..20.
     """
     groups: dict[str, list[Scored]] = {
-        "headline": [r for r in rows if r.category in HEADLINE_CATEGORIES]}
+        "headline": [r for r in rows if r.category in HEADLINE_CATEGORIES]
+    }
     for cat in sorted({r.category for r in rows}):
         groups[f"category_{cat}"] = [r for r in rows if r.category == cat]
     out: dict[str, object] = {}

@@ -14,6 +14,7 @@ from mneme import validate
 from mneme.config import Config
 from mneme.core.chain import ChainReport, verify_chain
 from mneme.core.model import (
+    AddStatus,
     Agent,
     Bank,
     Edge,
@@ -29,6 +30,7 @@ from mneme.embed.protocol import Embedder
 from mneme.errors import InvalidInput, NotFound
 from mneme.read.recall import Recaller
 from mneme.store.protocol import Filters, Store, StoreStats
+from mneme.write.buffer import IngestBuffer
 from mneme.write.retain import Retainer
 
 #: An agent silent for longer than this is counted as hidden_stale in the roster.
@@ -81,6 +83,9 @@ class Memory:
         self.clock = clock
         self._retainer = Retainer(store, embedder, config, clock)
         self._recaller = Recaller(store, embedder, config.recall, clock)
+        self._buffer = IngestBuffer(store, self._retainer, clock)
+        if not config.read_only:
+            self._buffer.recover()  # accepted writes a previous process did not finish
 
     @classmethod
     def open(
@@ -110,6 +115,7 @@ class Memory:
         return cls(store, embedder, cfg, clock or _utcnow)
 
     def close(self) -> None:
+        self._buffer.close()
         self._recaller.close()
         self.store.close()
 
@@ -136,28 +142,49 @@ class Memory:
         supersedes: Iterable[str] | str | None = None,
         visibility: str = "shared",
         metadata: Mapping[str, Any] | None = None,
+        wait: float | None = None,
     ) -> RetainResult:
         """Keep what happened: store the source, atomize it, and link what it says.
+
+        ``wait=None`` does the work before returning. A number uses the ingest buffer: the input
+        is validated and persisted, then the finished result comes back if it is done within
+        ``wait`` seconds, else ``status="accepted"`` with a ``pending_id`` for
+        ``get_add_status``.
 
         Raises:
             InvalidInput: empty or oversized text, NUL bytes, a bad id, time or trust.
             Conflict: ``source_id`` already holds different text.
         """
-        plan = self._retainer.plan(
-            text,
-            bank=bank,
-            agent=agent,
-            session=session,
-            occurred_at=occurred_at,
-            mentioned_at=mentioned_at,
-            source_id=source_id,
-            source_kind=source_kind,
-            trust=trust,
-            supersedes=supersedes,
-            visibility=visibility,
-            metadata=metadata,
-        )
-        return self._retainer.run([plan])[0]
+        args: dict[str, Any] = {
+            "text": text,
+            "bank": bank,
+            "agent": agent,
+            "session": session,
+            "occurred_at": occurred_at,
+            "mentioned_at": mentioned_at,
+            "source_id": source_id,
+            "source_kind": source_kind,
+            "trust": trust,
+            "supersedes": list(supersedes)
+            if supersedes and not isinstance(supersedes, str)
+            else supersedes,
+            "visibility": visibility,
+            "metadata": metadata,
+        }
+        if wait is not None:
+            if isinstance(wait, bool) or not isinstance(wait, int | float) or wait < 0:
+                raise InvalidInput(f"wait must be a number of seconds >= 0, not {wait!r}")
+            return self._buffer.submit(args, float(wait))
+        text_arg = args.pop("text")
+        return self._retainer.run([self._retainer.plan(text_arg, **args)])[0]
+
+    def get_add_status(self, pending_id: str) -> AddStatus:
+        """Where an accepted write stands: pending, processing, done (with result) or failed.
+
+        Raises:
+            NotFound: no accepted write has this id.
+        """
+        return self._buffer.status(validate.ident(pending_id, "pending_id"))
 
     def retain_many(self, items: Iterable[Mapping[str, Any]]) -> list[RetainResult]:
         """Retain many inputs with one embedding batch and one transaction (bulk import).

@@ -259,6 +259,17 @@ class RetainResult:
 
 
 @dataclass(frozen=True, slots=True)
+class AddStatus:
+    """Where an accepted write stands: pending, processing, done (with its result) or failed."""
+
+    pending_id: str
+    status: str
+    result: RetainResult | None = None
+    error: str | None = None
+    attempts: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class ConflictRef:
     conflict_id: str | None
     unit_id: str

@@ -113,6 +113,21 @@ class EmbeddingRow:
 
 
 @dataclass(frozen=True, slots=True)
+class QueueItem:
+    """One accepted write waiting in the ingest buffer."""
+
+    id: str
+    bank_id: str
+    payload: Mapping[str, Any]
+    status: str  # pending | processing | done | failed
+    attempts: int
+    created_at: dt.datetime
+    updated_at: dt.datetime
+    result: Mapping[str, Any] | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class StoreStats:
     banks: int
     sources: int
@@ -170,9 +185,7 @@ class Store(Protocol):
     def edges_of(self, viewer: Viewer, unit_id: str) -> list[Edge]: ...
 
     # embeddings (stored with their model identity; the vector index derives from them)
-    def put_embedding(
-        self, bank_id: str, unit_id: str, model: str, vector: Vector
-    ) -> None: ...
+    def put_embedding(self, bank_id: str, unit_id: str, model: str, vector: Vector) -> None: ...
     def iter_for_embedding(
         self, bank_id: str | None, model: str, batch: int
     ) -> Iterator[list[EmbeddingRow]]: ...
@@ -193,6 +206,20 @@ class Store(Protocol):
     def graph_links(
         self, viewer: Viewer, unit_ids: Sequence[str], filters: Filters, limit: int
     ) -> list[Link]: ...
+
+    # the ingest buffer: persisted before acknowledged, done in the write's own transaction
+    def enqueue(self, item: QueueItem) -> None: ...
+    def claim_queued(self, now: dt.datetime) -> QueueItem | None: ...  # oldest pending
+    def finish_queued(
+        self,
+        item_id: str,
+        status: str,
+        result: Mapping[str, Any] | None,
+        error: str | None,
+        now: dt.datetime,
+    ) -> None: ...
+    def get_queued(self, item_id: str) -> QueueItem | None: ...
+    def requeue_processing(self, now: dt.datetime) -> int: ...  # crash recovery
 
     # audit: append-only, hash-chained
     def audit(

@@ -168,11 +168,15 @@ class Retainer:
     # -- execution ----------------------------------------------------------------------
 
     def run(self, plans: Sequence[Plan]) -> list[RetainResult]:
-        self._embed(plans)
+        self.prepare(plans)
+        return self.commit(plans)
+
+    def commit(self, plans: Sequence[Plan]) -> list[RetainResult]:
+        """Write prepared plans in one transaction (nested in the caller's, if any)."""
         with self.store.transaction():
             return [self._commit(plan) for plan in plans]
 
-    def _embed(self, plans: Sequence[Plan]) -> None:
+    def prepare(self, plans: Sequence[Plan]) -> None:
         """One batch for every atom not already stored (a repeat needs no new vector)."""
         todo: dict[str, str] = {}
         for plan in plans:

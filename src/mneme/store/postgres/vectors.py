@@ -20,21 +20,19 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Sequence
-
 import numpy as np
 from psycopg import sql
 
 from mneme.core.model import Viewer
 from mneme.store.postgres.database import Database
 from mneme.store.postgres.scoping import where
-from mneme.store.protocol import Filters
+from mneme.store.protocol import Filters, Vector
 
 #: Candidate list size of the HNSW search (pgvector's default is 40).
 EF_SEARCH = 100
 
 
-def literal(vector: Sequence[float] | np.ndarray) -> str:
+def literal(vector: Vector) -> str:
     """A vector as pgvector's text form; float32 values round-trip exactly through '%.9g'."""
     values = np.asarray(vector, dtype=np.float32).ravel()
     return "[" + ",".join(format(float(x), ".9g") for x in values) + "]"
@@ -77,7 +75,7 @@ class VectorIndexes:
             self._known.add(name)
 
 
-def semantic_query(viewer: Viewer, vector: Sequence[float] | np.ndarray, model: str,
+def semantic_query(viewer: Viewer, vector: Vector, model: str,
                    filters: Filters, limit: int) -> tuple[sql.Composed, list[object]]:
     """The semantic channel's SQL: scope and filters inside, ordered by the indexed distance."""
     dim = len(vector)

@@ -35,6 +35,7 @@ from mneme.store.protocol import (
     Link,
     Scored,
     StoreStats,
+    QueueItem,
     UnitChanges,
     Vector,
 )
@@ -355,9 +356,7 @@ class SQLiteStore:
             unit.bank_id, unit.agent_id, "unit.put", unit.id, None, unit_summary(unit), "retain"
         )
 
-    def _store_vector(
-        self, bank_id: str, unit_id: str, model: str, vector: Vector
-    ) -> None:
+    def _store_vector(self, bank_id: str, unit_id: str, model: str, vector: Vector) -> None:
         blob = vector_bytes(vector)
         self._w(
             "INSERT INTO embeddings (bank_id, unit_id, model, dim, vector) "
@@ -652,9 +651,7 @@ class SQLiteStore:
 
     # -- embeddings ---------------------------------------------------------------------
 
-    def put_embedding(
-        self, bank_id: str, unit_id: str, model: str, vector: Vector
-    ) -> None:
+    def put_embedding(self, bank_id: str, unit_id: str, model: str, vector: Vector) -> None:
         before = self._one(bank_id, unit_id)
         self._store_vector(bank_id, unit_id, model, vector)
         self._w(
@@ -857,6 +854,56 @@ class SQLiteStore:
         links.extend(Link(a, b, "SOURCE", 0.5, sid) for a, b, sid in rows)
         return links
 
+    # -- ingest buffer ------------------------------------------------------------------
+
+    def enqueue(self, item: QueueItem) -> None:
+        self._w(
+            "INSERT INTO ingest_queue (bank_id, id, payload, status, attempts, created_at, "
+            "updated_at) VALUES (?, ?, ?, 'pending', 0, ?, ?)",
+            (
+                item.bank_id,
+                item.id,
+                dumps(dict(item.payload)),
+                ts(item.created_at),
+                ts(item.created_at),
+            ),
+        )
+
+    def claim_queued(self, now: dt.datetime) -> QueueItem | None:
+        rows = self._w(
+            "UPDATE ingest_queue SET status = 'processing', attempts = attempts + 1, "
+            "updated_at = ? WHERE id = (SELECT id FROM ingest_queue WHERE status = 'pending' "
+            f"ORDER BY created_at, id LIMIT 1) RETURNING {_QUEUE_COLS}",
+            (ts(now),),
+        ).fetchall()
+        return _queue_item(rows[0]) if rows else None
+
+    def finish_queued(
+        self,
+        item_id: str,
+        status: str,
+        result: Mapping[str, Any] | None,
+        error: str | None,
+        now: dt.datetime,
+    ) -> None:
+        self._w(
+            "UPDATE ingest_queue SET status = ?, result = ?, error = ?, updated_at = ? "
+            "WHERE id = ?",
+            (status, None if result is None else dumps(dict(result)), error, ts(now), item_id),
+        )
+
+    def get_queued(self, item_id: str) -> QueueItem | None:
+        rows = self.db.query(f"SELECT {_QUEUE_COLS} FROM ingest_queue WHERE id = ?", (item_id,))
+        return _queue_item(rows[0]) if rows else None
+
+    def requeue_processing(self, now: dt.datetime) -> int:
+        cur = self._w(
+            "UPDATE ingest_queue SET status = 'pending', updated_at = ? "
+            "WHERE status = 'processing'",
+            (ts(now),),
+        )
+        return int(cur.rowcount)
+
     # -- audit --------------------------------------------------------------------------
 
     def audit(
@@ -936,6 +983,23 @@ class SQLiteStore:
             "SELECT seq, hash, count FROM audit_head WHERE bank_id = ?", (bank_id,)
         )
         return (int(rows[0][0]), str(rows[0][1]), int(rows[0][2])) if rows else None
+
+
+_QUEUE_COLS = "id, bank_id, payload, status, attempts, created_at, updated_at, result, error"
+
+
+def _queue_item(r: Sequence[Any]) -> QueueItem:
+    return QueueItem(
+        id=r[0],
+        bank_id=r[1],
+        payload=loads(r[2], {}),
+        status=r[3],
+        attempts=int(r[4]),
+        created_at=parse_ts(r[5]) or _epoch(),
+        updated_at=parse_ts(r[6]) or _epoch(),
+        result=loads(r[7]),
+        error=r[8],
+    )
 
 
 def _loads_lenient(value: str | None) -> Any:

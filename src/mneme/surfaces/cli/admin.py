@@ -17,9 +17,17 @@ def banks() -> None:
     """List the banks of the store."""
     state = get_state()
     found = state.open().banks()
-    state.emit({"banks": found}, lambda: [
-        f"{b.id}  created {b.created_at.isoformat(timespec='seconds')}"
-        + (f"  ({b.name})" if b.name != b.id else "") for b in found] or ["no banks yet"])
+    state.emit(
+        {"banks": found},
+        lambda: (
+            [
+                f"{b.id}  created {b.created_at.isoformat(timespec='seconds')}"
+                + (f"  ({b.name})" if b.name != b.id else "")
+                for b in found
+            ]
+            or ["no banks yet"]
+        ),
+    )
 
 
 @click.command()
@@ -31,8 +39,11 @@ def agents(bank: str) -> None:
     roster = state.open().roster(bank)
 
     def text() -> list[str]:
-        lines = [f"{a.id}  last seen {a.last_seen.isoformat(timespec='seconds')}  {a.status}"
-                 + (f"  on {a.host}" if a.host else "") for a in roster.live]
+        lines = [
+            f"{a.id}  last seen {a.last_seen.isoformat(timespec='seconds')}  {a.status}"
+            + (f"  on {a.host}" if a.host else "")
+            for a in roster.live
+        ]
         return [*(lines or ["no live agents"]), f"{roster.hidden_stale} quiet (hidden_stale)"]
 
     state.emit({"bank": bank, "live": roster.live, "hidden_stale": roster.hidden_stale}, text)
@@ -40,8 +51,14 @@ def agents(bank: str) -> None:
 
 @click.command()
 @click.option("--bank", "-b", help="Only this bank (default: every bank).")
-@click.option("--batch", "batch_size", type=click.IntRange(1, 10_000), default=64,
-              show_default=True, help="Memories embedded at a time.")
+@click.option(
+    "--batch",
+    "batch_size",
+    type=click.IntRange(1, 10_000),
+    default=64,
+    show_default=True,
+    help="Memories embedded at a time.",
+)
 @output_options
 def reembed(bank: str | None, batch_size: int) -> None:
     """Embed every memory that has no vector from the configured embedder."""
@@ -51,8 +68,10 @@ def reembed(bank: str | None, batch_size: int) -> None:
     with progress(state, mem.stats().units, "re-embedding") as bar:
         done = mem.reembed(bank=bank, batch=batch_size, progress=bar.update)
     model = mem.embedder.model_id
-    state.emit({"reembedded": done, "model": model, "bank": bank},
-               lambda: [f"re-embedded {done} memories with {model}"])
+    state.emit(
+        {"reembedded": done, "model": model, "bank": bank},
+        lambda: [f"re-embedded {done} memories with {model}"],
+    )
 
 
 # -- db -----------------------------------------------------------------------------------
@@ -84,9 +103,14 @@ def migrate() -> None:
     mem = state.open()
     applied = _migrate(mem)
     version = _schema_version(mem)
-    state.emit({"applied": applied, "version": version}, lambda: [
-        f"applied {', '.join(map(str, applied))}; now at version {version}" if applied
-        else f"up to date (schema version {version})"])
+    state.emit(
+        {"applied": applied, "version": version},
+        lambda: [
+            f"applied {', '.join(map(str, applied))}; now at version {version}"
+            if applied
+            else f"up to date (schema version {version})"
+        ],
+    )
 
 
 @db.command()
@@ -118,14 +142,17 @@ def verify(bank: str | None) -> None:
     message = ""
     if broken:
         b, r = next(iter(broken.items()))
-        message = (f"the audit chain of bank {b!r} is broken at record {r.first_bad_seq}: "
-                   f"{r.problem}")
+        message = (
+            f"the audit chain of bank {b!r} is broken at record {r.first_bad_seq}: {r.problem}"
+        )
         payload["error"] = {"code": "audit_broken", "message": message}
 
     def text() -> list[str]:
-        return [f"{b}: {'ok' if r.ok else 'BROKEN'}  {r.records} records"
-                + ("" if r.ok else f"  first bad record {r.first_bad_seq}: {r.problem}")
-                for b, r in reports.items()] or ["no audit records"]
+        return [
+            f"{b}: {'ok' if r.ok else 'BROKEN'}  {r.records} records"
+            + ("" if r.ok else f"  first bad record {r.first_bad_seq}: {r.problem}")
+            for b, r in reports.items()
+        ] or ["no audit records"]
 
     state.emit(payload, text)
     if broken:
@@ -140,10 +167,14 @@ def stats() -> None:
     """Counts of banks, sources, memories, entities, edges and embeddings."""
     state = get_state()
     s = state.open().stats()
-    state.emit(s, lambda: [
-        f"banks {s.banks}   sources {s.sources}   memories {s.units}   entities {s.entities}"
-        f"   edges {s.edges}",
-        *(f"embeddings {model}: {n}" for model, n in sorted(s.embeddings_by_model.items()))])
+    state.emit(
+        s,
+        lambda: [
+            f"banks {s.banks}   sources {s.sources}   memories {s.units}   entities {s.entities}"
+            f"   edges {s.edges}",
+            *(f"embeddings {model}: {n}" for model, n in sorted(s.embeddings_by_model.items())),
+        ],
+    )
 
 
 COMMANDS = [banks, agents, reembed, db, audit, stats]

@@ -20,11 +20,11 @@ from mneme.surfaces.cli.state import State, output_options
 
 EXIT_CODES = {
     0: "ok",
-    1: "the operation failed (for example a broken audit chain)",
-    2: "usage error or invalid input (bad option, empty text, bad time, malformed import line)",
-    3: "not found (no such memory, source or bank)",
-    4: "conflict or schema mismatch (a reused source id, a file that is not a mneme store)",
-    5: "backend unavailable (the store cannot be opened or created, a model cannot be loaded)",
+    1: "the operation failed (e.g. the audit chain is broken)",
+    2: "usage error or invalid input (bad option, time or import line)",
+    3: "not found (no such memory, source or sample)",
+    4: "conflict or schema mismatch (not a mneme store, a reused id)",
+    5: "backend unavailable (the store cannot be opened or created)",
 }
 
 _EPILOG = "\b\nExit codes:\n" + "\n".join(f"  {code}  {text}" for code, text in EXIT_CODES.items())
@@ -52,7 +52,7 @@ def _report(as_json: bool, code: str, message: str, details: dict[str, Any] | No
 class MnemeGroup(click.Group):
     """The root group: turns every error into its exit code and message, never a traceback."""
 
-    def main(  # type: ignore[override]  # the same call signature; returns what click returns
+    def main(
         self,
         args: Sequence[str] | None = None,
         prog_name: str | None = None,
@@ -87,13 +87,22 @@ class MnemeGroup(click.Group):
         sys.exit(code)
 
 
-@click.group(cls=MnemeGroup, epilog=_EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--db", metavar="PATH_OR_DSN", envvar=None,
-              help="SQLite file or postgresql:// DSN. Default: $MNEME_DB, else "
-                   "~/.local/share/mneme/mneme.db.")
-@click.option("--embedder", metavar="SPEC",
-              help='Embedder spec: "minilm" (default), "hashing" (tests only), '
-                   '"openai:<model>@<url>". Default: $MNEME_EMBEDDER, else minilm.')
+@click.group(
+    cls=MnemeGroup, epilog=_EPILOG, context_settings={"help_option_names": ["-h", "--help"]}
+)
+@click.option(
+    "--db",
+    metavar="PATH_OR_DSN",
+    envvar=None,
+    help="SQLite file or postgresql:// DSN. Default: $MNEME_DB, else "
+    "~/.local/share/mneme/mneme.db.",
+)
+@click.option(
+    "--embedder",
+    metavar="SPEC",
+    help='Embedder spec: "minilm" (default), "hashing" (tests only), '
+    '"openai:<model>@<url>". Default: $MNEME_EMBEDDER, else minilm.',
+)
 @output_options
 @click.version_option(package_name="mneme", message="mneme %(version)s")
 @click.pass_context

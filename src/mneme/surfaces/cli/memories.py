@@ -25,12 +25,25 @@ _agent = click.option("--agent", "-a", required=True, help="The agent speaking o
 @click.option("--kind", metavar="K", help="Kind of source (message, document, tool_result...).")
 @click.option("--trust", type=float, metavar="X", help="Trust in the source, 0 to 1.")
 @click.option("--private", is_flag=True, help="Only this agent ever sees the memories.")
-@click.option("--supersedes", metavar="ID", multiple=True,
-              help="A source or memory id this input corrects (repeatable).")
+@click.option(
+    "--supersedes",
+    metavar="ID",
+    multiple=True,
+    help="A source or memory id this input corrects (repeatable).",
+)
 @output_options
-def add(text: str, bank: str, agent: str, session: str | None, occurred_at: str | None,
-        source_id: str | None, kind: str | None, trust: float | None, private: bool,
-        supersedes: tuple[str, ...]) -> None:
+def add(
+    text: str,
+    bank: str,
+    agent: str,
+    session: str | None,
+    occurred_at: str | None,
+    source_id: str | None,
+    kind: str | None,
+    trust: float | None,
+    private: bool,
+    supersedes: tuple[str, ...],
+) -> None:
     """Remember TEXT (`-` reads it from stdin): store it, split it into memories, link them.
 
     Prints the source id, each new memory id and the decision taken for it.
@@ -38,9 +51,17 @@ def add(text: str, bank: str, agent: str, session: str | None, occurred_at: str 
     state = get_state()
     body = read_text_arg(text)
     result = state.open().retain(
-        body, bank=bank, agent=agent, session=session, occurred_at=occurred_at,
-        source_id=source_id, source_kind=kind, trust=trust, supersedes=supersedes or None,
-        visibility="private" if private else "shared")
+        body,
+        bank=bank,
+        agent=agent,
+        session=session,
+        occurred_at=occurred_at,
+        source_id=source_id,
+        source_kind=kind,
+        trust=trust,
+        supersedes=supersedes or None,
+        visibility="private" if private else "shared",
+    )
     state.emit(result, lambda: output.retain_text(result))
 
 
@@ -48,36 +69,73 @@ def add(text: str, bank: str, agent: str, session: str | None, occurred_at: str 
 @click.argument("query")
 @_bank
 @_agent
-@click.option("--scope", type=click.Choice([Scope.PERSONAL.value, Scope.COLLECTIVE.value]),
-              default=Scope.PERSONAL.value, show_default=True,
-              help="personal: what this agent stated; collective: the whole bank.")
-@click.option("-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True,
-              help="How many hits.")
+@click.option(
+    "--scope",
+    type=click.Choice([Scope.PERSONAL.value, Scope.COLLECTIVE.value]),
+    default=Scope.PERSONAL.value,
+    show_default=True,
+    help="personal: what this agent stated; collective: the whole bank.",
+)
+@click.option(
+    "-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True, help="How many hits."
+)
 @click.option("--from", "time_from", metavar="ISO", help="Only what happened from this time.")
 @click.option("--to", "time_to", metavar="ISO", help="Only what happened until this time.")
 @click.option("--as-of", metavar="ISO", help="What was believed true at this time.")
-@click.option("--type", "types", multiple=True, type=click.Choice([t.value for t in UnitType]),
-              help="Only memories of this type (repeatable).")
+@click.option(
+    "--type",
+    "types",
+    multiple=True,
+    type=click.Choice([t.value for t in UnitType]),
+    help="Only memories of this type (repeatable).",
+)
 @click.option("--no-superseded", is_flag=True, help="Leave out memories that were superseded.")
 @output_options
-def search(query: str, bank: str, agent: str, scope: str, k: int, time_from: str | None,
-           time_to: str | None, as_of: str | None, types: tuple[str, ...],
-           no_superseded: bool) -> None:
+def search(
+    query: str,
+    bank: str,
+    agent: str,
+    scope: str,
+    k: int,
+    time_from: str | None,
+    time_to: str | None,
+    as_of: str | None,
+    types: tuple[str, ...],
+    no_superseded: bool,
+) -> None:
     """Recall what is known about QUERY, best first, with evidence and the channels that
     found each hit.
     """
     state = get_state()
     mem = state.open()
     started = time.perf_counter()
-    hits = mem.recall(query, bank=bank, agent=agent, scope=scope, k=k, time_from=time_from,
-                      time_to=time_to, as_of=as_of, types=types or None,
-                      include_superseded=not no_superseded)
+    hits = mem.recall(
+        query,
+        bank=bank,
+        agent=agent,
+        scope=scope,
+        k=k,
+        time_from=time_from,
+        time_to=time_to,
+        as_of=as_of,
+        types=types or None,
+        include_superseded=not no_superseded,
+    )
     latency_ms = (time.perf_counter() - started) * 1000
     state.emit(
-        {"query": query, "bank": bank, "agent": agent, "latency_ms": round(latency_ms, 2),
-         "hits": [output.hit_json(i, h) for i, h in enumerate(hits, 1)]},
-        lambda: [*output.hits_text(hits), f"{len(hits)} hits in {latency_ms:.1f} ms"]
-        if hits else [f"nothing found ({latency_ms:.1f} ms)"])
+        {
+            "query": query,
+            "bank": bank,
+            "agent": agent,
+            "latency_ms": round(latency_ms, 2),
+            "hits": [output.hit_json(i, h) for i, h in enumerate(hits, 1)],
+        },
+        lambda: (
+            [*output.hits_text(hits), f"{len(hits)} hits in {latency_ms:.1f} ms"]
+            if hits
+            else [f"nothing found ({latency_ms:.1f} ms)"]
+        ),
+    )
 
 
 @click.command()
@@ -95,8 +153,9 @@ def show(object_id: str, bank: str | None, agent: str | None) -> None:
         try:
             src = mem.source(object_id, bank=bank, agent=agent)
         except NotFound:
-            raise NotFound(f"no memory or source {object_id!r}"
-                           + (f" in bank {bank!r}" if bank else "")) from None
+            raise NotFound(
+                f"no memory or source {object_id!r}" + (f" in bank {bank!r}" if bank else "")
+            ) from None
         state.emit({"kind": "source", "source": src}, lambda: output.source_text(src))
         return
     state.emit({"kind": "memory", "memory": unit}, lambda: output.unit_text(unit))
@@ -116,8 +175,9 @@ def history(object_id: str, bank: str | None, agent: str | None) -> None:
         lines = []
         for e in events:
             reason = e.detail.get("reason") or ""
-            lines.append(f"{e.at.isoformat(timespec='seconds')}  {e.kind:<14} {e.actor:<12} "
-                         f"{reason}")
+            lines.append(
+                f"{e.at.isoformat(timespec='seconds')}  {e.kind:<14} {e.actor:<12} {reason}"
+            )
         return lines or ["no recorded changes"]
 
     state.emit({"id": object_id, "events": events}, text)
@@ -125,8 +185,13 @@ def history(object_id: str, bank: str | None, agent: str | None) -> None:
 
 @click.command()
 @click.argument("memory_id", metavar="ID")
-@click.option("--depth", type=click.IntRange(1, 4), default=1, show_default=True,
-              help="How many edges away to go.")
+@click.option(
+    "--depth",
+    type=click.IntRange(1, 4),
+    default=1,
+    show_default=True,
+    help="How many edges away to go.",
+)
 @click.option("--bank", "-b", help="Only look in this bank.")
 @click.option("--agent", "-a", help="See it as this agent would (default: the store's owner).")
 @output_options
@@ -151,18 +216,24 @@ def graph(memory_id: str, depth: int, bank: str | None, agent: str | None) -> No
 
 @click.command(name="list")
 @_bank
-@click.option("--limit", type=click.IntRange(1, 10_000), default=50, show_default=True,
-              help="How many memories.")
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 10_000),
+    default=50,
+    show_default=True,
+    help="How many memories.",
+)
 @click.option("--offset", type=click.IntRange(0), default=0, help="Skip this many first.")
 @output_options
 def list_(bank: str, limit: int, offset: int) -> None:
     """The memories of a bank, newest first."""
     state = get_state()
-    units = state.open().list(bank=bank, limit=limit, offset=offset)
+    units = state.open().list_memories(bank=bank, limit=limit, offset=offset)
 
     def text() -> list[str]:
         return [f"{u.id}  {u.type.value:<11} {u.status.value:<10} {u.text}" for u in units] or [
-            f"bank {bank!r} holds no memories"]
+            f"bank {bank!r} holds no memories"
+        ]
 
     state.emit({"bank": bank, "memories": units}, text)
 

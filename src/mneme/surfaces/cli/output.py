@@ -117,8 +117,7 @@ def retain_text(result: RetainResult) -> list[str]:
         lines.append(f"  {d.verdict.value:<13} {d.unit_id or '-'}  {d.text}{target}{reason}")
     if result.deduped:
         lines.append(f"  repeated existing: {', '.join(result.deduped)}")
-    for q in result.questions:
-        lines.append(f"  question ({q.conflict_type}): {q.question}")
+    lines.extend(f"  question ({q.conflict_type}): {q.question}" for q in result.questions)
     if result.pending_id:
         lines.append(f"  pending: {result.pending_id}")
     return lines

@@ -43,7 +43,9 @@ class State:
             memory = Memory.open(target or None, env=env)
         except OSError as exc:
             # e.g. the parent of the database path is a file: the store cannot be created.
-            raise BackendUnavailable(f"cannot open the store {target or '(default)'}: {exc}") from exc
+            raise BackendUnavailable(
+                f"cannot open the store {target or '(default)'}: {exc}"
+            ) from exc
         self._memory = memory
         click.get_current_context().find_root().call_on_close(self._close)
         return memory
@@ -79,8 +81,13 @@ def _set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
 def output_options(fn: F) -> F:
     """The options every command takes (today: ``--json``), as one decorator."""
     return click.option(
-        "--json", "as_json", is_flag=True, expose_value=False, is_eager=True,
-        callback=_set_json, help="Print JSON on stdout (errors too, as {\"error\": ...}).",
+        "--json",
+        "as_json",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=_set_json,
+        help='Print JSON on stdout (errors too, as {"error": ...}).',
     )(fn)
 
 
@@ -108,4 +115,4 @@ def read_text_arg(text: str) -> str:
     if text != "-":
         return text
     # The trailing newline of `echo ... |` is not part of the text; Memory rejects empty text.
-    return click.get_text_stream("stdin").read().rstrip("\r\n")
+    return sys.stdin.read().rstrip("\r\n")

@@ -23,8 +23,9 @@ from mneme.memory import Memory
 from mneme.surfaces.cli import output
 from mneme.surfaces.cli.state import State, get_state, output_options, progress
 
-JSONL_KEYS = frozenset({"text", "occurred_at", "source_id", "session", "speaker", "agent",
-                        "metadata"})
+JSONL_KEYS = frozenset(
+    {"text", "occurred_at", "source_id", "session", "speaker", "agent", "metadata"}
+)
 #: LoCoMo session times look like "1:56 pm on 8 May, 2023".
 LOCOMO_TIME_FORMAT = "%I:%M %p on %d %B, %Y"
 _SESSION_KEY = re.compile(r"session_(\d+)")
@@ -88,9 +89,15 @@ def _jsonl_item(obj: Any, lineno: int, bank: str | None, agent: str | None) -> R
         raise _BadRecord(where, "no agent: give --agent or an 'agent' key")
     if bank is None:
         raise _BadRecord(where, "no bank: give --bank")
-    item: dict[str, Any] = {"text": text, "bank": bank, "agent": who,
-                            "session": obj.get("session"), "occurred_at": obj.get("occurred_at"),
-                            "source_id": obj.get("source_id"), "metadata": metadata or None}
+    item: dict[str, Any] = {
+        "text": text,
+        "bank": bank,
+        "agent": who,
+        "session": obj.get("session"),
+        "occurred_at": obj.get("occurred_at"),
+        "source_id": obj.get("source_id"),
+        "metadata": metadata or None,
+    }
     return Record(where, item)
 
 
@@ -102,8 +109,9 @@ def jsonl_records(path: Path, bank: str | None, agent: str | None) -> Iterator[R
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise _BadRecord(f"line {lineno}", f"not valid JSON ({exc.msg} at column "
-                                 f"{exc.colno})") from None
+                raise _BadRecord(
+                    f"line {lineno}", f"not valid JSON ({exc.msg} at column {exc.colno})"
+                ) from None
             yield _jsonl_item(obj, lineno, bank, agent)
 
 
@@ -123,17 +131,23 @@ def _session_time(conv: Mapping[str, Any], n: int, sample_id: str) -> dt.datetim
         # The dataset gives no time zone; the times are read as UTC.
         return dt.datetime.strptime(str(raw).strip(), LOCOMO_TIME_FORMAT).replace(tzinfo=dt.UTC)
     except ValueError:
-        raise _BadRecord(f"sample {sample_id}", f"session_{n}_date_time {raw!r} is not like "
-                         "'1:56 pm on 8 May, 2023'") from None
+        raise _BadRecord(
+            f"sample {sample_id}",
+            f"session_{n}_date_time {raw!r} is not like '1:56 pm on 8 May, 2023'",
+        ) from None
 
 
 def locomo_samples(data: Any, sample: str | None) -> list[Mapping[str, Any]]:
     samples = data if isinstance(data, list) else [data]
     for i, s in enumerate(samples):
-        if not isinstance(s, dict) or "sample_id" not in s or \
-                not isinstance(s.get("conversation"), dict):
-            raise _BadRecord(f"sample {i}", "not a LoCoMo sample (needs 'sample_id' and a "
-                             "'conversation' object)")
+        if (
+            not isinstance(s, dict)
+            or "sample_id" not in s
+            or not isinstance(s.get("conversation"), dict)
+        ):
+            raise _BadRecord(
+                f"sample {i}", "not a LoCoMo sample (needs 'sample_id' and a 'conversation' object)"
+            )
     if sample is None:
         return samples
     chosen = [s for s in samples if s["sample_id"] == sample]
@@ -143,13 +157,17 @@ def locomo_samples(data: Any, sample: str | None) -> list[Mapping[str, Any]]:
     return chosen
 
 
-def locomo_records(samples: list[Mapping[str, Any]], bank: str | None,
-                   agent: str) -> Iterator[Record]:
+def locomo_records(
+    samples: list[Mapping[str, Any]], bank: str | None, agent: str
+) -> Iterator[Record]:
     for s in samples:
         sid = str(s["sample_id"])
         conv = s["conversation"]
-        sessions = sorted(int(m[1]) for k, v in conv.items()
-                          if (m := _SESSION_KEY.fullmatch(k)) and isinstance(v, list))
+        sessions = sorted(
+            int(m[1])
+            for k, v in conv.items()
+            if (m := _SESSION_KEY.fullmatch(k)) and isinstance(v, list)
+        )
         for n in sessions:
             when = _session_time(conv, n, sid)
             for turn in conv[f"session_{n}"]:
@@ -159,16 +177,26 @@ def locomo_records(samples: list[Mapping[str, Any]], bank: str | None,
                 text = f"{turn['speaker']}: {turn['text']}"
                 if turn.get("blip_caption"):
                     text += f" [shares a photo: {turn['blip_caption']}]"
-                yield Record(where, {
-                    "text": text, "bank": bank or sid, "agent": agent,
-                    "session": f"{sid}:session_{n}", "occurred_at": when,
-                    "source_id": f"{sid}:{turn['dia_id']}",
-                    "metadata": {"speaker": turn["speaker"], "dia_id": turn["dia_id"],
-                                 "sample_id": sid}})
+                yield Record(
+                    where,
+                    {
+                        "text": text,
+                        "bank": bank or sid,
+                        "agent": agent,
+                        "session": f"{sid}:session_{n}",
+                        "occurred_at": when,
+                        "source_id": f"{sid}:{turn['dia_id']}",
+                        "metadata": {
+                            "speaker": turn["speaker"],
+                            "dia_id": turn["dia_id"],
+                            "sample_id": sid,
+                        },
+                    },
+                )
 
 
 def detect_format(path: Path) -> str:
-    """"jsonl" or "locomo", from the extension, else from the first JSON value in the file."""
+    """ "jsonl" or "locomo", from the extension, else from the first JSON value in the file."""
     if path.suffix == ".jsonl":
         return "jsonl"
     with path.open(encoding="utf-8") as fh:
@@ -203,19 +231,26 @@ def _flush(mem: Memory, batch: list[Record], tally: Tally) -> None:
     except InvalidInput as exc:
         match = _ITEM_INDEX.match(str(exc))
         if match is None:
-            raise ImportFailed(f"{batch[0].where} and after: {exc}; {tally.inputs} inputs were "
-                               f"imported before it", where=batch[0].where,
-                               imported=tally.inputs) from None
+            raise ImportFailed(
+                f"{batch[0].where} and after: {exc}; {tally.inputs} inputs were imported before it",
+                where=batch[0].where,
+                imported=tally.inputs,
+            ) from None
         bad = int(match[1])
         if bad:
             _retain(mem, batch[:bad], tally)
-        raise ImportFailed(f"{batch[bad].where}: {str(exc)[match.end():]}; {tally.inputs} "
-                           "inputs before it were imported, nothing from it on",
-                           where=batch[bad].where, imported=tally.inputs) from None
+        raise ImportFailed(
+            f"{batch[bad].where}: {str(exc)[match.end() :]}; {tally.inputs} "
+            "inputs before it were imported, nothing from it on",
+            where=batch[bad].where,
+            imported=tally.inputs,
+        ) from None
     except MnemeError as exc:
         # A conflict (a reused source id) or a backend failure: the batch was rolled back.
-        err = type(exc)(f"{batch[0].where} (a batch of {len(batch)}): {exc}; "
-                        f"{tally.inputs} inputs were imported before that batch")
+        err = type(exc)(
+            f"{batch[0].where} (a batch of {len(batch)}): {exc}; "
+            f"{tally.inputs} inputs were imported before that batch"
+        )
         err.details = {"at": batch[0].where, "imported": tally.inputs}  # type: ignore[attr-defined]
         raise err from None
 
@@ -235,9 +270,12 @@ def run_import(state: State, records: Iterator[Record], total: int, batch_size: 
         except _BadRecord as bad:
             if batch:
                 _flush(mem, batch, tally)
-            raise ImportFailed(f"{bad.where}: {bad}; {tally.inputs} inputs before it were "
-                               "imported, nothing from it on", where=bad.where,
-                               imported=tally.inputs) from None
+            raise ImportFailed(
+                f"{bad.where}: {bad}; {tally.inputs} inputs before it were "
+                "imported, nothing from it on",
+                where=bad.where,
+                imported=tally.inputs,
+            ) from None
         if batch:
             _flush(mem, batch, tally)
             bar.update(len(batch))
@@ -248,14 +286,27 @@ def run_import(state: State, records: Iterator[Record], total: int, batch_size: 
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--bank", "-b", help="Bank to import into (LoCoMo: default the sample_id).")
 @click.option("--agent", "-a", required=True, help="Agent recorded as the author.")
-@click.option("--format", "fmt", type=click.Choice(["auto", "jsonl", "locomo"]), default="auto",
-              show_default=True, help="Input format.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "jsonl", "locomo"]),
+    default="auto",
+    show_default=True,
+    help="Input format.",
+)
 @click.option("--sample", metavar="ID", help="LoCoMo: import only this conversation.")
-@click.option("--batch", "batch_size", type=click.IntRange(1, 10_000), default=64,
-              show_default=True, help="Inputs per transaction.")
+@click.option(
+    "--batch",
+    "batch_size",
+    type=click.IntRange(1, 10_000),
+    default=64,
+    show_default=True,
+    help="Inputs per transaction.",
+)
 @output_options
-def import_(path: Path, bank: str | None, agent: str, fmt: str, sample: str | None,
-            batch_size: int) -> None:
+def import_(
+    path: Path, bank: str | None, agent: str, fmt: str, sample: str | None, batch_size: int
+) -> None:
     """Import a JSONL file or a LoCoMo-style conversation file.
 
     \b
@@ -284,20 +335,34 @@ def import_(path: Path, bank: str | None, agent: str, fmt: str, sample: str | No
             # Read every turn first: a malformed one stops the import before anything is written.
             turns = list(locomo_records(locomo_samples(data, sample), bank, agent))
         except _BadRecord as bad:
-            raise ImportFailed(f"{bad.where}: {bad}; nothing was imported", where=bad.where,
-                               imported=0) from None
+            raise ImportFailed(
+                f"{bad.where}: {bad}; nothing was imported", where=bad.where, imported=0
+            ) from None
         records, total = iter(turns), len(turns)
     tally = run_import(state, records, total, batch_size)
     elapsed = time.perf_counter() - started
-    summary = {"path": str(path), "format": fmt, "imported": tally.inputs,
-               "memories": tally.memories, "deduped": tally.deduped,
-               "needs_clarification": tally.needs_clarification, "banks": sorted(tally.banks),
-               "elapsed_s": round(elapsed, 3)}
-    state.emit(summary, lambda: [
-        f"imported {tally.inputs} inputs ({tally.memories} memories, {tally.deduped} repeats) "
-        f"into {', '.join(sorted(tally.banks)) or '-'} in {elapsed:.1f} s"]
-        + ([f"{tally.needs_clarification} need a person's review"]
-           if tally.needs_clarification else []))
+    summary = {
+        "path": str(path),
+        "format": fmt,
+        "imported": tally.inputs,
+        "memories": tally.memories,
+        "deduped": tally.deduped,
+        "needs_clarification": tally.needs_clarification,
+        "banks": sorted(tally.banks),
+        "elapsed_s": round(elapsed, 3),
+    }
+
+    def text() -> list[str]:
+        banks = ", ".join(sorted(tally.banks)) or "-"
+        lines = [
+            f"imported {tally.inputs} inputs ({tally.memories} memories, "
+            f"{tally.deduped} repeats) into {banks} in {elapsed:.1f} s"
+        ]
+        if tally.needs_clarification:
+            lines.append(f"{tally.needs_clarification} need a person's review")
+        return lines
+
+    state.emit(summary, text)
     if not state.json and tally.inputs == 0:
         output.note("note: the file held no inputs")
 

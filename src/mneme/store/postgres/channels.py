@@ -1,0 +1,175 @@
+"""The recall channels on PostgreSQL: lexical (BM25 over tsvector), semantic (pgvector HNSW),
+temporal, named entities, and graph expansion, each with scope and filters inside its query.
+
+Scores, orderings and tie-breaks follow the SQLite backend, the reference: every channel is
+higher-is-better and ties go to the smaller id (or to insertion order where SQLite uses rowid).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Sequence
+
+from mneme.core.model import Viewer
+from mneme.store.postgres.database import Database
+from mneme.store.postgres.scoping import where
+from mneme.store.postgres.vectors import EF_SEARCH, semantic_query
+from mneme.store.protocol import Filters, Link, Scored, Vector
+from mneme.store.ranking import temporal_order
+
+#: Entities mentioned by more units than this are hubs (a speaker's name in every line of a
+#: transcript): they link everything to everything and carry no signal for graph expansion.
+#: The same cap as the SQLite backend's.
+MAX_ENTITY_DEGREE = 48
+
+#: BM25 parameters, FTS5's defaults, so both backends rank a corpus alike.
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+# BM25 as FTS5 computes it (idf = ln((N - n + 0.5) / (n + 0.5)), floored at 1e-6; term
+# frequency saturated by k1 and normalised by document length with b), over the bank's units.
+# ts_rank_cd ranks by cover density with no idf at all, so a common word weighs as much as a
+# rare one; that is the gap this closes. N and the average length come from index_state
+# (kept exact by put_unit), document frequencies from the GIN index, one lookup per query term.
+# Lexemes are turned into tsquery operands by quoting, never parsed as query syntax.
+_LEXEME = "('''' || replace(replace({x}, '\\', '\\\\'), '''', '''''') || '''')::tsquery"
+_BM25 = f"""
+WITH q AS (
+    SELECT DISTINCT x.lexeme FROM unnest(to_tsvector('english', %s)) AS x
+), st AS (
+    SELECT greatest(s.docs, 1)::float8 AS n,
+           greatest(s.total_len::float8 / greatest(s.docs, 1), 1.0) AS avgdl
+    FROM (SELECT coalesce(max(docs), 0) AS docs, coalesce(max(total_len), 0) AS total_len
+          FROM index_state WHERE bank_id = %s) s
+), df AS (
+    SELECT q.lexeme, (SELECT count(*) FROM units d WHERE d.bank_id = %s
+                      AND d.tsv @@ {_LEXEME.format(x="q.lexeme")}) AS n
+    FROM q
+), m AS (
+    SELECT string_agg({_LEXEME.format(x="lexeme")}::text, ' | ')::tsquery AS query FROM q
+)
+SELECT u.id, sum(
+    greatest(ln((st.n - df.n + 0.5) / (df.n + 0.5)), 1e-6)
+    * (cardinality(t.positions) * ({BM25_K1} + 1))
+    / (cardinality(t.positions) + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * u.doc_len / st.avgdl))
+) AS score
+FROM units u CROSS JOIN st CROSS JOIN m
+CROSS JOIN LATERAL unnest(u.tsv) AS t
+JOIN df ON df.lexeme = t.lexeme
+WHERE u.tsv @@ m.query AND {{clause}}
+GROUP BY u.id ORDER BY score DESC, u.id LIMIT %s
+"""
+
+
+class RecallChannels:
+    """The read side of :class:`PostgresStore`: one method per recall channel."""
+
+    db: Database
+
+    def search_lexical(self, viewer: Viewer, terms: Sequence[str], filters: Filters,
+                       limit: int) -> list[Scored]:
+        text = " ".join(t for t in terms if t.strip())
+        if not text:
+            return []
+        clause, params = where(viewer, filters)
+        rows = self.db.query(_BM25.replace("{clause}", clause),
+                             (text, viewer.bank_id, viewer.bank_id, *params, limit))
+        return [Scored(r[0], float(r[1])) for r in rows]
+
+    def search_semantic(self, viewer: Viewer, vector: Vector, model: str,
+                        filters: Filters, limit: int) -> list[Scored]:
+        if limit <= 0 or len(vector) == 0:
+            return []
+        query, params = semantic_query(viewer, vector, model, filters, limit)
+        with self.db.conn() as conn:
+            # Keep walking the HNSW graph until `limit` rows pass scope and filters, in exact
+            # distance order; SET LOCAL inside a transaction, a session SET on a pooled one.
+            local = "LOCAL " if self.db.in_transaction else ""
+            conn.execute(f"SET {local}hnsw.iterative_scan = strict_order")
+            conn.execute(f"SET {local}hnsw.ef_search = {int(EF_SEARCH)}")
+            rows = conn.execute(query, params).fetchall()
+        return [Scored(r[0], float(r[1])) for r in rows]
+
+    def search_temporal(self, viewer: Viewer, start: dt.datetime, end: dt.datetime,
+                        filters: Filters, limit: int) -> list[Scored]:
+        clause, params = where(viewer, filters)
+        mid = start + (end - start) / 2
+        rows = self.db.query(
+            f"SELECT u.id, u.occurred_start, u.occurred_end FROM units u WHERE {clause} "
+            "AND u.occurred_start < %s AND (coalesce(u.occurred_end, u.occurred_start) > %s "
+            "OR u.occurred_start >= %s) "
+            "ORDER BY abs(extract(epoch FROM u.occurred_start - %s::timestamptz)), u.id "
+            "LIMIT %s",
+            (*params, end, start, start, mid, limit * 4),
+        )
+        return temporal_order([(r[0], r[1] or start, r[2]) for r in rows], start, end, limit)
+
+    def search_entities(self, viewer: Viewer, keys: Sequence[str], filters: Filters,
+                        limit: int) -> list[Scored]:
+        keys = list(dict.fromkeys(k for k in keys if k))
+        if not keys:
+            return []
+        clause, params = where(viewer, filters)
+        rows = self.db.query(
+            "WITH ent AS (SELECT e.bank_id, e.id, (SELECT count(*) FROM mentions d "
+            "WHERE d.bank_id = e.bank_id AND d.entity_id = e.id) AS deg FROM entities e "
+            "WHERE e.bank_id = %s AND e.key = ANY(%s::text[])) "
+            "SELECT u.id, ent.deg FROM ent JOIN mentions m ON m.bank_id = ent.bank_id "
+            "AND m.entity_id = ent.id JOIN units u ON u.bank_id = m.bank_id AND u.id = m.unit_id "
+            f"WHERE ent.deg <= %s AND {clause} ORDER BY ent.deg, u.id LIMIT %s",
+            (viewer.bank_id, keys, MAX_ENTITY_DEGREE, *params, limit * 4))
+        scores: dict[str, float] = {}
+        for uid, deg in rows:
+            # Rarer entities say more: weight by inverse log degree, summed over entities.
+            scores[uid] = scores.get(uid, 0.0) + 1.0 / (1.0 + math.log1p(float(deg)))
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        return [Scored(uid, s) for uid, s in ranked]
+
+    def graph_links(self, viewer: Viewer, unit_ids: Sequence[str], filters: Filters,
+                    limit: int) -> list[Link]:
+        if not unit_ids:
+            return []
+        seeds = list(dict.fromkeys(unit_ids))
+        clause, params = where(viewer, filters, "b")
+        links: list[Link] = []
+        # typed edges between units, both directions
+        rows = self.db.query(
+            "SELECT e.src, e.dst, e.type, e.weight * e.confidence, e.id FROM edges e "
+            "JOIN units b ON b.bank_id = e.bank_id "
+            "AND b.id = CASE WHEN e.src = ANY(%s::text[]) THEN e.dst ELSE e.src END "
+            "WHERE e.bank_id = %s AND (e.src = ANY(%s::text[]) OR e.dst = ANY(%s::text[])) "
+            f"AND {clause} ORDER BY e.weight DESC, e.id LIMIT %s",
+            (seeds, viewer.bank_id, seeds, seeds, *params, limit))
+        seedset = set(seeds)
+        for src, dst, typ, w, eid in rows:
+            a, b = (src, dst) if src in seedset else (dst, src)
+            links.append(Link(a, b, typ, float(w), eid))
+        # shared entities (hubs excluded), weighted by rarity
+        rows = self.db.query(
+            "WITH deg AS (SELECT entity_id, count(*) AS n FROM mentions WHERE bank_id = %s "
+            "AND entity_id IN (SELECT entity_id FROM mentions WHERE bank_id = %s "
+            "AND unit_id = ANY(%s::text[])) GROUP BY entity_id HAVING count(*) <= %s) "
+            "SELECT m1.unit_id, m2.unit_id, en.name, deg.n FROM mentions m1 "
+            "JOIN deg ON deg.entity_id = m1.entity_id "
+            "JOIN mentions m2 ON m2.bank_id = m1.bank_id AND m2.entity_id = m1.entity_id "
+            "AND m2.unit_id != m1.unit_id "
+            "JOIN entities en ON en.bank_id = m1.bank_id AND en.id = m1.entity_id "
+            "JOIN units b ON b.bank_id = m2.bank_id AND b.id = m2.unit_id "
+            f"WHERE m1.bank_id = %s AND m1.unit_id = ANY(%s::text[]) AND {clause} "
+            "ORDER BY deg.n, m2.unit_id LIMIT %s",
+            (viewer.bank_id, viewer.bank_id, seeds, MAX_ENTITY_DEGREE, viewer.bank_id, seeds,
+             *params, limit))
+        for a, b, name, n in rows:
+            links.append(Link(a, b, "ENTITY", 1.0 / (1.0 + math.log1p(float(n))), name))
+        # sibling atoms of the same source
+        rows = self.db.query(
+            "SELECT e1.unit_id, e2.unit_id, e1.source_id FROM unit_evidence e1 "
+            "JOIN unit_evidence e2 ON e2.bank_id = e1.bank_id AND e2.source_id = e1.source_id "
+            "AND e2.unit_id != e1.unit_id "
+            "JOIN units b ON b.bank_id = e2.bank_id AND b.id = e2.unit_id "
+            f"WHERE e1.bank_id = %s AND e1.unit_id = ANY(%s::text[]) AND {clause} "
+            "ORDER BY e2.unit_id LIMIT %s",
+            (viewer.bank_id, seeds, *params, limit))
+        links.extend(Link(a, b, "SOURCE", 0.5, sid) for a, b, sid in rows)
+        return links

@@ -1,0 +1,154 @@
+"""The ingest buffer (confirm-or-promise): retain(wait=...) answers fast, the work happens behind.
+
+An accepted write is validated, then persisted in the store's ingest queue *before* it is
+acknowledged. One worker thread per process claims items oldest first, embeds outside any lock,
+and stores the memories and marks the item done in one transaction, after checking inside that
+transaction that nobody marked it done already. A crash at any point therefore leaves an item
+pending (retried on the next open) or done, and never processed twice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from mneme.core.model import AddStatus, RetainResult, RetainStatus
+from mneme.errors import MnemeError, NotFound
+from mneme.ids import new_id
+from mneme.serialize import retain_result_from_json, to_jsonable
+from mneme.store.protocol import QueueItem, Store
+from mneme.write.retain import Retainer
+
+log = logging.getLogger("mneme.buffer")
+
+#: How long the worker sleeps when the queue looks empty before looking again (other processes
+#: may enqueue into a shared store without waking this one).
+IDLE_POLL_SECONDS = 0.5
+
+
+class IngestBuffer:
+    def __init__(self, store: Store, retainer: Retainer, clock: Callable[[], dt.datetime]) -> None:
+        self.store = store
+        self.retainer = retainer
+        self.clock = clock
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._done: dict[str, threading.Event] = {}
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    # -- the caller's side --------------------------------------------------------------
+
+    def submit(self, args: Mapping[str, Any], wait: float) -> RetainResult:
+        """Validate, persist, acknowledge; return the finished result if it is done in time."""
+        plan = self.retainer.plan(**args)  # every bad input fails here, before anything is kept
+        payload = {k: to_jsonable(v) for k, v in args.items() if v is not None}
+        payload["source_id"] = plan.source.id  # the promise names the evidence id it will use
+        item_id = new_id("pend_")
+        done = threading.Event()
+        with self._lock:
+            self._done[item_id] = done
+        now = self.clock()
+        with self.store.transaction():
+            self.store.enqueue(
+                QueueItem(
+                    id=item_id,
+                    bank_id=plan.source.bank_id,
+                    payload=payload,
+                    status="pending",
+                    attempts=0,
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+        self.start()
+        self._wake.set()
+        if wait > 0 and done.wait(wait):
+            status = self.status(item_id)
+            if status.result is not None:
+                return status.result
+            if status.error:
+                raise MnemeError(f"the accepted write {item_id} failed: {status.error}")
+        return RetainResult(
+            status=RetainStatus.ACCEPTED, source_id=plan.source.id, pending_id=item_id
+        )
+
+    def status(self, item_id: str) -> AddStatus:
+        item = self.store.get_queued(item_id)
+        if item is None:
+            raise NotFound(f"no accepted write {item_id!r}")
+        result = retain_result_from_json(item.result) if item.result else None
+        return AddStatus(
+            pending_id=item.id,
+            status=item.status,
+            result=result,
+            error=item.error,
+            attempts=item.attempts,
+        )
+
+    # -- the worker ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="mneme-ingest", daemon=True)
+            self._thread.start()
+
+    def recover(self) -> int:
+        """Put items a dead process left half-done back in line, and start working on them."""
+        with self.store.transaction():
+            n = self.store.requeue_processing(self.clock())
+        self.start()
+        return n
+
+    def close(self, timeout: float = 30.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                worked = self._one()
+            except Exception:  # the worker must survive anything one item does
+                log.exception("ingest worker error")
+                worked = False
+            if not worked:
+                self._wake.wait(IDLE_POLL_SECONDS)
+                self._wake.clear()
+
+    def _one(self) -> bool:
+        with self.store.transaction():
+            item = self.store.claim_queued(self.clock())
+        if item is None:
+            return False
+        try:
+            args = dict(item.payload)
+            plan = self.retainer.plan(**args)
+            self.retainer.prepare([plan])
+            with self.store.transaction():
+                current = self.store.get_queued(item.id)
+                if current is not None and current.status == "done":
+                    return True  # another process finished it first: exactly once
+                result = self.retainer.commit([plan])[0]
+                self.store.finish_queued(item.id, "done", to_jsonable(result), None, self.clock())
+        except Exception as exc:
+            with self.store.transaction():
+                self.store.finish_queued(
+                    item.id, "failed", None, f"{type(exc).__name__}: {exc}", self.clock()
+                )
+        self._signal(item.id)
+        return True
+
+    def _signal(self, item_id: str) -> None:
+        with self._lock:
+            done = self._done.pop(item_id, None)
+        if done is not None:
+            done.set()
