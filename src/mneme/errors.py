@@ -15,6 +15,8 @@ class InvalidInput(MnemeError, ValueError):
 
     code = "invalid_input"
     exit_code = 2
+    #: In a batch (``retain_many``), the position of the offending item.
+    index: int | None = None
 
 
 class NotFound(MnemeError, LookupError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ from mneme.core.model import (
     Viewer,
 )
 from mneme.embed.protocol import Embedder
-from mneme.errors import InvalidInput, NotFound
+from mneme.errors import BackendUnavailable, InvalidInput, NotFound
 from mneme.read.recall import Recaller
 from mneme.store.protocol import Filters, Store, StoreStats
 from mneme.write.buffer import IngestBuffer
@@ -62,8 +63,12 @@ def open_store(target: str, *, read_only: bool = False) -> Store:
         return PostgresStore(target)
     from mneme.store.sqlite import SQLiteStore
 
-    if target not in ("", ":memory:"):
-        Path(target).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    if target not in ("", ":memory:") and not read_only:
+        parent = Path(target).expanduser().parent
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BackendUnavailable(f"cannot create the directory for {target}: {exc}") from exc
     return SQLiteStore(target, read_only=read_only)
 
 
@@ -92,7 +97,7 @@ class Memory:
         cls,
         dsn_or_path: str | Path | None = None,
         *,
-        embedder: Embedder | None = None,
+        embedder: Embedder | str | None = None,
         clock: Callable[[], dt.datetime] | None = None,
         config_file: str | None = None,
         env: Mapping[str, str] | None = None,
@@ -102,17 +107,37 @@ class Memory:
 
         ``None`` opens the configured default (``MNEME_DB``, else the user data directory).
         Keyword arguments override configuration keys (see ``mneme.config.Config``).
+        ``embedder`` is an Embedder, or a spec such as ``"minilm"`` or ``"hashing"``.
+
+        Raises:
+            SchemaMismatch: not a mneme store, corrupt, or written by a newer mneme.
+            BackendUnavailable: the file or server cannot be opened.
         """
+        env = os.environ if env is None else env
+        if isinstance(embedder, str):
+            config = {**config, "embedder": embedder}
+            embedder = None
         cfg = config_mod.load(
             {**config, "db": str(dsn_or_path) if dsn_or_path else None}, env=env, file=config_file
         )
-        target = cfg.db or config_mod.default_db_path(env or {})
+        target = cfg.db or config_mod.default_db_path(env)
         store = open_store(target, read_only=cfg.read_only)
         if embedder is None:
             from mneme.embed.factory import build_embedder
 
-            embedder = build_embedder(cfg.embedder, api_key=cfg.embedder_api_key)
+            try:
+                embedder = build_embedder(cfg.embedder, api_key=cfg.embedder_api_key)
+            except BaseException:
+                store.close()
+                raise
         return cls(store, embedder, cfg, clock or _utcnow)
+
+    def schema_version(self) -> int:
+        return self.store.schema_version()
+
+    def migrate(self) -> list[int]:
+        """Apply pending schema migrations (opening already does); the versions applied."""
+        return self.store.migrate()
 
     def close(self) -> None:
         self._buffer.close()
@@ -199,10 +224,10 @@ class Memory:
             args = dict(item)
             try:
                 plans.append(self._retainer.plan(args.pop("text"), **args))
-            except TypeError as exc:
-                raise InvalidInput(f"item {i}: {exc}") from exc
-            except InvalidInput as exc:
-                raise InvalidInput(f"item {i}: {exc}") from exc
+            except (TypeError, InvalidInput) as exc:
+                err = InvalidInput(f"item {i}: {exc}")
+                err.index = i
+                raise err from exc
         return self._retainer.run(plans) if plans else []
 
     # -- read ---------------------------------------------------------------------------

@@ -39,7 +39,7 @@ from mneme.core.model import (
 )
 from mneme.embed.hashing import HashingEmbedder
 from mneme.store.postgres import PostgresStore
-from mneme.store.protocol import Store
+from mneme.store.protocol import Filters, Store
 from mneme.store.sqlite import SQLiteStore
 
 BACKENDS = ["sqlite", "postgres"]
@@ -150,6 +150,10 @@ class Make:
         self._n = itertools.count(1)
 
     @staticmethod
+    def filters(**kw: Any) -> Filters:
+        return Filters(**kw)
+
+    @staticmethod
     def vec(text: str) -> Any:
         return EMBEDDER.embed([text])[0]
 
@@ -244,3 +248,22 @@ def world(make: Make) -> dict[str, Unit]:
     with store.transaction():
         store.add_evidence("b1", units["both"].id, src.id, "a2", T0)
     return units
+
+
+@pytest.fixture
+def sqlite_twin(tmp_path: Path) -> Iterator[Any]:
+    """A reference SQLite store holding the same corpus (ids u00, u01...), for parity checks."""
+    opened: list[Store] = []
+
+    def build(texts: list[str]) -> Store:
+        twin = SQLiteStore(str(tmp_path / "twin.db"))
+        opened.append(twin)
+        Make(twin).bank()
+        maker = Make(twin)
+        for i, text in enumerate(texts):
+            maker.unit(text, id=f"u{i:02d}")
+        return twin
+
+    yield build
+    for s in opened:
+        s.close()

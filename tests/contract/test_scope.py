@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mneme.core.model import Scope, UnitStatus
+from mneme.core.model import Scope, UnitStatus, Visibility
 from mneme.store.protocol import Filters, Store
 
 VISIBLE = {
@@ -48,8 +48,8 @@ def test_every_search_channel_honors_scope(store: Store, make, world, agent, sco
 def test_temporal_entity_and_graph_channels_honor_scope(store: Store, make, world, agent,
                                                         scope):
     units = {}
-    for name, owner, vis in (("m", "a1", "shared"), ("t", "a2", "shared"),
-                             ("p2", "a2", "private")):
+    for name, owner, vis in (("m", "a1", Visibility.SHARED), ("t", "a2", Visibility.SHARED),
+                             ("p2", "a2", Visibility.PRIVATE)):
         units[name] = make.unit(f"went hiking {name}", agent=owner, visibility=vis,
                                 occurred_start=make.t0)
     lisbon = make.entity("Lisbon")
@@ -78,7 +78,7 @@ def test_temporal_entity_and_graph_channels_honor_scope(store: Store, make, worl
 
 def test_private_unit_is_invisible_to_other_agents_even_by_id_or_source(store: Store, make,
                                                                         world):
-    src = make.source(agent="a2", text="bob's private note", visibility="private")
+    src = make.source(agent="a2", text="bob's private note", visibility=Visibility.PRIVATE)
     with store.transaction():
         store.add_evidence("b1", world["secret2"].id, src.id, "a2", make.t0)
     for scope in (Scope.PERSONAL, Scope.COLLECTIVE):

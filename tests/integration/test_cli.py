@@ -68,8 +68,16 @@ def leaf_commands(group: click.Group, prefix: tuple[str, ...] = ()) -> Iterator[
 
 
 def test_add_then_search_returns_hits_with_evidence_and_channels(run: Run) -> None:
-    added = add(run, "Alice: I moved to Lisbon in March 2023.", "--source-id", "chat-1",
-                "--occurred-at", "2023-05-08T13:56:00Z", "--session", "s1")
+    added = add(
+        run,
+        "Alice: I moved to Lisbon in March 2023.",
+        "--source-id",
+        "chat-1",
+        "--occurred-at",
+        "2023-05-08T13:56:00Z",
+        "--session",
+        "s1",
+    )
     assert added["status"] == "ok"
     assert added["source_id"] == "chat-1"
     assert added["memory_ids"]
@@ -103,8 +111,16 @@ def test_search_text_output_shows_score_evidence_and_channels(run: Run) -> None:
 
 
 def test_add_reads_text_from_stdin(run: Run) -> None:
-    result = run("add", "-", "--bank", "b", "--agent", "alice", "--json",
-                 input="Carol adopted a beagle named Biscuit.\n")
+    result = run(
+        "add",
+        "-",
+        "--bank",
+        "b",
+        "--agent",
+        "alice",
+        "--json",
+        input="Carol adopted a beagle named Biscuit.\n",
+    )
     assert result.exit_code == 0, result.output
     unit = as_json(run("show", as_json(result)["memory_ids"][0], "--json"))["memory"]
     assert unit["text"].endswith("Biscuit.")
@@ -112,10 +128,30 @@ def test_add_reads_text_from_stdin(run: Run) -> None:
 
 def test_search_filters_pass_through(run: Run) -> None:
     add(run, "Dan started a job at Greenleaf in June 2024.", "--occurred-at", "2024-06-03")
-    result = run("search", "job", "--bank", "b", "--agent", "alice", "--scope", "collective",
-                 "-k", "3", "--from", "2024-01-01", "--to", "2024-12-31", "--as-of",
-                 "2025-01-01", "--type", "experience", "--type", "fact", "--no-superseded",
-                 "--json")
+    result = run(
+        "search",
+        "job",
+        "--bank",
+        "b",
+        "--agent",
+        "alice",
+        "--scope",
+        "collective",
+        "-k",
+        "3",
+        "--from",
+        "2024-01-01",
+        "--to",
+        "2024-12-31",
+        "--as-of",
+        "2025-01-01",
+        "--type",
+        "experience",
+        "--type",
+        "fact",
+        "--no-superseded",
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     assert len(as_json(result)["hits"]) <= 3
 
@@ -215,10 +251,14 @@ def test_help_documents_every_exit_code() -> None:
     [
         (["add", "", "--bank", "b", "--agent", "a"], "invalid_input"),
         (["add", "   ", "--bank", "b", "--agent", "a"], "invalid_input"),
-        (["add", "x", "--bank", "b", "--agent", "a", "--occurred-at", "not a time"],
-         "invalid_input"),
-        (["search", "x", "--bank", "b", "--agent", "a", "--from", "yesterday-ish"],
-         "invalid_input"),
+        (
+            ["add", "x", "--bank", "b", "--agent", "a", "--occurred-at", "not a time"],
+            "invalid_input",
+        ),
+        (
+            ["search", "x", "--bank", "b", "--agent", "a", "--from", "yesterday-ish"],
+            "invalid_input",
+        ),
         (["add", "x", "--bank", "b", "--agent", "a", "--trust", "7"], "invalid_input"),
         (["add", "x", "--bank", "bad bank!", "--agent", "a"], "invalid_input"),
         (["add", "x", "--bank", "b"], "usage_error"),
@@ -265,8 +305,9 @@ def test_a_store_that_cannot_be_created_exits_5(run: Run, tmp_path: Path) -> Non
 
 def test_a_reused_source_id_with_other_text_exits_4(run: Run) -> None:
     add(run, "Judy likes jazz.", "--source-id", "same")
-    result = run("add", "Judy likes opera.", "--bank", "b", "--agent", "alice",
-                 "--source-id", "same")
+    result = run(
+        "add", "Judy likes opera.", "--bank", "b", "--agent", "alice", "--source-id", "same"
+    )
     assert result.exit_code == 4
     assert result.stderr.startswith("error: ")
 
@@ -319,16 +360,28 @@ def _jsonl(path: Path, rows: list[Any]) -> Path:
 
 
 def test_import_jsonl_then_search_cites_its_source_ids(run: Run, tmp_path: Path) -> None:
-    path = _jsonl(tmp_path / "chat.jsonl", [
-        {"text": "I moved to Bristol last month.", "speaker": "Tom", "source_id": "t-1",
-         "occurred_at": "2024-03-10T12:00:00Z", "session": "s1"},
-        {"text": "The orchestra rehearses on Thursdays.", "source_id": "t-2",
-         "metadata": {"lang": "en"}},
-        "",
-        {"text": "Maya prefers tea over coffee.", "agent": "maya", "source_id": "t-3"},
-    ])
-    result = run("import", str(path), "--bank", "b", "--agent", "importer", "--batch", "2",
-                 "--json")
+    path = _jsonl(
+        tmp_path / "chat.jsonl",
+        [
+            {
+                "text": "I moved to Bristol last month.",
+                "speaker": "Tom",
+                "source_id": "t-1",
+                "occurred_at": "2024-03-10T12:00:00Z",
+                "session": "s1",
+            },
+            {
+                "text": "The orchestra rehearses on Thursdays.",
+                "source_id": "t-2",
+                "metadata": {"lang": "en"},
+            },
+            "",
+            {"text": "Maya prefers tea over coffee.", "agent": "maya", "source_id": "t-3"},
+        ],
+    )
+    result = run(
+        "import", str(path), "--bank", "b", "--agent", "importer", "--batch", "2", "--json"
+    )
     assert result.exit_code == 0, result.output
     summary = as_json(result)
     assert summary["imported"] == 3
@@ -347,8 +400,9 @@ def test_import_jsonl_then_search_cites_its_source_ids(run: Run, tmp_path: Path)
 def test_a_malformed_jsonl_line_is_named_and_nothing_from_it_on_is_written(
     run: Run, tmp_path: Path
 ) -> None:
-    rows: list[Any] = [{"text": f"Fact number {i} about the garden.", "source_id": f"g-{i}"}
-                       for i in range(1, 4)]
+    rows: list[Any] = [
+        {"text": f"Fact number {i} about the garden.", "source_id": f"g-{i}"} for i in range(1, 4)
+    ]
     rows += ["{not json", {"text": "After the bad line.", "source_id": "g-5"}]
     path = _jsonl(tmp_path / "bad.jsonl", rows)
     result = run("import", str(path), "--bank", "b", "--agent", "a", "--batch", "2", "--json")
@@ -369,12 +423,15 @@ def test_a_malformed_jsonl_line_is_named_and_nothing_from_it_on_is_written(
 
 
 def test_an_invalid_item_mid_batch_keeps_the_lines_before_it(run: Run, tmp_path: Path) -> None:
-    path = _jsonl(tmp_path / "bad-time.jsonl", [
-        {"text": "Quinn paints murals.", "source_id": "q-1"},
-        {"text": "Quinn lives in Porto.", "source_id": "q-2"},
-        {"text": "Quinn bought a boat.", "source_id": "q-3", "occurred_at": "last blursday"},
-        {"text": "Quinn sold the boat.", "source_id": "q-4"},
-    ])
+    path = _jsonl(
+        tmp_path / "bad-time.jsonl",
+        [
+            {"text": "Quinn paints murals.", "source_id": "q-1"},
+            {"text": "Quinn lives in Porto.", "source_id": "q-2"},
+            {"text": "Quinn bought a boat.", "source_id": "q-3", "occurred_at": "last blursday"},
+            {"text": "Quinn sold the boat.", "source_id": "q-4"},
+        ],
+    )
     result = run("import", str(path), "--bank", "b", "--agent", "a", "--batch", "10", "--json")
     assert result.exit_code == 2
     error = as_json(result)["error"]
@@ -403,8 +460,13 @@ def locomo_sample() -> dict[str, Any]:
             "session_1": [
                 {"speaker": "Rosa", "dia_id": "D1:1", "text": "I adopted a greyhound!"},
                 {"speaker": "Sam", "dia_id": "D1:2", "text": "What is the dog called?"},
-                {"speaker": "Rosa", "dia_id": "D1:3", "text": "His name is Pepper.",
-                 "blip_caption": "a photo of a grey dog on a sofa", "img_url": ["x"]},
+                {
+                    "speaker": "Rosa",
+                    "dia_id": "D1:3",
+                    "text": "His name is Pepper.",
+                    "blip_caption": "a photo of a grey dog on a sofa",
+                    "img_url": ["x"],
+                },
             ],
             "session_2_date_time": "7:05 pm on 2 June, 2023",
             "session_2": [
@@ -425,13 +487,15 @@ def test_import_locomo_then_search_cites_sample_and_dia_ids(run: Run, tmp_path: 
     summary = as_json(result)
     assert (summary["format"], summary["imported"], summary["banks"]) == ("locomo", 5, ["conv-t1"])
 
-    hits = as_json(run("search", "violin lessons", "--bank", "conv-t1", "--agent", "bench",
-                       "--json"))["hits"]
+    hits = as_json(
+        run("search", "violin lessons", "--bank", "conv-t1", "--agent", "bench", "--json")
+    )["hits"]
     assert "conv-t1:D2:1" in {e for h in hits for e in h["evidence_source_ids"]}
 
     photo = as_json(run("show", "conv-t1:D1:3", "--json"))["source"]
-    assert photo["text"] == ("Rosa: His name is Pepper. [shares a photo: a photo of a grey "
-                             "dog on a sofa]")
+    assert photo["text"] == (
+        "Rosa: His name is Pepper. [shares a photo: a photo of a grey dog on a sofa]"
+    )
     assert photo["occurred_at"] == "2023-05-08T13:56:00+00:00"
     assert photo["session_id"] == "conv-t1:session_1"
     later = as_json(run("show", "conv-t1:D2:2", "--json"))["source"]
@@ -442,8 +506,19 @@ def test_import_locomo_one_sample_into_a_chosen_bank(run: Run, tmp_path: Path) -
     other = locomo_sample() | {"sample_id": "conv-t2"}
     path = tmp_path / "two.json"
     path.write_text(json.dumps([locomo_sample(), other]))
-    result = run("import", str(path), "--agent", "a", "--sample", "conv-t2", "--bank", "mine",
-                 "--format", "locomo", "--json")
+    result = run(
+        "import",
+        str(path),
+        "--agent",
+        "a",
+        "--sample",
+        "conv-t2",
+        "--bank",
+        "mine",
+        "--format",
+        "locomo",
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     assert as_json(result)["banks"] == ["mine"]
     assert run("show", "conv-t1:D1:1", "--json").exit_code == 3
@@ -511,14 +586,31 @@ def test_docs_list_every_exit_code() -> None:
 
 def _script(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("MNEME_DB", "MNEME_EMBEDDER")}
-    return subprocess.run([str(MNEME), "--embedder", "hashing", *args], input=stdin,
-                          capture_output=True, text=True, env=env, timeout=120, check=False)
+    return subprocess.run(
+        [str(MNEME), "--embedder", "hashing", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_script_keeps_json_on_stdout_and_errors_in_their_stream(tmp_path: Path) -> None:
     db = str(tmp_path / "proc.db")
-    ok = _script("--db", db, "add", "-", "--bank", "b", "--agent", "a", "--json",
-                 stdin="Uma collects stamps.\n")
+    ok = _script(
+        "--db",
+        db,
+        "add",
+        "-",
+        "--bank",
+        "b",
+        "--agent",
+        "a",
+        "--json",
+        stdin="Uma collects stamps.\n",
+    )
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["status"] == "ok"
     assert ok.stderr == ""
@@ -558,11 +650,37 @@ def test_script_exit_codes_for_usage_schema_and_backend_errors(tmp_path: Path) -
 def test_add_and_search_with_the_default_embedder(tmp_path: Path) -> None:
     runner = CliRunner(env={"MNEME_DB": None, "MNEME_EMBEDDER": None})
     db = str(tmp_path / "real.db")
-    added = runner.invoke(cli, ["--db", db, "add", "Vera moved to Oslo to work as a nurse.",
-                                "--bank", "b", "--agent", "a", "--source-id", "v-1", "--json"])
+    added = runner.invoke(
+        cli,
+        [
+            "--db",
+            db,
+            "add",
+            "Vera moved to Oslo to work as a nurse.",
+            "--bank",
+            "b",
+            "--agent",
+            "a",
+            "--source-id",
+            "v-1",
+            "--json",
+        ],
+    )
     assert added.exit_code == 0, added.output
-    found = runner.invoke(cli, ["--db", db, "search", "Which city does Vera live in?",
-                                "--bank", "b", "--agent", "a", "--json"])
+    found = runner.invoke(
+        cli,
+        [
+            "--db",
+            db,
+            "search",
+            "Which city does Vera live in?",
+            "--bank",
+            "b",
+            "--agent",
+            "a",
+            "--json",
+        ],
+    )
     assert found.exit_code == 0, found.output
     hits = json.loads(found.stdout)["hits"]
     assert hits[0]["evidence_source_ids"] == ["v-1"]

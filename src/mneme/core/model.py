@@ -308,3 +308,130 @@ class HistoryEvent:
     kind: str  # recorded | evidence | knower | superseded | status | edge | review | ...
     actor: str
     detail: JSON = field(default_factory=dict)
+
+
+class ClaimStatus(StrEnum):
+    """The system's position on a claim."""
+
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    REJECTED = "rejected"
+
+
+class ReviewStatus(StrEnum):
+    """A person's decision on a claim."""
+
+    PENDING_REVIEW = "pending_review"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    SUPERSEDED = "superseded"
+
+
+class ReviewDecision(StrEnum):
+    APPROVE = "approve"
+    REJECT = "reject"
+    SUPERSEDE = "supersede"
+    RESTORE = "restore"
+
+
+class Resolution(StrEnum):
+    """How a person settles a conflict."""
+
+    SUPERSEDE = "supersede"  # the winner replaces the other
+    REJECT = "reject"  # the loser is wrong: rejected and tombstoned
+    NOT_CONFLICT = "not_conflict"  # both hold; this pair is never flagged again
+    SCOPED_EXCEPTION = "scoped_exception"  # both hold, each in its own stated scope
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRecord:
+    """The subject-attribute-value layer (the user model): one row per distinct value."""
+
+    id: str
+    bank_id: str
+    claim_key: str
+    slot_key: str
+    subject: str
+    attribute: str
+    value: str
+    negated: bool
+    status: ClaimStatus
+    review_status: ReviewStatus
+    evidence_count: int
+    evidence_refs: tuple[str, ...]  # source ids and unit ids the claim rests on
+    contradiction_refs: tuple[str, ...]  # claim ids with another value in the same slot
+    first_evidence_at: dt.datetime
+    last_evidence_at: dt.datetime
+    created_at: dt.datetime
+    updated_at: dt.datetime
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    reviewed_at: dt.datetime | None = None
+    reviewed_by: str | None = None
+    review_note: str | None = None
+
+    @property
+    def text(self) -> str:
+        neg = "not " if self.negated else ""
+        return f"{self.subject} {self.attribute} {neg}{self.value}"
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewEvent:
+    """An append-only record of a decision, with the state on both axes before and after."""
+
+    id: str
+    bank_id: str
+    target_kind: str  # claim | unit | conflict
+    target_id: str
+    decision: str
+    actor: str
+    at: dt.datetime
+    note: str = ""
+    prior_status: str | None = None
+    prior_review_status: str | None = None
+    new_status: str | None = None
+    new_review_status: str | None = None
+    metadata: JSON = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Tombstone:
+    """A rejected value: the same content or claim retained again does not come back live."""
+
+    id: str
+    bank_id: str
+    text: str
+    reason: str
+    actor: str
+    at: dt.datetime
+    content_key: str | None = None
+    claim_key: str | None = None
+    unit_id: str | None = None
+    lifted_at: dt.datetime | None = None
+    lifted_by: str | None = None
+    evidence: tuple[str, ...] = ()  # sources that re-asserted the rejected value
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictRecord:
+    """An open (or settled) disagreement between two units, and its claims if any."""
+
+    id: str
+    bank_id: str
+    kind: str  # value | negation | numbers | cross_agent | preference
+    pair_key: str
+    a_unit: str
+    b_unit: str
+    status: str  # open | resolved
+    created_at: dt.datetime
+    a_claim: str | None = None
+    b_claim: str | None = None
+    resolution: Resolution | None = None
+    winner: str | None = None
+    scope_a: str | None = None
+    scope_b: str | None = None
+    question: str = ""
+    resolved_at: dt.datetime | None = None
+    resolved_by: str | None = None
+    note: str | None = None

@@ -20,6 +20,9 @@ from typing import Any
 
 from mneme.llm.protocol import LLMInvalid, LLMReply
 
+# Reasoning models served by Ollama, vLLM or DeepSeek may put their thinking, braces and all,
+# before the answer.
+_THINKING = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
 _ERRORS_SHOWN = 8  # validation errors quoted back to the model and into messages
 _RAW_SHOWN = 2000  # characters of a bad reply quoted back to the model
@@ -53,6 +56,7 @@ def find_json_object(text: str) -> dict[str, Any]:
     Raises:
         ValueError: no JSON object could be read; the message says why.
     """
+    text = _THINKING.sub("", text)
     candidates = [match.group(1) for match in _FENCE.finditer(text)] + [text]
     for candidate in candidates:
         stripped = candidate.strip()
@@ -111,8 +115,10 @@ _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
     "null": lambda v: v is None,
     "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
     # JSON does not tell 1 from 1.0, and neither does JSON Schema.
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
-    or (isinstance(v, float) and v.is_integer()),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool))
+        or (isinstance(v, float) and v.is_integer())
+    ),
 }
 
 

@@ -53,9 +53,12 @@ _UNIT_COLS = (
     "categories, metadata"
 )
 
-#: The token count BM25 normalises by: every position of every lexeme, as FTS5 counts tokens.
-_DOC_LEN = ("(SELECT coalesce(sum(cardinality(x.positions)), 0) "
-            "FROM unnest(to_tsvector('english', %s)) AS x)")
+#: The token count BM25 normalises by. FTS5 counts every token, stop words included, so this
+#: counts the parser's word tokens (not blanks, not the parts of a hyphenated word) rather than
+#: the tsvector's lexemes: with lexemes only, "Alice moved to Lisbon" and "Alice in Lisbon"
+#: would be the same length and the two backends would break ties differently.
+_DOC_LEN = ("(SELECT count(*) FROM ts_debug('english', %s) WHERE alias NOT IN "
+            "('blank', 'hword_part', 'hword_asciipart', 'hword_numpart'))")
 
 
 class PostgresStore(RecallChannels):

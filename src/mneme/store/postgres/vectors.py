@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+
 import numpy as np
 from psycopg import sql
 

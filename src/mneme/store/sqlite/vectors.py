@@ -166,9 +166,7 @@ class VectorIndex:
                 mask[i] = False
         return mask
 
-    def search(
-        self, viewer: Viewer, query: Vector, filters: Filters, limit: int
-    ) -> list[Scored]:
+    def search(self, viewer: Viewer, query: Vector, filters: Filters, limit: int) -> list[Scored]:
         n = len(self._ids)
         if n == 0 or limit <= 0:
             return []

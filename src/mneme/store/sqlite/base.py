@@ -1,0 +1,104 @@
+"""What every part of the SQLite store shares: the database, writes, unit hydration."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from mneme.core.model import Unit
+from mneme.errors import NotFound
+from mneme.store.sqlite.database import Database
+from mneme.store.sqlite.rows import UNIT_COLS, unit_row
+from mneme.store.sqlite.vectors import VectorIndex
+
+
+class SQLiteBase:
+    db: Database
+    _indexes: dict[tuple[str, str], VectorIndex]
+    _touched: set[str]
+
+    def _w(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
+        assert self.db.in_transaction, "writes run inside Store.transaction()"
+        return self.db.execute(sql, params)
+
+    def _touch(self, bank_id: str) -> None:
+        """Bump the bank's index generation once per transaction, and keep indexes in step."""
+        if bank_id in self._touched:
+            return
+        self._touched.add(bank_id)
+        self._w(
+            "INSERT INTO index_state (bank_id, generation) VALUES (?, 1) "
+            "ON CONFLICT (bank_id) DO UPDATE SET generation = generation + 1",
+            (bank_id,),
+        )
+        gen = int(
+            self.db.query("SELECT generation FROM index_state WHERE bank_id = ?", (bank_id,))[0][0]
+        )
+
+        def committed() -> None:
+            self._touched.discard(bank_id)
+            for (b, _m), idx in list(self._indexes.items()):
+                if b == bank_id:
+                    if idx.generation == gen - 1:
+                        idx.generation = gen  # our own changes were applied as they happened
+                    else:
+                        del self._indexes[(b, _m)]  # another writer got in between: rebuild
+
+        def rolled_back() -> None:
+            self._touched.discard(bank_id)
+            for key in [k for k in self._indexes if k[0] == bank_id]:
+                del self._indexes[key]  # in-memory changes of the failed transaction are void
+
+        self.db.after(committed, rolled_back)
+
+    def _one(self, bank_id: str, unit_id: str) -> Unit:
+        rows = self.db.query(
+            f"SELECT {UNIT_COLS} FROM units WHERE bank_id = ? AND id = ?", (bank_id, unit_id)
+        )
+        units = self._hydrate(rows)
+        if not units:
+            raise NotFound(f"no unit {unit_id} in bank {bank_id}")
+        return units[0]
+
+    def _hydrate(self, rows: Sequence[Any]) -> list[Unit]:
+        if not rows:
+            return []
+        keys = [(r[0], r[1]) for r in rows]
+        knowers = self._group(
+            "SELECT unit_id, agent_id FROM unit_knowers", keys, "ORDER BY first_at, agent_id"
+        )
+        evidence = self._group(
+            "SELECT unit_id, source_id FROM unit_evidence", keys, "ORDER BY at, source_id"
+        )
+        names = self._group(
+            "SELECT m.unit_id, e.name FROM mentions m JOIN entities e "
+            "ON e.bank_id = m.bank_id AND e.id = m.entity_id",
+            keys,
+            "ORDER BY e.name",
+            alias="m",
+        )
+        return [
+            unit_row(r, knowers.get(r[1], ()), evidence.get(r[1], ()), names.get(r[1], ()))
+            for r in rows
+        ]
+
+    def _group(
+        self, select: str, keys: Sequence[tuple[str, str]], order: str, alias: str | None = None
+    ) -> dict[str, tuple[str, ...]]:
+        out: dict[str, list[str]] = {}
+        prefix = f"{alias}." if alias else ""
+        by_bank: dict[str, list[str]] = {}
+        for bank, uid in keys:
+            by_bank.setdefault(bank, []).append(uid)
+        for bank, ids in by_bank.items():
+            for i in range(0, len(ids), 500):
+                chunk = ids[i : i + 500]
+                rows = self.db.query(
+                    f"{select} WHERE {prefix}bank_id = ? AND {prefix}unit_id IN "
+                    f"({','.join('?' * len(chunk))}) {order}",
+                    (bank, *chunk),
+                )
+                for uid, value in rows:
+                    out.setdefault(uid, []).append(value)
+        return {k: tuple(v) for k, v in out.items()}

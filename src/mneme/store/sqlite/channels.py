@@ -1,0 +1,187 @@
+"""The recall channels over SQLite: FTS5 BM25, the vector index, time, entities, graph."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+import numpy as np
+
+from mneme.core.model import UnitStatus, UnitType, Viewer, Visibility
+from mneme.store.codec import parse_ts, ts, vector_from
+from mneme.store.protocol import Filters, Link, Scored, Vector
+from mneme.store.ranking import temporal_order
+from mneme.store.sqlite.base import SQLiteBase
+from mneme.store.sqlite.scoping import fts_query, where
+from mneme.store.sqlite.vectors import IndexRow, VectorIndex
+
+#: Entities mentioned by more units than this are hubs (a speaker's name in every line of a
+#: transcript): they link everything to everything and carry no signal for graph expansion.
+MAX_ENTITY_DEGREE = 48
+
+
+class ChannelsMixin(SQLiteBase):
+    def search_lexical(
+        self, viewer: Viewer, terms: Sequence[str], filters: Filters, limit: int
+    ) -> list[Scored]:
+        match = fts_query(list(terms))
+        if not match:
+            return []
+        clause, params = where(viewer, filters)
+        rows = self.db.query(
+            "SELECT u.id, bm25(units_fts) AS s FROM units_fts "
+            "JOIN units u ON u.rowid = units_fts.rowid "
+            f"WHERE units_fts MATCH ? AND {clause} ORDER BY s, u.id LIMIT ?",
+            (match, *params, limit),
+        )
+        # FTS5's bm25() is lower-is-better; flip it so every channel is higher-is-better.
+        return [Scored(r[0], -float(r[1])) for r in rows]
+
+    def search_semantic(
+        self, viewer: Viewer, vector: Vector, model: str, filters: Filters, limit: int
+    ) -> list[Scored]:
+        idx = self._index(viewer.bank_id, model, len(vector))
+        return idx.search(viewer, vector, filters, limit)
+
+    def _index(self, bank_id: str, model: str, dim: int) -> VectorIndex:
+        gen_rows = self.db.query("SELECT generation FROM index_state WHERE bank_id = ?", (bank_id,))
+        gen = int(gen_rows[0][0]) if gen_rows else 0
+        idx = self._indexes.get((bank_id, model))
+        if idx is not None and (idx.generation == gen or self.db.in_transaction):
+            return idx
+        idx = self._build_index(bank_id, model, dim, gen)
+        self._indexes[(bank_id, model)] = idx
+        return idx
+
+    def _build_index(self, bank_id: str, model: str, dim: int, gen: int) -> VectorIndex:
+        """Rebuild from the embeddings table: the truth the in-memory index derives from."""
+        idx = VectorIndex(bank_id, model, dim, gen)
+        knowers: dict[str, list[str]] = {}
+        for uid, agent in self.db.query(
+            "SELECT unit_id, agent_id FROM unit_knowers WHERE bank_id = ?", (bank_id,)
+        ):
+            knowers.setdefault(uid, []).append(agent)
+        rows = self.db.query(
+            "SELECT u.id, e.vector, u.agent_id, u.visibility, u.status, u.type, "
+            "u.occurred_start, u.occurred_end, u.valid_from, u.valid_until FROM embeddings e "
+            "JOIN units u ON u.bank_id = e.bank_id AND u.id = e.unit_id "
+            "WHERE e.bank_id = ? AND e.model = ? AND e.dim = ? ORDER BY u.rowid",
+            (bank_id, model, dim),
+        )
+        for r in rows:
+            idx.add(
+                IndexRow(
+                    unit_id=r[0],
+                    vector=vector_from(r[1]),
+                    author=r[2],
+                    visibility=Visibility(r[3]),
+                    status=UnitStatus(r[4]),
+                    type=UnitType(r[5]),
+                    occurred_start=parse_ts(r[6]),
+                    occurred_end=parse_ts(r[7]),
+                    valid_from=parse_ts(r[8]),
+                    valid_until=parse_ts(r[9]),
+                    knowers=knowers.get(r[0], ()),
+                )
+            )
+        return idx
+
+    def search_temporal(
+        self, viewer: Viewer, start: dt.datetime, end: dt.datetime, filters: Filters, limit: int
+    ) -> list[Scored]:
+        clause, params = where(viewer, filters)
+        mid = start + (end - start) / 2
+        rows = self.db.query(
+            f"SELECT u.id, u.occurred_start, u.occurred_end FROM units u WHERE {clause} "
+            "AND u.occurred_start < ? AND (coalesce(u.occurred_end, u.occurred_start) > ? "
+            "OR u.occurred_start >= ?) "
+            "ORDER BY abs(julianday(u.occurred_start) - julianday(?)), u.id LIMIT ?",
+            (*params, ts(end), ts(start), ts(start), ts(mid), limit * 4),
+        )
+        return temporal_order(
+            [(r[0], parse_ts(r[1]) or start, parse_ts(r[2])) for r in rows], start, end, limit
+        )
+
+    def search_entities(
+        self, viewer: Viewer, keys: Sequence[str], filters: Filters, limit: int
+    ) -> list[Scored]:
+        keys = list(dict.fromkeys(k for k in keys if k))
+        if not keys:
+            return []
+        clause, params = where(viewer, filters)
+        rows = self.db.query(
+            "WITH ent AS (SELECT e.bank_id, e.id, (SELECT count(*) FROM mentions d "
+            "WHERE d.bank_id = e.bank_id AND d.entity_id = e.id) AS deg FROM entities e "
+            f"WHERE e.bank_id = ? AND e.key IN ({','.join('?' * len(keys))})) "
+            "SELECT u.id, ent.deg FROM ent JOIN mentions m ON m.bank_id = ent.bank_id "
+            "AND m.entity_id = ent.id JOIN units u ON u.bank_id = m.bank_id AND u.id = m.unit_id "
+            f"WHERE ent.deg <= ? AND {clause} ORDER BY ent.deg, u.id LIMIT ?",
+            (viewer.bank_id, *keys, MAX_ENTITY_DEGREE, *params, limit * 4),
+        )
+        scores: dict[str, float] = {}
+        for uid, deg in rows:
+            # Rarer entities say more: weight by inverse log degree, summed over entities.
+            scores[uid] = scores.get(uid, 0.0) + 1.0 / (1.0 + float(np.log1p(float(deg))))
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        return [Scored(uid, s) for uid, s in ranked]
+
+    def graph_links(
+        self, viewer: Viewer, unit_ids: Sequence[str], filters: Filters, limit: int
+    ) -> list[Link]:
+        if not unit_ids:
+            return []
+        seeds = list(dict.fromkeys(unit_ids))
+        marks = ",".join("?" * len(seeds))
+        clause, params = where(viewer, filters, "b")
+        links: list[Link] = []
+        # typed edges between units, both directions
+        rows = self.db.query(
+            "SELECT e.src, e.dst, e.type, e.weight * e.confidence, e.id FROM edges e "
+            "JOIN units b ON b.bank_id = e.bank_id "
+            "AND b.id = CASE WHEN e.src IN (" + marks + ") THEN e.dst ELSE e.src END "
+            f"WHERE e.bank_id = ? AND (e.src IN ({marks}) OR e.dst IN ({marks})) AND {clause} "
+            "ORDER BY e.weight DESC, e.id LIMIT ?",
+            (*seeds, viewer.bank_id, *seeds, *seeds, *params, limit),
+        )
+        seedset = set(seeds)
+        for src, dst, typ, w, eid in rows:
+            a, b = (src, dst) if src in seedset else (dst, src)
+            links.append(Link(a, b, typ, float(w), eid))
+        # shared entities (hubs excluded), weighted by rarity
+        rows = self.db.query(
+            "WITH deg AS (SELECT entity_id, count(*) AS n FROM mentions WHERE bank_id = ? "
+            f"AND entity_id IN (SELECT entity_id FROM mentions WHERE bank_id = ? "
+            f"AND unit_id IN ({marks})) GROUP BY entity_id HAVING count(*) <= ?) "
+            "SELECT m1.unit_id, m2.unit_id, en.name, deg.n FROM mentions m1 "
+            "JOIN deg ON deg.entity_id = m1.entity_id "
+            "JOIN mentions m2 ON m2.bank_id = m1.bank_id AND m2.entity_id = m1.entity_id "
+            "AND m2.unit_id != m1.unit_id "
+            "JOIN entities en ON en.bank_id = m1.bank_id AND en.id = m1.entity_id "
+            "JOIN units b ON b.bank_id = m2.bank_id AND b.id = m2.unit_id "
+            f"WHERE m1.bank_id = ? AND m1.unit_id IN ({marks}) AND {clause} "
+            "ORDER BY deg.n, m2.unit_id LIMIT ?",
+            (
+                viewer.bank_id,
+                viewer.bank_id,
+                *seeds,
+                MAX_ENTITY_DEGREE,
+                viewer.bank_id,
+                *seeds,
+                *params,
+                limit,
+            ),
+        )
+        for a, b, name, n in rows:
+            links.append(Link(a, b, "ENTITY", 1.0 / (1.0 + np.log1p(float(n))), name))
+        # sibling atoms of the same source
+        rows = self.db.query(
+            "SELECT e1.unit_id, e2.unit_id, e1.source_id FROM unit_evidence e1 "
+            "JOIN unit_evidence e2 ON e2.bank_id = e1.bank_id AND e2.source_id = e1.source_id "
+            "AND e2.unit_id != e1.unit_id "
+            "JOIN units b ON b.bank_id = e2.bank_id AND b.id = e2.unit_id "
+            f"WHERE e1.bank_id = ? AND e1.unit_id IN ({marks}) AND {clause} "
+            "ORDER BY e2.unit_id LIMIT ?",
+            (viewer.bank_id, *seeds, *params, limit),
+        )
+        links.extend(Link(a, b, "SOURCE", 0.5, sid) for a, b, sid in rows)
+        return links

@@ -1,0 +1,143 @@
+"""Recall channels: every Filters field, ranking order, and the same top results everywhere."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from mneme.core.model import Scope, UnitStatus, UnitType
+from mneme.store.protocol import Store
+
+DAY = dt.timedelta(days=1)
+
+CORPUS = [
+    "Alice moved to Lisbon in 2019 to work as a software engineer",
+    "Bob adopted a golden retriever puppy named Max last spring",
+    "Carol plays the violin in the city orchestra every Thursday",
+    "Alice and Bob went hiking in the Alps during the summer holidays",
+    "The Lisbon office opened a new design studio near the river",
+    "Max the dog loves chasing tennis balls in the park",
+    "Carol teaches violin lessons to children on weekends",
+    "Bob is allergic to peanuts and avoids Thai restaurants",
+    "Alice prefers green tea over coffee in the morning",
+    "The summer festival in Lisbon features fado music and sardines",
+    "Dave repairs vintage motorcycles in his garage",
+    "Dave rode his motorcycle from Porto to Lisbon in one day",
+]
+
+QUERIES = [
+    ["lisbon", "office"], ["violin", "carol"], ["dog", "max"], ["motorcycle"],
+    ["summer", "holidays", "alps"], ["tea", "coffee"],
+]
+
+
+@pytest.fixture
+def corpus(make) -> list[str]:
+    make.bank()
+    return [make.unit(text, id=f"u{i:02d}").id for i, text in enumerate(CORPUS)]
+
+
+def _ids(scored) -> list[str]:
+    return [s.unit_id for s in scored]
+
+
+def test_lexical_ranks_matches_higher_is_better_and_stems(store: Store, make, corpus):
+    v = make.viewer()
+    hits = store.search_lexical(v, ["violins"], make.filters(), 10)
+    assert set(_ids(hits)) == {"u02", "u06"}
+    assert all(a.score >= b.score for a, b in zip(hits, hits[1:], strict=False))
+    both = store.search_lexical(v, ["motorcycle", "porto"], make.filters(), 10)
+    assert _ids(both)[0] == "u11"  # matches both terms
+    assert store.search_lexical(v, [], make.filters(), 10) == []
+    assert store.search_lexical(v, ["zzzz"], make.filters(), 10) == []
+    assert len(store.search_lexical(v, ["lisbon"], make.filters(), 2)) == 2
+
+
+def test_lexical_treats_query_syntax_as_plain_text(store: Store, make, corpus):
+    v = make.viewer()
+    for term in ['"', "'", "a & b", "!", "(", "x:*", "\\", "OR", "NEAR(", "lisbon'"]:
+        store.search_lexical(v, [term], make.filters(), 5)  # no error
+    assert "u04" in _ids(store.search_lexical(v, ["lisbon'"], make.filters(), 10))
+
+
+def test_semantic_ranks_by_cosine_and_finds_the_exact_text_first(store: Store, make, corpus):
+    v = make.viewer()
+    for i, text in enumerate(CORPUS):
+        hits = store.search_semantic(v, make.vec(text), make.model, make.filters(), 3)
+        assert hits[0].unit_id == f"u{i:02d}"
+        assert hits[0].score == pytest.approx(1.0, abs=1e-5)
+        assert hits[0].score >= hits[1].score >= hits[2].score
+    assert store.search_semantic(v, make.vec("x"), "other-model", make.filters(), 3) == []
+
+
+@pytest.mark.parametrize("terms", QUERIES, ids=["+".join(q) for q in QUERIES])
+def test_both_backends_return_the_same_top_results(make, corpus, terms, sqlite_twin):
+    """The reference (SQLite) and this store agree on the top hits of every channel."""
+    store, twin = make.store, sqlite_twin(CORPUS)
+    v = make.viewer()
+    lex = _ids(store.search_lexical(v, terms, make.filters(), 3))
+    ref = _ids(twin.search_lexical(v, terms, make.filters(), 3))
+    assert lex == ref
+    q = make.vec(" ".join(terms))
+    sem = _ids(store.search_semantic(v, q, make.model, make.filters(), 5))
+    assert sem == _ids(twin.search_semantic(v, q, make.model, make.filters(), 5))
+
+
+def test_every_filter_field_applies_in_every_channel(store: Store, make):
+    make.bank()
+    t = make.t0
+    base = {"occurred_start": t, "occurred_end": t + DAY}
+    units = {
+        "plain": make.unit("lisbon river walk", **base),
+        "rejected": make.unit("lisbon river rejected", status=UnitStatus.REJECTED, **base),
+        "goal": make.unit("lisbon river goal", type=UnitType.GOAL, **base),
+        "later": make.unit("lisbon river later", occurred_start=t + 30 * DAY,
+                           occurred_end=t + 31 * DAY),
+        "expired": make.unit("lisbon river expired", valid_until=t - DAY, **base),
+        "future": make.unit("lisbon river future", valid_from=t + 10 * DAY, **base),
+        "undated": make.unit("lisbon river undated"),
+    }
+    name = {u.id: n for n, u in units.items()}
+    f = make.filters
+    cases = {
+        "statuses": (f(statuses=frozenset({UnitStatus.ACTIVE})), set(units) - {"rejected"}),
+        "no status": (f(statuses=frozenset()), set()),
+        "types": (f(types=frozenset({UnitType.GOAL})), {"goal"}),
+        "occurred": (f(occurred_from=t - DAY, occurred_to=t + 2 * DAY),
+                     set(units) - {"later", "undated"}),
+        "occurred_open_end": (f(occurred_from=t + 20 * DAY), {"later"}),
+        "valid_at": (f(valid_at=t), set(units) - {"expired", "future"}),
+        "exclude": (f(exclude_ids=frozenset({units["plain"].id})), set(units) - {"plain"}),
+    }
+    v = make.viewer()
+    entity = make.entity("Lisbon")
+    for u in units.values():
+        make.mention(u, entity)
+    for label, (filters, expected) in cases.items():
+        lexical = {name[s.unit_id] for s in store.search_lexical(v, ["river"], filters, 50)}
+        semantic = {name[s.unit_id] for s in store.search_semantic(
+            v, make.vec("lisbon river"), make.model, filters, 50)}
+        listed = {name[u.id] for u in store.list_units(v, filters, 50)}
+        named = {name[s.unit_id] for s in store.search_entities(v, ["lisbon"], filters, 50)}
+        assert lexical == expected, label
+        assert semantic == expected, label
+        assert listed == expected, label
+        assert named == expected, label
+        temporal = {name[s.unit_id] for s in store.search_temporal(
+            v, t - 60 * DAY, t + 60 * DAY, filters, 50)}
+        assert temporal == expected - {"undated"}, label
+
+
+def test_temporal_prefers_windows_inside_the_range_then_closeness(store: Store, make):
+    make.bank()
+    t = make.t0
+    inside = make.unit("inside", occurred_start=t, occurred_end=t + dt.timedelta(hours=1))
+    wide = make.unit("wide", occurred_start=t - 40 * DAY, occurred_end=t + 40 * DAY)
+    edge = make.unit("edge", occurred_start=t + 6 * DAY)
+    make.unit("outside", occurred_start=t + 90 * DAY)
+    hits = store.search_temporal(make.viewer(), t - 7 * DAY, t + 7 * DAY, make.filters(), 10)
+    assert _ids(hits) == [inside.id, edge.id, wide.id]
+    assert hits[0].score > hits[-1].score
+    assert len(store.search_temporal(make.viewer(scope=Scope.OWNER), t - 7 * DAY,
+                                     t + 7 * DAY, make.filters(), 1)) == 1
