@@ -27,13 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.locomo import data as data_mod
-from bench.locomo.baselines import BM25Index, DenseIndex
+from bench.locomo.baselines import BM25Index, DenseIndex, tokenize, word_tokenize
 from bench.locomo.data import CATEGORY_NAMES, Conversation, Dataset
 from bench.locomo.scoring import KS, first_unique, percentile, score_question, summarize
 
 AGENT = "locomo"
 BATCH = 64
-SYSTEMS = ("mneme", "bm25", "dense")
+SYSTEMS = ("mneme", "bm25", "bm25-words", "dense")
 SCORE_DEPTH = max(KS)  # turns kept per question (recall@20 is the deepest cut scored)
 WARMUP_QUERIES = ("what happened", "how are you feeling", "tell me about the weekend")
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
@@ -227,11 +227,14 @@ def run_mneme(
     return run
 
 
-def run_bm25(dataset: Dataset) -> SystemRun:
-    run = SystemRun("bm25")
+def run_bm25(dataset: Dataset, name: str = "bm25") -> SystemRun:
+    tokenizer = word_tokenize if name == "bm25-words" else tokenize
+    run = SystemRun(name)
     for conv in dataset.conversations:
         t0 = time.perf_counter()
-        index = BM25Index([t.source_id for t in conv.turns], [t.indexed_text for t in conv.turns])
+        index = BM25Index(
+            [t.source_id for t in conv.turns], [t.indexed_text for t in conv.turns], tokenizer
+        )
         run.index_seconds += time.perf_counter() - t0
         lat = run.latency_ms.setdefault(conv.sample_id, [])
         for q in conv.questions:
@@ -425,7 +428,7 @@ def build_perf(
         rows.append(
             ("mneme store file (SQLite + WAL)", f"{m.extra['db_bytes'] / 2**20:.1f} MB", None)
         )
-    for name in ("bm25", "dense"):
+    for name in ("bm25", "bm25-words", "dense"):
         r = runs.get(name)
         if r is None:
             continue
@@ -526,6 +529,7 @@ def environment() -> dict[str, Any]:
     except AttributeError:
         cpus = os.cpu_count() or 1
     return {
+        "load_average_1_5_15": list(os.getloadavg()),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "cpus": cpus,
@@ -551,7 +555,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="only the first N conversations (quick runs)",
     )
     p.add_argument(
-        "--systems", default=",".join(SYSTEMS), help="comma-separated subset of mneme,bm25,dense"
+        "--systems",
+        default=",".join(SYSTEMS),
+        help="comma-separated subset of " + ",".join(SYSTEMS),
     )
     p.add_argument(
         "--mneme-k",
@@ -589,6 +595,7 @@ def _log(msg: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     started = time.perf_counter()
+    load_at_start = list(os.getloadavg())
     dataset = data_mod.load(args.data, limit=args.limit_conversations)
     rep = dataset.report
     _log(
@@ -610,8 +617,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             _log(f"{name}: indexing and querying")
             if name == "mneme":
                 runs[name] = run_mneme(dataset, embedder, db_path, args.mneme_k, _log)
-            elif name == "bm25":
-                runs[name] = run_bm25(dataset)
+            elif name in ("bm25", "bm25-words"):
+                runs[name] = run_bm25(dataset, name)
             else:
                 runs[name] = run_dense(dataset, embedder)
         if args.ablate:
@@ -625,12 +632,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = out_dir / f"locomo-{today}"
     md = render(dataset, summaries, categories, perf, ablation, args, today)
+    md += (
+        f"\n\nLoad average (1 min) at start {load_at_start[0]:.2f}, at end "
+        f"{os.getloadavg()[0]:.2f} on {environment()['cpus']} CPUs: timings on a shared "
+        "machine include other processes' contention."
+    )
     print(md)
     stem.with_suffix(".md").write_text(md + "\n", encoding="utf-8")
     record = {
         "date": today,
         "data": str(args.data),
-        "environment": environment(),
+        "environment": {**environment(), "load_average_at_start": load_at_start},
         "rules": {
             "headline_categories": list(data_mod.HEADLINE_CATEGORIES),
             "ks": list(KS),
@@ -640,6 +652,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "repaired_evidence_tokens": rep.repaired,
             "indexed_text": "Speaker: text [+ ' [shares a photo: <blip_caption>]']",
             "bm25_tokenizer": "text.lower().split()",
+            "bm25_words_tokenizer": "re.findall(r'\\w+', text.lower())",
             "mneme_k": args.mneme_k,
         },
         "dataset": {
@@ -724,7 +737,8 @@ def render(
         "",
         "Every system indexes the same text per turn, `Speaker: text` (image turns add "
         "` [shares a photo: <caption>]`); the session date is metadata, not text. "
-        "bm25 = rank_bm25 BM25Okapi, tokenizer `text.lower().split()`; dense = cosine on "
+        "bm25 = rank_bm25 BM25Okapi, tokenizer `text.lower().split()`; bm25-words = the same "
+        "over lowercase `\\w+` tokens (punctuation dropped); dense = cosine on "
         "all-MiniLM-L6-v2 (the embedder instance mneme uses); mneme = `Memory.recall(..., "
         f"scope='collective', k={args.mneme_k})` on a fresh SQLite store, hits mapped to their "
         "evidence turns, first-unique.",

@@ -48,6 +48,7 @@ class Config:
     max_text_chars: int = 200_000
     max_atoms: int = 512
     read_only: bool = False
+    charter: str | None = None  # path of the charter file; None: the packaged default
     recall: RecallConfig = field(default_factory=RecallConfig)
 
     def replace(self, **changes: Any) -> Config:

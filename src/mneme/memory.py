@@ -14,16 +14,20 @@ from mneme import config as config_mod
 from mneme import validate
 from mneme.config import Config
 from mneme.core.chain import ChainReport, verify_chain
+from mneme.core.judgement import JudgeConfig
 from mneme.core.model import (
     AddStatus,
     Agent,
     Bank,
+    ConflictRecord,
     Edge,
     HistoryEvent,
     Hit,
     RetainResult,
+    ReviewEvent,
     Scope,
     Source,
+    Tombstone,
     Unit,
     Viewer,
 )
@@ -31,7 +35,12 @@ from mneme.embed.protocol import Embedder
 from mneme.errors import BackendUnavailable, InvalidInput, NotFound
 from mneme.read.recall import Recaller
 from mneme.store.protocol import Filters, Store, StoreStats
+from mneme.trust.conflicts import Conflicts
+from mneme.trust.history import history as trust_history
+from mneme.trust.review import Review
 from mneme.write.buffer import IngestBuffer
+from mneme.write.charter import CharterFile
+from mneme.write.decide import Judge
 from mneme.write.retain import Retainer
 
 #: An agent silent for longer than this is counted as hidden_stale in the roster.
@@ -86,7 +95,13 @@ class Memory:
         self.embedder = embedder
         self.config = config
         self.clock = clock
-        self._retainer = Retainer(store, embedder, config, clock)
+        self.review = Review(store, clock)
+        self._conflicts = Conflicts(store, self.review, clock)
+        self.charter = CharterFile(config.charter)
+        judge = Judge(store, JudgeConfig(), embedder.model_id)
+        self._retainer = Retainer(
+            store, embedder, config, clock, judge, self._conflicts, self.charter
+        )
         self._recaller = Recaller(store, embedder, config.recall, clock)
         self._buffer = IngestBuffer(store, self._retainer, clock)
         if not config.read_only:
@@ -332,26 +347,76 @@ class Memory:
     def history(
         self, object_id: str, *, bank: str | None = None, agent: str | None = None
     ) -> list[HistoryEvent]:
-        """Every recorded change of a unit or source, oldest first, from the audit log."""
+        """Every recorded change of a unit, source, claim or conflict, oldest first."""
         viewer = self._viewer(object_id, bank, agent, "collective")
-        if (
-            not self.store.get_units(viewer, [object_id])
-            and self.store.get_source(viewer, object_id) is None
-        ):
-            raise NotFound(f"no memory or source {object_id!r} visible to {viewer.agent_id}")
-        events = []
-        for rec in self.store.audit_records(viewer.bank_id):
-            if rec.target != object_id and not (rec.after and rec.after.get("src") == object_id):
-                continue
-            events.append(
-                HistoryEvent(
-                    at=rec.at,
-                    kind=rec.op,
-                    actor=rec.actor,
-                    detail={"before": rec.before, "after": rec.after, "reason": rec.reason},
+        visible = (
+            self.store.get_units(viewer, [object_id])
+            or self.store.get_source(viewer, object_id) is not None
+            or (
+                viewer.scope == Scope.OWNER
+                and (
+                    self.store.get_claim(viewer.bank_id, object_id) is not None
+                    or self.store.get_conflict(viewer.bank_id, object_id) is not None
                 )
             )
-        return events
+        )
+        if not visible:
+            raise NotFound(f"no memory or source {object_id!r} visible to {viewer.agent_id}")
+        return trust_history(self.store, viewer.bank_id, object_id)
+
+    # -- trust: review, tombstones, conflicts -------------------------------------------
+
+    def reject(self, memory_id: str, reason: str, actor: str) -> Tombstone:
+        """Reject a unit or claim: its value is tombstoned and never comes back by itself.
+
+        Raises:
+            NotFound: no such unit or claim.
+            Conflict: it is already rejected.
+        """
+        event = self.review.decide(memory_id, "reject", actor, note=reason)
+        claim = self.store.get_claim(event.bank_id, memory_id)
+        stones = self.store.find_tombstones(
+            event.bank_id,
+            unit_id=None if claim else memory_id,
+            claim_key=claim.claim_key if claim else None,
+        )
+        return stones[-1]
+
+    def restore(self, memory_id: str, actor: str, note: str = "") -> ReviewEvent:
+        """Undo the latest decision on a unit or claim (a rejection lifts its tombstone).
+
+        Raises:
+            Conflict: there is nothing to restore.
+        """
+        return self.review.decide(memory_id, "restore", actor, note=note)
+
+    def conflicts(
+        self, *, bank: str, status: str | None = "open", limit: int = 100
+    ) -> list[ConflictRecord]:
+        """Disagreements between memories; open ones by default."""
+        return self._conflicts.list(bank=bank, status=status, limit=limit)
+
+    def resolve(
+        self,
+        conflict_id: str,
+        resolution: str,
+        *,
+        actor: str,
+        note: str = "",
+        winner: str | None = None,
+        scope_a: str | None = None,
+        scope_b: str | None = None,
+    ) -> ConflictRecord:
+        """Settle a conflict: supersede, reject, not_conflict or scoped_exception."""
+        return self._conflicts.resolve(
+            conflict_id,
+            resolution,
+            actor=actor,
+            note=note,
+            winner=winner,
+            scope_a=scope_a,
+            scope_b=scope_b,
+        )
 
     def graph(
         self,

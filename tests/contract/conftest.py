@@ -51,7 +51,7 @@ TEMPLATE = "mneme_contract_template"
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     """A skipped contract test is a failure: no backend may silently drop out of the run."""
-    outcome = yield
+    outcome: Any = yield
     report = outcome.get_result()
     if report.skipped and not hasattr(report, "wasxfail") and "contract" in str(item.path):
         report.outcome = "failed"
@@ -87,11 +87,15 @@ def pg_server() -> Iterator[str]:
                 # pgserver runs postgres as its own unprivileged user, which must reach it.
                 base = Path(tempfile.mkdtemp(prefix="mneme-contract-pg-"))
                 base.chmod(0o755)
-                server = pgserver.get_server(base / "data", cleanup_mode="stop")
+                server = pgserver.get_server(  # type: ignore[attr-defined]  # re-exported
+                    base / "data", cleanup_mode="stop"
+                )
             dsn = server.get_uri()
         except Exception as exc:
-            pytest.fail(f"no PostgreSQL for the contract suite: pgserver failed ({exc!r}); "
-                        "set MNEME_TEST_PG_DSN to use an external server")
+            pytest.fail(
+                f"no PostgreSQL for the contract suite: pgserver failed ({exc!r}); "
+                "set MNEME_TEST_PG_DSN to use an external server"
+            )
     try:
         with _admin(dsn) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)")
@@ -125,7 +129,9 @@ def pg_database(pg_server: str) -> Iterator[str]:
 def open_backend(name: str, request: pytest.FixtureRequest, tmp_path: Path) -> Store:
     if name == "sqlite":
         return SQLiteStore(str(tmp_path / f"contract-{uuid.uuid4().hex[:6]}.db"))
-    return PostgresStore(request.getfixturevalue("pg_database"))
+    # PostgresStore lacks the trust methods (claims, reviews, tombstones, conflicts) that the
+    # protocol gained while it was written; the contract suite does not cover them yet.
+    return PostgresStore(request.getfixturevalue("pg_database"))  # type: ignore[return-value]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -168,34 +174,69 @@ class Make:
         with self.store.transaction():
             return self.store.ensure_bank(Bank(id=bank_id, name=bank_id, created_at=T0))
 
-    def source(self, bank_id: str = "b1", agent: str = "a1", text: str = "a source",
-               visibility: Visibility = Visibility.SHARED, **kw: Any) -> Source:
-        src = Source(id=kw.pop("id", None) or self._id("s"), bank_id=bank_id, text=text,
-                     content_hash=f"h-{text}", agent_id=agent, recorded_at=T0,
-                     visibility=visibility, **kw)
+    def source(
+        self,
+        bank_id: str = "b1",
+        agent: str = "a1",
+        text: str = "a source",
+        visibility: Visibility = Visibility.SHARED,
+        **kw: Any,
+    ) -> Source:
+        src = Source(
+            id=kw.pop("id", None) or self._id("s"),
+            bank_id=bank_id,
+            text=text,
+            content_hash=f"h-{text}",
+            agent_id=agent,
+            recorded_at=T0,
+            visibility=visibility,
+            **kw,
+        )
         with self.store.transaction():
             self.store.put_source(src)
         return src
 
-    def unit(self, text: str, bank_id: str = "b1", agent: str = "a1", *,
-             visibility: Visibility = Visibility.SHARED, embed: bool = True,
-             status: UnitStatus = UnitStatus.ACTIVE, type: UnitType = UnitType.FACT,
-             **kw: Any) -> Unit:
-        unit = Unit(id=kw.pop("id", None) or self._id("u"), bank_id=bank_id, text=text,
-                    content_key=kw.pop("content_key", None) or f"k-{text}",
-                    network=Network.WORLD, type=type, status=status,
-                    confidence=kw.pop("confidence", 0.8), agent_id=agent,
-                    recorded_at=kw.pop("recorded_at", T0), visibility=visibility,
-                    embedding_model=EMBEDDER.model_id if embed else None,
-                    embedding_dim=EMBEDDER.dim if embed else None, **kw)
+    def unit(
+        self,
+        text: str,
+        bank_id: str = "b1",
+        agent: str = "a1",
+        *,
+        visibility: Visibility = Visibility.SHARED,
+        embed: bool = True,
+        status: UnitStatus = UnitStatus.ACTIVE,
+        type: UnitType = UnitType.FACT,
+        **kw: Any,
+    ) -> Unit:
+        unit = Unit(
+            id=kw.pop("id", None) or self._id("u"),
+            bank_id=bank_id,
+            text=text,
+            content_key=kw.pop("content_key", None) or f"k-{text}",
+            network=Network.WORLD,
+            type=type,
+            status=status,
+            confidence=kw.pop("confidence", 0.8),
+            agent_id=agent,
+            recorded_at=kw.pop("recorded_at", T0),
+            visibility=visibility,
+            embedding_model=EMBEDDER.model_id if embed else None,
+            embedding_dim=EMBEDDER.dim if embed else None,
+            **kw,
+        )
         vector = EMBEDDER.embed([text])[0] if embed else None
         with self.store.transaction():
             self.store.put_unit(unit, vector)
         return unit
 
     def entity(self, name: str, bank_id: str = "b1", **kw: Any) -> Entity:
-        ent = Entity(id=kw.pop("id", None) or self._id("n"), bank_id=bank_id, name=name,
-                     key=name.casefold(), **kw)
+        ent = Entity(
+            id=kw.pop("id", None) or self._id("n"),
+            bank_id=bank_id,
+            name=name,
+            key=name.casefold(),
+            **kw,
+        )
         with self.store.transaction():
             return self.store.upsert_entity(ent)
 
@@ -203,16 +244,24 @@ class Make:
         with self.store.transaction():
             self.store.add_mentions(unit.bank_id, unit.id, [e.id for e in entities])
 
-    def edge(self, src: str, dst: str, type: str = "SUPPORTS", bank_id: str = "b1",
-             **kw: Any) -> Edge:
-        edge = Edge(id=kw.pop("id", None) or self._id("e"), bank_id=bank_id, src=src, dst=dst,
-                    type=type, made_by="rule", created_at=kw.pop("created_at", T0), **kw)
+    def edge(
+        self, src: str, dst: str, type: str = "SUPPORTS", bank_id: str = "b1", **kw: Any
+    ) -> Edge:
+        edge = Edge(
+            id=kw.pop("id", None) or self._id("e"),
+            bank_id=bank_id,
+            src=src,
+            dst=dst,
+            type=type,
+            made_by="rule",
+            created_at=kw.pop("created_at", T0),
+            **kw,
+        )
         with self.store.transaction():
             self.store.put_edge(edge)
         return edge
 
-    def agent(self, agent_id: str, bank_id: str = "b1", seen: dt.datetime = T0,
-              **kw: Any) -> Agent:
+    def agent(self, agent_id: str, bank_id: str = "b1", seen: dt.datetime = T0, **kw: Any) -> Agent:
         agent = Agent(id=agent_id, bank_id=bank_id, first_seen=seen, last_seen=seen, **kw)
         with self.store.transaction():
             self.store.heartbeat(agent)
@@ -237,10 +286,12 @@ def world(make: Make) -> dict[str, Unit]:
         "mine": make.unit("Alice lives in Lisbon near the river", agent="a1"),
         "theirs": make.unit("Bob lives in Porto and plays chess", agent="a2"),
         "both": make.unit("The office moved to Lisbon in spring", agent="a1"),
-        "secret1": make.unit("Alice keeps a secret diary in Lisbon", agent="a1",
-                             visibility=Visibility.PRIVATE),
-        "secret2": make.unit("Bob hides a secret plan in Lisbon", agent="a2",
-                             visibility=Visibility.PRIVATE),
+        "secret1": make.unit(
+            "Alice keeps a secret diary in Lisbon", agent="a1", visibility=Visibility.PRIVATE
+        ),
+        "secret2": make.unit(
+            "Bob hides a secret plan in Lisbon", agent="a2", visibility=Visibility.PRIVATE
+        ),
         "other": make.unit("Carol lives in Lisbon too", bank_id="b2", agent="a1"),
     }
     store = make.store
@@ -267,3 +318,17 @@ def sqlite_twin(tmp_path: Path) -> Iterator[Any]:
     yield build
     for s in opened:
         s.close()
+
+
+@pytest.fixture
+def pg_dsn_for(pg_server: str) -> Any:
+    """A function: the DSN of another database on the test server."""
+    return lambda dbname: with_database(pg_server, dbname)
+
+
+@pytest.fixture
+def pg_make(pg_database: str) -> Iterator[Make]:
+    """Builders over a PostgreSQL store alone, for the backend's own promises."""
+    s = PostgresStore(pg_database)
+    yield Make(s)  # type: ignore[arg-type]  # see open_backend
+    s.close()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
+from typing import Any
 
 import pytest
 
@@ -27,26 +29,32 @@ CORPUS = [
 ]
 
 QUERIES = [
-    ["lisbon", "office"], ["violin", "carol"], ["dog", "max"], ["motorcycle"],
-    ["summer", "holidays", "alps"], ["tea", "coffee"],
+    ["lisbon", "office"],
+    ["violin", "carol"],
+    ["dog", "max"],
+    ["motorcycle"],
+    ["summer", "holidays", "alps"],
+    ["tea", "coffee"],
 ]
 
 
 @pytest.fixture
-def corpus(make) -> list[str]:
+def corpus(make: Any) -> list[str]:
     make.bank()
     return [make.unit(text, id=f"u{i:02d}").id for i, text in enumerate(CORPUS)]
 
 
-def _ids(scored) -> list[str]:
+def _ids(scored: Any) -> list[str]:
     return [s.unit_id for s in scored]
 
 
-def test_lexical_ranks_matches_higher_is_better_and_stems(store: Store, make, corpus):
+def test_lexical_ranks_matches_higher_is_better_and_stems(
+    store: Store, make: Any, corpus: Any
+) -> None:
     v = make.viewer()
     hits = store.search_lexical(v, ["violins"], make.filters(), 10)
     assert set(_ids(hits)) == {"u02", "u06"}
-    assert all(a.score >= b.score for a, b in zip(hits, hits[1:], strict=False))
+    assert all(a.score >= b.score for a, b in itertools.pairwise(hits))
     both = store.search_lexical(v, ["motorcycle", "porto"], make.filters(), 10)
     assert _ids(both)[0] == "u11"  # matches both terms
     assert store.search_lexical(v, [], make.filters(), 10) == []
@@ -54,14 +62,16 @@ def test_lexical_ranks_matches_higher_is_better_and_stems(store: Store, make, co
     assert len(store.search_lexical(v, ["lisbon"], make.filters(), 2)) == 2
 
 
-def test_lexical_treats_query_syntax_as_plain_text(store: Store, make, corpus):
+def test_lexical_treats_query_syntax_as_plain_text(store: Store, make: Any, corpus: Any) -> None:
     v = make.viewer()
     for term in ['"', "'", "a & b", "!", "(", "x:*", "\\", "OR", "NEAR(", "lisbon'"]:
         store.search_lexical(v, [term], make.filters(), 5)  # no error
     assert "u04" in _ids(store.search_lexical(v, ["lisbon'"], make.filters(), 10))
 
 
-def test_semantic_ranks_by_cosine_and_finds_the_exact_text_first(store: Store, make, corpus):
+def test_semantic_ranks_by_cosine_and_finds_the_exact_text_first(
+    store: Store, make: Any, corpus: Any
+) -> None:
     v = make.viewer()
     for i, text in enumerate(CORPUS):
         hits = store.search_semantic(v, make.vec(text), make.model, make.filters(), 3)
@@ -72,7 +82,9 @@ def test_semantic_ranks_by_cosine_and_finds_the_exact_text_first(store: Store, m
 
 
 @pytest.mark.parametrize("terms", QUERIES, ids=["+".join(q) for q in QUERIES])
-def test_both_backends_return_the_same_top_results(make, corpus, terms, sqlite_twin):
+def test_both_backends_return_the_same_top_results(
+    make: Any, corpus: Any, terms: Any, sqlite_twin: Any
+) -> None:
     """The reference (SQLite) and this store agree on the top hits of every channel."""
     store, twin = make.store, sqlite_twin(CORPUS)
     v = make.viewer()
@@ -84,7 +96,7 @@ def test_both_backends_return_the_same_top_results(make, corpus, terms, sqlite_t
     assert sem == _ids(twin.search_semantic(v, q, make.model, make.filters(), 5))
 
 
-def test_every_filter_field_applies_in_every_channel(store: Store, make):
+def test_every_filter_field_applies_in_every_channel(store: Store, make: Any) -> None:
     make.bank()
     t = make.t0
     base = {"occurred_start": t, "occurred_end": t + DAY}
@@ -92,8 +104,9 @@ def test_every_filter_field_applies_in_every_channel(store: Store, make):
         "plain": make.unit("lisbon river walk", **base),
         "rejected": make.unit("lisbon river rejected", status=UnitStatus.REJECTED, **base),
         "goal": make.unit("lisbon river goal", type=UnitType.GOAL, **base),
-        "later": make.unit("lisbon river later", occurred_start=t + 30 * DAY,
-                           occurred_end=t + 31 * DAY),
+        "later": make.unit(
+            "lisbon river later", occurred_start=t + 30 * DAY, occurred_end=t + 31 * DAY
+        ),
         "expired": make.unit("lisbon river expired", valid_until=t - DAY, **base),
         "future": make.unit("lisbon river future", valid_from=t + 10 * DAY, **base),
         "undated": make.unit("lisbon river undated"),
@@ -104,8 +117,10 @@ def test_every_filter_field_applies_in_every_channel(store: Store, make):
         "statuses": (f(statuses=frozenset({UnitStatus.ACTIVE})), set(units) - {"rejected"}),
         "no status": (f(statuses=frozenset()), set()),
         "types": (f(types=frozenset({UnitType.GOAL})), {"goal"}),
-        "occurred": (f(occurred_from=t - DAY, occurred_to=t + 2 * DAY),
-                     set(units) - {"later", "undated"}),
+        "occurred": (
+            f(occurred_from=t - DAY, occurred_to=t + 2 * DAY),
+            set(units) - {"later", "undated"},
+        ),
         "occurred_open_end": (f(occurred_from=t + 20 * DAY), {"later"}),
         "valid_at": (f(valid_at=t), set(units) - {"expired", "future"}),
         "exclude": (f(exclude_ids=frozenset({units["plain"].id})), set(units) - {"plain"}),
@@ -116,20 +131,24 @@ def test_every_filter_field_applies_in_every_channel(store: Store, make):
         make.mention(u, entity)
     for label, (filters, expected) in cases.items():
         lexical = {name[s.unit_id] for s in store.search_lexical(v, ["river"], filters, 50)}
-        semantic = {name[s.unit_id] for s in store.search_semantic(
-            v, make.vec("lisbon river"), make.model, filters, 50)}
+        semantic = {
+            name[s.unit_id]
+            for s in store.search_semantic(v, make.vec("lisbon river"), make.model, filters, 50)
+        }
         listed = {name[u.id] for u in store.list_units(v, filters, 50)}
         named = {name[s.unit_id] for s in store.search_entities(v, ["lisbon"], filters, 50)}
         assert lexical == expected, label
         assert semantic == expected, label
         assert listed == expected, label
         assert named == expected, label
-        temporal = {name[s.unit_id] for s in store.search_temporal(
-            v, t - 60 * DAY, t + 60 * DAY, filters, 50)}
+        temporal = {
+            name[s.unit_id]
+            for s in store.search_temporal(v, t - 60 * DAY, t + 60 * DAY, filters, 50)
+        }
         assert temporal == expected - {"undated"}, label
 
 
-def test_temporal_prefers_windows_inside_the_range_then_closeness(store: Store, make):
+def test_temporal_prefers_windows_inside_the_range_then_closeness(store: Store, make: Any) -> None:
     make.bank()
     t = make.t0
     inside = make.unit("inside", occurred_start=t, occurred_end=t + dt.timedelta(hours=1))
@@ -139,5 +158,11 @@ def test_temporal_prefers_windows_inside_the_range_then_closeness(store: Store, 
     hits = store.search_temporal(make.viewer(), t - 7 * DAY, t + 7 * DAY, make.filters(), 10)
     assert _ids(hits) == [inside.id, edge.id, wide.id]
     assert hits[0].score > hits[-1].score
-    assert len(store.search_temporal(make.viewer(scope=Scope.OWNER), t - 7 * DAY,
-                                     t + 7 * DAY, make.filters(), 1)) == 1
+    assert (
+        len(
+            store.search_temporal(
+                make.viewer(scope=Scope.OWNER), t - 7 * DAY, t + 7 * DAY, make.filters(), 1
+            )
+        )
+        == 1
+    )

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+from typing import Any
+
 from mneme.core.chain import GENESIS, verify_chain
 from mneme.core.model import Scope
 from mneme.store.protocol import Link, Store
 
 
-def test_upsert_entity_merges_aliases_and_keeps_the_first_id(store: Store, make):
+def test_upsert_entity_merges_aliases_and_keeps_the_first_id(store: Store, make: Any) -> None:
     make.bank()
     first = make.entity("Lisbon", aliases=("Lisboa",))
     again = make.entity("Lisbon", id="other", kind="place", aliases=("LIS", "Lisboa"))
@@ -18,7 +21,7 @@ def test_upsert_entity_merges_aliases_and_keeps_the_first_id(store: Store, make)
     assert store.stats().entities == 1
 
 
-def test_mentions_feed_unit_entities_and_search_entities(store: Store, make):
+def test_mentions_feed_unit_entities_and_search_entities(store: Store, make: Any) -> None:
     make.bank()
     lisbon, alice = make.entity("Lisbon"), make.entity("Alice")
     u1, u2 = make.unit("Alice in Lisbon"), make.unit("Lisbon only")
@@ -30,7 +33,7 @@ def test_mentions_feed_unit_entities_and_search_entities(store: Store, make):
     assert store.search_entities(make.viewer(), [], make.filters(), 10) == []
 
 
-def test_hub_entities_beyond_the_degree_cap_link_nothing(store: Store, make):
+def test_hub_entities_beyond_the_degree_cap_link_nothing(store: Store, make: Any) -> None:
     make.bank()
     hub, rare = make.entity("Speaker"), make.entity("Rare")
     units = [make.unit(f"line {i}", embed=False) for i in range(50)]
@@ -38,13 +41,14 @@ def test_hub_entities_beyond_the_degree_cap_link_nothing(store: Store, make):
         make.mention(u, hub)
     make.mention(units[0], rare)
     make.mention(units[1], rare)
-    assert [h.unit_id for h in store.search_entities(make.viewer(), ["speaker"],
-                                                     make.filters(), 100)] == []
+    assert [
+        h.unit_id for h in store.search_entities(make.viewer(), ["speaker"], make.filters(), 100)
+    ] == []
     links = store.graph_links(make.viewer(), [units[0].id], make.filters(), 100)
     assert links == [Link(units[0].id, units[1].id, "ENTITY", links[0].weight, "Rare")]
 
 
-def test_edges_of_and_graph_links_walk_both_directions(store: Store, make):
+def test_edges_of_and_graph_links_walk_both_directions(store: Store, make: Any) -> None:
     make.bank()
     src = make.source()
     a, b, c = (make.unit(t, evidence=(src.id,)) for t in ("a", "b", "c"))
@@ -55,24 +59,27 @@ def test_edges_of_and_graph_links_walk_both_directions(store: Store, make):
     assert store.edges_of(make.viewer(), a.id)[0] == e1
     links = store.graph_links(make.viewer(), [a.id, a.id], make.filters(), 10)
     typed = [lk for lk in links if lk.type not in ("ENTITY", "SOURCE")]
-    assert typed == [Link(a.id, c.id, "CONTRADICTS", 1.0, e2.id),
-                     Link(a.id, b.id, "SUPPORTS", 0.4, e1.id)]
+    assert typed == [
+        Link(a.id, c.id, "CONTRADICTS", 1.0, e2.id),
+        Link(a.id, b.id, "SUPPORTS", 0.4, e1.id),
+    ]
     siblings = [lk for lk in links if lk.type == "SOURCE"]
-    assert siblings == [Link(a.id, b.id, "SOURCE", 0.5, src.id),
-                        Link(a.id, c.id, "SOURCE", 0.5, src.id)]
+    assert siblings == [
+        Link(a.id, b.id, "SOURCE", 0.5, src.id),
+        Link(a.id, c.id, "SOURCE", 0.5, src.id),
+    ]
     assert store.graph_links(make.viewer(), [], make.filters(), 10) == []
     assert store.stats().edges == 3
 
 
-def test_put_embedding_and_iter_for_embedding(store: Store, make):
+def test_put_embedding_and_iter_for_embedding(store: Store, make: Any) -> None:
     make.bank("b1")
     make.bank("b2")
     done = make.unit("has a vector")
     todo = [make.unit(f"needs a vector {i}", embed=False) for i in range(3)]
     elsewhere = make.unit("other bank", bank_id="b2", embed=False)
     batches = list(store.iter_for_embedding("b1", make.model, 2))
-    assert [[r.unit_id for r in b] for b in batches] == [[todo[0].id, todo[1].id],
-                                                         [todo[2].id]]
+    assert [[r.unit_id for r in b] for b in batches] == [[todo[0].id, todo[1].id], [todo[2].id]]
     every = [r.unit_id for b in store.iter_for_embedding(None, make.model, 10) for r in b]
     assert sorted(every) == sorted([t.id for t in todo] + [elsewhere.id])
     with store.transaction():
@@ -80,8 +87,9 @@ def test_put_embedding_and_iter_for_embedding(store: Store, make):
             store.put_embedding("b1", t.id, make.model, make.vec(t.text))
         store.put_embedding("b1", done.id, "model-b", [1.0, 0.0, 0.0])
     assert list(store.iter_for_embedding("b1", make.model, 10)) == []
-    hits = store.search_semantic(make.viewer(), make.vec(todo[1].text), make.model,
-                                 make.filters(), 1)
+    hits = store.search_semantic(
+        make.viewer(), make.vec(todo[1].text), make.model, make.filters(), 1
+    )
     assert hits[0].unit_id == todo[1].id
     other = store.search_semantic(make.viewer(), [0.9, 0.1, 0.0], "model-b", make.filters(), 5)
     assert [h.unit_id for h in other] == [done.id]
@@ -90,32 +98,33 @@ def test_put_embedding_and_iter_for_embedding(store: Store, make):
     assert store.stats().embeddings_by_model == {make.model: 4, "model-b": 1}
 
 
-def test_audit_chain_links_every_write_and_verifies(store: Store, make):
+def test_audit_chain_links_every_write_and_verifies(store: Store, make: Any) -> None:
     make.bank("b1")
     make.bank("b2")
     make.unit("one")
     make.unit("two", bank_id="b2")
     with store.transaction():
-        store.audit("b1", "person", "custom.op", "t1", {"a": 1.5}, {"a": 1e300, "b": "ü"},
-                    "why")
+        store.audit("b1", "person", "custom.op", "t1", {"a": 1.5}, {"a": 1e300, "b": "ü"}, "why")
     records = list(store.audit_records("b1"))
     assert [r.op for r in records] == ["bank.create", "unit.put", "custom.op"]
     assert records[0].prev_hash == GENESIS
-    assert all(b.prev_hash == a.hash for a, b in zip(records, records[1:], strict=False))
+    assert all(b.prev_hash == a.hash for a, b in itertools.pairwise(records))
     assert records[-1].after == {"a": 1e300, "b": "ü"}
     report = verify_chain((r.seq, r.prev_hash, r.hash, r.hashed) for r in records)
-    assert report.ok and report.records == 3
+    assert report.ok
+    assert report.records == 3
     assert store.audit_head("b1") == (records[-1].seq, records[-1].hash, 3)
     assert store.audit_head("nope") is None
     every = list(store.audit_records())
     assert [r.seq for r in every] == sorted(r.seq for r in every)
     assert {r.bank_id for r in every} == {"b1", "b2"}
     for bank in ("b1", "b2"):
-        assert verify_chain((r.seq, r.prev_hash, r.hash, r.hashed)
-                            for r in store.audit_records(bank)).ok
+        assert verify_chain(
+            (r.seq, r.prev_hash, r.hash, r.hashed) for r in store.audit_records(bank)
+        ).ok
 
 
-def test_get_source_scope_rules(store: Store, make):
+def test_get_source_scope_rules(store: Store, make: Any) -> None:
     make.bank()
     mine = make.source(agent="a1")
     theirs = make.source(agent="a2")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from mneme.core.model import Scope, UnitStatus, Visibility
-from mneme.store.protocol import Filters, Store
+from mneme.store.protocol import Filters, Store, UnitChanges
 
 VISIBLE = {
     ("a1", Scope.PERSONAL): {"mine", "both", "secret1"},
@@ -19,13 +21,15 @@ VISIBLE = {
 CASES = sorted(VISIBLE, key=str)
 
 
-def _names(world, ids) -> set[str]:
+def _names(world: Any, ids: Any) -> set[str]:
     by_id = {u.id: name for name, u in world.items()}
     return {by_id[i] for i in ids}
 
 
 @pytest.mark.parametrize(("agent", "scope"), CASES)
-def test_get_units_and_list_units_see_exactly_the_scope(store: Store, make, world, agent, scope):
+def test_get_units_and_list_units_see_exactly_the_scope(
+    store: Store, make: Any, world: Any, agent: Any, scope: Any
+) -> None:
     v = make.viewer(agent, scope)
     all_ids = [u.id for u in world.values()]
     assert _names(world, store.get_units(v, all_ids)) == VISIBLE[(agent, scope)]
@@ -34,24 +38,30 @@ def test_get_units_and_list_units_see_exactly_the_scope(store: Store, make, worl
 
 
 @pytest.mark.parametrize(("agent", "scope"), CASES)
-def test_every_search_channel_honors_scope(store: Store, make, world, agent, scope):
+def test_every_search_channel_honors_scope(
+    store: Store, make: Any, world: Any, agent: Any, scope: Any
+) -> None:
     v = make.viewer(agent, scope)
     allowed = VISIBLE[(agent, scope)]
     lexical = store.search_lexical(v, ["lisbon", "porto"], Filters(), 50)
-    semantic = store.search_semantic(v, make.vec("Lisbon"), make.model,
-                                     Filters(), 50)
+    semantic = store.search_semantic(v, make.vec("Lisbon"), make.model, Filters(), 50)
     assert _names(world, [s.unit_id for s in lexical]) == allowed
     assert _names(world, [s.unit_id for s in semantic]) == allowed
 
 
 @pytest.mark.parametrize(("agent", "scope"), CASES)
-def test_temporal_entity_and_graph_channels_honor_scope(store: Store, make, world, agent,
-                                                        scope):
+def test_temporal_entity_and_graph_channels_honor_scope(
+    store: Store, make: Any, world: Any, agent: Any, scope: Any
+) -> None:
     units = {}
-    for name, owner, vis in (("m", "a1", Visibility.SHARED), ("t", "a2", Visibility.SHARED),
-                             ("p2", "a2", Visibility.PRIVATE)):
-        units[name] = make.unit(f"went hiking {name}", agent=owner, visibility=vis,
-                                occurred_start=make.t0)
+    for name, owner, vis in (
+        ("m", "a1", Visibility.SHARED),
+        ("t", "a2", Visibility.SHARED),
+        ("p2", "a2", Visibility.PRIVATE),
+    ):
+        units[name] = make.unit(
+            f"went hiking {name}", agent=owner, visibility=vis, occurred_start=make.t0
+        )
     lisbon = make.entity("Lisbon")
     for u in units.values():
         make.mention(u, lisbon)
@@ -59,7 +69,9 @@ def test_temporal_entity_and_graph_channels_honor_scope(store: Store, make, worl
     for u in units.values():
         make.edge(world["mine"].id, u.id)
     v = make.viewer(agent, scope)
-    temporal = store.search_temporal(v, make.t0.replace(hour=0), make.t0.replace(hour=23), Filters(), 50)
+    temporal = store.search_temporal(
+        v, make.t0.replace(hour=0), make.t0.replace(hour=23), Filters(), 50
+    )
     named = store.search_entities(v, ["lisbon"], Filters(), 50)
     links = store.graph_links(v, [world["mine"].id], Filters(), 50)
     seen = {name for name, u in units.items() if u.id in {s.unit_id for s in temporal}}
@@ -76,8 +88,9 @@ def test_temporal_entity_and_graph_channels_honor_scope(store: Store, make, worl
     assert all(lk.type in {"SUPPORTS", "ENTITY"} for lk in links)
 
 
-def test_private_unit_is_invisible_to_other_agents_even_by_id_or_source(store: Store, make,
-                                                                        world):
+def test_private_unit_is_invisible_to_other_agents_even_by_id_or_source(
+    store: Store, make: Any, world: Any
+) -> None:
     src = make.source(agent="a2", text="bob's private note", visibility=Visibility.PRIVATE)
     with store.transaction():
         store.add_evidence("b1", world["secret2"].id, src.id, "a2", make.t0)
@@ -91,7 +104,7 @@ def test_private_unit_is_invisible_to_other_agents_even_by_id_or_source(store: S
     assert [u.id for u in store.units_of_source(make.viewer("a2"), src.id)] == [world["secret2"].id]
 
 
-def test_nothing_crosses_banks_in_any_read_or_write(store: Store, make, world):
+def test_nothing_crosses_banks_in_any_read_or_write(store: Store, make: Any, world: Any) -> None:
     other = world["other"]  # in b2
     lisbon_b2 = make.entity("Lisbon", bank_id="b2")
     make.mention(other, lisbon_b2)
@@ -99,10 +112,10 @@ def test_nothing_crosses_banks_in_any_read_or_write(store: Store, make, world):
     for scope in Scope:
         v = make.viewer("a1", scope, bank="b1")
         assert store.get_units(v, [other.id]) == {}
-        assert other.id not in {s.unit_id for s in store.search_lexical(v, ["carol"],
-                                                                      Filters(), 10)}
-        sem = store.search_semantic(v, make.vec(other.text), make.model,
-                                    Filters(), 10)
+        assert other.id not in {
+            s.unit_id for s in store.search_lexical(v, ["carol"], Filters(), 10)
+        }
+        sem = store.search_semantic(v, make.vec(other.text), make.model, Filters(), 10)
         assert other.id not in {s.unit_id for s in sem}
         assert store.search_entities(v, ["lisbon"], Filters(), 10) == []
         assert store.graph_links(v, [other.id], Filters(), 10) == []
@@ -110,11 +123,11 @@ def test_nothing_crosses_banks_in_any_read_or_write(store: Store, make, world):
         assert store.get_source(v, "nope") is None
     with pytest.raises(LookupError), store.transaction():
         store.update_unit("b1", other.id, _retire(), actor="a1", reason="cross-bank")
-    assert store.get_units(make.viewer("a1", Scope.OWNER, bank="b2"), [other.id])[other.id].status \
+    assert (
+        store.get_units(make.viewer("a1", Scope.OWNER, bank="b2"), [other.id])[other.id].status
         == UnitStatus.ACTIVE
+    )
 
 
-def _retire():
-    from mneme.store.protocol import UnitChanges
-
+def _retire() -> UnitChanges:
     return UnitChanges(status=UnitStatus.ARCHIVED)

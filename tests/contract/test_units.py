@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import pytest
 
@@ -11,7 +12,7 @@ from mneme.errors import Conflict, MnemeError, NotFound
 from mneme.store.protocol import Filters, Store, UnitChanges
 
 
-def test_ensure_bank_is_idempotent_and_listed(store: Store, make):
+def test_ensure_bank_is_idempotent_and_listed(store: Store, make: Any) -> None:
     first = make.bank("b1")
     with store.transaction():
         again = store.ensure_bank(Bank(id="b1", name="renamed", created_at=make.t0))
@@ -23,7 +24,9 @@ def test_ensure_bank_is_idempotent_and_listed(store: Store, make):
     assert store.stats().banks == 2
 
 
-def test_heartbeat_keeps_the_latest_last_seen_and_lists_newest_first(store: Store, make):
+def test_heartbeat_keeps_the_latest_last_seen_and_lists_newest_first(
+    store: Store, make: Any
+) -> None:
     make.bank()
     later = make.t0 + dt.timedelta(hours=1)
     make.agent("a1", seen=later, host="h1")
@@ -36,7 +39,7 @@ def test_heartbeat_keeps_the_latest_last_seen_and_lists_newest_first(store: Stor
     assert store.list_agents("b2") == []
 
 
-def test_agent_rows_can_never_be_deleted(store: Store, make):
+def test_agent_rows_can_never_be_deleted(store: Store, make: Any) -> None:
     make.bank()
     make.agent("a1")
     with pytest.raises(MnemeError), store.transaction():
@@ -44,10 +47,11 @@ def test_agent_rows_can_never_be_deleted(store: Store, make):
     assert [a.id for a in store.list_agents("b1")] == ["a1"]
 
 
-def test_sources_are_immutable_and_ids_unique(store: Store, make):
+def test_sources_are_immutable_and_ids_unique(store: Store, make: Any) -> None:
     make.bank()
-    src = make.source(text="original", session_id="s1", trust=0.5,
-                      occurred_at=make.t0, metadata={"k": [1, 2]})
+    src = make.source(
+        text="original", session_id="s1", trust=0.5, occurred_at=make.t0, metadata={"k": [1, 2]}
+    )
     assert store.get_source(make.viewer(), src.id) == src
     with pytest.raises(MnemeError), store.transaction():
         store.db.execute("UPDATE sources SET text = 'changed'")  # type: ignore[attr-defined]
@@ -58,13 +62,21 @@ def test_sources_are_immutable_and_ids_unique(store: Store, make):
     assert store.locate("missing") is None
 
 
-def test_put_unit_round_trips_every_field(store: Store, make):
+def test_put_unit_round_trips_every_field(store: Store, make: Any) -> None:
     make.bank()
     src = make.source()
-    unit = make.unit("Alice lives in Lisbon", evidence=(src.id,), knowers=("a1", "a2"),
-                     occurred_start=make.t0, occurred_end=make.t0 + dt.timedelta(days=1),
-                     valid_from=make.t0, mentioned_at=make.t0, supersedes=("u0",),
-                     categories=("home",), metadata={"x": 1, "nested": {"y": [1, "z"]}})
+    unit = make.unit(
+        "Alice lives in Lisbon",
+        evidence=(src.id,),
+        knowers=("a1", "a2"),
+        occurred_start=make.t0,
+        occurred_end=make.t0 + dt.timedelta(days=1),
+        valid_from=make.t0,
+        mentioned_at=make.t0,
+        supersedes=("u0",),
+        categories=("home",),
+        metadata={"x": 1, "nested": {"y": [1, "z"]}},
+    )
     got = store.get_units(make.viewer(scope=Scope.OWNER), [unit.id])[unit.id]
     assert got == unit
     assert store.locate(unit.id) == "b1"
@@ -72,7 +84,9 @@ def test_put_unit_round_trips_every_field(store: Store, make):
     assert store.stats().embeddings_by_model == {make.model: 1}
 
 
-def test_content_key_is_unique_for_shared_and_per_author_for_private(store: Store, make):
+def test_content_key_is_unique_for_shared_and_per_author_for_private(
+    store: Store, make: Any
+) -> None:
     make.bank()
     shared = make.unit("tea", content_key="k")
     private1 = make.unit("tea", content_key="k", visibility=Visibility.PRIVATE)
@@ -87,7 +101,7 @@ def test_content_key_is_unique_for_shared_and_per_author_for_private(store: Stor
         make.unit("tea again", content_key="k")
 
 
-def test_add_evidence_adds_a_knower_once_per_agent(store: Store, make):
+def test_add_evidence_adds_a_knower_once_per_agent(store: Store, make: Any) -> None:
     make.bank()
     s1, s2, s3 = make.source(), make.source(agent="a2"), make.source(agent="a2")
     unit = make.unit("fact", evidence=(s1.id,))
@@ -101,18 +115,30 @@ def test_add_evidence_adds_a_knower_once_per_agent(store: Store, make):
     assert [u.id for u in store.units_of_source(make.viewer("a2"), s3.id)] == [unit.id]
 
 
-def test_update_unit_merges_lists_and_metadata_and_audits_before_after(store: Store, make):
+def test_update_unit_merges_lists_and_metadata_and_audits_before_after(
+    store: Store, make: Any
+) -> None:
     make.bank()
     unit = make.unit("fact", supersedes=("a",), categories=("c1",), metadata={"m": 1})
     later = make.t0 + dt.timedelta(days=2)
     with store.transaction():
         after = store.update_unit(
-            "b1", unit.id,
-            UnitChanges(status=UnitStatus.SUPERSEDED, confidence=0.3, valid_until=later,
-                        retired_at=later, superseded_by="u9", add_supersedes=("a", "b"),
-                        add_contradictions=("x",), add_categories=("c2",),
-                        metadata={"n": 2}),
-            actor="person", reason="corrected")
+            "b1",
+            unit.id,
+            UnitChanges(
+                status=UnitStatus.SUPERSEDED,
+                confidence=0.3,
+                valid_until=later,
+                retired_at=later,
+                superseded_by="u9",
+                add_supersedes=("a", "b"),
+                add_contradictions=("x",),
+                add_categories=("c2",),
+                metadata={"n": 2},
+            ),
+            actor="person",
+            reason="corrected",
+        )
     assert after.status == UnitStatus.SUPERSEDED
     assert (after.confidence, after.valid_until, after.retired_at) == (0.3, later, later)
     assert after.superseded_by == "u9"
@@ -123,13 +149,18 @@ def test_update_unit_merges_lists_and_metadata_and_audits_before_after(store: St
     assert store.get_units(make.viewer(), [unit.id])[unit.id] == after
     record = list(store.audit_records("b1"))[-1]
     assert (record.op, record.actor, record.target, record.reason) == (
-        "unit.update", "person", unit.id, "corrected")
-    assert record.before is not None and record.after is not None
+        "unit.update",
+        "person",
+        unit.id,
+        "corrected",
+    )
+    assert record.before is not None
+    assert record.after is not None
     assert record.before["status"] == "active"
     assert record.after["status"] == "superseded"
 
 
-def test_update_unit_with_no_change_writes_nothing(store: Store, make):
+def test_update_unit_with_no_change_writes_nothing(store: Store, make: Any) -> None:
     make.bank()
     unit = make.unit("fact")
     head = store.audit_head("b1")
@@ -139,24 +170,25 @@ def test_update_unit_with_no_change_writes_nothing(store: Store, make):
     assert store.audit_head("b1") == head
 
 
-def test_update_of_a_missing_unit_raises_not_found(store: Store, make):
+def test_update_of_a_missing_unit_raises_not_found(store: Store, make: Any) -> None:
     make.bank()
     with pytest.raises(NotFound), store.transaction():
         store.update_unit("b1", "nope", UnitChanges(confidence=0.1), actor="a", reason="r")
 
 
-def test_list_units_orders_newest_first_and_pages(store: Store, make):
+def test_list_units_orders_newest_first_and_pages(store: Store, make: Any) -> None:
     make.bank()
-    ids = [make.unit(f"fact {i}", recorded_at=make.t0 + dt.timedelta(minutes=i % 3)).id
-           for i in range(6)]
+    ids = [
+        make.unit(f"fact {i}", recorded_at=make.t0 + dt.timedelta(minutes=i % 3)).id
+        for i in range(6)
+    ]
     listed = [u.id for u in store.list_units(make.viewer(), Filters(), 100)]
     expected = sorted(ids, key=lambda i: (ids.index(i) % 3, i), reverse=True)
     assert listed == expected
-    assert [u.id for u in store.list_units(make.viewer(), Filters(), 2, offset=2)] == \
-        expected[2:4]
+    assert [u.id for u in store.list_units(make.viewer(), Filters(), 2, offset=2)] == expected[2:4]
 
 
-def test_writes_outside_a_transaction_are_refused(store: Store, make):
+def test_writes_outside_a_transaction_are_refused(store: Store, make: Any) -> None:
     make.bank()
     with pytest.raises((MnemeError, AssertionError)):
         store.heartbeat(Agent(id="a1", bank_id="b1", first_seen=make.t0, last_seen=make.t0))

@@ -18,7 +18,7 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 from bench.locomo import data  # noqa: E402
-from bench.locomo.baselines import BM25Index, tokenize  # noqa: E402
+from bench.locomo.baselines import BM25Index, tokenize, word_tokenize  # noqa: E402
 from bench.locomo.run import hits_to_turns, retain_items  # noqa: E402
 from bench.locomo.scoring import (  # noqa: E402
     all_at,
@@ -243,6 +243,7 @@ def test_hits_map_to_their_evidence_turns_first_unique() -> None:
 
 def test_bm25_tokenizer_is_plain_lowercase_whitespace_split() -> None:
     assert tokenize("Ann: I LOVE Lisbon!") == ["ann:", "i", "love", "lisbon!"]
+    assert word_tokenize("Ann: I LOVE Lisbon!") == ["ann", "i", "love", "lisbon"]
 
 
 def test_bm25_ranks_the_matching_turn_first() -> None:

@@ -4,8 +4,8 @@ JSON comes through a forced tool call, not through a "{" prefill: the request de
 tool, ``reply``, whose ``input_schema`` is the caller's schema, and sets ``tool_choice`` to
 it, so the answer arrives as the tool call's ``input`` object. Tool use works on every
 current Claude model, where prefilling the assistant turn is refused by some, and the API
-shapes the input to the schema. The object is still validated here like any other provider's.
-A schema whose root is not an object cannot be a tool input; it is asked for by instruction.
+shapes the input to the schema. The object is still validated here like any other provider's,
+and a text answer (a proxy or model that ignores ``tool_choice``) is read as JSON text.
 """
 
 from __future__ import annotations
@@ -97,10 +97,9 @@ class AnthropicChat:
             LLMInvalid: no schema-valid JSON object after ``repair_attempts`` re-asks.
         """
         check_max_tokens(max_tokens)
-        use_tool = schema.get("type") == "object"
 
         def exchange(system_prompt: str, prompt: str, tokens: int) -> Turn:
-            return self._exchange(system_prompt, prompt, tokens, schema if use_tool else None)
+            return self._exchange(system_prompt, prompt, tokens, schema)
 
         return complete_structured(
             exchange,
@@ -113,25 +112,24 @@ class AnthropicChat:
         )
 
     def _exchange(
-        self, system: str, user: str, max_tokens: int, tool_schema: Mapping[str, Any] | None
+        self, system: str, user: str, max_tokens: int, tool_schema: Mapping[str, Any]
     ) -> Turn:
         body: dict[str, Any] = {
             "model": self.model,
             "max_tokens": max_tokens,
             "system": system,
             "messages": [{"role": "user", "content": user}],
-        }
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        if tool_schema is not None:
-            body["tools"] = [
+            "tools": [
                 {
                     "name": _TOOL,
                     "description": "Give the answer: call this exactly once.",
                     "input_schema": dict(tool_schema),
                 }
-            ]
-            body["tool_choice"] = {"type": "tool", "name": _TOOL}
+            ],
+            "tool_choice": {"type": "tool", "name": _TOOL},
+        }
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
         return self._read(self._http.post(body))
 
     def _read(self, payload: Any) -> Turn:

@@ -151,6 +151,12 @@ class FallbackChain:
     def __repr__(self) -> str:
         return f"FallbackChain({self.name}, cooldown={self.cooldown})"
 
+    def __enter__(self) -> FallbackChain:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     def __len__(self) -> int:
         return len(self.tiers)
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mneme.errors import InvalidInput
 from mneme.llm.protocol import LLMInvalid, LLMReply
 
 # Reasoning models served by Ollama, vLLM or DeepSeek may put their thinking, braces and all,
@@ -179,9 +180,12 @@ def complete_structured(
     provider-specific multi-turn protocol.
 
     Raises:
+        InvalidInput: the schema's root is not ``{"type": "object"}``.
         LLMInvalid: no attempt produced a schema-valid object.
         LLMUnavailable, LLMRefused: raised by ``exchange``; never retried here.
     """
+    if schema.get("type") != "object":
+        raise InvalidInput(f'the schema must describe an object (type "object"), got {schema}')
     system_prompt = f"{system.rstrip()}\n\n{json_instruction(schema)}"
     prompt = user
     notes: list[str] = []
@@ -196,15 +200,12 @@ def complete_structured(
             if not problems:
                 return LLMReply(data, provider, turn.model, turn.text, tuple(notes))
         shown = "; ".join(problems[:_ERRORS_SHOWN])
-        excerpt = turn.text[:_RAW_IN_MESSAGE]
-        notes.append(
-            f"{provider}: LLMInvalid: attempt {attempt + 1}: {shown} (reply began {excerpt!r})"
-        )
+        last = f"{shown} (reply began {turn.text[:_RAW_IN_MESSAGE]!r})"
+        notes.append(f"{provider}: LLMInvalid: attempt {attempt + 1}: {last}")
         prompt = _repair_prompt(user, turn.text, problems)
     tries = repair_attempts + 1
     raise LLMInvalid(
-        f"{provider} gave no schema-valid JSON object in {tries} attempt{'s' if tries > 1 else ''}"
-        f": {notes[-1].split(': ', 2)[2]}",
+        f"no schema-valid JSON object in {tries} attempt{'s' if tries > 1 else ''}: {last}",
         provider=provider,
         trail=tuple(notes),
     )

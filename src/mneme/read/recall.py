@@ -48,7 +48,9 @@ LINK_WEIGHTS: Mapping[str, float] = {
     "IS_A": 0.5,
     "RELATES_TO": 0.5,
     "ENTITY": 0.6,
-    "SOURCE": 0.5,
+    # Sibling atoms of one source fold into one hit (family collapse); letting them feed each
+    # other graph mass would only reorder a family against its own best member.
+    "SOURCE": 0.0,
 }
 
 

@@ -20,9 +20,16 @@ import numpy.typing as npt
 from mneme.core.model import (
     Agent,
     Bank,
+    ClaimRecord,
+    ClaimStatus,
+    ConflictRecord,
     Edge,
     Entity,
+    Resolution,
+    ReviewEvent,
+    ReviewStatus,
     Source,
+    Tombstone,
     Unit,
     UnitStatus,
     UnitType,
@@ -54,6 +61,7 @@ class Filters:
     occurred_to: dt.datetime | None = None
     valid_at: dt.datetime | None = None  # as_of: valid_from <= t < valid_until
     exclude_ids: frozenset[str] = frozenset()
+    include_ids: frozenset[str] | None = None  # only these units (None: no restriction)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +121,34 @@ class EmbeddingRow:
 
 
 @dataclass(frozen=True, slots=True)
+class ClaimChanges:
+    """The mutable part of a claim. ``None`` leaves a field as it is."""
+
+    status: ClaimStatus | None = None
+    review_status: ReviewStatus | None = None
+    add_evidence_refs: tuple[str, ...] = ()
+    add_contradiction_refs: tuple[str, ...] = ()
+    last_evidence_at: dt.datetime | None = None
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    reviewed_at: dt.datetime | None = None
+    reviewed_by: str | None = None
+    review_note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictChanges:
+    status: str | None = None
+    resolution: Resolution | None = None
+    winner: str | None = None
+    scope_a: str | None = None
+    scope_b: str | None = None
+    resolved_at: dt.datetime | None = None
+    resolved_by: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class QueueItem:
     """One accepted write waiting in the ingest buffer."""
 
@@ -157,7 +193,7 @@ class Store(Protocol):
     # sources: immutable once written
     def put_source(self, source: Source) -> None: ...
     def get_source(self, viewer: Viewer, source_id: str) -> Source | None: ...
-    def locate(self, object_id: str) -> str | None: ...  # the bank of a unit or source id
+    def locate(self, object_id: str) -> str | None: ...  # the bank of any object id
 
     # units
     def put_unit(self, unit: Unit, vector: Vector | None) -> None: ...
@@ -221,6 +257,69 @@ class Store(Protocol):
     def get_queued(self, item_id: str) -> QueueItem | None: ...
     def requeue_processing(self, now: dt.datetime) -> int: ...  # crash recovery
 
+    # trust: claims (two status axes), review events, tombstones, conflicts
+    def put_claim(self, claim: ClaimRecord) -> None: ...
+    def get_claim(self, bank_id: str, claim_id: str) -> ClaimRecord | None: ...
+    def find_claims(
+        self,
+        bank_id: str,
+        *,
+        claim_key: str | None = None,
+        slot_key: str | None = None,
+        unit_id: str | None = None,
+    ) -> list[ClaimRecord]: ...
+    def update_claim(
+        self,
+        bank_id: str,
+        claim_id: str,
+        changes: ClaimChanges,
+        *,
+        actor: str,
+        reason: str,
+        now: dt.datetime,
+    ) -> ClaimRecord: ...
+    def link_claim_unit(self, bank_id: str, claim_id: str, unit_id: str) -> None: ...
+    def claim_unit_ids(self, bank_id: str, claim_id: str) -> list[str]: ...
+    def review_queue(
+        self, bank_id: str, review_statuses: Sequence[ReviewStatus], limit: int
+    ) -> list[ClaimRecord]: ...  # newest first
+    def put_review_event(self, event: ReviewEvent) -> None: ...
+    def review_events(self, bank_id: str, target_id: str) -> list[ReviewEvent]: ...
+    def review_events_caused_by(self, bank_id: str, event_id: str) -> list[ReviewEvent]: ...
+    def put_tombstone(self, tombstone: Tombstone) -> None: ...
+    def find_tombstones(
+        self,
+        bank_id: str,
+        *,
+        content_key: str | None = None,
+        claim_key: str | None = None,
+        unit_id: str | None = None,
+        live_only: bool = True,
+    ) -> list[Tombstone]: ...
+    def update_tombstone(
+        self,
+        bank_id: str,
+        tombstone_id: str,
+        *,
+        lifted_at: dt.datetime | None,
+        lifted_by: str | None,
+        add_evidence: tuple[str, ...] = (),
+    ) -> None: ...
+    def put_conflict(self, conflict: ConflictRecord) -> None: ...
+    def get_conflict(self, bank_id: str, conflict_id: str) -> ConflictRecord | None: ...
+    def list_conflicts(
+        self,
+        bank_id: str,
+        *,
+        status: str | None,
+        unit_id: str | None = None,
+        pair_key: str | None = None,
+        limit: int = 100,
+    ) -> list[ConflictRecord]: ...
+    def update_conflict(
+        self, bank_id: str, conflict_id: str, changes: ConflictChanges, *, actor: str, reason: str
+    ) -> ConflictRecord: ...
+
     # audit: append-only, hash-chained
     def audit(
         self,
@@ -232,5 +331,7 @@ class Store(Protocol):
         after: Mapping[str, Any] | None,
         reason: str,
     ) -> None: ...
-    def audit_records(self, bank_id: str | None = None) -> Iterator[AuditRecord]: ...
+    def audit_records(
+        self, bank_id: str | None = None, target: str | None = None
+    ) -> Iterator[AuditRecord]: ...
     def audit_head(self, bank_id: str) -> tuple[int, str, int] | None: ...  # seq, hash, count

@@ -33,20 +33,22 @@ BM25_B = 0.75
 # rare one; that is the gap this closes. N and the average length come from index_state
 # (kept exact by put_unit), document frequencies from the GIN index, one lookup per query term.
 # Lexemes are turned into tsquery operands by quoting, never parsed as query syntax.
+# The CTEs are MATERIALIZED: inlined, df's per-lexeme count ran once per matching row
+# (measured: 105 s instead of 0.13 s for a term in all 20k units of a bank).
 _LEXEME = "('''' || replace(replace({x}, '\\', '\\\\'), '''', '''''') || '''')::tsquery"
 _BM25 = f"""
-WITH q AS (
+WITH q AS MATERIALIZED (
     SELECT DISTINCT x.lexeme FROM unnest(to_tsvector('english', %s)) AS x
-), st AS (
+), st AS MATERIALIZED (
     SELECT greatest(s.docs, 1)::float8 AS n,
            greatest(s.total_len::float8 / greatest(s.docs, 1), 1.0) AS avgdl
     FROM (SELECT coalesce(max(docs), 0) AS docs, coalesce(max(total_len), 0) AS total_len
           FROM index_state WHERE bank_id = %s) s
-), df AS (
+), df AS MATERIALIZED (
     SELECT q.lexeme, (SELECT count(*) FROM units d WHERE d.bank_id = %s
                       AND d.tsv @@ {_LEXEME.format(x="q.lexeme")}) AS n
     FROM q
-), m AS (
+), m AS MATERIALIZED (
     SELECT string_agg({_LEXEME.format(x="lexeme")}::text, ' | ')::tsquery AS query FROM q
 )
 SELECT u.id, sum(
@@ -67,18 +69,22 @@ class RecallChannels:
 
     db: Database
 
-    def search_lexical(self, viewer: Viewer, terms: Sequence[str], filters: Filters,
-                       limit: int) -> list[Scored]:
+    def search_lexical(
+        self, viewer: Viewer, terms: Sequence[str], filters: Filters, limit: int
+    ) -> list[Scored]:
         text = " ".join(t for t in terms if t.strip())
         if not text:
             return []
         clause, params = where(viewer, filters)
-        rows = self.db.query(_BM25.replace("{clause}", clause),
-                             (text, viewer.bank_id, viewer.bank_id, *params, limit))
+        rows = self.db.query(
+            _BM25.replace("{clause}", clause),
+            (text, viewer.bank_id, viewer.bank_id, *params, limit),
+        )
         return [Scored(r[0], float(r[1])) for r in rows]
 
-    def search_semantic(self, viewer: Viewer, vector: Vector, model: str,
-                        filters: Filters, limit: int) -> list[Scored]:
+    def search_semantic(
+        self, viewer: Viewer, vector: Vector, model: str, filters: Filters, limit: int
+    ) -> list[Scored]:
         if limit <= 0 or len(vector) == 0:
             return []
         query, params = semantic_query(viewer, vector, model, filters, limit)
@@ -89,10 +95,13 @@ class RecallChannels:
             conn.execute(f"SET {local}hnsw.iterative_scan = strict_order")
             conn.execute(f"SET {local}hnsw.ef_search = {int(EF_SEARCH)}")
             rows = conn.execute(query, params).fetchall()
+        # Score desc, then insertion order: SQLite's tie-break (its matrix is in rowid order).
+        rows.sort(key=lambda r: (-float(r[1]), r[2]))
         return [Scored(r[0], float(r[1])) for r in rows]
 
-    def search_temporal(self, viewer: Viewer, start: dt.datetime, end: dt.datetime,
-                        filters: Filters, limit: int) -> list[Scored]:
+    def search_temporal(
+        self, viewer: Viewer, start: dt.datetime, end: dt.datetime, filters: Filters, limit: int
+    ) -> list[Scored]:
         clause, params = where(viewer, filters)
         mid = start + (end - start) / 2
         rows = self.db.query(
@@ -105,8 +114,9 @@ class RecallChannels:
         )
         return temporal_order([(r[0], r[1] or start, r[2]) for r in rows], start, end, limit)
 
-    def search_entities(self, viewer: Viewer, keys: Sequence[str], filters: Filters,
-                        limit: int) -> list[Scored]:
+    def search_entities(
+        self, viewer: Viewer, keys: Sequence[str], filters: Filters, limit: int
+    ) -> list[Scored]:
         keys = list(dict.fromkeys(k for k in keys if k))
         if not keys:
             return []
@@ -118,7 +128,8 @@ class RecallChannels:
             "SELECT u.id, ent.deg FROM ent JOIN mentions m ON m.bank_id = ent.bank_id "
             "AND m.entity_id = ent.id JOIN units u ON u.bank_id = m.bank_id AND u.id = m.unit_id "
             f"WHERE ent.deg <= %s AND {clause} ORDER BY ent.deg, u.id LIMIT %s",
-            (viewer.bank_id, keys, MAX_ENTITY_DEGREE, *params, limit * 4))
+            (viewer.bank_id, keys, MAX_ENTITY_DEGREE, *params, limit * 4),
+        )
         scores: dict[str, float] = {}
         for uid, deg in rows:
             # Rarer entities say more: weight by inverse log degree, summed over entities.
@@ -126,8 +137,9 @@ class RecallChannels:
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
         return [Scored(uid, s) for uid, s in ranked]
 
-    def graph_links(self, viewer: Viewer, unit_ids: Sequence[str], filters: Filters,
-                    limit: int) -> list[Link]:
+    def graph_links(
+        self, viewer: Viewer, unit_ids: Sequence[str], filters: Filters, limit: int
+    ) -> list[Link]:
         if not unit_ids:
             return []
         seeds = list(dict.fromkeys(unit_ids))
@@ -140,7 +152,8 @@ class RecallChannels:
             "AND b.id = CASE WHEN e.src = ANY(%s::text[]) THEN e.dst ELSE e.src END "
             "WHERE e.bank_id = %s AND (e.src = ANY(%s::text[]) OR e.dst = ANY(%s::text[])) "
             f"AND {clause} ORDER BY e.weight DESC, e.id LIMIT %s",
-            (seeds, viewer.bank_id, seeds, seeds, *params, limit))
+            (seeds, viewer.bank_id, seeds, seeds, *params, limit),
+        )
         seedset = set(seeds)
         for src, dst, typ, w, eid in rows:
             a, b = (src, dst) if src in seedset else (dst, src)
@@ -158,8 +171,17 @@ class RecallChannels:
             "JOIN units b ON b.bank_id = m2.bank_id AND b.id = m2.unit_id "
             f"WHERE m1.bank_id = %s AND m1.unit_id = ANY(%s::text[]) AND {clause} "
             "ORDER BY deg.n, m2.unit_id LIMIT %s",
-            (viewer.bank_id, viewer.bank_id, seeds, MAX_ENTITY_DEGREE, viewer.bank_id, seeds,
-             *params, limit))
+            (
+                viewer.bank_id,
+                viewer.bank_id,
+                seeds,
+                MAX_ENTITY_DEGREE,
+                viewer.bank_id,
+                seeds,
+                *params,
+                limit,
+            ),
+        )
         for a, b, name, n in rows:
             links.append(Link(a, b, "ENTITY", 1.0 / (1.0 + math.log1p(float(n))), name))
         # sibling atoms of the same source
@@ -170,6 +192,7 @@ class RecallChannels:
             "JOIN units b ON b.bank_id = e2.bank_id AND b.id = e2.unit_id "
             f"WHERE e1.bank_id = %s AND e1.unit_id = ANY(%s::text[]) AND {clause} "
             "ORDER BY e2.unit_id LIMIT %s",
-            (viewer.bank_id, seeds, *params, limit))
+            (viewer.bank_id, seeds, *params, limit),
+        )
         links.extend(Link(a, b, "SOURCE", 0.5, sid) for a, b, sid in rows)
         return links

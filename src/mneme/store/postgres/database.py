@@ -64,7 +64,8 @@ def translate(exc: Exception, where: str) -> MnemeError:
     if isinstance(exc, pg_errors.UniqueViolation):
         return Conflict(f"duplicate row on {where}: {msg}")
     if isinstance(exc, pg_errors.UndefinedFile | pg_errors.FeatureNotSupported) and (
-            "vector" in msg):
+        "vector" in msg
+    ):
         return SchemaMismatch(NEEDS_VECTOR + f" ({msg})")
     if isinstance(exc, pg_errors.UndefinedTable | pg_errors.UndefinedColumn):
         return SchemaMismatch(f"{where} is not a migrated mneme store: {msg}")
@@ -91,8 +92,9 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
 class Database:
     """A pool of connections to one PostgreSQL database."""
 
-    def __init__(self, dsn: str, *, min_size: int = 1, max_size: int = 8,
-                 connect_timeout: float = 10.0) -> None:
+    def __init__(
+        self, dsn: str, *, min_size: int = 1, max_size: int = 8, connect_timeout: float = 10.0
+    ) -> None:
         self.dsn = dsn
         self.where = redact(dsn)
         # One direct connection first: the pool would retry in the background and end in a
@@ -106,9 +108,14 @@ class Database:
         probe.close()
         self._timeout = connect_timeout
         self.pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
-            dsn, min_size=min_size, max_size=max_size, open=False, timeout=connect_timeout,
+            dsn,
+            min_size=min_size,
+            max_size=max_size,
+            open=False,
+            timeout=connect_timeout,
             kwargs={"autocommit": True, "connect_timeout": int(connect_timeout)},
-            configure=_configure, check=ConnectionPool.check_connection,
+            configure=_configure,
+            check=ConnectionPool.check_connection,
             name="mneme",
         )
         try:
@@ -253,7 +260,8 @@ class Database:
             return int(self.scalar("SELECT coalesce(max(version), 0) FROM schema_version"))
         if self.scalar("SELECT to_regclass('units') IS NOT NULL"):
             raise SchemaMismatch(
-                f"{self.where} has a units table and no schema_version: not a mneme store")
+                f"{self.where} has a units table and no schema_version: not a mneme store"
+            )
         return 0
 
     def check_vector(self) -> None:
@@ -276,7 +284,8 @@ class Database:
             if current > latest:
                 raise SchemaMismatch(
                     f"{self.where} has schema version {current}, newer than this mneme "
-                    f"understands ({latest}); upgrade mneme")
+                    f"understands ({latest}); upgrade mneme"
+                )
             if current < latest:
                 self._ensure_vector()
             for version, name, sql in migrations():
@@ -285,10 +294,13 @@ class Database:
                 with self.transaction():
                     self.execute(
                         "CREATE TABLE IF NOT EXISTS schema_version (version integer PRIMARY KEY, "
-                        "name text NOT NULL, applied_at timestamptz NOT NULL)")
+                        "name text NOT NULL, applied_at timestamptz NOT NULL)"
+                    )
                     self.execute(sql.encode("utf-8"))
-                    self.execute("INSERT INTO schema_version VALUES (%s, %s, %s)",
-                                 (version, name, dt.datetime.now(dt.UTC)))
+                    self.execute(
+                        "INSERT INTO schema_version VALUES (%s, %s, %s)",
+                        (version, name, dt.datetime.now(dt.UTC)),
+                    )
                 applied.append(version)
         self.check_vector()
         return applied

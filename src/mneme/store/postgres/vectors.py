@@ -60,12 +60,15 @@ class VectorIndexes:
         if not self.db.scalar("SELECT to_regclass(%s) IS NOT NULL", (name,)):
             # Two writers meeting a new model at once would race on the index name.
             self.db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (name,))
-            self.db.execute(sql.SQL(
-                "CREATE INDEX IF NOT EXISTS {name} ON embeddings USING hnsw "
-                "((vector::vector({dim})) vector_cosine_ops) "
-                "WHERE model = {model} AND dim = {dim}").format(
-                    name=sql.Identifier(name), dim=sql.Literal(int(dim)),
-                    model=sql.Literal(model)))
+            self.db.execute(
+                sql.SQL(
+                    "CREATE INDEX IF NOT EXISTS {name} ON embeddings USING hnsw "
+                    "((vector::vector({dim})) vector_cosine_ops) "
+                    "WHERE model = {model} AND dim = {dim}"
+                ).format(
+                    name=sql.Identifier(name), dim=sql.Literal(int(dim)), model=sql.Literal(model)
+                )
+            )
             # Only trust the cache once the creating transaction commits.
             self.db.after(lambda: self._remember(name), lambda: None)
         else:
@@ -76,9 +79,14 @@ class VectorIndexes:
             self._known.add(name)
 
 
-def semantic_query(viewer: Viewer, vector: Vector, model: str,
-                   filters: Filters, limit: int) -> tuple[sql.Composed, list[object]]:
-    """The semantic channel's SQL: scope and filters inside, ordered by the indexed distance."""
+def semantic_query(
+    viewer: Viewer, vector: Vector, model: str, filters: Filters, limit: int
+) -> tuple[sql.Composed, list[object]]:
+    """The semantic channel's SQL: scope and filters inside, ordered by the indexed distance.
+
+    Ordered by the distance alone: a second sort key would stop the planner from reading the
+    HNSW index in order. Ties are broken by insertion order (``seq``) by the caller.
+    """
     dim = len(vector)
     clause, params = where(viewer, filters)
     cast = sql.SQL("vector({})").format(sql.Literal(int(dim)))
@@ -86,11 +94,10 @@ def semantic_query(viewer: Viewer, vector: Vector, model: str,
     # the driver's placeholder parser).
     model_sql = sql.SQL("'" + model.replace("'", "''").replace("%", "%%") + "'")
     query = sql.SQL(
-        "SELECT u.id, 1 - (e.vector::{cast} <=> %s::{cast}) AS score "
+        "SELECT u.id, 1 - (e.vector::{cast} <=> %s::{cast}) AS score, u.seq "
         "FROM embeddings e JOIN units u ON u.bank_id = e.bank_id AND u.id = e.unit_id "
         "WHERE e.model = {model} AND e.dim = {dim} AND e.bank_id = %s AND {clause} "
-        "ORDER BY e.vector::{cast} <=> %s::{cast}, u.seq LIMIT %s").format(
-            cast=cast, model=model_sql, dim=sql.Literal(int(dim)),
-            clause=sql.SQL(clause))  # type: ignore[arg-type]  # built from our own fragments
+        "ORDER BY e.vector::{cast} <=> %s::{cast} LIMIT %s"
+    ).format(cast=cast, model=model_sql, dim=sql.Literal(int(dim)), clause=sql.SQL(clause))
     vec = literal(vector)
     return query, [vec, viewer.bank_id, *params, vec, limit]

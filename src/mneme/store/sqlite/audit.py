@@ -2,64 +2,29 @@
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator
 
-from mneme.core.chain import GENESIS, record_hash
-from mneme.store.codec import dumps, parse_ts, ts
+from mneme.store.codec import parse_ts
 from mneme.store.protocol import AuditRecord
 from mneme.store.sqlite.base import SQLiteBase
 from mneme.store.sqlite.rows import epoch, loads_lenient
 
 
 class AuditMixin(SQLiteBase):
-    def audit(
-        self,
-        bank_id: str,
-        actor: str,
-        op: str,
-        target: str,
-        before: Mapping[str, Any] | None,
-        after: Mapping[str, Any] | None,
-        reason: str,
-    ) -> None:
-        head = self.db.query(
-            "SELECT seq, hash, count FROM audit_head WHERE bank_id = ?", (bank_id,)
-        )
-        prev = head[0][1] if head else GENESIS
-        count = int(head[0][2]) if head else 0
-        at = ts(dt.datetime.now(dt.UTC))
-        before_s = None if before is None else dumps(dict(before))
-        after_s = None if after is None else dumps(dict(after))
-        fields = {
-            "bank_id": bank_id,
-            "at": at,
-            "actor": actor,
-            "op": op,
-            "target": target,
-            "before": before_s,
-            "after": after_s,
-            "reason": reason,
-        }
-        digest = record_hash(prev, fields)
-        cur = self._w(
-            "INSERT INTO audit_log (bank_id, at, actor, op, target, before, after, "
-            "reason, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (bank_id, at, actor, op, target, before_s, after_s, reason, prev, digest),
-        )
-        self._w(
-            "INSERT INTO audit_head (bank_id, seq, hash, count) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (bank_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, "
-            "count = excluded.count",
-            (bank_id, cur.lastrowid, digest, count + 1),
-        )
-
-    def audit_records(self, bank_id: str | None = None) -> Iterator[AuditRecord]:
+    def audit_records(
+        self, bank_id: str | None = None, target: str | None = None
+    ) -> Iterator[AuditRecord]:
+        where, params = [], []
+        if bank_id:
+            where.append("bank_id = ?")
+            params.append(bank_id)
+        if target:
+            where.append("target = ?")
+            params.append(target)
         rows = self.db.query(
             "SELECT seq, bank_id, at, actor, op, target, before, after, reason, prev_hash, hash "
-            "FROM audit_log " + ("WHERE bank_id = ? " if bank_id else "") + "ORDER BY seq",
-            (bank_id,) if bank_id else (),
+            "FROM audit_log " + (f"WHERE {' AND '.join(where)} " if where else "") + "ORDER BY seq",
+            params,
         )
         for r in rows:
             yield AuditRecord(

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mneme.core.chain import GENESIS, record_hash
 from mneme.core.model import Unit
 from mneme.errors import NotFound
+from mneme.store.codec import dumps, ts
 from mneme.store.sqlite.database import Database
 from mneme.store.sqlite.rows import UNIT_COLS, unit_row
 from mneme.store.sqlite.vectors import VectorIndex
@@ -102,3 +105,44 @@ class SQLiteBase:
                 for uid, value in rows:
                     out.setdefault(uid, []).append(value)
         return {k: tuple(v) for k, v in out.items()}
+
+    def audit(
+        self,
+        bank_id: str,
+        actor: str,
+        op: str,
+        target: str,
+        before: Mapping[str, Any] | None,
+        after: Mapping[str, Any] | None,
+        reason: str,
+    ) -> None:
+        head = self.db.query(
+            "SELECT seq, hash, count FROM audit_head WHERE bank_id = ?", (bank_id,)
+        )
+        prev = head[0][1] if head else GENESIS
+        count = int(head[0][2]) if head else 0
+        at = ts(dt.datetime.now(dt.UTC))
+        before_s = None if before is None else dumps(dict(before))
+        after_s = None if after is None else dumps(dict(after))
+        fields = {
+            "bank_id": bank_id,
+            "at": at,
+            "actor": actor,
+            "op": op,
+            "target": target,
+            "before": before_s,
+            "after": after_s,
+            "reason": reason,
+        }
+        digest = record_hash(prev, fields)
+        cur = self._w(
+            "INSERT INTO audit_log (bank_id, at, actor, op, target, before, after, "
+            "reason, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (bank_id, at, actor, op, target, before_s, after_s, reason, prev, digest),
+        )
+        self._w(
+            "INSERT INTO audit_head (bank_id, seq, hash, count) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (bank_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, "
+            "count = excluded.count",
+            (bank_id, cur.lastrowid, digest, count + 1),
+        )

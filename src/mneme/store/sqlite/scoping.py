@@ -60,6 +60,10 @@ def filters_sql(filters: Filters, alias: str = "u") -> tuple[str, list[Any]]:
         marks = ",".join("?" * len(filters.exclude_ids))
         parts.append(f"{alias}.id NOT IN ({marks})")
         params.extend(sorted(filters.exclude_ids))
+    if filters.include_ids is not None:
+        marks = ",".join("?" * len(filters.include_ids))
+        parts.append(f"{alias}.id IN ({marks})" if marks else "0")
+        params.extend(sorted(filters.include_ids))
     return (" AND ".join(parts) or "1"), params
 
 

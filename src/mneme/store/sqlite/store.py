@@ -37,10 +37,11 @@ from mneme.store.sqlite.database import Database
 from mneme.store.sqlite.queue import QueueMixin
 from mneme.store.sqlite.rows import UNIT_COLS, epoch, index_row
 from mneme.store.sqlite.scoping import where
+from mneme.store.sqlite.trust import TrustMixin
 from mneme.store.sqlite.vectors import VectorIndex
 
 
-class SQLiteStore(ChannelsMixin, QueueMixin, AuditMixin, SQLiteBase):
+class SQLiteStore(ChannelsMixin, QueueMixin, TrustMixin, AuditMixin, SQLiteBase):
     capabilities = Capabilities(
         name="sqlite",
         native_vector_index=False,
@@ -235,6 +236,8 @@ class SQLiteStore(ChannelsMixin, QueueMixin, AuditMixin, SQLiteBase):
         for sql in (
             "SELECT bank_id FROM units WHERE id = ? LIMIT 1",
             "SELECT bank_id FROM sources WHERE id = ? LIMIT 1",
+            "SELECT bank_id FROM claims WHERE id = ? LIMIT 1",
+            "SELECT bank_id FROM conflicts WHERE id = ? LIMIT 1",
         ):
             rows = self.db.query(sql, (object_id,))
             if rows:

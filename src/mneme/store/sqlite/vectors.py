@@ -160,6 +160,13 @@ class VectorIndex:
         if filters.valid_at is not None:
             t = filters.valid_at.timestamp()
             mask &= (self._val_f[:n] <= t) & (self._val_u[:n] > t)
+        if filters.include_ids is not None:
+            only = np.zeros(n, dtype=bool)
+            for unit_id in filters.include_ids:
+                i = self._row.get(unit_id)
+                if i is not None:
+                    only[i] = True
+            mask &= only
         for unit_id in filters.exclude_ids:
             i = self._row.get(unit_id)
             if i is not None:

@@ -138,3 +138,7 @@ WHEN old.status = 'rejected' AND new.status != 'rejected' AND NOT EXISTS (
 BEGIN
     SELECT RAISE(ABORT, 'a rejected claim becomes live only through a review decision');
 END;
+
+-- Ids are unique store-wide (ULIDs, or the caller's own source ids): look them up without a bank.
+CREATE INDEX sources_id ON sources (id);
+CREATE INDEX audit_log_target ON audit_log (bank_id, target, seq);

@@ -1,0 +1,762 @@
+"""Subject-attribute-value claims from one atom, by offline rules.
+
+A :class:`Claim` names the *slot* a sentence fills (subject and attribute) and the value it puts
+there, so the write path can tell "the same thing said again" from "the same slot, another value"
+from "another subject altogether". Extraction is deliberately shallow: it covers the common shapes
+of personal and world facts and returns None for anything else; a None claim only means the judge
+falls back to text-level rules.
+
+Normal forms, so that paraphrases land on one slot:
+
+* first person ("I", "me", "my X") is subject ``user`` / ``user X``; a transcript speaker
+  ("Dana: I ...") replaces ``user`` with the speaker's name; "the user" is ``user`` too;
+* articles and possessive markers are dropped ("Tom's brother" -> ``tom brother``), and
+  "the A of the B" becomes ``b a``;
+* British spellings become American ones (colour -> color, organise -> organize, centre ->
+  center, grey -> gray), number words become digits ("six" -> "6", "third" -> "3rd");
+* verbs become their third-person form ("does not eat" -> attribute ``eats``, negated);
+* a trailing situational phrase ("in the morning", "on long flights", "every night") becomes part
+  of the attribute (``prefers@in the morning``), so tea and coffee in the morning share a slot.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from mneme.core.language import STOPWORDS, speaker_of
+
+# ---------------------------------------------------------------------------------------------
+# The claim
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One subject-attribute-value claim read from an atom.
+
+    ``numbers`` holds every number in the atom as digits (number words and ordinals included);
+    ``dates`` the date and time expressions (normalized text). ``change`` is true when the atom
+    says something changed ("moved to", "now", "no longer", "switched to", "instead").
+    """
+
+    subject: str
+    attribute: str
+    value: str
+    negated: bool
+    numbers: tuple[str, ...]
+    dates: tuple[str, ...]
+    change: bool
+    text: str
+
+
+def claim_slot(claim: Claim) -> tuple[str, str]:
+    """The slot a claim fills: (subject, attribute). Same slot, other value: a conflict."""
+    return claim.subject, claim.attribute
+
+
+def same_value(a: Claim, b: Claim) -> bool:
+    """Whether two claims put the same value in their slot (word order and articles ignored)."""
+    if a.value == b.value:
+        return True
+    wa, wb = value_words(a.value), value_words(b.value)
+    return bool(wa) and wa == wb
+
+
+def value_words(value: str) -> frozenset[str]:
+    """Content words of a value: stopwords dropped, numbers kept."""
+    return frozenset(w for w in value.split() if w not in STOPWORDS or w[:1].isdigit())
+
+
+#: Attributes that hold one value at a time: another value in the slot is a conflict.
+#: Every other attribute (likes, eats, plays, has ...) may hold many values at once.
+SINGLE_VALUED_ATTRIBUTES: frozenset[str] = frozenset(
+    {"is", "lives_in", "works_at", "birthday", "born_in", "prefers", "location", "when", "name"}
+)
+#: Attributes that carry a preference, a taste or a plan (the charter escalates these).
+PREFERENCE_ATTRIBUTES: frozenset[str] = frozenset({"prefers", "likes", "plans"})
+
+
+def base_attribute(attribute: str) -> str:
+    """The attribute without its situational context: ``prefers@in the morning`` -> ``prefers``."""
+    return attribute.split("@", 1)[0]
+
+
+def is_single_valued(claim: Claim) -> bool:
+    """Whether the claim's attribute holds one value at a time (see SINGLE_VALUED_ATTRIBUTES).
+
+    A "has" attribute with a number in it ("has gb of ram") counts as single-valued: the server
+    has one amount of RAM.
+    """
+    base = base_attribute(claim.attribute)
+    if base in SINGLE_VALUED_ATTRIBUTES:
+        return True
+    return base.startswith("has ") and bool(claim.numbers)
+
+
+def is_preference(claim: Claim) -> bool:
+    """Whether the claim is about a taste, a preference or a plan (or a favourite thing)."""
+    return base_attribute(claim.attribute) in PREFERENCE_ATTRIBUTES or "favorite" in claim.subject
+
+
+# ---------------------------------------------------------------------------------------------
+# Lexicons
+# ---------------------------------------------------------------------------------------------
+
+
+def _wordset(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+def _wordlist(words: str) -> list[str]:
+    return words.split()
+
+
+def _mapping(pairs: str) -> dict[str, str]:
+    return dict(pair.split("=") for pair in pairs.split())
+
+
+_SPELLING = _mapping(
+    """
+    favourite=favorite favourites=favorites colour=color colours=colors coloured=colored
+    flavour=flavor honour=honor neighbour=neighbor neighbours=neighbors behaviour=behavior
+    favour=favor labour=labor humour=humor harbour=harbor centre=center centres=centers
+    theatre=theater metre=meter metres=meters litre=liter litres=liters fibre=fiber grey=gray
+    programme=program catalogue=catalog travelled=traveled travelling=traveling
+    cancelled=canceled jewellery=jewelry tyre=tire tyres=tires mum=mom
+    """
+)
+# A few synonyms that name the same slot in our domains (RAM is memory, auth is authentication).
+_SPELLING.update(_mapping("memory=ram auth=authentication implemented=written employed=works"))
+_ISE = re.compile(
+    r"^(organ|real|recogn|special|priorit|apolog|summar|optim|custom|standard|"
+    r"author|util|minim|maxim|visual|memor|categor|emphas|final|initial)is(e|es|ed|"
+    r"ing|ation|ations)$"
+)
+
+_NUMBER_WORDS: dict[str, str] = {
+    w: str(i)
+    for i, w in enumerate(
+        _wordlist(
+            "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+            "fourteen fifteen sixteen seventeen eighteen nineteen twenty"
+        )
+    )
+}
+_NUMBER_WORDS.update(_mapping("thirty=30 forty=40 fifty=50 hundred=100"))
+_ORDINALS = _mapping(
+    "first=1st second=2nd third=3rd fourth=4th fifth=5th sixth=6th seventh=7th eighth=8th "
+    "ninth=9th tenth=10th"
+)
+# "every second Tuesday" and "the second floor" are numbers; "a second opinion" is rare enough.
+
+_MONTHS = _wordset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec"
+)
+_WEEKDAYS = _wordset(
+    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays "
+    "thursdays fridays saturdays sundays weekday weekdays weekend weekends"
+)
+_RELATIVE_TIME = _wordset(
+    "today yesterday tomorrow tonight morning afternoon evening night week month year spring "
+    "summer autumn fall winter"
+)
+
+_ARTICLES = _wordset("a an the this that these those")
+_POSSESSIVE_DETS = _wordset("his her their its your")
+_PRONOUNS = {"i": "user", "me": "user", "we": "we", "you": "you", "he": "he", "she": "she"}
+_PRONOUNS.update({"they": "they", "it": "it"})
+_RELATIONS = _wordset(
+    """
+    sister brother mother father mom dad wife husband partner son daughter grandma grandpa
+    grandmother grandfather uncle aunt cousin friend boss manager colleague neighbor landlord
+    doctor kid kids child children parents family niece nephew boyfriend girlfriend fiance
+    fiancee roommate mentor teacher user
+    """
+)
+
+_NOT_NOUNS = _wordset("has have not never cannot no now")
+_SUBJECT_PREPS = _wordset("of to for in at from on")
+_ADVERBS = _wordset(
+    """
+    also still usually always often really mostly sometimes generally only just actually
+    definitely truly absolutely totally certainly currently normally typically rarely
+    occasionally even already finally very
+    """
+)
+_COPULAS = _wordset("is are am was were be")
+_AUX = _wordset("does do did will would can could should must may might shall")
+
+_BASE_VERBS = _wordset(
+    """
+    eat drink take use run play live work prefer like love enjoy hate dislike adore want plan
+    need keep go come leave lead speak study learn read write sleep own drive ride commute cook
+    bake brew visit teach manage include hold open close start end expire land depart arrive
+    listen cost last weigh turn change rotate host store build sit stay serve support require
+    contain mean know think believe smoke walk jog swim climb paint draw sing dance wear watch
+    buy sell rent pay owe attend join organize organise move relocate reside migrate switch
+    restore fix break follow call meet send receive lose win earn save spend check deploy
+    ship release handle process cover sound taste smell feel seem look become remain stand get
+    make give find hold show tell ask try help let put set grow raise fly travel hike run
+    lift train practice practise volunteer belong report say own operate power back mirror
+    replicate scale fail pass block break answer own drop point route forward map expose
+    listen stream log alert page cache stop quit index sync store share produce consume manage
+    """
+)
+_IRREGULAR_PAST = _wordset(
+    """
+    ate drank took ran went came left led spoke wrote slept drove rode taught held began
+    built sat stood met bought sold paid lost won spent made gave found told kept grew flew
+    knew thought became got saw did had said
+    """
+)
+_THIRD_IRREGULAR = {"has": "have", "does": "do", "goes": "go", "is": "be"}
+
+_CHANGE = re.compile(
+    r"\b(?:moved|moving|relocated|relocating|now|no\s+longer|switched|switching|changed|"
+    r"started|starting|stopped|joined|these\s+days|nowadays|anymore|any\s+more|instead|migrated|"
+    r"renamed|got\s+a\s+(?:new\s+)?job|became|quit)\b"
+)
+#: Change words a multi-valued attribute needs to let a new value replace an old one: "I play
+#: golf" then "I started tennis" adds a hobby, "I drink tea instead" replaces the coffee.
+STRONG_CHANGE = re.compile(
+    r"\b(?:no\s+longer|anymore|any\s+more|instead|switched|switching|changed\s+to|replaced|stopped|"
+    r"these\s+days|nowadays|now)\b"
+)
+_CHANGE_TAIL = re.compile(
+    r"(?:\s+(?:instead|anymore|any\s+more|now|these\s+days|nowadays|again|too|as\s+well|"
+    r"instead\s+of\s+.*))+$"
+)
+
+_CONTEXT = re.compile(
+    r"\s+((?:in\s+the\s+(?:morning|mornings|afternoon|afternoons|evening|evenings)|"
+    r"at\s+(?:night|work|home|weekends|the\s+weekend)|"
+    r"on\s+(?:weekends|weekdays|\w+days|long\s+flights|flights|trips|holiday|holidays|"
+    r"vacation|workdays)|"
+    r"for\s+(?:breakfast|lunch|dinner|dessert|work|fun)|"
+    r"every\s+\w+(?:\s+\w+)?|during\s+\w+(?:\s+\w+)?|(?:before|after)\s+work|"
+    r"when\s+\w+ing(?:\s+\w+)?))$"
+)
+_CONTEXT_FORMS = {
+    "every morning": "in the morning",
+    "in the mornings": "in the morning",
+    "every evening": "in the evening",
+    "in the evenings": "in the evening",
+    "every night": "at night",
+    "at the weekend": "on weekends",
+    "every weekend": "on weekends",
+}
+_TIME_TAIL = re.compile(
+    r"\s+(?:(?:last|next|this)\s+(?:week|month|year|spring|summer|autumn|fall|winter|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|yesterday|today|tomorrow|"
+    r"recently|lately|(?:in|since|from)\s+(?:(?:early|late|mid)\s+)?"
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|\d{4})(?:\s+\d{4})?|\d+\s+(?:days|weeks|months|years)\s+ago)$"
+)
+_DATE = re.compile(
+    r"\b(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:january|february|march|april|may|june|july|"
+    r"august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|"
+    r"dec)(?:\s+\d{4})?|(?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december)\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|\d{4}-\d{2}-\d{2}|"
+    r"(?:19|20)\d\d|\d{1,2}:\d{2}(?:\s*(?:am|pm))?|\d{1,2}\s*(?:am|pm)|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+)
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*(?:st|nd|rd|th)?%?")
+_CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p), r)
+    for p, r in (
+        (r"\bcan't\b", "cannot"),
+        (r"\bwon't\b", "will not"),
+        (r"\b(\w+)n't\b", r"\1 not"),
+        (r"\bi'm\b", "i am"),
+        (r"\b(i|you|we|they)'ve\b", r"\1 have"),
+        (r"\b(i|you|we|they|he|she)'d\b", r"\1 would"),
+        (r"\b(\w+)'ll\b", r"\1 will"),
+        (r"\b(you|we|they)'re\b", r"\1 are"),
+        (r"\b(he|she|it|that|there|what|who)'s\b", r"\1 is"),
+    )
+)
+_COLON = re.compile(r"^([^:]{2,60}?)\s*:\s+(.+)$")
+_EDGE = "\"'“”‘’()[]{}.,;!?"
+
+
+# ---------------------------------------------------------------------------------------------
+# Normalization
+# ---------------------------------------------------------------------------------------------
+
+
+def normalize_word(word: str) -> str:
+    """One lowercase word in its canonical spelling (American, digits for number words)."""
+    w = _SPELLING.get(word, word)
+    m = _ISE.match(w)
+    if m:
+        w = f"{m.group(1)}iz{m.group(2)}"
+    return _NUMBER_WORDS.get(w) or _ORDINALS.get(w) or w
+
+
+def _prepare(text: str) -> tuple[str, bool]:
+    """Lowercase, contractions expanded, edge punctuation dropped; and the original casing hint.
+
+    The hint says whether the atom opened with a capitalized non-pronoun word (a name).
+    """
+    t = unicodedata.normalize("NFKC", text).replace("’", "'").replace("‘", "'")
+    t = t.replace("“", '"').replace("”", '"')
+    t = " ".join(t.split()).strip(_EDGE + " ")
+    capitalized = bool(t[:1].isupper()) and not re.match(r"^(?:I|I'\w+)\b", t)
+    low = t.casefold()
+    for pattern, repl in _CONTRACTIONS:
+        low = pattern.sub(repl, low)
+    low = re.sub(r"(\d)\s*(am|pm)\b", r"\1 \2", low)
+    return low, capitalized
+
+
+def _words(text: str) -> list[str]:
+    out: list[str] = []
+    for raw in text.split():
+        w = raw.strip(_EDGE)
+        if w:
+            out.append(normalize_word(w))
+    return out
+
+
+def _numbers(words: list[str]) -> tuple[str, ...]:
+    found = _NUMBER.finditer(" ".join(words))
+    return tuple(re.sub(r"(st|nd|rd|th)$", "", m.group(0)) for m in found)
+
+
+def _dates(text: str) -> tuple[str, ...]:
+    return tuple(m.group(0) for m in _DATE.finditer(text))
+
+
+def _clean_value(words: list[str]) -> str:
+    """Join value words; articles are dropped later, after context and time phrases are cut."""
+    return " ".join(words)
+
+
+def _drop_articles(value: str) -> str:
+    kept = [w for w in value.split() if w not in _ARTICLES and w not in _POSSESSIVE_DETS]
+    return " ".join(kept)
+
+
+def _third_person(verb: str) -> str:
+    """Third-person singular of a verb given in base or third-person form."""
+    if verb in _THIRD_IRREGULAR:
+        return verb
+    if verb == "have":
+        return "has"
+    if verb in {"do", "go"}:
+        return verb + "es"
+    if verb.endswith("s") and not verb.endswith("ss") and len(verb) > 3:
+        stem = verb[:-1]
+        if stem in _BASE_VERBS or verb[:-2] in _BASE_VERBS or not verb.endswith("us"):
+            return verb
+    if verb.endswith(("s", "sh", "ch", "x", "z")):
+        return verb + "es"
+    if verb.endswith("y") and len(verb) > 2 and verb[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _base_of(word: str) -> str | None:
+    """The base form of a present, past or -ing verb form in the lexicon, else None."""
+    if word in _BASE_VERBS:
+        return word
+    candidates = []
+    if word.endswith("ies"):
+        candidates.append(word[:-3] + "y")
+    if word.endswith("es"):
+        candidates.append(word[:-2])
+    if word.endswith("s"):
+        candidates.append(word[:-1])
+    if word.endswith("ed"):
+        candidates += [word[:-2], word[:-1], word[:-3] if word[-3:-2] == word[-4:-3] else ""]
+    if word.endswith("ing"):
+        candidates += [word[:-3], word[:-3] + "e"]
+    for c in candidates:
+        if c and c in _BASE_VERBS:
+            return c
+    return None
+
+
+def _is_verb(word: str) -> bool:
+    return (
+        word in _COPULAS
+        or word in _AUX
+        or word in {"has", "have", "had", "cannot", "never", "not"}
+        or word in _IRREGULAR_PAST
+        or word in _THIRD_IRREGULAR
+        or _base_of(word) is not None
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Subjects
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Subject:
+    name: str
+    person: bool
+    end: int  # index of the first word after the subject
+
+
+def _is_noun_modifier(word: str, nxt: str) -> bool:
+    """Whether a verb-looking word is a noun inside the subject ("the release train leaves").
+
+    It is when the next word is itself a finite verb: a copula, an auxiliary or a verb in the
+    third person ("cache lives", "lead is"), or a participle before a copula ("stored ... are").
+    """
+    if word in _COPULAS or word in _AUX or word in _ADVERBS or word in _NOT_NOUNS:
+        return False
+    if nxt in _COPULAS or nxt in _AUX or nxt in {"has", "have"}:
+        return True
+    if word.endswith("s"):
+        return False  # "Lena prefers trains": a verb in the third person, then its object
+    base = _base_of(nxt)
+    return base is not None and nxt != base and nxt.endswith("s") and not word.endswith("ed")
+
+
+def _subject_name(np: list[str], speaker: str | None) -> tuple[str, bool]:
+    """Normalize a subject noun phrase; second value: whether it names a person."""
+    words: list[str] = []
+    person = False
+    for i, w in enumerate(np):
+        if w in {"my", "i", "me"} or (w == "user" and i == 0):
+            words.append(speaker or "user")
+            person = True
+        elif w in _ARTICLES and not (i == 0 and len(np) > 1 and np[1] == "user"):
+            continue
+        elif w.endswith("'s") or w.endswith("s'"):
+            words.append(w[:-2] if w.endswith("'s") else w[:-1])
+        elif w in _PRONOUNS and i == 0:
+            words.append(_PRONOUNS[w] if w not in {"i", "me"} else speaker or "user")
+            person = w != "it"
+        elif w not in _ARTICLES:
+            words.append(w)
+    preps = [i for i, w in enumerate(words) if w in _SUBJECT_PREPS and 0 < i < len(words) - 1]
+    if len(preps) == 1:
+        k = preps[0]
+        words = words[k + 1 :] + words[:k]
+    if words and words[-1] in _RELATIONS:
+        person = True
+    return " ".join(words), person
+
+
+def _find_subject(words: list[str], speaker: str | None, capitalized: bool) -> _Subject | None:
+    if not words:
+        return None
+    first = words[0]
+    if first in _PRONOUNS:
+        name, _ = _subject_name([first], speaker)
+        return _Subject(name, first != "it", 1)
+    limit = min(len(words), 7)
+    determined = first in _ARTICLES or first in {"my", "our", "your"} or first in _POSSESSIVE_DETS
+    for k in range(2 if determined else 1, limit):
+        w = words[k]
+        if w in _ADVERBS or w in {"no", "now"} or _is_verb(w):
+            nxt = words[k + 1] if k + 1 < len(words) else ""
+            if _is_noun_modifier(w, nxt) or w.endswith("ing"):
+                continue
+            np = words[:k]
+            name, person = _subject_name(np, speaker)
+            if not name:
+                return None
+            if capitalized and first not in _ARTICLES and first not in {"my", "our", "your"}:
+                person = person or first not in _POSSESSIVE_DETS
+            return _Subject(name, person, k)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Verb phrases
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Draft:
+    attribute: str
+    value: str
+    negated: bool = False
+
+
+@dataclass
+class _VerbPhrase:
+    words: list[str]
+    negated: bool
+
+
+def _strip_modifiers(words: list[str]) -> _VerbPhrase:
+    """Leading adverbs and negation of a verb phrase ("no longer", "does not", "never")."""
+    negated = False
+    i = 0
+    while i < len(words):
+        w = words[i]
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w == "no" and nxt == "longer":
+            negated, i = True, i + 2
+        elif w in {"not", "never", "cannot"}:
+            negated, i = True, i + 1
+        elif w in {"do", "does", "did"} and nxt in {"not", "never"}:
+            negated, i = True, i + 2
+        elif w in _ADVERBS or w == "now" or (w == "these" and nxt == "days"):
+            i += 2 if w == "these" else 1
+        else:
+            break
+    return _VerbPhrase(words[i:], negated)
+
+
+def _split_context(value: str) -> tuple[str, str]:
+    m = _CONTEXT.search(" " + value)
+    if not m or m.start() == 0:
+        return value, ""
+    return (" " + value)[: m.start()].strip(), m.group(1)
+
+
+def _strip_time_tail(value: str) -> str:
+    while True:
+        m = _TIME_TAIL.search(" " + value)
+        if not m or m.start() == 0:
+            return value
+        value = (" " + value)[: m.start()].strip()
+
+
+def _strip_change_tail(value: str) -> str:
+    return _CHANGE_TAIL.sub("", " " + value).strip()
+
+
+def _copula(rest: list[str], subject: _Subject) -> _Draft | None:
+    vp = _strip_modifiers(rest)
+    comp = vp.words
+    if not comp:
+        return None
+    head = comp[0]
+    two = " ".join(comp[:2])
+    if two in {"based in", "living in", "residing in"}:
+        attr = "lives_in" if subject.person else "location"
+        return _Draft(attr, _clean_value(comp[2:]), vp.negated)
+    if two in {"works at", "works for"} or (head == "works" and len(comp) > 1):
+        return _Draft("works_at", _clean_value(comp[2:]), vp.negated)
+    if two in {"born on", "born in"}:
+        value = _clean_value(comp[2:])
+        attr = "birthday" if two == "born on" or _DATE.search(value) else "born_in"
+        return _Draft(attr, value, vp.negated)
+    if head in {"called", "named"}:
+        return _Draft("name", _clean_value(comp[1:]), vp.negated)
+    if two in {"located in", "located at", "located on", "stored on", "stored in", "kept in"}:
+        return _Draft("location", _clean_value(comp[2:]), vp.negated)
+    if head in {"in", "at", "on", "near", "upstairs", "downstairs", "inside", "outside"}:
+        value = _clean_value(comp[1:] if head in {"in", "at", "on"} else comp)
+        attr = "when" if _is_time_only(value) else "location"
+        return _Draft(attr, value, vp.negated)
+    if head in {"planning", "going", "hoping"} and len(comp) > 1 and comp[1] == "to":
+        return _Draft("plans", _clean_value(comp[2:]), vp.negated)
+    if head.endswith("ing") and _base_of(head) is not None:
+        return _verb(head, comp[1:], subject, vp.negated)  # "is learning X": the verb's slot
+    return _Draft("is", _clean_value(comp), vp.negated)
+
+
+_TIME_WORDS = _MONTHS | _WEEKDAYS | _RELATIVE_TIME | _wordset("every at on in of am pm utc")
+
+
+def _is_time_only(value: str) -> bool:
+    """Whether a complement only says when ("on Thursday at 4 pm"), not where."""
+    rest = _DATE.sub(" ", value).split()
+    return all(w in _TIME_WORDS or w[:1].isdigit() or w in _ARTICLES for w in rest)
+
+
+_PREFERENCE_VERBS = {
+    "prefer": ("prefers", False),
+    "like": ("likes", False),
+    "love": ("likes", False),
+    "enjoy": ("likes", False),
+    "adore": ("likes", False),
+    "hate": ("likes", True),
+    "dislike": ("likes", True),
+    "detest": ("likes", True),
+}
+_PLAN_VERBS = _wordset("plan want intend hope aim need")
+
+
+def _verb(head: str, rest: list[str], subject: _Subject, negated: bool) -> _Draft | None:
+    base = _base_of(head) or head
+    obj = rest
+    if base in _PREFERENCE_VERBS:
+        attr, neg = _PREFERENCE_VERBS[base]
+        if obj[:1] == ["to"] and base != "prefer":
+            obj = obj[1:]
+        return _Draft(attr, _clean_value(obj), negated != neg)
+    if base in _PLAN_VERBS and obj[:1] == ["to"]:
+        return _Draft("plans", _clean_value(obj[1:]), negated)
+    if base in {"live", "reside"} and obj[:1] in (["in"], ["on"], ["at"], ["with"]):
+        past = head.endswith("ed")
+        if not subject.person and obj[0] in {"in", "on", "at"}:
+            return _Draft("location", _clean_value(obj[1:]), negated)
+        attr = "lived_in" if past else "lives_in"
+        return _Draft(attr, _clean_value(obj[1:] if obj[0] != "with" else obj), negated)
+    if (base in {"move", "moved", "relocate"} and obj[:1] == ["to"]) or obj[:2] == ["back", "to"]:
+        skip = 2 if obj[0] == "back" else 1
+        attr = "lives_in" if subject.person else "location"
+        return _Draft(attr, _clean_value(obj[skip:]), negated)
+    if base == "work" and obj[:1] in (["at"], ["for"]):
+        return _Draft("works_at", _clean_value(obj[1:]), negated)
+    if base == "work" and obj[:1] == ["as"]:
+        return _Draft("is", _clean_value(obj[1:]), negated)
+    if subject.person and _joins_employer(base, obj):
+        skip = 2 if obj[:2] == ["working", "at"] else 1 if base == "start" else 0
+        return _Draft("works_at", _clean_value(obj[skip:]), negated)
+    if head == "got" and obj[:3] == ["a", "job", "at"]:
+        return _Draft("works_at", _clean_value(obj[3:]), negated)
+    if base in {"switch", "migrate"} and obj[:1] == ["to"]:
+        return _Draft("uses", _clean_value(obj[1:]), negated)
+    if base in {"stop", "quit"} and obj and obj[0].endswith("ing") and _base_of(obj[0]):
+        return _verb(obj[0], obj[1:], subject, not negated)  # "stopped drinking X"
+    if base == "have" or head in {"has", "have", "had"}:
+        return _has(obj, negated)
+    if head in _IRREGULAR_PAST or (head.endswith("ed") and head not in _BASE_VERBS):
+        return _Draft(head, _clean_value(obj), negated)
+    return _Draft(_third_person(base), _clean_value(obj), negated)
+
+
+def _joins_employer(base: str, obj: list[str]) -> bool:
+    """ "joined X", "started at X", "started working at X": a new employer."""
+    if base == "join":
+        return bool(obj)
+    return base == "start" and (obj[:1] == ["at"] or obj[:2] == ["working", "at"])
+
+
+def _has(obj: list[str], negated: bool) -> _Draft:
+    if obj[:1] == ["no"]:
+        return _Draft("has", _clean_value(obj[1:]), True)
+    if obj and obj[0][:1].isdigit():
+        amount, rest = obj[0], obj[1:]
+        if "of" in rest:
+            k = rest.index("of")
+            unit, thing = rest[:k], rest[k + 1 :]
+            return _Draft(f"has {' '.join(unit)} of {_clean_value(thing)}".strip(), amount, negated)
+        return _Draft(f"has {_clean_value(rest)}".strip(), amount, negated)
+    return _Draft("has", _clean_value(obj), negated)
+
+
+# ---------------------------------------------------------------------------------------------
+# Extraction
+# ---------------------------------------------------------------------------------------------
+
+
+def _front(words: list[str]) -> tuple[list[str], list[str]]:
+    """Move a fronted situational phrase ("In the morning I ...") behind the clause."""
+    if not words or words[0] not in {"in", "on", "at", "during", "every", "for", "these"}:
+        return words, []
+    for p in range(1, min(len(words), 6)):
+        opener = p >= 2 and words[p] in _ARTICLES | {"my", "our", "his", "her", "their"}
+        if words[p] in {"i", "we", "he", "she", "they", "you"} or opener:
+            phrase = words[:p]
+            if phrase[:2] == ["these", "days"]:
+                return words[p:], []
+            return words[p:], phrase
+    return words, []
+
+
+def _colon_claim(low: str, speaker: str | None) -> tuple[str, _Draft] | None:
+    m = _COLON.match(low)
+    if not m:
+        return None
+    left = _words(m.group(1))
+    if not left or len(left) > 6 or any(w in _COPULAS or w in _AUX for w in left):
+        return None
+    name, _ = _subject_name(left, speaker)
+    return name, _Draft("is", _clean_value(_words(m.group(2))))
+
+
+def _canonical(subject: str, draft: _Draft) -> tuple[str, _Draft]:
+    """Fold "X location is Y" into (X, location) and "X's birthday is D" into (X, birthday)."""
+    for noun, attr in (("location", "location"), ("birthday", "birthday"), ("address", "lives_in")):
+        if draft.attribute in {"is", "when"} and subject.endswith(" " + noun):
+            subject = subject[: -len(noun) - 1]
+            draft = _Draft(attr, draft.value, draft.negated)
+    if draft.attribute in {"birthday", "when", "location", "lives_in", "works_at"}:
+        words = draft.value.split()
+        if words[:1] and words[0] in {"on", "in", "at"} and len(words) > 1:
+            draft = _Draft(draft.attribute, " ".join(words[1:]), draft.negated)
+    return subject, draft
+
+
+def _draft(words: list[str], speaker: str | None, capitalized: bool) -> tuple[str, _Draft] | None:
+    subject = _find_subject(words, speaker, capitalized)
+    if subject is None:
+        return None
+    vp = _strip_modifiers(words[subject.end :])
+    if not vp.words:
+        return None
+    head, rest = vp.words[0], vp.words[1:]
+    if head in _COPULAS:
+        draft = _copula(rest, subject)
+    elif head in _AUX:
+        inner = _strip_modifiers(rest)
+        if not inner.words:
+            return None
+        draft = _verb(inner.words[0], inner.words[1:], subject, inner.negated)
+    else:
+        draft = _verb(head, rest, subject, False)
+    if draft is None:
+        return None
+    draft.negated = draft.negated != vp.negated
+    return subject.name, draft
+
+
+def extract_claim(text: str) -> Claim | None:
+    """The subject-attribute-value claim of one atom, or None when no rule matches.
+
+    Never raises: arbitrary text either yields a claim or None.
+    """
+    try:
+        return _extract(text)
+    except (ValueError, IndexError, KeyError, AttributeError, TypeError):  # pragma: no cover
+        return None
+
+
+def _extract(text: str) -> Claim | None:
+    if not isinstance(text, str) or not text.strip():
+        return None
+    speaker = speaker_of(text)
+    body = text
+    if speaker:
+        body = text.split(":", 1)[1]
+        speaker = " ".join(_words(speaker.casefold()))
+    low, capitalized = _prepare(body)
+    change = _CHANGE.search(low) is not None
+    words = _words(low)
+    numbers = _numbers(words)
+    dates = _dates(" ".join(words))
+    found = _colon_claim(low, speaker)
+    if found is None:
+        words, fronted = _front(words)
+        found = _draft(words, speaker, capitalized)
+        if found is None:
+            return None
+        if fronted:
+            found[1].value = f"{found[1].value} {' '.join(fronted)}".strip()
+    subject, draft = found
+    subject, draft = _canonical(subject, draft)
+    value = _strip_change_tail(draft.value)
+    value = _strip_time_tail(value) or value
+    attribute = draft.attribute
+    if attribute not in {"is", "location", "when", "birthday", "name", "lives_in", "works_at"}:
+        value, context = _split_context(value)
+        if context:
+            attribute = f"{attribute}@{_CONTEXT_FORMS.get(context, context)}"
+    value = _drop_articles(value)
+    if not subject or not (value or attribute not in SINGLE_VALUED_ATTRIBUTES):
+        return None
+    return Claim(
+        subject=subject,
+        attribute=attribute,
+        value=value,
+        negated=draft.negated,
+        numbers=numbers,
+        dates=dates,
+        change=change,
+        text=text,
+    )

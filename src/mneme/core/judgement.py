@@ -1,0 +1,488 @@
+"""The write-time decision engine: what one new atom means against what is already known.
+
+Pure and offline. The write path hands :func:`judge` the new atom (with its claim) and the
+neighbours recall found for it in the same bank (each with its cosine similarity to the new atom
+and its claim); the judge answers one :class:`Judgement`. It never writes anything: the write path
+applies the verdict, and the charter decides whether a person must be asked first.
+
+The same-subject gate: a destructive verdict (SUPERSEDE, UPDATE, CONTRADICT) needs both claims to
+fill the same slot (subject and attribute). Shared keywords or a high similarity alone never
+overwrite anything: "My cat is black" never supersedes "My dog is black". The only exception is
+a pair whose words are identical except for numbers or dates ("... 64 GB ..." / "... 32 GB ..."):
+that is a conflict on numbers even when no claim could be read, and it is never merged.
+
+Rules for a pair with the same slot, in order:
+
+=========================================  ===================================================
+pair                                        verdict
+=========================================  ===================================================
+same value, negation differs                CONTRADICT ``negation``; SUPERSEDE when the new
+                                            atom says the old one stopped ("no longer")
+same value, numbers or dates differ         CONTRADICT ``numbers`` (SUPERSEDE with a change
+                                            word such as "now"); never a merge
+same value, all numbers and dates equal     NOOP with target (evidence); LINK_EXISTING when
+                                            another agent said it
+value differs only in numbers or dates      like "numbers differ" above
+new value refines the old ("Berlin" ->      UPDATE
+"Berlin Mitte")
+new value is a part of the old              NOOP / LINK_EXISTING (nothing new)
+other value, change word ("moved to",       SUPERSEDE
+"now", "joined", "instead")
+other value, multi-valued attribute         ADD, related ("likes tea" and "likes jazz")
+(likes, eats, plays ...)
+other value, one-valued attribute           CONTRADICT ``cross_agent`` (another agent),
+                                            ``preference`` (a taste or plan) or ``value``
+=========================================  ===================================================
+
+Confidence, in [0, 1]: each rule has a base certainty (``_BASE`` below: how often the rule is right
+when it fires, set from the decision benchmark in ``bench/decisions``); the final confidence is
+``base * (0.75 + 0.25 * s)`` where ``s`` is the neighbour's cosine similarity clipped to [0, 1],
+so a rule firing on two texts the embedder also finds close is trusted more. An exact repeat is
+always 1.0. For ADD the confidence is ``1 - 0.5 * s_max`` (how sure we are it is new).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mneme.core.claims import (
+    STRONG_CHANGE,
+    Claim,
+    extract_claim,
+    is_preference,
+    is_single_valued,
+    normalize_word,
+    same_value,
+    value_words,
+)
+from mneme.core.keys import normalize_text
+from mneme.core.language import STOPWORDS, tokens
+from mneme.core.model import UnitStatus, UnitType, Verdict
+
+DESTRUCTIVE: frozenset[Verdict] = frozenset({Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT})
+
+#: Statuses a neighbour must have to be judged against: superseded, rejected and archived units
+#: are history (a rejected value is the tombstone's business, not the judge's).
+JUDGED_STATUSES: frozenset[str] = frozenset(
+    {UnitStatus.ACTIVE.value, UnitStatus.PROPOSED.value, UnitStatus.CONFLICTED.value}
+)
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """Thresholds of the judge.
+
+    ``paraphrase_similarity``: cosine (all-MiniLM-L6-v2) at or above which two texts with the
+    same numbers may be one memory; ``related_similarity``: cosine at or above which an ADD links
+    the neighbour as related; ``paraphrase_overlap``: content-word Jaccard that a claimless pair
+    needs on top of the similarity to merge; ``max_related``: cap on ``relates_to``.
+    """
+
+    paraphrase_similarity: float = 0.80
+    related_similarity: float = 0.55
+    paraphrase_overlap: float = 0.6
+    max_related: int = 5
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """The new atom: its text, type, author and claim (None when no rule read one)."""
+
+    text: str
+    type: UnitType
+    agent_id: str
+    claim: Claim | None
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """An existing unit recall found for the new atom, with its cosine similarity to it."""
+
+    unit_id: str
+    text: str
+    type: UnitType
+    agent_id: str
+    status: str
+    similarity: float
+    claim: Claim | None
+    knowers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The verdict for one atom, the unit it was judged against, and why."""
+
+    verdict: Verdict
+    target_id: str | None
+    reason: str
+    confidence: float
+    conflict_type: str | None = None  # value | negation | numbers | preference | cross_agent
+    relates_to: tuple[str, ...] = ()
+
+    @property
+    def destructive(self) -> bool:
+        """Whether applying the verdict changes or disputes what is already held."""
+        return self.verdict in DESTRUCTIVE
+
+
+# Base certainty of each rule (see the module docstring).
+_BASE = {
+    "exact": 1.0,
+    "paraphrase": 0.9,
+    "subsumed": 0.75,
+    "negation": 0.85,
+    "stopped": 0.8,
+    "numbers": 0.9,
+    "change": 0.8,
+    "refine": 0.7,
+    "value": 0.7,
+    "text_paraphrase": 0.7,
+    "text_numbers": 0.8,
+}
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """What one neighbour says about the new atom: a verdict and how strongly to prefer it."""
+
+    verdict: Verdict
+    rule: str
+    reason: str
+    conflict_type: str | None = None
+
+
+# Order in which pair outcomes win when several neighbours answer: an exact repeat first, then
+# a disagreement (never hide one behind a merge), then a merge, then a refinement.
+_RULE_RANK = {
+    "exact": 0,
+    "negation": 1,
+    "numbers": 1,
+    "text_numbers": 1,
+    "stopped": 2,
+    "change": 2,
+    "value": 3,
+    "paraphrase": 4,
+    "text_paraphrase": 5,
+    "subsumed": 5,
+    "refine": 6,
+}
+
+
+def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) -> Judgement:
+    """Decide what the new atom is against its neighbours (see the module docstring)."""
+    best: tuple[int, float, _Pair, Neighbour] | None = None
+    related: list[tuple[float, str]] = []
+    for nb in neighbours:
+        if nb.status not in JUDGED_STATUSES:
+            continue
+        pair = _compare(new, nb, config)
+        if pair is None:
+            if _is_related(new, nb, config):
+                related.append((nb.similarity, nb.unit_id))
+            continue
+        key = (_RULE_RANK[pair.rule], -nb.similarity)
+        if best is None or key < (best[0], best[1]):
+            best = (key[0], key[1], pair, nb)
+    if best is not None:
+        _, _, pair, nb = best
+        return _judgement(pair, nb)
+    related.sort(reverse=True)
+    ids = tuple(uid for _, uid in related[: config.max_related])
+    top = max((s for s, _ in related), default=0.0)
+    reason = (
+        f"new claim; related to {len(ids)} existing memor{'y' if len(ids) == 1 else 'ies'} "
+        "by topic, not the same subject and attribute"
+        if ids
+        else "new claim: nothing close is known"
+    )
+    return Judgement(Verdict.ADD, None, reason, _round(1.0 - 0.5 * _clip(top)), None, ids)
+
+
+def _judgement(pair: _Pair, nb: Neighbour) -> Judgement:
+    if pair.rule == "exact":
+        confidence = 1.0
+    else:
+        confidence = _BASE[pair.rule] * (0.75 + 0.25 * _clip(nb.similarity))
+    return Judgement(pair.verdict, nb.unit_id, pair.reason, _round(confidence), pair.conflict_type)
+
+
+def _clip(x: float) -> float:
+    return min(1.0, max(0.0, x))
+
+
+def _round(x: float) -> float:
+    return round(x, 3)
+
+
+def _another_agent(new: Candidate, nb: Neighbour) -> bool:
+    return new.agent_id != nb.agent_id and new.agent_id not in nb.knowers
+
+
+def _merge(new: Candidate, nb: Neighbour, rule: str, why: str) -> _Pair:
+    if _another_agent(new, nb):
+        return _Pair(Verdict.LINK_EXISTING, rule, f"{why}; another agent already holds it")
+    return _Pair(Verdict.NOOP, rule, f"{why}; kept as more evidence")
+
+
+def _compare(new: Candidate, nb: Neighbour, config: JudgeConfig) -> _Pair | None:
+    """What one neighbour says about the new atom, or None when it says nothing (ADD)."""
+    if normalize_text(new.text) == normalize_text(nb.text):
+        return _merge(new, nb, "exact", "the same text")
+    a, b = nb.claim, new.claim
+    if a is not None and b is not None:
+        if (a.subject, a.attribute) == (b.subject, b.attribute):
+            return _same_slot(new, nb, a, b)
+        # The same-subject gate: different slots never merge and never overwrite ("Server 1 has
+        # 64 GB" and "Server 2 has 64 GB" are two facts). With one subject read two ways, a pair
+        # identical but for its numbers is still a conflict.
+        if a.subject != b.subject:
+            return None
+        return _text_numbers(new, nb, config)
+    return _text_rules(new, nb, config)
+
+
+def _same_slot(new: Candidate, nb: Neighbour, old: Claim, cur: Claim) -> _Pair | None:
+    slot = f"{cur.subject} / {cur.attribute.replace('_', ' ')}"
+    if same_value(old, cur):
+        if old.negated != cur.negated:
+            return _negation(new, nb, cur, slot)
+        if _adds_numbers(old, cur):
+            return _Pair(Verdict.UPDATE, "refine", f"adds a number or date to {slot}")
+        if not _same_numbers(old, cur):
+            return _numbers(new, nb, cur, slot)
+        return _merge(new, nb, "paraphrase", f"the same claim ({slot}: {cur.value})")
+    if old.negated != cur.negated:
+        return None  # "has no bathtub" vs "has a shower": different values, no clash
+    if _differs_only_in_numbers(old, cur) and not _adds_numbers(old, cur):
+        return _numbers(new, nb, cur, slot)
+    wo, wn = value_words(old.value), value_words(cur.value)
+    if wo and wo < wn:
+        return _Pair(Verdict.UPDATE, "refine", f"refines {slot}: '{old.value}' -> '{cur.value}'")
+    if wn and wn < wo:
+        return _merge(new, nb, "subsumed", f"says less than what is known ({slot}: {old.value})")
+    single = is_single_valued(old)
+    if cur.change and (single or STRONG_CHANGE.search(new.text.casefold())):
+        return _Pair(
+            Verdict.SUPERSEDE,
+            "change",
+            f"{slot} changed: '{old.value}' -> '{cur.value}' (the new atom says it changed)",
+        )
+    if not single:
+        return None
+    return _Pair(
+        Verdict.CONTRADICT,
+        "value",
+        f"{slot} holds one value: '{old.value}' vs '{cur.value}'",
+        _conflict_type(new, nb, cur, "value"),
+    )
+
+
+def _conflict_type(new: Candidate, nb: Neighbour, claim: Claim, default: str) -> str:
+    if _another_agent(new, nb):
+        return "cross_agent"
+    if is_preference(claim) or new.type in {UnitType.PREFERENCE, UnitType.GOAL, UnitType.OPINION}:
+        return "preference"
+    return default
+
+
+def _negation(new: Candidate, nb: Neighbour, cur: Claim, slot: str) -> _Pair:
+    if cur.change and (cur.negated or STRONG_CHANGE.search(new.text.casefold())):
+        return _Pair(Verdict.SUPERSEDE, "stopped", f"{slot}: no longer '{cur.value}'")
+    kind = "cross_agent" if _another_agent(new, nb) else "negation"
+    said = "denies" if cur.negated else "affirms"
+    return _Pair(Verdict.CONTRADICT, "negation", f"the new atom {said} {slot}: '{cur.value}'", kind)
+
+
+def _numbers(new: Candidate, nb: Neighbour, cur: Claim, slot: str) -> _Pair:
+    if cur.change and STRONG_CHANGE.search(new.text.casefold()):
+        return _Pair(Verdict.SUPERSEDE, "change", f"{slot} changed to '{cur.value}'")
+    kind = "cross_agent" if _another_agent(new, nb) else "numbers"
+    return _Pair(Verdict.CONTRADICT, "numbers", f"{slot}: the numbers or dates differ", kind)
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbers and words
+# ---------------------------------------------------------------------------------------------
+
+_DIGITS = re.compile(r"\d")
+
+
+def _same_numbers(a: Claim, b: Claim) -> bool:
+    return sorted(a.numbers) == sorted(b.numbers) and sorted(a.dates) == sorted(b.dates)
+
+
+def _adds_numbers(old: Claim, new: Claim) -> bool:
+    """Whether the new claim gives numbers or dates where the old one had none (a refinement)."""
+    return not old.numbers and not old.dates and bool(new.numbers or new.dates)
+
+
+def _is_numeric(word: str) -> bool:
+    return bool(_DIGITS.search(word))
+
+
+_DATE_WORDS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "am",
+        "pm",
+    ]
+)
+
+
+def _differs_only_in_numbers(a: Claim, b: Claim) -> bool:
+    """Whether two values are the same words around different numbers or dates."""
+    wa = [w for w in a.value.split() if not _is_numeric(w) and w not in _DATE_WORDS]
+    wb = [w for w in b.value.split() if not _is_numeric(w) and w not in _DATE_WORDS]
+    return wa == wb and not _same_numbers(a, b)
+
+
+def content_words(text: str) -> list[str]:
+    """Normalized content words of a text (spelling, number words), stopwords dropped."""
+    out: list[str] = []
+    for tok in tokens(text):
+        w = normalize_word(tok)
+        if w not in STOPWORDS or w[:1].isdigit():
+            out.append(w)
+    return out
+
+
+_NEGATORS = frozenset({"not", "no", "never", "nor", "t", "doesn", "don", "isn", "aren", "didn"})
+_NEGATOR_RE = re.compile(r"\b(?:not|no|never|cannot|n't)\b|n't\b")
+
+
+def _negative(text: str) -> bool:
+    return _NEGATOR_RE.search(text.casefold().replace("’", "'")) is not None
+
+
+def _numbers_of(words: list[str]) -> list[str]:
+    return sorted(w for w in words if _is_numeric(w) or w in _DATE_WORDS)
+
+
+def _text_numbers(new: Candidate, nb: Neighbour, config: JudgeConfig) -> _Pair | None:
+    """Words identical but for numbers and dates, and close in meaning: a numbers conflict."""
+    wn, wo = content_words(new.text), content_words(nb.text)
+    plain_n = [w for w in wn if not _is_numeric(w) and w not in _DATE_WORDS]
+    plain_o = [w for w in wo if not _is_numeric(w) and w not in _DATE_WORDS]
+    if not plain_n or sorted(plain_n) != sorted(plain_o):
+        return None
+    if _numbers_of(wn) == _numbers_of(wo) or nb.similarity < config.paraphrase_similarity:
+        return None
+    if _negative(new.text) != _negative(nb.text):
+        return None
+    kind = "cross_agent" if _another_agent(new, nb) else "numbers"
+    return _Pair(
+        Verdict.CONTRADICT, "text_numbers", "the same statement with other numbers or dates", kind
+    )
+
+
+def _text_rules(new: Candidate, nb: Neighbour, config: JudgeConfig) -> _Pair | None:
+    """Rules for a pair where a claim is missing on one side: words, numbers and similarity."""
+    numbers = _text_numbers(new, nb, config)
+    if numbers is not None:
+        return numbers
+    wn, wo = set(content_words(new.text)), set(content_words(nb.text))
+    if not wn or not wo or _negative(new.text) != _negative(nb.text):
+        return None
+    if _numbers_of(sorted(wn)) != _numbers_of(sorted(wo)):
+        return None
+    if wn == wo:
+        return _merge(new, nb, "text_paraphrase", "the same words in another order")
+    overlap = len(wn & wo) / len(wn | wo)
+    if nb.similarity >= config.paraphrase_similarity and overlap >= config.paraphrase_overlap:
+        return _merge(
+            new,
+            nb,
+            "text_paraphrase",
+            f"a paraphrase (similarity {nb.similarity:.2f}, word overlap {overlap:.2f})",
+        )
+    return None
+
+
+def _is_related(new: Candidate, nb: Neighbour, config: JudgeConfig) -> bool:
+    if nb.similarity >= config.related_similarity:
+        return True
+    return len(set(content_words(new.text)) & set(content_words(nb.text))) >= 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Questions for a person
+# ---------------------------------------------------------------------------------------------
+
+QUESTION_TEMPLATES: dict[str, str] = {
+    "preference": "You said {old}; now {new_value}. Which holds?",
+    "value": 'Earlier: "{old_text}". Now: "{new_text}". Did it change, or is one wrong?',
+    "negation": 'Earlier: "{old_text}". Now: "{new_text}". Which is true?',
+    "numbers": (
+        'The numbers differ: "{old_text}" vs "{new_text}". Which is right, or did it change?'
+    ),
+    "cross_agent": ('Two agents disagree: "{old_text}" vs "{new_text}". Which holds?'),
+    "supersede": 'Should "{new_text}" replace "{old_text}"?',
+    "update": 'Should "{old_text}" become "{new_text}"?',
+    "default": 'Is "{new_text}" consistent with "{old_text}"?',
+}
+
+_SECOND_PERSON = (
+    (re.compile(r"\bI am\b|\bI'm\b"), "you are"),
+    (re.compile(r"\bI was\b"), "you were"),
+    (re.compile(r"\bI\b"), "you"),
+    (re.compile(r"\b[Mm]y\b"), "your"),
+    (re.compile(r"\b[Mm]e\b"), "you"),
+    (re.compile(r"\b[Mm]ine\b"), "yours"),
+)
+
+
+def second_person(text: str) -> str:
+    """A first-person atom addressed back to its speaker: "I prefer tea" -> "you prefer tea"."""
+    out = text.strip().rstrip(".!")
+    for pattern, repl in _SECOND_PERSON:
+        out = pattern.sub(repl, out)
+    return out[:1].lower() + out[1:] if out[:4] in {"You ", "Your"} else out
+
+
+def suggest_question(judgement: Judgement, new_text: str, old_text: str) -> str:
+    """The question a person is asked about a judgement, in plain words."""
+    kind = judgement.conflict_type or {
+        Verdict.SUPERSEDE: "supersede",
+        Verdict.UPDATE: "update",
+    }.get(judgement.verdict, "default")
+    template = QUESTION_TEMPLATES.get(kind, QUESTION_TEMPLATES["default"])
+    new_claim = extract_claim(new_text)
+    new_value = new_claim.value if new_claim else new_text.strip().rstrip(".")
+    return template.format(
+        old=second_person(old_text),
+        new_value=new_value,
+        old_text=old_text.strip(),
+        new_text=new_text.strip(),
+    )

@@ -1,0 +1,142 @@
+"""The base of the PostgreSQL store: the database handle, the write guard, and the audit chain
+that every write appends to in its own transaction."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from mneme.core.chain import GENESIS, record_hash
+from mneme.errors import MnemeError
+from mneme.store.codec import dumps, loads, ts
+from mneme.store.postgres.database import Database
+from mneme.store.postgres.rows import utc
+from mneme.store.protocol import AuditRecord
+
+
+class PostgresBase:
+    db: Database
+
+    def _w(self, sql: Any, params: Any = None) -> int:
+        if not self.db.in_transaction:
+            raise MnemeError("writes run inside Store.transaction()")
+        return self.db.execute(sql, params)
+
+    def _touch(self, bank_id: str) -> None:
+        """Bump the bank's index generation once per transaction (parity with SQLite)."""
+        touched = self.db.touched()
+        if bank_id in touched:
+            return
+        touched.add(bank_id)
+        self._w(
+            "INSERT INTO index_state (bank_id, generation) VALUES (%s, 1) "
+            "ON CONFLICT (bank_id) DO UPDATE SET generation = index_state.generation + 1",
+            (bank_id,),
+        )
+
+    # -- audit --------------------------------------------------------------------------
+
+    def audit(
+        self,
+        bank_id: str,
+        actor: str,
+        op: str,
+        target: str,
+        before: Mapping[str, Any] | None,
+        after: Mapping[str, Any] | None,
+        reason: str,
+    ) -> None:
+        # Concurrent writers to one bank would both extend the same head and fork the chain:
+        # the per-bank lock orders them, and it holds until commit, so seq order is chain order.
+        self._w("SELECT pg_advisory_xact_lock(hashtext('mneme.audit'), hashtext(%s))", (bank_id,))
+        head = self.db.query(
+            "SELECT seq, hash, count FROM audit_head WHERE bank_id = %s", (bank_id,)
+        )
+        prev = head[0][1] if head else GENESIS
+        count = int(head[0][2]) if head else 0
+        now = dt.datetime.now(dt.UTC)
+        at = ts(now)
+        before_s = None if before is None else dumps(dict(before))
+        after_s = None if after is None else dumps(dict(after))
+        fields = {
+            "bank_id": bank_id,
+            "at": at,
+            "actor": actor,
+            "op": op,
+            "target": target,
+            "before": before_s,
+            "after": after_s,
+            "reason": reason,
+        }
+        digest = record_hash(prev, fields)
+        self._w(
+            "WITH rec AS (INSERT INTO audit_log (bank_id, at, actor, op, target, before, "
+            "after, reason, prev_hash, hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "RETURNING seq) "
+            "INSERT INTO audit_head (bank_id, seq, hash, count) "
+            "SELECT %s, rec.seq, %s, %s FROM rec "
+            "ON CONFLICT (bank_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, "
+            "count = excluded.count",
+            (
+                bank_id,
+                now,
+                actor,
+                op,
+                target,
+                before_s,
+                after_s,
+                reason,
+                prev,
+                digest,
+                bank_id,
+                digest,
+                count + 1,
+            ),
+        )
+
+    def audit_records(self, bank_id: str | None = None) -> Iterator[AuditRecord]:
+        rows = self.db.query(
+            "SELECT seq, bank_id, at, actor, op, target, before, after, reason, prev_hash, hash "
+            "FROM audit_log " + ("WHERE bank_id = %s " if bank_id else "") + "ORDER BY seq",
+            (bank_id,) if bank_id else None,
+        )
+        for r in rows:
+            at = utc(r[2])
+            yield AuditRecord(
+                seq=int(r[0]),
+                bank_id=r[1],
+                at=at,
+                actor=r[3],
+                op=r[4],
+                target=r[5],
+                before=_loads_lenient(r[6]),
+                after=_loads_lenient(r[7]),
+                reason=r[8],
+                prev_hash=r[9],
+                hash=r[10],
+                hashed={
+                    "bank_id": r[1],
+                    "at": ts(at),
+                    "actor": r[3],
+                    "op": r[4],
+                    "target": r[5],
+                    "before": r[6],
+                    "after": r[7],
+                    "reason": r[8],
+                },
+            )
+
+    def audit_head(self, bank_id: str) -> tuple[int, str, int] | None:
+        rows = self.db.query(
+            "SELECT seq, hash, count FROM audit_head WHERE bank_id = %s", (bank_id,)
+        )
+        return (int(rows[0][0]), str(rows[0][1]), int(rows[0][2])) if rows else None
+
+
+def _loads_lenient(value: str | None) -> Any:
+    """Audit JSON as stored; a record edited into invalid JSON still reads (verify flags it)."""
+    try:
+        return loads(value)
+    except ValueError:
+        return {"unreadable": value}

@@ -1,0 +1,324 @@
+"""Conflicts: an open disagreement between two units, and how a person settles it.
+
+Opening a conflict keeps both units (status conflicted), links them with a CONTRADICTS edge and
+each other's contradiction refs. A person resolves it as ``supersede`` (the winner replaces the
+other), ``reject`` (the other is wrong: rejected and tombstoned through review),
+``not_conflict`` (both hold; this pair is never flagged again) or ``scoped_exception`` (both
+hold, each in its stated scope, and recall honours the scope).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+
+from mneme import validate
+from mneme.core.model import (
+    ClaimStatus,
+    ConflictRecord,
+    Edge,
+    EdgeType,
+    Resolution,
+    ReviewEvent,
+    Scope,
+    Unit,
+    UnitStatus,
+    Viewer,
+)
+from mneme.errors import Conflict, InvalidInput, NotFound
+from mneme.ids import new_id
+from mneme.store.protocol import ClaimChanges, ConflictChanges, Store, UnitChanges
+from mneme.trust.review import Review, _note
+
+MAX_SCOPE = 200
+
+
+def pair_key(a: Unit, b: Unit) -> str:
+    """Order-free identity of a pair of values (content keys), so a dismissal sticks."""
+    return ":".join(sorted((a.content_key, b.content_key)))
+
+
+class Conflicts:
+    def __init__(self, store: Store, review: Review, clock: Callable[[], dt.datetime]) -> None:
+        self.store = store
+        self.review = review
+        self.clock = clock
+
+    def open(
+        self,
+        a: Unit,
+        b: Unit,
+        *,
+        kind: str,
+        question: str,
+        a_claim: str | None = None,
+        b_claim: str | None = None,
+        made_by: str = "rule",
+    ) -> ConflictRecord | None:
+        """Record a disagreement between units a (older) and b (newer); inside a transaction.
+
+        Returns None when a person already said this pair is not a conflict.
+        """
+        bank = a.bank_id
+        key = pair_key(a, b)
+        known = self.store.list_conflicts(bank, status=None, pair_key=key)
+        if any(c.resolution == Resolution.NOT_CONFLICT for c in known):
+            return None
+        for c in known:
+            if c.status == "open":
+                return c
+        now = self.clock()
+        record = ConflictRecord(
+            id=new_id("cfl_"),
+            bank_id=bank,
+            kind=kind,
+            pair_key=key,
+            a_unit=a.id,
+            b_unit=b.id,
+            a_claim=a_claim,
+            b_claim=b_claim,
+            status="open",
+            created_at=now,
+            question=question,
+        )
+        self.store.put_conflict(record)
+        for unit, other in ((a, b), (b, a)):
+            changes = UnitChanges(
+                add_contradictions=(other.id,),
+                status=UnitStatus.CONFLICTED if unit.status == UnitStatus.ACTIVE else None,
+            )
+            self.store.update_unit(
+                bank, unit.id, changes, actor="system", reason=f"conflict {record.id}: {kind}"
+            )
+        self.store.put_edge(
+            Edge(
+                id=new_id("e_"),
+                bank_id=bank,
+                src=b.id,
+                dst=a.id,
+                type=EdgeType.CONTRADICTS,
+                made_by=made_by,
+                created_at=now,
+                metadata={"conflict_id": record.id, "kind": kind},
+            )
+        )
+        return record
+
+    def list(
+        self, *, bank: str, status: str | None = "open", limit: int = 100
+    ) -> list[ConflictRecord]:
+        validate.ident(bank, "bank")
+        if status not in (None, "open", "resolved"):
+            raise InvalidInput(f"status must be 'open', 'resolved' or None, not {status!r}")
+        return self.store.list_conflicts(
+            bank, status=status, limit=validate.positive_int(limit, "limit", high=1000)
+        )
+
+    def resolve(
+        self,
+        conflict_id: str,
+        resolution: str,
+        *,
+        actor: str,
+        note: str = "",
+        winner: str | None = None,
+        scope_a: str | None = None,
+        scope_b: str | None = None,
+    ) -> ConflictRecord:
+        """Settle an open conflict.
+
+        Raises:
+            NotFound: no such conflict.
+            Conflict: it is already resolved.
+            InvalidInput: an unknown resolution, a winner that is not a party, or a scoped
+                exception without both scopes.
+        """
+        validate.ident(conflict_id, "conflict_id")
+        bank = self.store.locate(conflict_id)
+        record = self.store.get_conflict(bank, conflict_id) if bank else None
+        if record is None:
+            raise NotFound(f"no conflict {conflict_id!r}")
+        try:
+            how = Resolution(resolution)
+        except ValueError as exc:
+            raise InvalidInput(
+                f"unknown resolution {resolution!r}; use one of "
+                f"{', '.join(r.value for r in Resolution)}"
+            ) from exc
+        actor = validate.ident(actor, "actor")
+        note = _note(note)
+        if record.status != "open":
+            raise Conflict(
+                f"conflict {conflict_id} is already resolved "
+                f"({record.resolution.value if record.resolution else '?'})"
+            )
+        if winner is not None and winner not in (record.a_unit, record.b_unit):
+            raise InvalidInput(f"winner {winner!r} is not a party to conflict {conflict_id}")
+        if how == Resolution.SCOPED_EXCEPTION:
+            scope_a, scope_b = _scope(scope_a, "scope_a"), _scope(scope_b, "scope_b")
+        with self.store.transaction():
+            return self._settle(record, how, actor, note, winner or record.b_unit, scope_a, scope_b)
+
+    def _settle(
+        self,
+        record: ConflictRecord,
+        how: Resolution,
+        actor: str,
+        note: str,
+        winner: str,
+        scope_a: str | None,
+        scope_b: str | None,
+    ) -> ConflictRecord:
+        bank = record.bank_id
+        now = self.clock()
+        loser = record.a_unit if winner == record.b_unit else record.b_unit
+        units = self.store.get_units(
+            Viewer(bank, "owner", Scope.OWNER), [record.a_unit, record.b_unit]
+        )
+        self.store.put_review_event(
+            ReviewEvent(
+                id=new_id("rev_"),
+                bank_id=bank,
+                target_kind="conflict",
+                target_id=record.id,
+                decision=how.value,
+                actor=actor,
+                at=now,
+                note=note,
+                prior_status="open",
+                new_status="resolved",
+                metadata={"winner": winner, "loser": loser, "scope_a": scope_a, "scope_b": scope_b},
+            )
+        )
+        if how == Resolution.SUPERSEDE:
+            self._supersede(bank, units[winner], units[loser], actor, note, now)
+        elif how == Resolution.REJECT:
+            self._calm(units[winner], actor, record)
+            target = self.review.target(loser)
+            if target.state.status != "rejected":
+                self.review._apply(
+                    target,
+                    "reject",
+                    actor,
+                    note or "lost a conflict",
+                    cause=None,
+                    metadata={"conflict": record.id},
+                )
+        else:
+            for uid, scope in ((record.a_unit, scope_a), (record.b_unit, scope_b)):
+                self._calm(units[uid], actor, record, {"scope": scope} if scope else None)
+        return self.store.update_conflict(
+            bank,
+            record.id,
+            ConflictChanges(
+                status="resolved",
+                resolution=how,
+                winner=winner,
+                scope_a=scope_a,
+                scope_b=scope_b,
+                resolved_at=now,
+                resolved_by=actor,
+                note=note,
+            ),
+            actor=actor,
+            reason=note or how.value,
+        )
+
+    def _calm(
+        self, unit: Unit, actor: str, record: ConflictRecord, metadata: dict[str, str] | None = None
+    ) -> None:
+        """A party that stands: back to active once no other open conflict holds it."""
+        still = [
+            c
+            for c in self.store.list_conflicts(unit.bank_id, status="open", unit_id=unit.id)
+            if c.id != record.id
+        ]
+        status = UnitStatus.ACTIVE if unit.status == UnitStatus.CONFLICTED and not still else None
+        self.store.update_unit(
+            unit.bank_id,
+            unit.id,
+            UnitChanges(status=status, metadata=metadata),
+            actor=actor,
+            reason=f"conflict {record.id} resolved",
+        )
+
+    def _supersede(
+        self, bank: str, winner: Unit, loser: Unit, actor: str, note: str, now: dt.datetime
+    ) -> None:
+        retire(
+            self.store,
+            winner,
+            loser,
+            actor=actor,
+            made_by="person",
+            reason=note or "superseded in conflict resolution",
+            now=now,
+        )
+
+
+def retire(
+    store: Store,
+    winner: Unit,
+    loser: Unit,
+    *,
+    actor: str,
+    made_by: str,
+    reason: str,
+    now: dt.datetime,
+) -> None:
+    """The winner supersedes the loser: flagged, valid until the winner's start, linked.
+
+    Shared by every path that supersedes (the write path's judgement, a caller's explicit
+    ``supersedes=``, a person resolving a conflict), so all of them leave the same trace.
+    """
+    bank = winner.bank_id
+    until = winner.valid_from or now
+    if loser.valid_from is not None and until < loser.valid_from:
+        until = loser.valid_from  # validity never ends before it began
+    store.update_unit(
+        bank,
+        loser.id,
+        UnitChanges(
+            status=UnitStatus.SUPERSEDED,
+            superseded_by=winner.id,
+            valid_until=until,
+            retired_at=now,
+        ),
+        actor=actor,
+        reason=reason,
+    )
+    store.update_unit(
+        bank,
+        winner.id,
+        UnitChanges(
+            add_supersedes=(loser.id,),
+            status=UnitStatus.ACTIVE if winner.status == UnitStatus.CONFLICTED else None,
+        ),
+        actor=actor,
+        reason="supersedes " + loser.id,
+    )
+    store.put_edge(
+        Edge(
+            id=new_id("e_"),
+            bank_id=bank,
+            src=winner.id,
+            dst=loser.id,
+            type=EdgeType.SUPERSEDES,
+            made_by=made_by,
+            created_at=now,
+        )
+    )
+    winners = {c.id for c in store.find_claims(bank, unit_id=winner.id)}
+    for claim in store.find_claims(bank, unit_id=loser.id):
+        if claim.status == ClaimStatus.ACTIVE and claim.id not in winners:
+            successor = min(winners) if winners else None
+            changes = ClaimChanges(status=ClaimStatus.SUPERSEDED, superseded_by=successor)
+            store.update_claim(bank, claim.id, changes, actor=actor, reason=reason, now=now)
+
+
+def _scope(value: str | None, what: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"a scoped exception needs {what} (e.g. 'at work' / 'at home')")
+    if len(value) > MAX_SCOPE or "\x00" in value:
+        raise InvalidInput(f"{what} must be under {MAX_SCOPE} characters without NUL bytes")
+    return value.strip()

@@ -1,0 +1,45 @@
+"""History of a unit, source, claim or conflict: review events and audited changes, in order."""
+
+from __future__ import annotations
+
+from mneme.core.model import HistoryEvent
+from mneme.store.protocol import Store
+
+
+def history(store: Store, bank_id: str, object_id: str) -> list[HistoryEvent]:
+    """Every recorded change of one object, oldest first.
+
+    Review decisions come from the append-only review events (decision, actor, note and the
+    prior and new state on both axes); everything else from the hash-chained audit log.
+    """
+    events = [
+        HistoryEvent(
+            at=e.at,
+            kind="review",
+            actor=e.actor,
+            detail={
+                "decision": e.decision,
+                "note": e.note,
+                "event_id": e.id,
+                "prior_status": e.prior_status,
+                "prior_review_status": e.prior_review_status,
+                "new_status": e.new_status,
+                "new_review_status": e.new_review_status,
+                **({"cause": e.metadata["cause"]} if "cause" in e.metadata else {}),
+            },
+        )
+        for e in store.review_events(bank_id, object_id)
+    ]
+    for rec in store.audit_records(bank_id, target=object_id):
+        if rec.op.startswith("review."):
+            continue  # the review event above says it with both axes
+        events.append(
+            HistoryEvent(
+                at=rec.at,
+                kind=rec.op,
+                actor=rec.actor,
+                detail={"before": rec.before, "after": rec.after, "reason": rec.reason},
+            )
+        )
+    events.sort(key=lambda e: e.at)
+    return events

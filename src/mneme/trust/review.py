@@ -1,0 +1,288 @@
+"""Review: a person's decisions on claims and units, recorded as append-only events.
+
+Every decision writes its review event *before* the state changes, so the store's guard (a
+rejected unit or claim becomes live only when its newest event says so) lets exactly the
+reviewed transition through. Rejecting a value writes a tombstone and carries the rejection to
+the other units and claims of the same value; restoring undoes the decision and everything it
+carried.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mneme import validate
+from mneme.core import review as rules
+from mneme.core.model import (
+    ClaimRecord,
+    ClaimStatus,
+    ReviewEvent,
+    ReviewStatus,
+    Scope,
+    Tombstone,
+    Unit,
+    UnitStatus,
+    Viewer,
+)
+from mneme.errors import Conflict, InvalidInput, NotFound
+from mneme.ids import new_id
+from mneme.store.protocol import ClaimChanges, Store, UnitChanges
+
+MAX_NOTE = 4_000
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    kind: str  # claim | unit
+    bank_id: str
+    claim: ClaimRecord | None = None
+    unit: Unit | None = None
+
+    @property
+    def id(self) -> str:
+        return self.claim.id if self.claim else self.unit.id  # type: ignore[union-attr]
+
+    @property
+    def state(self) -> rules.State:
+        if self.claim is not None:
+            return rules.State(self.claim.status.value, self.claim.review_status.value)
+        assert self.unit is not None
+        return rules.State(self.unit.status.value, None)
+
+
+class Review:
+    """The review queue and decisions (``mem.review``)."""
+
+    def __init__(self, store: Store, clock: Callable[[], dt.datetime]) -> None:
+        self.store = store
+        self.clock = clock
+
+    # -- the queue ----------------------------------------------------------------------
+
+    def queue(
+        self, *, bank: str, status: str = "pending_review", limit: int = 50
+    ) -> list[ClaimRecord]:
+        """Claims waiting for a person, newest first (served by the review-queue index)."""
+        validate.ident(bank, "bank")
+        try:
+            wanted = [ReviewStatus(status)]
+        except ValueError as exc:
+            raise InvalidInput(
+                f"unknown review status {status!r}; use one of "
+                f"{', '.join(s.value for s in ReviewStatus)}"
+            ) from exc
+        return self.store.review_queue(
+            bank, wanted, validate.positive_int(limit, "limit", high=1000)
+        )
+
+    # -- decisions ----------------------------------------------------------------------
+
+    def decide(
+        self,
+        target_id: str,
+        decision: str,
+        actor: str,
+        note: str = "",
+        *,
+        reason: str | None = None,
+    ) -> ReviewEvent:
+        """Approve, reject, supersede or restore a claim or a unit.
+
+        Raises:
+            NotFound: no claim or unit has this id.
+            Conflict: the decision does not apply to its current state (nothing is written).
+        """
+        target = self.target(target_id)
+        actor = validate.ident(actor, "actor")
+        note = _note(note if note else (reason or ""))
+        with self.store.transaction():
+            return self._apply(target, decision, actor, note, cause=None)
+
+    def target(self, target_id: str) -> Target:
+        validate.ident(target_id, "id")
+        bank = self.store.locate(target_id)
+        if bank is None:
+            raise NotFound(f"no claim or memory {target_id!r}")
+        claim = self.store.get_claim(bank, target_id)
+        if claim is not None:
+            return Target("claim", bank, claim=claim)
+        unit = self.store.get_units(Viewer(bank, "owner", Scope.OWNER), [target_id]).get(target_id)
+        if unit is None:
+            raise NotFound(f"{target_id!r} is not a claim or a memory unit")
+        return Target("unit", bank, unit=unit)
+
+    def _steps(self, target: Target) -> list[rules.Step]:
+        return [
+            rules.Step(
+                e.decision,
+                rules.State(e.prior_status or "", e.prior_review_status),
+                rules.State(e.new_status or "", e.new_review_status),
+            )
+            for e in self.store.review_events(target.bank_id, target.id)
+        ]
+
+    def _apply(
+        self,
+        target: Target,
+        decision: str,
+        actor: str,
+        note: str,
+        cause: str | None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> ReviewEvent:
+        events = self.store.review_events(target.bank_id, target.id)
+        try:
+            new = rules.decide(decision, target.state, self._steps(target))
+        except rules.NotApplicable as exc:
+            raise Conflict(f"cannot {decision} {target.kind} {target.id}: {exc}") from exc
+        now = self.clock()
+        event = ReviewEvent(
+            id=new_id("rev_"),
+            bank_id=target.bank_id,
+            target_kind=target.kind,
+            target_id=target.id,
+            decision=decision,
+            actor=actor,
+            at=now,
+            note=note,
+            prior_status=target.state.status,
+            prior_review_status=target.state.review_status,
+            new_status=new.status,
+            new_review_status=new.review_status,
+            metadata={**(metadata or {}), **({"cause": cause} if cause else {})},
+        )
+        self.store.put_review_event(event)
+        self._set_state(target, new, actor, note, now)
+        if decision == "reject":
+            self._carry_rejection(target, event, actor, note)
+        elif decision == "restore":
+            undone = rules.in_force(self._steps_of(events))[-1]
+            self._carry_restore(target, events, undone, actor, note)
+        return event
+
+    @staticmethod
+    def _steps_of(events: list[ReviewEvent]) -> list[rules.Step]:
+        return [
+            rules.Step(
+                e.decision,
+                rules.State(e.prior_status or "", e.prior_review_status),
+                rules.State(e.new_status or "", e.new_review_status),
+            )
+            for e in events
+        ]
+
+    def _set_state(
+        self, target: Target, new: rules.State, actor: str, note: str, now: dt.datetime
+    ) -> None:
+        if target.claim is not None:
+            self.store.update_claim(
+                target.bank_id,
+                target.id,
+                ClaimChanges(
+                    status=ClaimStatus(new.status),
+                    review_status=ReviewStatus(new.review_status or "pending_review"),
+                    reviewed_at=now,
+                    reviewed_by=actor,
+                    review_note=note,
+                ),
+                actor=actor,
+                reason=note or "review decision",
+                now=now,
+            )
+        else:
+            self.store.update_unit(
+                target.bank_id,
+                target.id,
+                UnitChanges(
+                    status=UnitStatus(new.status),
+                    retired_at=now if new.status != "active" else None,
+                ),
+                actor=actor,
+                reason=note or "review decision",
+            )
+
+    # -- what a rejection carries, and what a restore takes back ------------------------
+
+    def _carry_rejection(self, target: Target, event: ReviewEvent, actor: str, note: str) -> None:
+        """A rejected value stays rejected: tombstone it and reject its other carriers."""
+        bank = target.bank_id
+        claims = (
+            [target.claim]
+            if target.claim is not None
+            else self.store.find_claims(bank, unit_id=target.id)
+        )
+        unit_ids = [target.id] if target.unit is not None else []
+        for claim in claims:
+            unit_ids += self.store.claim_unit_ids(bank, claim.id)
+        units = self.store.get_units(Viewer(bank, "owner", Scope.OWNER), unit_ids)
+        text = (
+            target.unit.text
+            if target.unit is not None
+            else (target.claim.text if target.claim else "")
+        )
+        self.store.put_tombstone(
+            Tombstone(
+                id=new_id("tomb_"),
+                bank_id=bank,
+                text=text,
+                reason=note or "rejected in review",
+                actor=actor,
+                at=event.at,
+                content_key=target.unit.content_key if target.unit is not None else None,
+                claim_key=claims[0].claim_key if claims else None,
+                unit_id=target.id if target.unit is not None else None,
+            )
+        )
+        for claim in claims:
+            if claim.id != target.id and claim.status != ClaimStatus.REJECTED:
+                self._apply(
+                    Target("claim", bank, claim=self.store.get_claim(bank, claim.id)),
+                    "reject",
+                    actor,
+                    note,
+                    cause=event.id,
+                )
+        for unit in units.values():
+            if unit.id != target.id and unit.status != UnitStatus.REJECTED:
+                self._apply(Target("unit", bank, unit=unit), "reject", actor, note, cause=event.id)
+
+    def _carry_restore(
+        self, target: Target, events: list[ReviewEvent], undone: rules.Step, actor: str, note: str
+    ) -> None:
+        if undone.decision != "reject":
+            return
+        bank = target.bank_id
+        root = next(e for e in reversed(events) if e.decision == "reject")
+        for tomb in self.store.find_tombstones(
+            bank,
+            unit_id=target.id if target.unit is not None else None,
+            claim_key=target.claim.claim_key if target.claim is not None else None,
+        ):
+            self.store.update_tombstone(bank, tomb.id, lifted_at=self.clock(), lifted_by=actor)
+        for other in self._caused_by(bank, root.id):
+            current = self.target(other)
+            if current.state.status == "rejected":
+                self._apply(current, "restore", actor, note, cause=root.id)
+
+    def _caused_by(self, bank: str, event_id: str) -> list[str]:
+        """Targets whose rejection was carried by the given decision."""
+        return list(
+            dict.fromkeys(
+                e.target_id
+                for e in self.store.review_events_caused_by(bank, event_id)
+                if e.decision == "reject"
+            )
+        )
+
+
+def _note(note: Any) -> str:
+    if not isinstance(note, str):
+        raise InvalidInput(f"note must be a string, not {type(note).__name__}")
+    if len(note) > MAX_NOTE:
+        raise InvalidInput(f"note is {len(note)} characters, over the limit of {MAX_NOTE}")
+    if "\x00" in note:
+        raise InvalidInput("note contains a NUL byte")
+    return note

@@ -1,0 +1,337 @@
+"""Writing one atom: a repeat, a rejected value, a merge, or a new unit and what the judge says.
+
+Runs inside the retain transaction. The order matters and is the anti-gaslight contract:
+1. an exact repeat (same content key) is evidence for the unit that holds it; a repeat of a
+   rejected unit stays rejected and is recorded against its tombstone;
+2. otherwise the judge looks at the neighbours: a paraphrase or a cross-agent repeat merges as
+   evidence (one more knower), never as a copy;
+3. otherwise a new unit is stored (rejected from the start when its value is tombstoned), its
+   claim recorded, and a destructive verdict is applied only when the charter allows it;
+   anything the charter holds back is kept side by side, linked as contradicting, opened as a
+   conflict and returned as a question. Nothing already held is overwritten silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mneme.core.charter import Charter
+from mneme.core.judgement import suggest_question
+from mneme.core.language import entity_key
+from mneme.core.model import (
+    Decision,
+    Edge,
+    EdgeType,
+    Entity,
+    Question,
+    Unit,
+    UnitStatus,
+    Verdict,
+)
+from mneme.embed.protocol import Embedder
+from mneme.ids import new_id
+from mneme.store.protocol import ClaimChanges, Store
+from mneme.trust import claims as claim_layer
+from mneme.trust.conflicts import Conflicts, retire
+from mneme.write.decide import Assessment, Judge, is_merge
+from mneme.write.plan import Atom, Plan
+
+
+@dataclass(slots=True)
+class Outcome:
+    decisions: list[Decision] = field(default_factory=list)
+    new_ids: list[str] = field(default_factory=list)
+    deduped: list[str] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+
+
+class AtomWriter:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        judge: Judge,
+        conflicts: Conflicts,
+        charter: Callable[[], Charter],
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.judge = judge
+        self.conflicts = conflicts
+        self.charter = charter
+
+    def write(self, plan: Plan, atom: Atom, out: Outcome) -> None:
+        src = plan.source
+        found = self.store.find_by_content_key(src.bank_id, atom.key, src.visibility, src.agent_id)
+        if found is not None:
+            self._repeat(plan, atom, found, out)
+            return
+        vector = self._vector(plan, atom)
+        a = self.judge.assess(
+            atom.text, atom.type, src.agent_id, src.bank_id, vector, self.charter()
+        )
+        if is_merge(a) and a.target is not None:
+            self._evidence(plan, atom, a.target, a.judgement.verdict, a.judgement.reason, out)
+            if a.claim is not None:
+                claim_layer.record(
+                    self.store, src.bank_id, a.target.id, src.id, a.claim, src.recorded_at
+                )
+            return
+        claim_key = claim_layer.keys_of(a.claim)[0] if a.claim is not None else None
+        stones = self.store.find_tombstones(src.bank_id, content_key=atom.key, claim_key=claim_key)
+        unit = self._new_unit(
+            plan, atom, vector, UnitStatus.REJECTED if stones else UnitStatus.ACTIVE
+        )
+        out.new_ids.append(unit.id)
+        if stones:
+            self._against_tombstone(plan, atom, unit, stones[0].id, claim_key, out)
+            return
+        if a.claim is not None:
+            claim_layer.record(self.store, src.bank_id, unit.id, src.id, a.claim, src.recorded_at)
+        self._apply(plan, unit, a, out)
+
+    # -- the three outcomes ---------------------------------------------------------------
+
+    def _repeat(self, plan: Plan, atom: Atom, found: Unit, out: Outcome) -> None:
+        src = plan.source
+        if found.status == UnitStatus.REJECTED:
+            self.store.add_evidence(src.bank_id, found.id, src.id, src.agent_id, src.recorded_at)
+            stones = self.store.find_tombstones(
+                src.bank_id, content_key=found.content_key, unit_id=found.id
+            )
+            claim = next(iter(self.store.find_claims(src.bank_id, unit_id=found.id)), None)
+            self._against_tombstone(
+                plan,
+                atom,
+                found,
+                stones[0].id if stones else None,
+                claim.claim_key if claim else None,
+                out,
+                existing=True,
+            )
+            return
+        new_knower = src.agent_id not in found.knowers
+        verdict = Verdict.LINK_EXISTING if new_knower else Verdict.NOOP
+        reason = (
+            "another agent already knew this fact: one unit, one more knower"
+            if new_knower
+            else "an exact repeat: more evidence"
+        )
+        self._evidence(plan, atom, found, verdict, reason, out)
+
+    def _evidence(
+        self, plan: Plan, atom: Atom, target: Unit, verdict: Verdict, reason: str, out: Outcome
+    ) -> None:
+        src = plan.source
+        self.store.add_evidence(src.bank_id, target.id, src.id, src.agent_id, src.recorded_at)
+        out.decisions.append(Decision(verdict, atom.text, target.id, target.id, reason))
+        out.deduped.append(target.id)
+
+    def _against_tombstone(
+        self,
+        plan: Plan,
+        atom: Atom,
+        unit: Unit,
+        tombstone_id: str | None,
+        claim_key: str | None,
+        out: Outcome,
+        existing: bool = False,
+    ) -> None:
+        """A rejected value asserted again: more evidence against its tombstone, for review."""
+        src = plan.source
+        now = src.recorded_at
+        if tombstone_id is not None:
+            self.store.update_tombstone(
+                src.bank_id, tombstone_id, lifted_at=None, lifted_by=None, add_evidence=(src.id,)
+            )
+        for claim in self.store.find_claims(src.bank_id, claim_key=claim_key) if claim_key else []:
+            self.store.link_claim_unit(src.bank_id, claim.id, unit.id)
+            self.store.update_claim(
+                src.bank_id,
+                claim.id,
+                ClaimChanges(add_evidence_refs=(src.id, unit.id), last_evidence_at=now),
+                actor="system",
+                reason="a rejected value asserted again",
+                now=now,
+            )
+        reason = (
+            "a rejected value was asserted again: kept as rejected, recorded against its "
+            "tombstone and surfaced for review"
+        )
+        (out.deduped if existing else []).append(unit.id)
+        out.decisions.append(
+            Decision(
+                Verdict.NOOP if existing else Verdict.ADD,
+                atom.text,
+                unit.id,
+                unit.id if existing else None,
+                reason,
+            )
+        )
+        out.questions.append(
+            Question(
+                conflict_type="tombstoned",
+                new_content=atom.text,
+                new_memory_id=unit.id,
+                existing_memory_id=unit.id if existing else None,
+                existing_content=unit.text,
+                question=f'"{atom.text}" was rejected before. Restore it, or keep it rejected?',
+                decision="kept as rejected; not admitted as active",
+                confidence=1.0,
+            )
+        )
+
+    def _apply(self, plan: Plan, unit: Unit, a: Assessment, out: Outcome) -> None:
+        j, target = a.judgement, a.target
+        text = unit.text
+        if j.verdict == Verdict.ADD or target is None:
+            # Atoms of one source are already linked through it; relate only to other sources.
+            self._relate(unit, tuple(r for r in j.relates_to if r not in out.new_ids))
+            out.decisions.append(Decision(Verdict.ADD, text, unit.id, None, j.reason))
+            return
+        if j.verdict in (Verdict.SUPERSEDE, Verdict.UPDATE) and not a.ruling.ask:
+            retire(
+                self.store,
+                unit,
+                target,
+                actor=plan.source.agent_id,
+                made_by="rule",
+                reason=f"{j.verdict.value.lower()}: {j.reason}",
+                now=plan.source.recorded_at,
+            )
+            out.decisions.append(Decision(j.verdict, text, unit.id, target.id, j.reason))
+            return
+        # CONTRADICT, or a rewrite the charter holds back: both stand, a person decides.
+        question = suggest_question(j, text, target.text)
+        kind = j.conflict_type or ("rewrite" if j.verdict != Verdict.CONTRADICT else "value")
+        older_claim = next(iter(self.store.find_claims(target.bank_id, unit_id=target.id)), None)
+        newer_claim = next(iter(self.store.find_claims(unit.bank_id, unit_id=unit.id)), None)
+        record = self.conflicts.open(
+            target,
+            unit,
+            kind=kind,
+            question=question,
+            a_claim=older_claim.id if older_claim else None,
+            b_claim=newer_claim.id if newer_claim else None,
+        )
+        held = a.ruling.reason if a.ruling.ask else "a contradiction is recorded, not resolved"
+        out.decisions.append(
+            Decision(
+                Verdict.CONTRADICT if j.verdict == Verdict.CONTRADICT else j.verdict,
+                text,
+                unit.id,
+                target.id,
+                f"{j.reason}; not applied: {held}",
+            )
+        )
+        if record is None:
+            return  # a person said this pair is not a conflict
+        if j.verdict == Verdict.CONTRADICT or a.ruling.ask:
+            out.questions.append(
+                Question(
+                    conflict_type=kind,
+                    new_content=text,
+                    new_memory_id=unit.id,
+                    existing_memory_id=target.id,
+                    existing_content=target.text,
+                    question=question,
+                    decision="kept both; nothing was overwritten; conflict " + record.id,
+                    confidence=j.confidence,
+                )
+            )
+
+    # -- building blocks ------------------------------------------------------------------
+
+    def _vector(self, plan: Plan, atom: Atom) -> np.ndarray:
+        vector = plan.vectors.get(atom.key)
+        if vector is None:
+            # A writer stored (then lost) the same key between prepare and commit: embed now.
+            vector = self.embedder.embed([atom.text])[0]
+            plan.vectors[atom.key] = vector
+        return vector
+
+    def _new_unit(self, plan: Plan, atom: Atom, vector: np.ndarray, status: UnitStatus) -> Unit:
+        src = plan.source
+        unit = Unit(
+            id=new_id("u_"),
+            bank_id=src.bank_id,
+            text=atom.text,
+            content_key=atom.key,
+            network=atom.network,
+            type=atom.type,
+            status=status,
+            confidence=atom.confidence,
+            agent_id=src.agent_id,
+            recorded_at=src.recorded_at,
+            visibility=src.visibility,
+            occurred_start=atom.occurred_start,
+            occurred_end=atom.occurred_end,
+            valid_from=atom.valid_from,
+            mentioned_at=src.mentioned_at,
+            embedding_model=self.embedder.model_id,
+            embedding_dim=self.embedder.dim,
+            knowers=(src.agent_id,),
+            evidence=(src.id,),
+            entities=tuple(e.name for e in atom.entities),
+            metadata=_unit_metadata(plan),
+        )
+        self.store.put_unit(unit, vector)
+        self._link(unit, atom, plan)
+        return unit
+
+    def _link(self, unit: Unit, atom: Atom, plan: Plan) -> None:
+        src = plan.source
+        ids = [
+            self.store.upsert_entity(
+                Entity(
+                    id=new_id("ent_"),
+                    bank_id=src.bank_id,
+                    name=m.name,
+                    key=entity_key(m.name),
+                    kind=m.kind,
+                    aliases=m.aliases,
+                )
+            ).id
+            for m in atom.entities
+        ]
+        if ids:
+            self.store.add_mentions(src.bank_id, unit.id, ids)
+        self.store.put_edge(
+            Edge(
+                id=new_id("e_"),
+                bank_id=src.bank_id,
+                src=unit.id,
+                dst=src.id,
+                type=EdgeType.PART_OF,
+                made_by="rule",
+                created_at=src.recorded_at,
+            )
+        )
+
+    def _relate(self, unit: Unit, others: tuple[str, ...]) -> None:
+        for other in others:
+            self.store.put_edge(
+                Edge(
+                    id=new_id("e_"),
+                    bank_id=unit.bank_id,
+                    src=unit.id,
+                    dst=other,
+                    type=EdgeType.RELATES_TO,
+                    made_by="rule",
+                    created_at=unit.recorded_at,
+                    weight=0.5,
+                )
+            )
+
+
+def _unit_metadata(plan: Plan) -> dict[str, object]:
+    src = plan.source
+    meta: dict[str, object] = {}
+    if src.session_id:
+        meta["session_id"] = src.session_id
+    if src.metadata.get("immutable") is True:
+        meta["immutable"] = True
+    return meta

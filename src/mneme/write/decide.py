@@ -1,0 +1,130 @@
+"""The write path's judgement: find what an atom is judged against, and ask the charter.
+
+For each new atom the write path gathers its neighbours in the writer's collective view (the
+nearest by embedding, plus every live unit whose claim fills the same slot), hands them to the
+judge (offline rules, or the LLM judge when configured, validated and falling back), and asks
+the charter whether a rewrite may be applied or must become a question for a person.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from mneme.core import charter as charter_rules
+from mneme.core.claims import Claim, extract_claim
+from mneme.core.judgement import (
+    JUDGED_STATUSES,
+    Candidate,
+    JudgeConfig,
+    Judgement,
+    Neighbour,
+    judge,
+)
+from mneme.core.model import Scope, Unit, UnitStatus, UnitType, Verdict, Viewer
+from mneme.store.protocol import Filters, Store
+from mneme.trust.claims import keys_of
+
+LIVE = frozenset(UnitStatus(s) for s in JUDGED_STATUSES)
+NEIGHBOURS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    judgement: Judgement
+    claim: Claim | None
+    target: Unit | None
+    ruling: charter_rules.Ruling
+
+
+class Judge:
+    def __init__(
+        self, store: Store, config: JudgeConfig, model_id: str, llm_judge: object | None = None
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.model_id = model_id
+        self.llm_judge = llm_judge
+
+    def neighbours(
+        self, bank_id: str, agent_id: str, claim: Claim | None, vector: np.ndarray | None
+    ) -> list[tuple[Unit, float]]:
+        viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
+        live = Filters(statuses=LIVE)
+        found: dict[str, float] = {}
+        if vector is not None:
+            for s in self.store.search_semantic(viewer, vector, self.model_id, live, NEIGHBOURS):
+                found[s.unit_id] = s.score
+        if claim is not None:
+            # Same-slot units are judged even when the embedder finds them far apart
+            # ("I live in Paris" / "I moved to Berlin last month").
+            slot_units: list[str] = []
+            for c in self.store.find_claims(bank_id, slot_key=keys_of(claim)[1]):
+                slot_units += self.store.claim_unit_ids(bank_id, c.id)
+            missing = frozenset(u for u in slot_units if u not in found)
+            if missing and vector is not None:
+                for s in self.store.search_semantic(
+                    viewer,
+                    vector,
+                    self.model_id,
+                    Filters(statuses=LIVE, include_ids=missing),
+                    len(missing),
+                ):
+                    found[s.unit_id] = s.score
+            for uid in missing:
+                found.setdefault(uid, 0.0)
+        units = self.store.get_units(viewer, list(found))
+        return [(units[u], found[u]) for u in found if u in units and units[u].status in LIVE]
+
+    def assess(
+        self,
+        text: str,
+        unit_type: UnitType,
+        agent_id: str,
+        bank_id: str,
+        vector: np.ndarray | None,
+        charter: charter_rules.Charter,
+    ) -> Assessment:
+        claim = extract_claim(text)
+        near = self.neighbours(bank_id, agent_id, claim, vector)
+        candidate = Candidate(
+            text=text,
+            type=unit_type,
+            agent_id=agent_id,
+            claim=claim,
+        )
+        nbs = [
+            Neighbour(
+                unit_id=u.id,
+                text=u.text,
+                type=u.type,
+                agent_id=u.agent_id,
+                status=u.status.value,
+                similarity=sim,
+                claim=extract_claim(u.text),
+                knowers=u.knowers,
+            )
+            for u, sim in near
+        ]
+        verdict = judge(candidate, nbs, self.config)
+        target = next((u for u, _ in near if u.id == verdict.target_id), None)
+        ruling = charter_rules.evaluate(
+            charter,
+            verdict.verdict,
+            verdict.confidence,
+            new_type=candidate.type,
+            old_type=target.type if target else None,
+            old_immutable=bool(target and target.metadata.get("immutable")),
+            conflict_type=verdict.conflict_type,
+        )
+        return Assessment(verdict, claim, target, ruling)
+
+
+def is_merge(a: Assessment) -> bool:
+    return a.judgement.verdict in (Verdict.NOOP, Verdict.LINK_EXISTING) and a.target is not None
+
+
+def describe(verdicts: Sequence[Verdict]) -> str:
+    return ", ".join(v.value for v in verdicts)

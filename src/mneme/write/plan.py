@@ -1,0 +1,138 @@
+"""Planning a retain: validation, the immutable source, atomization, classification, times.
+
+Pure apart from reading the clock once; runs before any lock is taken. Every bad input fails
+here with a clear error, so nothing is written for it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mneme import validate
+from mneme.config import Config
+from mneme.core.atomize import split_atoms
+from mneme.core.keys import content_hash, content_key
+from mneme.core.language import EntityMention, classify, extract_entities
+from mneme.core.model import Network, Source, UnitType
+from mneme.core.timeexpr import find_time_expressions
+from mneme.ids import new_id
+
+#: Confidence at write time by network (ADR 0004): experience is first-hand, world facts are
+#: reported, opinions are held with less certainty by nature. Scaled by the source's trust.
+BASE_CONFIDENCE: Mapping[Network, float] = {
+    Network.EXPERIENCE: 0.85,
+    Network.WORLD: 0.8,
+    Network.OBSERVATION: 0.7,
+    Network.OPINION: 0.6,
+}
+
+
+def confidence(network: Network, trust: float | None) -> float:
+    t = 1.0 if trust is None else trust
+    return round(BASE_CONFIDENCE[network] * (0.5 + 0.5 * t), 4)
+
+
+@dataclass(frozen=True, slots=True)
+class Atom:
+    text: str
+    network: Network
+    type: UnitType
+    key: str
+    occurred_start: dt.datetime
+    occurred_end: dt.datetime
+    valid_from: dt.datetime
+    entities: tuple[EntityMention, ...]
+    confidence: float
+
+
+@dataclass(slots=True)
+class Plan:
+    source: Source
+    atoms: list[Atom]
+    supersedes: tuple[str, ...]
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)  # content key -> vector
+
+
+class Planner:
+    def __init__(self, config: Config, clock: Callable[[], dt.datetime]) -> None:
+        self.config = config
+        self.clock = clock
+
+    def plan(
+        self,
+        text: Any,
+        *,
+        bank: Any,
+        agent: Any,
+        session: Any = None,
+        occurred_at: Any = None,
+        mentioned_at: Any = None,
+        source_id: Any = None,
+        source_kind: Any = None,
+        trust: Any = None,
+        supersedes: Any = None,
+        visibility: Any = "shared",
+        metadata: Any = None,
+        task: Any = None,
+    ) -> Plan:
+        body = validate.text(text, max_chars=self.config.max_text_chars)
+        bank_id = validate.ident(bank, "bank")
+        agent_id = validate.ident(agent, "agent")
+        now = self.clock()
+        occurred = validate.when(occurred_at, "occurred_at")
+        mentioned = validate.when(mentioned_at, "mentioned_at")
+        vis = validate.visibility(visibility)
+        anchor = occurred or mentioned or now
+        source = Source(
+            id=validate.optional_ident(source_id, "source_id") or new_id("src_"),
+            bank_id=bank_id,
+            text=body,
+            content_hash=content_hash(body),
+            agent_id=agent_id,
+            recorded_at=now,
+            kind=str(source_kind or "message"),
+            session_id=validate.optional_ident(session, "session"),
+            task_id=validate.optional_ident(task, "task"),
+            occurred_at=occurred or mentioned,
+            mentioned_at=mentioned or occurred or now,
+            trust=validate.trust(trust),
+            visibility=vis,
+            metadata=validate.metadata(metadata),
+        )
+        sup = supersedes or ()
+        if isinstance(sup, str):
+            sup = (sup,)
+        sup_ids = tuple(validate.ident(s, "supersedes id") for s in sup)
+        atoms: list[Atom] = []
+        seen: set[str] = set()
+        for piece in split_atoms(body)[: self.config.max_atoms]:
+            atom = self._atom(piece, anchor, source.trust)
+            if atom.key not in seen:
+                seen.add(atom.key)
+                atoms.append(atom)
+        return Plan(source=source, atoms=atoms, supersedes=sup_ids)
+
+    def _atom(self, piece: str, anchor: dt.datetime, trust: float | None) -> Atom:
+        network, utype = classify(piece)
+        times = find_time_expressions(piece, anchor)
+        if times:
+            start = min(t.start for t in times)
+            end = max(t.end for t in times)
+        else:
+            start = end = anchor
+        return Atom(
+            text=piece,
+            network=network,
+            type=utype,
+            key=content_key(piece, utype.value),
+            occurred_start=start,
+            occurred_end=end,
+            valid_from=min(start, anchor),
+            entities=tuple(extract_entities(piece)),
+            confidence=confidence(network, trust),
+        )

@@ -1,0 +1,222 @@
+"""Subject-attribute-value claims read from single atoms, offline."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mneme.core.claims import (
+    Claim,
+    claim_slot,
+    extract_claim,
+    is_preference,
+    is_single_valued,
+    same_value,
+)
+
+
+def claim(text: str) -> Claim:
+    c = extract_claim(text)
+    assert c is not None, text
+    return c
+
+
+def sav(text: str) -> tuple[str, str, str]:
+    c = claim(text)
+    return c.subject, c.attribute, c.value
+
+
+def test_british_and_american_spelling_give_one_claim() -> None:
+    assert sav("My favourite colour is blue.") == sav("My favorite color is blue.")
+    assert sav("My favorite color is blue.") == ("user favorite color", "is", "blue")
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "The team organises a retro every two weeks.",
+            "The team organizes a retro every 2 weeks.",
+        ),
+        ("The meeting is in the community centre.", "The meeting is in the community center."),
+        ("My grey cat sleeps on the sofa.", "My gray cat sleeps on the sofa."),
+    ],
+)
+def test_spelling_variants_and_number_words_normalize(a: str, b: str) -> None:
+    assert sav(a) == sav(b)
+
+
+def test_my_cat_and_my_dog_are_different_subjects() -> None:
+    cat, dog = claim("My cat is black."), claim("My dog is black.")
+    assert cat.subject == "user cat"
+    assert dog.subject == "user dog"
+    assert cat.attribute == dog.attribute == "is"
+    assert cat.value == dog.value == "black"
+    assert claim_slot(cat) != claim_slot(dog)
+
+
+def test_a_move_fills_the_lives_in_slot_with_a_change_signal() -> None:
+    old, new = claim("I live in Paris."), claim("I moved to Berlin last month.")
+    assert claim_slot(old) == claim_slot(new) == ("user", "lives_in")
+    assert (old.value, new.value) == ("paris", "berlin")
+    assert new.change
+    assert not old.change
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I relocated to Lyon.", "I'm based in Lyon.", "I now live in Lyon.", "I'm living in Lyon."],
+)
+def test_ways_of_saying_where_someone_lives(text: str) -> None:
+    assert sav(text) == ("user", "lives_in", "lyon")
+
+
+@pytest.mark.parametrize(
+    ("text", "change"),
+    [
+        ("Dana works at Acme Robotics.", False),
+        ("Dana works for Acme Robotics.", False),
+        ("Dana is employed by Acme Robotics.", False),
+        ("Dana joined Acme Robotics.", True),
+        ("Dana started at Acme Robotics in May.", True),
+        ("Dana got a job at Acme Robotics.", True),
+    ],
+)
+def test_employment_shapes_share_the_works_at_slot(text: str, change: bool) -> None:
+    c = claim(text)
+    assert (c.subject, c.attribute, c.value) == ("dana", "works_at", "acme robotics")
+    assert c.change is change
+
+
+def test_preference_keeps_its_context_in_the_attribute() -> None:
+    tea, coffee = claim("I prefer tea in the morning."), claim("I prefer coffee in the morning.")
+    assert claim_slot(tea) == claim_slot(coffee) == ("user", "prefers@in the morning")
+    assert (tea.value, coffee.value) == ("tea", "coffee")
+    assert sav("In the morning I prefer tea.") == sav("I prefer tea in the morning.")
+    assert is_preference(tea)
+    assert is_single_valued(tea)
+
+
+def test_hate_is_a_negated_like() -> None:
+    like, hate = claim("I like cilantro."), claim("I hate cilantro.")
+    assert claim_slot(like) == claim_slot(hate) == ("user", "likes")
+    assert not like.negated
+    assert hate.negated
+    assert not is_single_valued(like)
+
+
+def test_generic_verb_and_its_negations_share_the_slot() -> None:
+    base = claim("Dana eats meat.")
+    assert (base.subject, base.attribute, base.value, base.negated) == (
+        "dana",
+        "eats",
+        "meat",
+        False,
+    )
+    for text in ("Dana does not eat meat.", "Dana doesn't eat meat.", "Dana never eats meat."):
+        c = claim(text)
+        assert (c.subject, c.attribute, c.value, c.negated) == ("dana", "eats", "meat", True), text
+    stopped = claim("Dana no longer eats meat.")
+    assert stopped.negated
+    assert stopped.change
+
+
+def test_build_cache_location_forms_agree() -> None:
+    a = claim("The build cache lives on the NAS in rack 4.")
+    b = claim("Build cache location: the NAS in rack 4.")
+    assert sav(a.text) == sav(b.text) == ("build cache", "location", "nas in rack 4")
+    assert a.numbers == b.numbers == ("4",)
+
+
+def test_launch_date_carries_its_date() -> None:
+    c = claim("The launch date is 3 May.")
+    assert (c.subject, c.attribute, c.value) == ("launch date", "is", "3 may")
+    assert c.dates == ("3 may",)
+    assert c.numbers == ("3",)
+
+
+def test_amount_of_something_is_a_numbered_slot() -> None:
+    c = claim("The staging server has 64 GB of RAM.")
+    assert (c.subject, c.attribute, c.value) == ("staging server", "has gb of ram", "64")
+    assert is_single_valued(c)
+    assert claim_slot(c) == claim_slot(claim("The staging server has 32 GB of RAM."))
+
+
+def test_birthday_shapes_agree() -> None:
+    assert sav("My birthday is on 12 June.") == sav("I was born on 12 June.")
+    assert sav("Lena's birthday is 4 July.") == ("lena", "birthday", "4 july")
+
+
+def test_plans_attribute() -> None:
+    assert sav("I plan to visit Japan.") == ("user", "plans", "visit japan")
+    assert sav("We are going to repaint the kitchen.")[1] == "plans"
+    assert claim_slot(claim("Sam wants to learn the cello.")) == ("sam", "plans")
+
+
+def test_speaker_prefix_names_the_subject() -> None:
+    assert sav("Dana: I live in Porto.") == ("dana", "lives_in", "porto")
+    assert sav("Dana: My cat is black.") == ("dana cat", "is", "black")
+
+
+def test_the_user_is_the_first_person() -> None:
+    assert sav("The user prefers window seats.") == sav("I prefer window seats.")
+
+
+def test_possessives_and_of_phrases_normalize() -> None:
+    assert sav("The repo's default branch is main.") == sav(
+        "The default branch of the repo is main."
+    )
+    assert claim("Tom's brother lives in Leeds.").subject == "tom brother"
+
+
+def test_noun_that_looks_like_a_verb_stays_in_the_subject() -> None:
+    assert claim("The release train leaves every second Tuesday.").subject == "release train"
+    assert claim("The team's tech lead is David.").subject == "team tech lead"
+    assert claim("Lena prefers trains.").value == "trains"
+
+
+def test_copula_with_article_and_without_agree() -> None:
+    assert sav("Jonas is a vegetarian.") == sav("Jonas is vegetarian.")
+    negated = claim("Jonas is not vegetarian.")
+    assert negated.negated
+    assert negated.value == "vegetarian"
+
+
+def test_time_only_complement_is_when_not_where() -> None:
+    assert claim("The dentist appointment is on Thursday at 4 pm.").attribute == "when"
+    assert claim("The wedding is in Porto.").attribute == "location"
+
+
+def test_same_value_ignores_word_order() -> None:
+    a = claim("The wedding is in Porto on 20 September.")
+    b = claim("The wedding is on 20 September in Porto.")
+    assert same_value(a, b)
+    assert not same_value(claim("Tom lives in Leeds."), claim("Tom lives in York."))
+
+
+@pytest.mark.parametrize("text", ["", "   ", "Hello!", "?", "and then", "Yes.", "12345"])
+def test_no_claim_in_fragments(text: str) -> None:
+    assert extract_claim(text) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_extract_claim_never_raises_on_arbitrary_text(text: str) -> None:
+    result = extract_claim(text)
+    assert result is None or isinstance(result, Claim)
+
+
+_NOISE = (
+    "I my the a is not no longer moved to in at has of 3 GB likes eats Dana's prefers "
+    "morning : lives never does n't we our joined now instead colour cat"
+)
+_WORDS = st.sampled_from(_NOISE.split(" "))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORDS, max_size=12))
+def test_extract_claim_never_raises_on_claim_shaped_noise(words: list[str]) -> None:
+    result = extract_claim(" ".join(words))
+    if result is not None:
+        assert result.subject

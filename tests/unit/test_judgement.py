@@ -1,0 +1,345 @@
+"""The write-path decision engine: verdicts, the same-subject gate and questions for a person.
+
+Similarities passed to the judge are the cosines all-MiniLM-L6-v2 gives these pairs (measured
+once, rounded), so the rules are tested with realistic inputs without loading the model.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mneme.core.claims import Claim, extract_claim
+from mneme.core.judgement import (
+    DESTRUCTIVE,
+    Candidate,
+    JudgeConfig,
+    Judgement,
+    Neighbour,
+    judge,
+    suggest_question,
+)
+from mneme.core.keys import normalize_text
+from mneme.core.language import classify
+from mneme.core.model import UnitStatus, Verdict
+
+CONFIG = JudgeConfig()
+
+
+def neighbour(
+    text: str,
+    similarity: float,
+    *,
+    agent: str = "a1",
+    uid: str = "u1",
+    status: UnitStatus = UnitStatus.ACTIVE,
+) -> Neighbour:
+    return Neighbour(
+        unit_id=uid,
+        text=text,
+        type=classify(text)[1],
+        agent_id=agent,
+        status=status.value,
+        similarity=similarity,
+        claim=extract_claim(text),
+        knowers=(agent,),
+    )
+
+
+def candidate(text: str, agent: str = "a1") -> Candidate:
+    return Candidate(text, classify(text)[1], agent, extract_claim(text))
+
+
+def decide(
+    old: str, new: str, similarity: float, *, old_agent: str = "a1", agent: str = "a1"
+) -> Judgement:
+    return judge(candidate(new, agent), [neighbour(old, similarity, agent=old_agent)], CONFIG)
+
+
+# --- the acceptance stories (write_scenario.py, trust_scenario.py) ----------------------------
+
+
+def test_my_dog_is_black_never_supersedes_my_cat_is_black() -> None:
+    j = decide("My cat is black.", "My dog is black.", 0.74)
+    assert j.verdict is Verdict.ADD
+    assert not j.destructive
+    assert j.relates_to == ("u1",)
+
+
+def test_a_move_supersedes_the_old_city() -> None:
+    j = decide("I live in Paris.", "I moved to Berlin last month.", 0.45)
+    assert j.verdict is Verdict.SUPERSEDE
+    assert j.target_id == "u1"
+    assert "paris" in j.reason.lower()
+    assert "berlin" in j.reason.lower()
+
+
+def test_a_changed_preference_is_a_preference_conflict_not_an_overwrite() -> None:
+    j = decide("I prefer tea in the morning.", "I prefer coffee in the morning.", 0.82)
+    assert j.verdict is Verdict.CONTRADICT
+    assert j.conflict_type == "preference"
+    assert j.target_id == "u1"
+
+
+def test_different_ram_numbers_contradict_and_never_merge() -> None:
+    j = decide("The staging server has 64 GB of RAM.", "The staging server has 32 GB of RAM.", 0.99)
+    assert j.verdict is Verdict.CONTRADICT
+    assert j.conflict_type == "numbers"
+
+
+def test_build_cache_paraphrase_with_equal_numbers_is_one_memory() -> None:
+    j = decide(
+        "The build cache lives on the NAS in rack 4.",
+        "Build cache location: the NAS in rack 4.",
+        0.88,
+    )
+    assert j.verdict is Verdict.NOOP
+    assert j.target_id == "u1"
+
+
+def test_the_same_fact_from_a_second_agent_links_to_the_existing_unit() -> None:
+    text = "The release train leaves every second Tuesday."
+    j = decide(text, text, 1.0, old_agent="a1", agent="a2")
+    assert j.verdict is Verdict.LINK_EXISTING
+    assert j.target_id == "u1"
+    assert j.confidence == 1.0
+
+
+def test_an_exact_repeat_by_the_same_agent_is_a_noop() -> None:
+    text = "The release train leaves every second Tuesday."
+    j = decide(text, text, 1.0)
+    assert j.verdict is Verdict.NOOP
+    assert j.confidence == 1.0
+
+
+def test_a_cross_agent_launch_date_disagreement_is_surfaced() -> None:
+    j = decide(
+        "The launch date is 3 May.", "The launch date is 10 May.", 0.93, old_agent="a1", agent="a2"
+    )
+    assert j.verdict is Verdict.CONTRADICT
+    assert j.conflict_type == "cross_agent"
+
+
+def test_a_negation_is_a_contradiction_not_a_paraphrase() -> None:
+    j = decide("Dana eats meat.", "Dana does not eat meat.", 0.86)
+    assert j.verdict is Verdict.CONTRADICT
+    assert j.conflict_type == "negation"
+
+
+def test_stopped_doing_supersedes() -> None:
+    j = decide("I drink green tea.", "I stopped drinking green tea.", 0.75)
+    assert j.verdict is Verdict.SUPERSEDE
+
+
+def test_no_longer_supersedes_instead_of_contradicting() -> None:
+    j = decide("Dana eats meat.", "Dana no longer eats meat.", 0.80)
+    assert j.verdict is Verdict.SUPERSEDE
+
+
+def test_a_first_atom_is_added() -> None:
+    j = judge(candidate("Eve joined the platform team in May 2025."), [], CONFIG)
+    assert j.verdict is Verdict.ADD
+    assert j.target_id is None
+    assert j.relates_to == ()
+
+
+def test_favourite_colour_and_favorite_color_are_one_claim() -> None:
+    j = decide("My favorite color is blue.", "My favourite colour is blue.", 0.97)
+    assert j.verdict is Verdict.NOOP
+    linked = decide("My favorite color is blue.", "My favourite colour is blue.", 0.97, agent="a2")
+    assert linked.verdict is Verdict.LINK_EXISTING
+
+
+def test_a_second_employer_without_a_change_word_is_a_conflict() -> None:
+    j = decide("I work at Acme Robotics.", "I work at Globex Labs.", 0.55)
+    assert j.verdict is Verdict.CONTRADICT
+    assert j.conflict_type == "value"
+
+
+# --- the other rules --------------------------------------------------------------------------
+
+
+def test_a_refined_value_is_an_update() -> None:
+    j = decide("I live in Berlin.", "I live in Berlin Mitte.", 0.85)
+    assert j.verdict is Verdict.UPDATE
+    assert j.target_id == "u1"
+
+
+def test_adding_a_version_number_is_a_refinement_not_a_numbers_conflict() -> None:
+    j = decide("The database runs on Postgres.", "The database runs on Postgres 16.", 0.95)
+    assert j.verdict is Verdict.UPDATE
+
+
+def test_a_less_specific_restatement_adds_nothing() -> None:
+    j = decide("I live in Berlin Mitte.", "I live in Berlin.", 0.85)
+    assert j.verdict is Verdict.NOOP
+
+
+def test_a_second_hobby_is_added_not_a_conflict() -> None:
+    j = decide("I like hiking.", "I like swimming.", 0.61)
+    assert j.verdict is Verdict.ADD
+    assert j.relates_to == ("u1",)
+
+
+def test_instead_replaces_a_value_of_a_many_valued_attribute() -> None:
+    j = decide("Our dog eats kibble.", "Our dog eats raw food instead.", 0.7)
+    assert j.verdict is Verdict.SUPERSEDE
+
+
+def test_different_agents_disagreeing_on_a_value_is_a_cross_agent_conflict() -> None:
+    j = decide("Marco lives in Porto.", "Marco lives in Braga.", 0.8, old_agent="a1", agent="a2")
+    assert j.verdict is Verdict.CONTRADICT
+    assert j.conflict_type == "cross_agent"
+
+
+def test_numbers_differ_without_any_claim_is_still_a_numbers_conflict() -> None:
+    old, new = "Gate 12, then 300 m to the left.", "Gate 14, then 300 m to the left."
+    assert extract_claim(old) is None
+    j = decide(old, new, 0.95)
+    assert j.verdict is Verdict.CONTRADICT
+    assert j.conflict_type == "numbers"
+
+
+def test_claimless_word_order_paraphrase_merges() -> None:
+    j = decide(
+        "Every weekday the standup is at 9:30.", "The standup is at 9:30 every weekday.", 0.97
+    )
+    assert j.verdict is Verdict.NOOP
+
+
+def test_superseded_and_rejected_neighbours_are_not_judged() -> None:
+    for status in (UnitStatus.SUPERSEDED, UnitStatus.REJECTED, UnitStatus.ARCHIVED):
+        nb = neighbour("I live in Paris.", 0.5, status=status)
+        j = judge(candidate("I live in Rome."), [nb], CONFIG)
+        assert j.verdict is Verdict.ADD, status
+
+
+def test_a_conflict_wins_over_a_merge_among_several_neighbours() -> None:
+    same = neighbour("The launch date is 3 May.", 0.99, uid="same")
+    other = neighbour("The launch date is 10 May.", 0.93, uid="other")
+    j = judge(candidate("Launch date: 3 May."), [same, other], CONFIG)
+    assert j.verdict is Verdict.CONTRADICT
+    assert j.target_id == "other"
+
+
+def test_unrelated_neighbours_are_not_linked() -> None:
+    j = decide("The kitchen tap is leaking again.", "Marco plays bass in a jazz trio.", 0.05)
+    assert j.verdict is Verdict.ADD
+    assert j.relates_to == ()
+
+
+def test_every_verdict_has_a_reason_and_a_confidence_in_range() -> None:
+    cases = [
+        ("I live in Paris.", "I moved to Berlin.", 0.5),
+        ("Dana eats meat.", "Dana does not eat meat.", 0.86),
+        ("I live in Berlin.", "I live in Berlin Mitte.", 0.85),
+        ("My cat is black.", "My dog is black.", 0.74),
+        ("The cluster has 12 nodes.", "The cluster has twelve nodes.", 0.95),
+    ]
+    for old, new, sim in cases:
+        j = decide(old, new, sim)
+        assert j.reason
+        assert 0.0 <= j.confidence <= 1.0
+
+
+# --- questions --------------------------------------------------------------------------------
+
+
+def test_a_preference_question_reads_like_a_person_would_ask_it() -> None:
+    old, new = "I prefer tea in the morning.", "I prefer coffee in the morning."
+    j = decide(old, new, 0.82)
+    q = suggest_question(j, new, old)
+    assert q == "You said you prefer tea in the morning; now coffee. Which holds?"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "sim", "words"),
+    [
+        ("The launch date is 3 May.", "The launch date is 10 May.", 0.93, ("3 May", "10 May")),
+        ("Dana eats meat.", "Dana does not eat meat.", 0.86, ("Dana eats meat", "not eat")),
+        ("I live in Paris.", "I moved to Berlin.", 0.5, ("Paris", "Berlin")),
+    ],
+)
+def test_questions_quote_both_sides(old: str, new: str, sim: float, words: tuple[str, ...]) -> None:
+    q = suggest_question(decide(old, new, sim), new, old)
+    assert q.endswith("?")
+    for w in words:
+        assert w in q
+
+
+# --- invariants -------------------------------------------------------------------------------
+
+_SUBJECTS = st.sampled_from(["user", "user cat", "user dog", "dana", "staging server", "we"])
+_ATTRS = st.sampled_from(["is", "lives_in", "works_at", "prefers", "eats", "has gb of ram"])
+_VALUES = st.sampled_from(["black", "berlin", "berlin mitte", "64", "32", "tea", "coffee"])
+
+
+@st.composite
+def claims(draw: st.DrawFn) -> Claim:
+    nums = draw(st.lists(st.sampled_from(["3", "64", "32", "10"]), max_size=2))
+    return Claim(
+        subject=draw(_SUBJECTS),
+        attribute=draw(_ATTRS),
+        value=draw(_VALUES),
+        negated=draw(st.booleans()),
+        numbers=tuple(nums),
+        dates=(),
+        change=draw(st.booleans()),
+        text="",
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    claims(),
+    claims(),
+    st.floats(-1.0, 1.0),
+    st.sampled_from(["a1", "a2"]),
+    st.text(max_size=60),
+    st.text(max_size=60),
+)
+def test_judge_never_destroys_across_different_subjects(
+    old: Claim, new: Claim, sim: float, agent: str, old_text: str, new_text: str
+) -> None:
+    if old.subject == new.subject or normalize_text(old_text) == normalize_text(new_text):
+        return
+    nb = Neighbour("u1", old_text, classify(old_text)[1], "a1", "active", sim, old, ("a1",))
+    j: Judgement = judge(Candidate(new_text, classify(new_text)[1], agent, new), [nb], CONFIG)
+    assert j.verdict not in DESTRUCTIVE
+    assert j.verdict not in {Verdict.NOOP, Verdict.LINK_EXISTING}
+
+
+_SENTENCES = st.sampled_from(
+    [
+        "My cat is black.",
+        "My dog is black.",
+        "My cat is 3 years old.",
+        "My dog is 3 years old.",
+        "The staging server has 64 GB of RAM.",
+        "The production server has 64 GB of RAM.",
+        "Dana lives in Porto.",
+        "Marco lives in Porto.",
+        "My sister works at Acme.",
+        "My brother works at Acme.",
+        "I prefer tea in the morning.",
+        "My wife prefers coffee in the morning.",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_SENTENCES, _SENTENCES, st.floats(-1.0, 1.0))
+def test_extracted_claims_with_different_subjects_never_clash(a: str, b: str, sim: float) -> None:
+    ca, cb = extract_claim(a), extract_claim(b)
+    assert ca is not None
+    assert cb is not None
+    if ca.subject == cb.subject:
+        return
+    j = decide(a, b, sim)
+    assert j.verdict not in DESTRUCTIVE
+
+
+def test_numbered_subjects_are_different_subjects() -> None:
+    j = decide("Server 1 has 64 GB of RAM.", "Server 2 has 64 GB of RAM.", 0.97)
+    assert j.verdict is Verdict.ADD
