@@ -15,7 +15,9 @@ from mneme import validate
 from mneme.config import Config
 from mneme.core.chain import ChainReport, verify_chain
 from mneme.core.judgement import JudgeConfig
+from mneme.core.language import entity_key
 from mneme.core.model import (
+    LIVE_STATUSES,
     AddStatus,
     Agent,
     Bank,
@@ -25,7 +27,9 @@ from mneme.core.model import (
     Hit,
     RetainResult,
     ReviewEvent,
+    Rule,
     Scope,
+    Settlement,
     Source,
     Tombstone,
     Unit,
@@ -33,28 +37,25 @@ from mneme.core.model import (
 )
 from mneme.embed.protocol import Embedder
 from mneme.errors import BackendUnavailable, InvalidInput, NotFound
+from mneme.ids import new_id
+from mneme.presence import PRESENCE_TTL, Presence, Roster
+from mneme.read.chain import DIRECTIONS as CHAIN_DIRECTIONS
+from mneme.read.chain import ChainStep
+from mneme.read.chain import walk as walk_chain
 from mneme.read.recall import Recaller
 from mneme.store.protocol import Filters, Store, StoreStats
 from mneme.trust.conflicts import Conflicts
 from mneme.trust.history import history as trust_history
 from mneme.trust.review import Review
+from mneme.trust.settle import Settler
 from mneme.write.buffer import IngestBuffer
 from mneme.write.charter import CharterFile
 from mneme.write.decide import Judge
 from mneme.write.retain import Retainer
 
-#: An agent silent for longer than this is counted as hidden_stale in the roster.
-PRESENCE_TTL = dt.timedelta(minutes=30)
-
 
 def _utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
-
-
-@dataclass(frozen=True, slots=True)
-class Roster:
-    live: tuple[Agent, ...]
-    hidden_stale: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +100,10 @@ class Memory:
         self._conflicts = Conflicts(store, self.review, clock)
         self.charter = CharterFile(config.charter)
         judge = Judge(store, JudgeConfig(), embedder.model_id)
+        self._settler = Settler(store, self._conflicts, clock)
+        self.presence = Presence(store, clock)
         self._retainer = Retainer(
-            store, embedder, config, clock, judge, self._conflicts, self.charter
+            store, embedder, config, clock, judge, self._conflicts, self.charter, self._settler
         )
         self._recaller = Recaller(store, embedder, config.recall, clock)
         self._buffer = IngestBuffer(store, self._retainer, clock)
@@ -450,15 +453,158 @@ class Memory:
 
     # -- banks, agents, maintenance -----------------------------------------------------
 
+    def resolve_contradiction(
+        self, from_id: str, to_id: str, decision: str, *, actor: str, note: str = ""
+    ) -> Settlement:
+        """Answer a write's question: confirm the new memory, retract it, or keep both.
+
+        ``from_id`` is the new memory, ``to_id`` the one it disputed. Each settlement is a
+        precedent; enough identical ones come back with a rule proposal.
+        """
+        return self._settler.resolve_contradiction(from_id, to_id, decision, actor=actor, note=note)
+
+    def adopt_rule(
+        self, *, bank: str, kind: str, attribute: str, decision: str, actor: str
+    ) -> Rule:
+        """Adopt a proposed rule; it is listed beside the charter, never inside it."""
+        return self._settler.adopt(bank, kind, attribute, decision, actor=actor)
+
+    def rules(self, *, bank: str | None = None) -> dict[str, Any]:
+        """The charter in force (text and checked rules) and, per bank, the adopted rules."""
+        charter = self.charter()
+        banks = [bank] if bank else [b.id for b in self.banks()]
+        return {
+            "charter": charter.text,
+            "charter_rules": list(charter.rules),
+            "charter_error": self.charter.error,
+            "adopted": {b: self.store.list_rules(b) for b in banks},
+        }
+
+    def update(
+        self,
+        memory_id: str,
+        text: str,
+        *,
+        agent: str,
+        reason: str | None = None,
+        occurred_at: dt.datetime | str | None = None,
+        source_id: str | None = None,
+    ) -> RetainResult:
+        """Correct a memory: the new text supersedes it (nothing is overwritten in place).
+
+        A memory marked immutable is not superseded: the result asks a person instead.
+        """
+        unit = self.get(memory_id, agent=agent, scope="collective")
+        return self.retain(
+            text,
+            bank=unit.bank_id,
+            agent=agent,
+            occurred_at=occurred_at,
+            source_id=source_id,
+            supersedes=[memory_id],
+            source_kind="correction",
+            metadata={"reason": reason} if reason else None,
+        )
+
+    def chain(
+        self,
+        query: str,
+        *,
+        bank: str,
+        agent: str,
+        scope: str = "collective",
+        direction: str = "both",
+        depth: int = 3,
+    ) -> list[ChainStep]:
+        """A reasoning chain: the best match for the query and its why-edges, both ways."""
+        if direction not in CHAIN_DIRECTIONS:
+            raise InvalidInput(f"direction must be one of {', '.join(CHAIN_DIRECTIONS)}")
+        depth = validate.positive_int(depth, "depth", high=6)
+        hits = self.recall(query, bank=bank, agent=agent, scope=scope, k=1)
+        if not hits:
+            return []
+        viewer = Viewer(bank, agent, validate.scope(scope))
+        return walk_chain(self.store, viewer, hits[0].unit, direction, depth)
+
+    def connect(
+        self,
+        a: str,
+        b: str,
+        *,
+        bank: str,
+        agent: str,
+        type: str = "RELATES_TO",
+        weight: float = 1.0,
+        note: str = "",
+    ) -> Edge:
+        """Link two memories (ids, or queries whose best match is taken) with a typed edge."""
+        viewer = Viewer(
+            validate.ident(bank, "bank"), validate.ident(agent, "agent"), Scope.COLLECTIVE
+        )
+        if not isinstance(type, str) or not type.replace("_", "").isalpha() or len(type) > 40:
+            raise InvalidInput(f"edge type must be a word like RELATES_TO, not {type!r}")
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0 < weight <= 1:
+            raise InvalidInput("weight must be a number in (0, 1]")
+        ends = [self._resolve_end(x, viewer) for x in (a, b)]
+        if ends[0].id == ends[1].id:
+            raise InvalidInput("cannot connect a memory to itself")
+        edge = Edge(
+            id=new_id("e_"),
+            bank_id=bank,
+            src=ends[0].id,
+            dst=ends[1].id,
+            type=type.upper(),
+            made_by=f"agent:{agent}",
+            created_at=self.clock(),
+            weight=float(weight),
+            metadata={"note": note} if note else {},
+        )
+        with self.store.transaction():
+            self.store.put_edge(edge)
+        return edge
+
+    def _resolve_end(self, ref: str, viewer: Viewer) -> Unit:
+        if isinstance(ref, str) and ref.startswith("u_"):
+            unit = self.store.get_units(viewer, [ref]).get(ref)
+            if unit is None:
+                raise NotFound(f"no memory {ref!r} visible to {viewer.agent_id}")
+            return unit
+        hits = self.recall(ref, bank=viewer.bank_id, agent=viewer.agent_id, scope="collective", k=1)
+        if not hits:
+            raise NotFound(f"nothing matches {ref!r} in bank {viewer.bank_id}")
+        return hits[0].unit
+
+    def concept(
+        self, name: str, *, bank: str, agent: str, scope: str = "collective", k: int = 20
+    ) -> list[Unit]:
+        """Memories that mention a named thing (an entity or one of its aliases)."""
+        name = validate.text(name, what="concept", max_chars=200)
+        viewer = Viewer(
+            validate.ident(bank, "bank"), validate.ident(agent, "agent"), validate.scope(scope)
+        )
+        k = validate.positive_int(k, "k", high=1000)
+        scored = self.store.search_entities(
+            viewer, [entity_key(name)], Filters(statuses=LIVE_STATUSES), k
+        )
+        units = self.store.get_units(viewer, [s.unit_id for s in scored])
+        return [units[s.unit_id] for s in scored if s.unit_id in units]
+
     def banks(self) -> list[Bank]:
         return self.store.list_banks()
 
     def roster(self, bank: str, *, ttl: dt.timedelta = PRESENCE_TTL) -> Roster:
-        """Agents seen within the TTL; the silent ones are counted, never deleted."""
-        agents = self.store.list_agents(validate.ident(bank, "bank"))
-        cutoff = self.clock() - ttl
-        live = tuple(a for a in agents if a.last_seen >= cutoff)
-        return Roster(live=live, hidden_stale=len(agents) - len(live))
+        """Agents seen within the TTL; the silent ones are counted as hidden_stale."""
+        return self.presence.roster(bank, ttl=ttl)
+
+    def enroll(self, *, bank: str, agent: str, host: str | None = None) -> Agent:
+        """Announce an agent to a bank's roster (its first heartbeat)."""
+        return self.presence.heartbeat(bank=bank, agent=agent, host=host)
+
+    def heartbeat(self, *, bank: str, agent: str, status: str = "active") -> Agent:
+        return self.presence.heartbeat(bank=bank, agent=agent, status=status)
+
+    def farewell(self, *, bank: str, agent: str) -> Agent:
+        return self.presence.farewell(bank=bank, agent=agent)
 
     def reembed(
         self,

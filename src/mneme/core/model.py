@@ -435,3 +435,39 @@ class ConflictRecord:
     resolved_at: dt.datetime | None = None
     resolved_by: str | None = None
     note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A rule a person adopted from repeated, identical settlements of one kind of conflict."""
+
+    id: str
+    bank_id: str
+    kind: str  # the conflict kind: value | negation | numbers | preference | cross_agent
+    attribute: str  # the claim attribute the conflicts were about ("" when none)
+    decision: str  # confirm | retract | preference
+    text: str
+    precedents: int
+    adopted_by: str
+    adopted_at: dt.datetime
+    retired_at: dt.datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RuleProposal:
+    """N identical settlements suggest a rule; a person may adopt it."""
+
+    kind: str
+    attribute: str
+    decision: str
+    precedents: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """The outcome of resolve_contradiction: the conflict settled, and a rule proposal if due."""
+
+    conflict: ConflictRecord
+    decision: str
+    proposal: RuleProposal | None = None

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from mneme.core.model import Unit
+from mneme.core.model import ClaimRecord, ConflictRecord, Unit
 
 _FMT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
@@ -61,4 +61,32 @@ def unit_summary(unit: Unit) -> Mapping[str, Any]:
         "valid_from": ts(unit.valid_from),
         "valid_until": ts(unit.valid_until),
         "superseded_by": unit.superseded_by,
+    }
+
+
+def claim_summary(c: ClaimRecord) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "subject": c.subject,
+        "attribute": c.attribute,
+        "value": c.value,
+        "negated": c.negated,
+        "status": c.status.value,
+        "review_status": c.review_status.value,
+        "evidence_count": c.evidence_count,
+        "superseded_by": c.superseded_by,
+    }
+
+
+def conflict_summary(c: ConflictRecord) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "kind": c.kind,
+        "a_unit": c.a_unit,
+        "b_unit": c.b_unit,
+        "status": c.status,
+        "resolution": c.resolution.value if c.resolution else None,
+        "winner": c.winner,
+        "scope_a": c.scope_a,
+        "scope_b": c.scope_b,
     }

@@ -28,6 +28,7 @@ from mneme.core.model import (
     Resolution,
     ReviewEvent,
     ReviewStatus,
+    Rule,
     Source,
     Tombstone,
     Unit,
@@ -319,6 +320,10 @@ class Store(Protocol):
     def update_conflict(
         self, bank_id: str, conflict_id: str, changes: ConflictChanges, *, actor: str, reason: str
     ) -> ConflictRecord: ...
+
+    # rules adopted from precedents (listed beside the charter)
+    def put_rule(self, rule: Rule) -> None: ...
+    def list_rules(self, bank_id: str) -> list[Rule]: ...
 
     # audit: append-only, hash-chained
     def audit(

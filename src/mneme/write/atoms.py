@@ -36,6 +36,7 @@ from mneme.ids import new_id
 from mneme.store.protocol import ClaimChanges, Store
 from mneme.trust import claims as claim_layer
 from mneme.trust.conflicts import Conflicts, retire
+from mneme.trust.settle import DECISIONS, Settler
 from mneme.write.decide import Assessment, Judge, is_merge
 from mneme.write.plan import Atom, Plan
 
@@ -56,7 +57,9 @@ class AtomWriter:
         judge: Judge,
         conflicts: Conflicts,
         charter: Callable[[], Charter],
+        settler: Settler | None = None,
     ) -> None:
+        self.settler = settler
         self.store = store
         self.embedder = embedder
         self.judge = judge
@@ -229,6 +232,27 @@ class AtomWriter:
         )
         if record is None:
             return  # a person said this pair is not a conflict
+        if self.settler is not None:
+            kind_, attribute = self.settler.pattern(record)
+            rule = self.settler.rule_for(unit.bank_id, kind_, attribute)
+            if rule is not None:
+                self.settler.conflicts.resolve(
+                    record.id,
+                    DECISIONS[rule.decision],
+                    actor=f"rule:{rule.id}",
+                    note=f"settled by the adopted rule: {rule.text}",
+                    winner=unit.id if rule.decision == "confirm" else target.id,
+                )
+                out.decisions.append(
+                    Decision(
+                        j.verdict,
+                        text,
+                        unit.id,
+                        target.id,
+                        f"settled by the adopted rule {rule.id}",
+                    )
+                )
+                return
         if j.verdict == Verdict.CONTRADICT or a.ruling.ask:
             out.questions.append(
                 Question(

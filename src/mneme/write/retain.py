@@ -18,6 +18,7 @@ from mneme.core.model import (
     Agent,
     Bank,
     Decision,
+    Question,
     RetainResult,
     RetainStatus,
     Scope,
@@ -31,6 +32,7 @@ from mneme.embed.protocol import Embedder
 from mneme.errors import Conflict, NotFound
 from mneme.store.protocol import Store
 from mneme.trust.conflicts import Conflicts, retire
+from mneme.trust.settle import Settler
 from mneme.write.atoms import AtomWriter, Outcome
 from mneme.write.decide import Judge
 from mneme.write.plan import Plan, Planner
@@ -46,13 +48,14 @@ class Retainer:
         judge: Judge,
         conflicts: Conflicts,
         charter: Callable[[], Charter],
+        settler: Settler | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.config = config
         self.clock = clock
         self.planner = Planner(config, clock)
-        self.atoms = AtomWriter(store, embedder, judge, conflicts, charter)
+        self.atoms = AtomWriter(store, embedder, judge, conflicts, charter, settler)
 
     def plan(self, text: Any, **args: Any) -> Plan:
         """Validate and plan one input (raises InvalidInput before anything is written)."""
@@ -108,7 +111,7 @@ class Retainer:
         for atom in plan.atoms:
             self.atoms.write(plan, atom, out)
         if plan.supersedes and out.new_ids:
-            self._supersede(plan, out.new_ids, out.decisions)
+            self._supersede(plan, out)
         return RetainResult(
             status=RetainStatus.NEEDS_CLARIFICATION if out.questions else RetainStatus.OK,
             source_id=src.id,
@@ -118,7 +121,7 @@ class Retainer:
             questions=tuple(out.questions),
         )
 
-    def _supersede(self, plan: Plan, new_ids: list[str], decisions: list[Decision]) -> None:
+    def _supersede(self, plan: Plan, out: Outcome) -> None:
         """The caller said this input corrects earlier sources or units: retire them."""
         src = plan.source
         viewer = Viewer(src.bank_id, src.agent_id, Scope.COLLECTIVE)
@@ -135,9 +138,33 @@ class Retainer:
                     f"visible to {src.agent_id} in bank {src.bank_id}"
                 )
             targets.extend(by_source)
+        new_ids, decisions = out.new_ids, out.decisions
         successor = self.store.get_units(viewer, [new_ids[0]])[new_ids[0]]
         for old in targets:
             if old.id in new_ids or old.status in (UnitStatus.SUPERSEDED, UnitStatus.REJECTED):
+                continue
+            if old.metadata.get("immutable") and self.atoms.charter().protect_immutable:
+                decisions.append(
+                    Decision(
+                        Verdict.SUPERSEDE,
+                        old.text,
+                        successor.id,
+                        old.id,
+                        "not applied: the memory is marked immutable",
+                    )
+                )
+                out.questions.append(
+                    Question(
+                        conflict_type="immutable",
+                        new_content=successor.text,
+                        new_memory_id=successor.id,
+                        existing_memory_id=old.id,
+                        existing_content=old.text,
+                        question=f'"{old.text}" is marked immutable. Replace it anyway?',
+                        decision="kept both; the immutable memory was not superseded",
+                        confidence=1.0,
+                    )
+                )
                 continue
             retire(
                 self.store,

@@ -13,10 +13,11 @@ from mneme.core.model import (
     Resolution,
     ReviewEvent,
     ReviewStatus,
+    Rule,
     Tombstone,
 )
 from mneme.errors import NotFound
-from mneme.store.codec import dumps, loads, parse_ts, ts
+from mneme.store.codec import claim_summary, conflict_summary, dumps, loads, parse_ts, ts
 from mneme.store.protocol import ClaimChanges, ConflictChanges
 from mneme.store.sqlite.base import SQLiteBase
 from mneme.store.sqlite.rows import epoch
@@ -66,20 +67,6 @@ def claim_row(r: Sequence[Any]) -> ClaimRecord:
         reviewed_by=r[20],
         review_note=r[21],
     )
-
-
-def claim_summary(c: ClaimRecord) -> dict[str, Any]:
-    return {
-        "id": c.id,
-        "subject": c.subject,
-        "attribute": c.attribute,
-        "value": c.value,
-        "negated": c.negated,
-        "status": c.status.value,
-        "review_status": c.review_status.value,
-        "evidence_count": c.evidence_count,
-        "superseded_by": c.superseded_by,
-    }
 
 
 def event_row(r: Sequence[Any]) -> ReviewEvent:
@@ -138,20 +125,6 @@ def conflict_row(r: Sequence[Any]) -> ConflictRecord:
         resolved_by=r[16],
         note=r[17],
     )
-
-
-def conflict_summary(c: ConflictRecord) -> dict[str, Any]:
-    return {
-        "id": c.id,
-        "kind": c.kind,
-        "a_unit": c.a_unit,
-        "b_unit": c.b_unit,
-        "status": c.status,
-        "resolution": c.resolution.value if c.resolution else None,
-        "winner": c.winner,
-        "scope_a": c.scope_a,
-        "scope_b": c.scope_b,
-    }
 
 
 class TrustMixin(SQLiteBase):
@@ -551,3 +524,59 @@ class TrustMixin(SQLiteBase):
             reason,
         )
         return after
+
+    # -- adopted rules ------------------------------------------------------------------
+
+    def put_rule(self, rule: Rule) -> None:
+        self._w(
+            "INSERT INTO adopted_rules (bank_id, id, kind, attribute, decision, text, precedents, "
+            "adopted_by, adopted_at, retired_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                rule.bank_id,
+                rule.id,
+                rule.kind,
+                rule.attribute,
+                rule.decision,
+                rule.text,
+                rule.precedents,
+                rule.adopted_by,
+                ts(rule.adopted_at),
+                ts(rule.retired_at),
+            ),
+        )
+        self.audit(
+            rule.bank_id,
+            rule.adopted_by,
+            "rule.adopt",
+            rule.id,
+            None,
+            {
+                "kind": rule.kind,
+                "attribute": rule.attribute,
+                "decision": rule.decision,
+                "text": rule.text,
+            },
+            f"{rule.precedents} identical settlements",
+        )
+
+    def list_rules(self, bank_id: str) -> list[Rule]:
+        rows = self.db.query(
+            "SELECT bank_id, id, kind, attribute, decision, text, precedents, adopted_by, "
+            "adopted_at, retired_at FROM adopted_rules WHERE bank_id = ? ORDER BY adopted_at, id",
+            (bank_id,),
+        )
+        return [
+            Rule(
+                bank_id=r[0],
+                id=r[1],
+                kind=r[2],
+                attribute=r[3],
+                decision=r[4],
+                text=r[5],
+                precedents=int(r[6]),
+                adopted_by=r[7],
+                adopted_at=parse_ts(r[8]) or epoch(),
+                retired_at=parse_ts(r[9]),
+            )
+            for r in rows
+        ]
