@@ -43,9 +43,10 @@ from mneme.read.chain import DIRECTIONS as CHAIN_DIRECTIONS
 from mneme.read.chain import ChainStep
 from mneme.read.chain import walk as walk_chain
 from mneme.read.recall import Recaller
-from mneme.store.protocol import Filters, Store, StoreStats
+from mneme.store.protocol import Filters, Store, StoreStats, UnitChanges
 from mneme.trust.conflicts import Conflicts
 from mneme.trust.history import history as trust_history
+from mneme.trust.history import state_at as trust_state_at
 from mneme.trust.review import Review
 from mneme.trust.settle import Settler
 from mneme.write.buffer import IngestBuffer
@@ -93,6 +94,7 @@ class Memory:
         clock: Callable[[], dt.datetime] = _utcnow,
     ) -> None:
         self.store = store
+        store.set_clock(clock)
         self.embedder = embedder
         self.config = config
         self.clock = clock
@@ -366,6 +368,34 @@ class Memory:
         if not visible:
             raise NotFound(f"no memory or source {object_id!r} visible to {viewer.agent_id}")
         return trust_history(self.store, viewer.bank_id, object_id)
+
+    def state_at(self, object_id: str, at: dt.datetime | str) -> dict[str, Any] | None:
+        """What mneme held about a unit, claim or conflict at a past instant (record time)."""
+        when = validate.when(at, "at")
+        assert when is not None
+        viewer = self._viewer(object_id, None, None, "collective")
+        return trust_state_at(self.store, viewer.bank_id, object_id, when)
+
+    def invalidate(
+        self, memory_id: str, valid_until: dt.datetime | str, *, actor: str, reason: str = ""
+    ) -> Unit:
+        """Say when a memory stopped being true (valid time), never before it began."""
+        until = validate.when(valid_until, "valid_until")
+        assert until is not None
+        unit = self.get(memory_id)
+        if unit.valid_from is not None and until < unit.valid_from:
+            raise InvalidInput(
+                f"valid_until {until.isoformat()} is before the memory began to hold "
+                f"({unit.valid_from.isoformat()})"
+            )
+        with self.store.transaction():
+            return self.store.update_unit(
+                unit.bank_id,
+                unit.id,
+                UnitChanges(valid_until=until),
+                actor=validate.ident(actor, "actor"),
+                reason=reason or "no longer true",
+            )
 
     # -- trust: review, tombstones, conflicts -------------------------------------------
 

@@ -6,31 +6,51 @@ import dataclasses
 import datetime as dt
 import enum
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from mneme.core.model import Decision, Question, RetainResult, RetainStatus, Verdict
 
 
 def to_jsonable(value: Any) -> Any:
-    """Plain JSON types: dataclasses become objects, enums their values, times ISO-8601."""
+    """Plain JSON types for any value ``Memory`` returns, for every surface and the buffer.
+
+    Dataclasses become objects field by field (slotted frozen classes work; ``Hit`` keeps its
+    ``text`` and ``id`` properties), datetimes ISO 8601 strings, enums their value, tuples and
+    sets lists (sets sorted), mapping keys strings, numpy values plain numbers.
+    """
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, enum.Enum):
+        return to_jsonable(value.value)
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return value.total_seconds()
+    if isinstance(value, Path):
+        return str(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out = {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
         for name in ("text", "id"):
-            # Hit exposes text/id as properties; keep them on the wire for convenience.
             if name not in out and isinstance(getattr(type(value), name, None), property):
                 out[name] = to_jsonable(getattr(value, name))
         return out
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, dt.datetime):
-        return value.isoformat()
     if isinstance(value, Mapping):
-        return {str(to_jsonable(k)): to_jsonable(v) for k, v in value.items()}
+        return {_key(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
-        return [to_jsonable(v) for v in value]
+        items = [to_jsonable(v) for v in value]
+        return sorted(items, key=str) if isinstance(value, set | frozenset) else items
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
     if hasattr(value, "tolist"):  # numpy arrays and scalars
         return value.tolist()
-    return value
+    return str(value)
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, enum.Enum):
+        return str(key.value)
+    return str(key)
 
 
 def retain_result_from_json(data: Mapping[str, Any]) -> RetainResult:

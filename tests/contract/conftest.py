@@ -129,9 +129,20 @@ def pg_database(pg_server: str) -> Iterator[str]:
 def open_backend(name: str, request: pytest.FixtureRequest, tmp_path: Path) -> Store:
     if name == "sqlite":
         return SQLiteStore(str(tmp_path / f"contract-{uuid.uuid4().hex[:6]}.db"))
-    # PostgresStore lacks the trust methods (claims, reviews, tombstones, conflicts) that the
-    # protocol gained while it was written; the contract suite does not cover them yet.
-    return PostgresStore(request.getfixturevalue("pg_database"))  # type: ignore[return-value]
+    return PostgresStore(request.getfixturevalue("pg_database"))
+
+
+def backend_target(name: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a fresh store of a backend lives: a tmp SQLite path, or a fresh database's DSN."""
+    if name == "sqlite":
+        return str(tmp_path / f"target-{uuid.uuid4().hex[:6]}.db")
+    return str(request.getfixturevalue("pg_database"))
+
+
+@pytest.fixture(params=BACKENDS)
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A path or DSN for ``Memory.open``, once per backend."""
+    return backend_target(request.param, request, tmp_path)
 
 
 @pytest.fixture(params=BACKENDS)
@@ -330,5 +341,5 @@ def pg_dsn_for(pg_server: str) -> Any:
 def pg_make(pg_database: str) -> Iterator[Make]:
     """Builders over a PostgreSQL store alone, for the backend's own promises."""
     s = PostgresStore(pg_database)
-    yield Make(s)  # type: ignore[arg-type]  # see open_backend
+    yield Make(s)
     s.close()

@@ -98,11 +98,6 @@ def test_missing_pgvector_says_create_extension_is_needed(pg_server: Any, pg_dsn
             conn.execute(f"DROP ROLE IF EXISTS {role}")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the write path now calls the trust methods (find_claims...) that PostgresStore "
-    "does not implement yet",
-)
 def test_memory_open_with_a_postgresql_url_retains_and_recalls(pg_database: Any) -> None:
     assert pg_database.startswith("postgresql://")
     opened = open_store(pg_database)

@@ -14,6 +14,7 @@ from typing import Any
 from mneme import validate
 from mneme.config import RecallConfig
 from mneme.core import ranking
+from mneme.core.keys import normalize_text
 from mneme.core.language import entity_key, query_terms, tokens
 from mneme.core.model import (
     LIVE_STATUSES,
@@ -32,6 +33,7 @@ from mneme.store.protocol import Filters, Scored, Store
 
 MAX_QUERY_CHARS = 8_192
 QUERY_NODE = "<query>"
+SCOPE_BOOST = 2.0
 MAX_K = 1_000
 
 #: How much one step of each link type passes on in spreading activation.
@@ -130,6 +132,11 @@ class Recaller:
                     f"{', '.join(t.value for t in UnitType)}"
                 ) from exc
         statuses = LIVE_STATUSES if include_superseded else LIVE_STATUSES - {UnitStatus.SUPERSEDED}
+        if not include_superseded and at is None:
+            at = self.clock()  # "only what holds": also drop what was said to have stopped
+            current_only = True
+        else:
+            current_only = False
         filters = Filters(
             statuses=frozenset(statuses),
             types=type_set,
@@ -137,7 +144,9 @@ class Recaller:
             occurred_to=end,
             valid_at=at,
         )
-        return Query(text, viewer, k, filters, window=bool(start or end), as_of=at)
+        return Query(
+            text, viewer, k, filters, window=bool(start or end), as_of=None if current_only else at
+        )
 
     # -- the read path ------------------------------------------------------------------
 
@@ -185,7 +194,7 @@ class Recaller:
             ]
             fused = ranking.rrf(order, weights, cfg.rrf_k)
         cands = self._candidates(q, order, channels, graph)
-        self._score(cands, fused, graph)
+        self._score(cands, fused, graph, q.text)
         self._successors(q, cands)
         return self._shape(q, cands)
 
@@ -246,6 +255,7 @@ class Recaller:
         cands: Mapping[str, _Candidate],
         fused: Mapping[str, float],
         graph: Mapping[str, ranking.Activation],
+        query_text: str = "",
     ) -> None:
         cfg = self.config
         w = ranking.BlendWeights(
@@ -270,6 +280,29 @@ class Recaller:
                 _is_superseded(c.unit, None),
                 w,
             )
+        self._honour_scopes(query_text, cands)
+
+    @staticmethod
+    def _honour_scopes(query_text: str, cands: Mapping[str, _Candidate]) -> None:
+        """Scoped exceptions: both memories hold, each in its scope ("at work" / "at home").
+
+        A query that names a scope lifts the memory scoped to it above the one scoped
+        elsewhere; a query that names none leaves both as they are.
+        """
+        text = normalize_text(query_text)
+        scoped = {
+            uid: str(c.unit.metadata["scope"])
+            for uid, c in cands.items()
+            if c.unit.metadata.get("scope")
+        }
+        named = {uid for uid, scope in scoped.items() if normalize_text(scope) in text}
+        if not named:
+            return
+        for uid, c in cands.items():
+            if uid in named:
+                c.score *= SCOPE_BOOST
+            elif uid in scoped:
+                c.score /= SCOPE_BOOST
 
     def _successors(self, q: Query, cands: dict[str, _Candidate]) -> None:
         """A superseded hit brings its successor along, ranked just above it."""

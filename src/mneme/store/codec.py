@@ -14,6 +14,10 @@ from mneme.core.model import ClaimRecord, ConflictRecord, Unit
 _FMT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
 def ts(value: dt.datetime | None) -> str | None:
     """UTC text with a fixed width, so string order is time order inside SQL."""
     if value is None:

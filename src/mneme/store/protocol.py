@@ -9,7 +9,7 @@ transaction, so a change and its audit record land together or not at all.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -79,6 +79,11 @@ class UnitChanges:
     add_contradictions: tuple[str, ...] = ()
     add_categories: tuple[str, ...] = ()
     metadata: Mapping[str, Any] | None = None  # merged into the stored metadata
+    #: Nullable fields to set back to NULL (a reverted supersession clears its traces).
+    clear: frozenset[str] = frozenset()
+
+
+CLEARABLE_UNIT_FIELDS = frozenset({"valid_until", "retired_at", "superseded_by"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +183,7 @@ class Store(Protocol):
     capabilities: Capabilities
 
     # lifecycle and schema
+    def set_clock(self, clock: Callable[[], dt.datetime]) -> None: ...  # record time of audit
     def schema_version(self) -> int: ...
     def migrate(self) -> list[int]: ...
     def transaction(self) -> AbstractContextManager[None]: ...

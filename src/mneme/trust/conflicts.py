@@ -275,6 +275,23 @@ def retire(
     until = winner.valid_from or now
     if loser.valid_from is not None and until < loser.valid_from:
         until = loser.valid_from  # validity never ends before it began
+    # A supersession is a decision like a person's: recorded as a review event on the loser,
+    # so `restore` can revert it and history shows who (or which rule) made it.
+    store.put_review_event(
+        ReviewEvent(
+            id=new_id("rev_"),
+            bank_id=bank,
+            target_kind="unit",
+            target_id=loser.id,
+            decision="supersede",
+            actor=actor,
+            at=now,
+            note=reason,
+            prior_status=loser.status.value,
+            new_status=UnitStatus.SUPERSEDED.value,
+            metadata={"by": winner.id, "made_by": made_by},
+        )
+    )
     store.update_unit(
         bank,
         loser.id,

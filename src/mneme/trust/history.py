@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from typing import Any
+
 from mneme.core.model import HistoryEvent
 from mneme.store.protocol import Store
 
@@ -43,3 +46,25 @@ def history(store: Store, bank_id: str, object_id: str) -> list[HistoryEvent]:
         )
     events.sort(key=lambda e: e.at)
     return events
+
+
+def state_at(store: Store, bank_id: str, object_id: str, at: dt.datetime) -> dict[str, Any] | None:
+    """What mneme held about an object at a past instant of record time (transaction time).
+
+    Rebuilt from the audit log alone: the state after the last change recorded at or before
+    ``at``. A supersession made and later reverted shows as in force between the two.
+    """
+    state: dict[str, Any] | None = None
+    for rec in store.audit_records(bank_id, target=object_id):
+        if rec.at > at:
+            break
+        if rec.after is not None and rec.op in (
+            "unit.put",
+            "unit.update",
+            "claim.put",
+            "claim.update",
+            "conflict.open",
+            "conflict.update",
+        ):
+            state = {**(state or {}), **dict(rec.after)}
+    return state

@@ -161,6 +161,15 @@ class Review:
         elif decision == "restore":
             undone = rules.in_force(self._steps_of(events))[-1]
             self._carry_restore(target, events, undone, actor, note)
+            if undone.decision == "supersede" and target.unit is not None:
+                # A reverted supersession: the unit holds again, with no end and no successor.
+                self.store.update_unit(
+                    target.bank_id,
+                    target.id,
+                    UnitChanges(clear=frozenset({"valid_until", "retired_at", "superseded_by"})),
+                    actor=actor,
+                    reason=note or "supersession reverted",
+                )
         return event
 
     @staticmethod

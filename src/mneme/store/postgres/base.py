@@ -4,18 +4,24 @@ that every write appends to in its own transaction."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from mneme.core.chain import GENESIS, record_hash
 from mneme.errors import MnemeError
-from mneme.store.codec import dumps, loads, ts
+from mneme.store.codec import dumps, loads, ts, utc_now
 from mneme.store.postgres.database import Database
 from mneme.store.postgres.rows import utc
 from mneme.store.protocol import AuditRecord
 
 
 class PostgresBase:
+    #: Record time for audit entries; Memory injects its clock so tests and replays agree.
+    _clock: Callable[[], dt.datetime] = staticmethod(utc_now)
+
+    def set_clock(self, clock: Callable[[], dt.datetime]) -> None:
+        self._clock = clock
+
     db: Database
 
     def _w(self, sql: Any, params: Any = None) -> int:
@@ -55,7 +61,7 @@ class PostgresBase:
         )
         prev = head[0][1] if head else GENESIS
         count = int(head[0][2]) if head else 0
-        now = dt.datetime.now(dt.UTC)
+        now = self._clock()
         at = ts(now)
         before_s = None if before is None else dumps(dict(before))
         after_s = None if after is None else dumps(dict(after))
@@ -95,11 +101,20 @@ class PostgresBase:
             ),
         )
 
-    def audit_records(self, bank_id: str | None = None) -> Iterator[AuditRecord]:
+    def audit_records(
+        self, bank_id: str | None = None, target: str | None = None
+    ) -> Iterator[AuditRecord]:
+        where, params = [], []
+        if bank_id:
+            where.append("bank_id = %s")
+            params.append(bank_id)
+        if target:
+            where.append("target = %s")
+            params.append(target)
         rows = self.db.query(
             "SELECT seq, bank_id, at, actor, op, target, before, after, reason, prev_hash, hash "
-            "FROM audit_log " + ("WHERE bank_id = %s " if bank_id else "") + "ORDER BY seq",
-            (bank_id,) if bank_id else None,
+            "FROM audit_log " + (f"WHERE {' AND '.join(where)} " if where else "") + "ORDER BY seq",
+            params or None,
         )
         for r in rows:
             at = utc(r[2])

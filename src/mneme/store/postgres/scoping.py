@@ -57,6 +57,9 @@ def filters_sql(filters: Filters, alias: str = "u") -> tuple[str, list[Any]]:
     if filters.exclude_ids:
         parts.append(f"NOT ({alias}.id = ANY(%s::text[]))")
         params.append(sorted(filters.exclude_ids))
+    if filters.include_ids is not None:
+        parts.append(f"{alias}.id = ANY(%s::text[])")
+        params.append(sorted(filters.include_ids))
     return (" AND ".join(parts) or "true"), params
 
 

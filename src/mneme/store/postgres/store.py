@@ -24,6 +24,7 @@ from mneme.store.postgres.graph import GraphMixin
 from mneme.store.postgres.queue import QueueMixin
 from mneme.store.postgres.rows import UNIT_COLS, unit_row, utc, utc_opt
 from mneme.store.postgres.scoping import where
+from mneme.store.postgres.trust import TrustMixin
 from mneme.store.postgres.vectors import VectorIndexes, literal
 from mneme.store.protocol import (
     Capabilities,
@@ -39,7 +40,7 @@ _DOC_LEN = (
 )
 
 
-class PostgresStore(GraphMixin, RecallChannels, QueueMixin):
+class PostgresStore(TrustMixin, GraphMixin, RecallChannels, QueueMixin):
     """The shared backend: one PostgreSQL database (one per team), many writers at once."""
 
     capabilities = Capabilities(
@@ -248,6 +249,8 @@ class PostgresStore(GraphMixin, RecallChannels, QueueMixin):
         for sql in (
             "SELECT bank_id FROM units WHERE id = %s LIMIT 1",
             "SELECT bank_id FROM sources WHERE id = %s LIMIT 1",
+            "SELECT bank_id FROM claims WHERE id = %s LIMIT 1",
+            "SELECT bank_id FROM conflicts WHERE id = %s LIMIT 1",
         ):
             rows = self.db.query(sql, (object_id,))
             if rows:

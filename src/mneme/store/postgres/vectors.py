@@ -93,11 +93,22 @@ def semantic_query(
     # The model as an inline literal ('' doubles a quote; %% keeps a percent sign away from
     # the driver's placeholder parser).
     model_sql = sql.SQL("'" + model.replace("'", "''").replace("%", "%%") + "'")
+    # A short list of allowed ids is cheaper (and exact) to rank directly: walking the HNSW
+    # graph for a handful of ids would visit up to hnsw.max_scan_tuples rows and could stop
+    # before reaching them. "+ 0" makes the ordering non-indexable, so the planner cannot
+    # choose the index for it.
+    exact = sql.SQL(" + 0" if filters.include_ids is not None else "")
     query = sql.SQL(
         "SELECT u.id, 1 - (e.vector::{cast} <=> %s::{cast}) AS score, u.seq "
         "FROM embeddings e JOIN units u ON u.bank_id = e.bank_id AND u.id = e.unit_id "
         "WHERE e.model = {model} AND e.dim = {dim} AND e.bank_id = %s AND {clause} "
-        "ORDER BY e.vector::{cast} <=> %s::{cast} LIMIT %s"
-    ).format(cast=cast, model=model_sql, dim=sql.Literal(int(dim)), clause=sql.SQL(clause))
+        "ORDER BY (e.vector::{cast} <=> %s::{cast}){exact} LIMIT %s"
+    ).format(
+        cast=cast,
+        model=model_sql,
+        dim=sql.Literal(int(dim)),
+        clause=sql.SQL(clause),
+        exact=exact,
+    )
     vec = literal(vector)
     return query, [vec, viewer.bank_id, *params, vec, limit]

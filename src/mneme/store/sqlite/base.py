@@ -4,19 +4,25 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from mneme.core.chain import GENESIS, record_hash
 from mneme.core.model import Unit
 from mneme.errors import NotFound
-from mneme.store.codec import dumps, ts
+from mneme.store.codec import dumps, ts, utc_now
 from mneme.store.sqlite.database import Database
 from mneme.store.sqlite.rows import UNIT_COLS, unit_row
 from mneme.store.sqlite.vectors import VectorIndex
 
 
 class SQLiteBase:
+    #: Record time for audit entries; Memory injects its clock so tests and replays agree.
+    _clock: Callable[[], dt.datetime] = staticmethod(utc_now)
+
+    def set_clock(self, clock: Callable[[], dt.datetime]) -> None:
+        self._clock = clock
+
     db: Database
     _indexes: dict[tuple[str, str], VectorIndex]
     _touched: set[str]
@@ -121,7 +127,7 @@ class SQLiteBase:
         )
         prev = head[0][1] if head else GENESIS
         count = int(head[0][2]) if head else 0
-        at = ts(dt.datetime.now(dt.UTC))
+        at = ts(self._clock())
         before_s = None if before is None else dumps(dict(before))
         after_s = None if after is None else dumps(dict(after))
         fields = {

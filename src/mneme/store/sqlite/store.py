@@ -20,9 +20,10 @@ from mneme.core.model import (
     Viewer,
     Visibility,
 )
-from mneme.errors import Conflict
+from mneme.errors import Conflict, InvalidInput
 from mneme.store.codec import dumps, loads, parse_ts, ts, unit_summary, vector_bytes
 from mneme.store.protocol import (
+    CLEARABLE_UNIT_FIELDS,
     Capabilities,
     EmbeddingRow,
     Filters,
@@ -378,6 +379,10 @@ class SQLiteStore(ChannelsMixin, QueueMixin, TrustMixin, AuditMixin, SQLiteBase)
         if changes.metadata:
             sets.append("metadata = ?")
             params.append(dumps({**before.metadata, **changes.metadata}))
+        unknown = changes.clear - CLEARABLE_UNIT_FIELDS
+        if unknown:
+            raise InvalidInput(f"cannot clear {sorted(unknown)} on a unit")
+        sets.extend(f"{col} = NULL" for col in sorted(changes.clear))
         if not sets:
             return before
         self._w(

@@ -134,6 +134,8 @@ class VectorIndex:
             self._val_f[i] = _epoch(changes.valid_from)
         if changes.valid_until is not None:
             self._val_u[i] = _epoch(changes.valid_until)
+        if "valid_until" in changes.clear:
+            self._val_u[i] = math.inf
 
     def _mask(self, viewer: Viewer, filters: Filters) -> np.ndarray:
         n = len(self._ids)

@@ -6,51 +6,15 @@ errors in text mode) goes to stderr.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
-import enum
 import json
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 import click
 
 from mneme.core.model import Hit, RetainResult, Source, Unit
-
-
-def to_jsonable(value: Any) -> Any:
-    """Turn a value returned by ``Memory`` into plain JSON types.
-
-    Dataclasses become objects (field by field, so slotted frozen classes work), datetimes
-    ISO 8601 strings, enums their value, tuples/sets lists, and mapping keys strings.
-    """
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, enum.Enum):
-        return to_jsonable(value.value)
-    if isinstance(value, dt.datetime | dt.date | dt.time):
-        return value.isoformat()
-    if isinstance(value, dt.timedelta):
-        return value.total_seconds()
-    if isinstance(value, Path):
-        return str(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, Mapping):
-        return {_key(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        items = [to_jsonable(v) for v in value]
-        return sorted(items, key=str) if isinstance(value, set | frozenset) else items
-    if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
-    return str(value)
-
-
-def _key(key: Any) -> str:
-    if isinstance(key, enum.Enum):
-        return str(key.value)
-    return str(key)
+from mneme.serialize import to_jsonable
 
 
 def emit_json(value: Any) -> None:
@@ -85,7 +49,8 @@ def hit_json(rank: int, hit: Hit) -> dict[str, Any]:
 
 
 def channels_text(channels: Mapping[Any, int]) -> str:
-    return ", ".join(f"{_key(c)} #{r}" for c, r in sorted(channels.items(), key=lambda x: x[1]))
+    ordered = sorted(channels.items(), key=lambda x: x[1])
+    return ", ".join(f"{getattr(c, 'value', c)} #{r}" for c, r in ordered)
 
 
 def hits_text(hits: Iterable[Hit]) -> list[str]:

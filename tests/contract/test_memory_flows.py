@@ -1,0 +1,76 @@
+"""The public API's main flows on every backend: ``Memory.open(path or DSN)`` behaves alike.
+
+Retain and recall with scope, hive repeats, a cross-agent contradiction through the review
+queue and conflict resolution, reject and restore against a tombstone, and the audit chain
+(verified, then tampered with by raw SQL and caught).
+"""
+
+from __future__ import annotations
+
+import mneme
+from mneme.core.model import ReviewStatus, UnitStatus
+
+
+def test_public_api_flows_behave_alike_on_every_backend(target: str) -> None:
+    mem = mneme.Memory.open(target, embedder="hashing")
+    try:
+        # retain and recall, with scope and evidence
+        first = mem.retain("Alice lives in Lisbon.", bank="b1", agent="a1", source_id="ev-1")
+        (lisbon_id,) = first.memory_ids
+        hits = mem.recall("Where does Alice live?", bank="b1", agent="a1")
+        assert hits[0].unit.id == lisbon_id
+        assert hits[0].evidence_source_ids == ("ev-1",)
+        assert mem.recall("Where does Alice live?", bank="b1", agent="a2") == []
+        assert mem.recall("Where does Alice live?", bank="b2", agent="a1") == []
+        collective = mem.recall("Where does Alice live?", bank="b1", agent="a2", scope="collective")
+        assert [h.unit.id for h in collective][:1] == [lisbon_id]
+
+        # a second agent states the same fact: one unit, one more knower
+        again = mem.retain("Alice lives in Lisbon.", bank="b1", agent="a2")
+        assert again.memory_ids == (lisbon_id,)
+        assert mem.get(lisbon_id).knowers == ("a1", "a2")
+
+        # a third agent disagrees: both stand, a conflict and two claims wait for a person
+        disputed = mem.retain("Alice lives in Porto.", bank="b1", agent="a3")
+        assert disputed.status == mneme.RetainStatus.NEEDS_CLARIFICATION
+        (porto_id,) = disputed.memory_ids
+        (conflict,) = mem.conflicts(bank="b1")
+        assert {conflict.a_unit, conflict.b_unit} == {lisbon_id, porto_id}
+        queue = mem.review.queue(bank="b1")
+        assert [c.value for c in queue] == ["porto", "lisbon"]  # newest first
+        porto_claim = queue[0]
+        event = mem.review.decide(porto_claim.id, "approve", "pat", note="confirmed by phone")
+        assert event.new_review_status == ReviewStatus.APPROVED.value
+        assert [c.value for c in mem.review.queue(bank="b1")] == ["lisbon"]
+
+        # the person settles the conflict: Porto supersedes Lisbon, which stays reachable
+        settled = mem.resolve(conflict.id, "supersede", actor="pat", winner=porto_id)
+        assert settled.status == "resolved"
+        assert mem.conflicts(bank="b1") == []
+        old = mem.get(lisbon_id)
+        assert old.status == UnitStatus.SUPERSEDED
+        assert old.superseded_by == porto_id
+
+        # reject: tombstoned, and the same value retained again stays rejected
+        stone = mem.reject(porto_id, "wrong after all", "pat")
+        assert stone.unit_id == porto_id
+        assert mem.get(porto_id).status == UnitStatus.REJECTED
+        repeat = mem.retain("Alice lives in Porto.", bank="b1", agent="a4")
+        assert repeat.status == mneme.RetainStatus.NEEDS_CLARIFICATION
+        assert mem.get(porto_id).status == UnitStatus.REJECTED
+        mem.restore(porto_id, "pat", note="it was right")
+        assert mem.get(porto_id).status == UnitStatus.ACTIVE
+
+        # the audit chain verifies, and an edit by raw SQL is caught
+        reports = mem.audit_verify()
+        assert set(reports) == {"b1"}
+        assert reports["b1"].ok, reports
+        assert reports["b1"].records > 10
+        with mem.store.transaction():
+            mem.store.db.execute(  # type: ignore[attr-defined]
+                "UPDATE audit_log SET reason = reason || ' ' "
+                "WHERE seq = (SELECT min(seq) FROM audit_log)"
+            )
+        assert not mem.audit_verify()["b1"].ok
+    finally:
+        mem.close()
