@@ -13,7 +13,7 @@ from typing import Any
 from mneme import config as config_mod
 from mneme import validate
 from mneme.config import Config
-from mneme.core.chain import ChainReport, verify_chain
+from mneme.core.chain import ChainReport
 from mneme.core.judgement import JudgeConfig
 from mneme.core.language import entity_key
 from mneme.core.model import (
@@ -44,9 +44,13 @@ from mneme.read.chain import ChainStep
 from mneme.read.chain import walk as walk_chain
 from mneme.read.recall import Recaller
 from mneme.store.protocol import Filters, Store, StoreStats, UnitChanges
+from mneme.think import Thinker
+from mneme.trust.audit import verify as verify_audit
 from mneme.trust.conflicts import Conflicts
 from mneme.trust.history import history as trust_history
 from mneme.trust.history import state_at as trust_state_at
+from mneme.trust.purge import PurgeReport
+from mneme.trust.purge import purge as purge_object
 from mneme.trust.review import Review
 from mneme.trust.settle import Settler
 from mneme.write.buffer import IngestBuffer
@@ -109,6 +113,7 @@ class Memory:
         )
         self._recaller = Recaller(store, embedder, config.recall, clock)
         self._buffer = IngestBuffer(store, self._retainer, clock)
+        self.think = Thinker(self)
         if not config.read_only:
             self._buffer.recover()  # accepted writes a previous process did not finish
 
@@ -661,31 +666,18 @@ class Memory:
 
     def audit_verify(self, bank: str | None = None) -> dict[str, ChainReport]:
         """Check every bank's audit hash chain (edits, deletions, reordering, truncation)."""
-        by_bank: dict[str, list[tuple[int, str, str, Mapping[str, Any]]]] = {}
-        for rec in self.store.audit_records(bank):
-            by_bank.setdefault(rec.bank_id, []).append(
-                (rec.seq, rec.prev_hash, rec.hash, rec.hashed)
-            )
-        reports = {}
-        banks = {b.id for b in self.store.list_banks()} | set(by_bank)
-        for b in sorted(banks if bank is None else {bank}):
-            rows = by_bank.get(b, [])
-            report = verify_chain(rows)
-            head = self.store.audit_head(b)
-            if (
-                report.ok
-                and head is not None
-                and (not rows or rows[-1][2] != head[1] or len(rows) != head[2])
-            ):
-                report = ChainReport(
-                    False,
-                    len(rows),
-                    rows[-1][0] if rows else None,
-                    "the newest records were removed (the chain head does "
-                    "not match the last record)",
-                )
-            reports[b] = report
-        return reports
+        return verify_audit(self.store, bank)
+
+    def purge(
+        self, object_id: str, *, actor: str, reason: str, dry_run: bool = False
+    ) -> PurgeReport:
+        """Erase a memory or source irreversibly, as the law may require. Audited.
+
+        The one exception to "never delete": a purged unit takes the sources that state it
+        (their raw text holds the same content) and every unit that rests only on them;
+        past audit records keep their digests but lose their content.
+        """
+        return purge_object(self.store, object_id, actor=actor, reason=reason, dry_run=dry_run)
 
     def stats(self) -> StoreStats:
         return self.store.stats()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -293,3 +294,49 @@ def test_a_reverted_supersession_is_in_force_only_between_its_two_records(mem, c
     assert mem.state_at(paris, superseded_at)["status"] == "superseded"
     assert mem.state_at(paris, clock())["status"] == "active"
     assert mem.state_at(paris, superseded_at - dt.timedelta(minutes=30))["status"] == "active"
+
+
+# -- legal erasure ---------------------------------------------------------------------------
+
+
+def test_purge_erases_content_everywhere_and_leaves_an_audit_record_without_it(mem, db_path):
+    secret = "Nadia's passport number is X9-4471."
+    r = mem.retain(secret, bank="p", agent="a1", source_id="ev-secret")
+    keep = mem.retain("Nadia likes sailing.", bank="p", agent="a1", source_id="ev-keep")
+    uid = r.memory_ids[0]
+    dry = mem.purge(uid, actor="dpo", reason="GDPR art. 17 request #12", dry_run=True)
+    assert dry.units == (uid,) and dry.sources == ("ev-secret",)
+    assert mem.get(uid)  # a dry run changes nothing
+    done = mem.purge(uid, actor="dpo", reason="GDPR art. 17 request #12")
+    assert not done.dry_run
+    with pytest.raises(NotFound):
+        mem.get(uid)
+    with pytest.raises(NotFound):
+        mem.source("ev-secret")
+    assert not mem.recall("passport number", bank="p", agent="a1", scope="collective")
+    assert mem.get(keep.memory_ids[0]).text == "Nadia likes sailing."
+    mem.close()
+    con = sqlite3.connect(db_path)
+    con.execute("VACUUM")  # free pages may still hold old bytes until the file is rewritten
+    con.close()
+    assert b"X9-4471" not in Path(db_path).read_bytes()
+    again = mneme.Memory.open(db_path, embedder="hashing")
+    assert again.audit_verify()["p"].ok
+    purges = [rec for rec in again.store.audit_records("p") if rec.op == "purge"]
+    assert purges and purges[0].reason == "GDPR art. 17 request #12"
+    assert "X9-4471" not in repr(purges[0].after)
+    again.close()
+
+
+def test_content_erased_outside_a_purge_is_detected(mem, db_path):
+    mem.retain("Omar keeps the spare key under the mat.", bank="p", agent="a1")
+    mem.close()
+    con = sqlite3.connect(db_path)
+    con.execute("UPDATE audit_log SET after = NULL, purged_at = '2030-01-01' "
+                "WHERE op = 'unit.put'")
+    con.commit()
+    con.close()
+    again = mneme.Memory.open(db_path, embedder="hashing")
+    report = again.audit_verify()["p"]
+    again.close()
+    assert not report.ok and "outside a purge" in report.problem

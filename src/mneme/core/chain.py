@@ -20,8 +20,43 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
+#: Content-bearing fields: the chain covers their digests, not their text, so a legal purge can
+#: erase the text and keep the digest, and the chain still verifies (ADR 0008).
+CONTENT_FIELDS = ("before", "after")
+
+
+def digest(value: str | None) -> str | None:
+    return None if value is None else hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+def chained_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """What the hash covers: every field, with content fields replaced by their digests.
+
+    ``fields`` may carry ``<name>_sha`` digests kept beside erased content; they stand in for
+    the content when it is gone.
+    """
+    out = {k: v for k, v in fields.items() if not k.endswith("_sha") and k != "purged_at"}
+    for name in CONTENT_FIELDS:
+        if name in out:
+            stored = fields.get(f"{name}_sha")
+            out[name] = stored if out[name] is None and stored else digest(out[name])
+    return out
+
+
 def record_hash(prev_hash: str, fields: Mapping[str, Any]) -> str:
-    return hashlib.sha256((prev_hash + canonical(fields)).encode("utf-8")).hexdigest()
+    payload = canonical(chained_fields(fields))
+    return hashlib.sha256((prev_hash + payload).encode("utf-8")).hexdigest()
+
+
+def content_intact(fields: Mapping[str, Any]) -> bool:
+    """Stored content matches the digest kept beside it; erased content only by a purge."""
+    for name in CONTENT_FIELDS:
+        stored = fields.get(f"{name}_sha")
+        if stored and fields.get(name) is not None and digest(fields[name]) != stored:
+            return False
+        if stored and fields.get(name) is None and not fields.get("purged_at"):
+            return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +85,7 @@ def verify_chain(rows: Iterable[tuple[int, str, str, Mapping[str, Any]]]) -> Cha
                 f"record {seq} does not follow its predecessor "
                 "(a record was deleted, inserted or reordered)",
             )
-        if record_hash(prev_hash, fields) != stored_hash:
+        if not content_intact(fields) or record_hash(prev_hash, fields) != stored_hash:
             return ChainReport(False, n, seq, f"record {seq} was edited after it was written")
         expected_prev = stored_hash
     return ChainReport(True, n)

@@ -170,6 +170,13 @@ class QueueItem:
 
 
 @dataclass(frozen=True, slots=True)
+class PurgeCounts:
+    units: int
+    sources: int
+    claims: int
+
+
+@dataclass(frozen=True, slots=True)
 class StoreStats:
     banks: int
     sources: int
@@ -330,6 +337,10 @@ class Store(Protocol):
     # rules adopted from precedents (listed beside the charter)
     def put_rule(self, rule: Rule) -> None: ...
     def list_rules(self, bank_id: str) -> list[Rule]: ...
+
+    # legal erasure: the only deletion; audited, content of past audit records erased
+    def purge(self, bank_id: str, unit_ids: Sequence[str], source_ids: Sequence[str], *,
+              actor: str, reason: str, target: str) -> PurgeCounts: ...
 
     # audit: append-only, hash-chained
     def audit(

@@ -9,6 +9,7 @@ the caller's explicit corrections, and the audit records, all or nothing.
 from __future__ import annotations
 
 import datetime as dt
+import socket
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -55,6 +56,8 @@ class Retainer:
         self.config = config
         self.clock = clock
         self.planner = Planner(config, clock)
+        # The roster says where each agent runs: every write heartbeats its agent from here.
+        self.host = socket.gethostname()
         self.atoms = AtomWriter(store, embedder, judge, conflicts, charter, settler)
 
     def plan(self, text: Any, **args: Any) -> Plan:
@@ -100,7 +103,15 @@ class Retainer:
             if not self.config.create_banks:
                 raise NotFound(f"no bank {src.bank_id!r} (create_banks is off)")
             store.ensure_bank(Bank(id=src.bank_id, name=src.bank_id, created_at=now))
-        store.heartbeat(Agent(id=src.agent_id, bank_id=src.bank_id, first_seen=now, last_seen=now))
+        store.heartbeat(
+            Agent(
+                id=src.agent_id,
+                bank_id=src.bank_id,
+                first_seen=now,
+                last_seen=now,
+                host=self.host,
+            )
+        )
         existing = store.get_source(Viewer(src.bank_id, src.agent_id, Scope.COLLECTIVE), src.id)
         if existing is not None:
             return self._replay(plan, existing)

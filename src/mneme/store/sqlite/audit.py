@@ -22,8 +22,10 @@ class AuditMixin(SQLiteBase):
             where.append("target = ?")
             params.append(target)
         rows = self.db.query(
-            "SELECT seq, bank_id, at, actor, op, target, before, after, reason, prev_hash, hash "
-            "FROM audit_log " + (f"WHERE {' AND '.join(where)} " if where else "") + "ORDER BY seq",
+            "SELECT seq, bank_id, at, actor, op, target, before, after, reason, prev_hash, hash, "
+            "before_sha, after_sha, purged_at FROM audit_log "
+            + (f"WHERE {' AND '.join(where)} " if where else "")
+            + "ORDER BY seq",
             params,
         )
         for r in rows:
@@ -48,6 +50,9 @@ class AuditMixin(SQLiteBase):
                     "before": r[6],
                     "after": r[7],
                     "reason": r[8],
+                    "before_sha": r[11],
+                    "after_sha": r[12],
+                    "purged_at": r[13],
                 },
             )
 

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from mneme.core.chain import GENESIS, record_hash
+from mneme.core.chain import digest as content_digest
 from mneme.core.model import Unit
 from mneme.errors import NotFound
 from mneme.store.codec import dumps, ts, utc_now
@@ -143,8 +144,10 @@ class SQLiteBase:
         digest = record_hash(prev, fields)
         cur = self._w(
             "INSERT INTO audit_log (bank_id, at, actor, op, target, before, after, "
-            "reason, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (bank_id, at, actor, op, target, before_s, after_s, reason, prev, digest),
+            "reason, prev_hash, hash, before_sha, after_sha) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (bank_id, at, actor, op, target, before_s, after_s, reason, prev, digest,
+             content_digest(before_s), content_digest(after_s)),
         )
         self._w(
             "INSERT INTO audit_head (bank_id, seq, hash, count) VALUES (?, ?, ?, ?) "

@@ -35,6 +35,7 @@ from mneme.store.sqlite.audit import AuditMixin
 from mneme.store.sqlite.base import SQLiteBase
 from mneme.store.sqlite.channels import ChannelsMixin
 from mneme.store.sqlite.database import Database
+from mneme.store.sqlite.purge import PurgeMixin
 from mneme.store.sqlite.queue import QueueMixin
 from mneme.store.sqlite.rows import UNIT_COLS, epoch, index_row
 from mneme.store.sqlite.scoping import where
@@ -42,7 +43,9 @@ from mneme.store.sqlite.trust import TrustMixin
 from mneme.store.sqlite.vectors import VectorIndex
 
 
-class SQLiteStore(ChannelsMixin, QueueMixin, TrustMixin, AuditMixin, SQLiteBase):
+class SQLiteStore(
+    ChannelsMixin, QueueMixin, TrustMixin, PurgeMixin, AuditMixin, SQLiteBase
+):
     capabilities = Capabilities(
         name="sqlite",
         native_vector_index=False,

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from mneme.errors import MnemeError
-from mneme.surfaces.cli import admin, demo, memories, output, transfer
+from mneme.surfaces.cli import admin, demo, memories, output, serve_cmd, transfer, trust
 from mneme.surfaces.cli.state import State, output_options
 
 EXIT_CODES = {
@@ -118,9 +118,12 @@ def cli(ctx: click.Context, db: str | None, embedder: str | None) -> None:
     state.embedder = embedder
 
 
-for _module in (memories, transfer, admin, demo):
+for _module in (memories, transfer, admin, trust, demo):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
+cli.add_command(serve_cmd.serve)
+cli.add_command(serve_cmd.token)
+cli.add_command(serve_cmd.setup)
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ Roles:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Path, Request
@@ -39,7 +40,9 @@ BANK_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,127}$"
 
 
 def _unauthorized(message: str) -> ApiError:
-    return ApiError(401, "unauthorized", message, headers={"WWW-Authenticate": 'Bearer realm="mneme"'})
+    return ApiError(
+        401, "unauthorized", message, headers={"WWW-Authenticate": 'Bearer realm="mneme"'}
+    )
 
 
 def principal(
@@ -65,7 +68,7 @@ def require(who: Principal, capability: str) -> None:
         raise ApiError(
             403,
             "forbidden",
-            f"a {who.role} token may not do this (it needs the {capability!r} capability)",
+            f"the {who.role} role may not do this (it needs the {capability!r} capability)",
         )
 
 
@@ -80,11 +83,23 @@ BankPath = Annotated[
 ]
 
 
-def _bank_capability(capability: str) -> Callable[[str, Principal], Principal]:
-    def dependency(bank: BankPath, who: Caller) -> Principal:
+@dataclass(frozen=True, slots=True)
+class Access:
+    """A caller allowed into a bank: the bank from the path, the rest from the token."""
+
+    bank: str
+    who: Principal
+
+    @property
+    def agent(self) -> str:
+        return self.who.agent
+
+
+def _bank_capability(capability: str) -> Callable[[str, Principal], Access]:
+    def dependency(bank: BankPath, who: Caller) -> Access:
         require_bank(who, bank)
         require(who, capability)
-        return who
+        return Access(bank, who)
 
     dependency.__name__ = f"bank_{capability}"
     return dependency
@@ -92,10 +107,10 @@ def _bank_capability(capability: str) -> Callable[[str, Principal], Principal]:
 
 #: Dependencies for routes under /v1/banks/{bank}: the token must be for the bank and its
 #: role must carry the capability.
-Reader = Annotated[Principal, Depends(_bank_capability("read"))]
-Writer = Annotated[Principal, Depends(_bank_capability("write"))]
-Reviewer = Annotated[Principal, Depends(_bank_capability("review"))]
-BankAdmin = Annotated[Principal, Depends(_bank_capability("admin"))]
+Reader = Annotated[Access, Depends(_bank_capability("read"))]
+Writer = Annotated[Access, Depends(_bank_capability("write"))]
+Reviewer = Annotated[Access, Depends(_bank_capability("review"))]
+BankAdmin = Annotated[Access, Depends(_bank_capability("admin"))]
 
 
 def admin(who: Caller) -> Principal:

@@ -80,6 +80,7 @@ Metadata = Annotated[
     AfterValidator(_small_json),
     Field(description="Free JSON kept with the source (at most 20,000 characters)."),
 ]
+Host = Annotated[str, StringConstraints(min_length=1, max_length=255), AfterValidator(_clean)]
 Scope = Literal["personal", "collective"]
 MemoryType = Literal[tuple(t.value for t in UnitType)]  # type: ignore[valid-type]
 
@@ -214,6 +215,6 @@ class HeartbeatIn(Body):
 
 
 class EnrollIn(Body):
-    host: Annotated[str, StringConstraints(min_length=1, max_length=255), AfterValidator(_clean)] | None = (
-        Field(default=None, description="Where the agent runs (default: the server's host).")
+    host: Host | None = Field(
+        default=None, description="Where the agent runs (default: the server's host)."
     )

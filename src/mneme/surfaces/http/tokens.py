@@ -131,7 +131,9 @@ class TokenStore:
 
     # -- writing ------------------------------------------------------------------------
 
-    def create(self, *, bank: str, agent: str, role: str, label: str = "") -> tuple[str, TokenRecord]:
+    def create(
+        self, *, bank: str, agent: str, role: str, label: str = ""
+    ) -> tuple[str, TokenRecord]:
         """Make a token; returns the secret (shown once, never stored) and its record.
 
         Raises:
@@ -185,7 +187,9 @@ class TokenStore:
         body: dict[str, Any] = {
             "format": _FORMAT,
             "note": "mneme API tokens: only SHA-256 digests of the secrets are kept here",
-            "tokens": [asdict(r) for r in sorted(self._records.values(), key=lambda r: r.created_at)],
+            "tokens": [
+                asdict(r) for r in sorted(self._records.values(), key=lambda r: r.created_at)
+            ],
         }
         fd, tmp = tempfile.mkstemp(prefix=".tokens-", dir=self.path.parent)
         try:

@@ -1,0 +1,215 @@
+"""mneme under the behaviour suite: retain the events, apply the actions, recall, answer.
+
+No LLM anywhere. For each case:
+
+- a fresh in-memory store, and a clock that replays the case's own time (an event is recorded
+  at its time, the query is asked at the query time);
+- every event is retained in time order with ``source_id = event_id`` (so evidence ids are
+  event ids), ``occurred_at`` = its time, ``trust`` and ``source_kind`` from its source, its
+  session, its agent and visibility, and for a correction ``supersedes=`` the events it names;
+- actions: ``reject`` and ``restore`` go to ``Memory.reject`` / ``Memory.restore`` on every
+  unit the event produced. ``retract_belief`` has no mechanism of its own yet: it is mapped to
+  the closest one, rejecting the belief's units, and ``Memory.reconsolidate`` is called on them
+  when mneme has it. Nothing else is done on the system's behalf;
+- the query: ``Memory.recall(text, scope="collective", k=K)`` as the query's agent, with
+  ``as_of`` only when the case asks what held at a past instant.
+
+The answer is mneme's single best current memory: the first hit that is not superseded (at
+``as_of`` when given), not a flashback, and live, together with the sibling atoms of the same
+source folded into it; each text is followed by its event date. One committed answer is what a
+judge-free phrase match can fairly score: an answer that lists every hit would pass any phrase
+test by listing everything, which is exactly what the forbidden phrases are there to punish in
+the transcript baseline. Citations are the answer's evidence source ids (= event ids);
+contradictions are the bank's open conflicts that involve an answer unit, each mapped to the
+evidence event ids of its two units.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from collections.abc import Iterable
+
+from bench.behaviour.adapters import SYSTEM
+from bench.behaviour.model import Action, Case, Prediction
+from mneme import Memory
+from mneme.core.model import Hit, Unit, UnitStatus
+from mneme.embed.factory import build_embedder
+from mneme.embed.protocol import Embedder
+from mneme.errors import MnemeError
+
+#: Recall depth. The answer takes the first current hit within it.
+K = 5
+#: Never an answer: a person rejected it, or it was archived.
+RETIRED = frozenset({UnitStatus.REJECTED, UnitStatus.ARCHIVED})
+
+
+class ReplayClock:
+    def __init__(self, now: dt.datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> dt.datetime:
+        return self.now
+
+
+class MnemeAdapter:
+    label = SYSTEM
+
+    def __init__(self, embedder: str = "hashing", k: int = K, name: str = "mneme") -> None:
+        self.embedder_spec = embedder
+        # One instance for every case: loading MiniLM once, not once per case.
+        self.embedder: Embedder | str = embedder if embedder == "hashing" else build_embedder(embedder)
+        self.k = k
+        self.name = name
+
+    def close(self) -> None:
+        pass
+
+    def _open(self, clock: ReplayClock) -> Memory:
+        # env={}: no MNEME_* variable (an LLM, another store) may change what is measured.
+        return Memory.open(":memory:", embedder=self.embedder, clock=clock, env={})
+
+    def predict(self, case: Case) -> Prediction:
+        timeline = case.timeline()
+        clock = ReplayClock(timeline[0][0])
+        notes: list[str] = []
+        unsupported: list[str] = []
+        bank = "case"
+        with self._open(clock) as mem:
+            units_of: dict[str, tuple[str, ...]] = {}
+            for when, step in timeline:
+                clock.now = when
+                if isinstance(step, Action):
+                    self._act(mem, step, units_of, notes, unsupported)
+                    continue
+                try:
+                    res = mem.retain(
+                        step.content,
+                        bank=bank,
+                        agent=step.agent,
+                        session=step.session_id,
+                        occurred_at=step.time,
+                        source_id=step.event_id,
+                        source_kind=step.source_kind,
+                        trust=step.trust,
+                        supersedes=list(step.supersedes) or None,
+                        visibility=step.visibility,
+                    )
+                except MnemeError as exc:
+                    notes.append(f"retain {step.event_id} failed: {exc}")
+                    continue
+                units_of[step.event_id] = res.memory_ids
+            clock.now = case.query.time
+            hits = mem.recall(
+                case.query.text,
+                bank=bank,
+                agent=case.query.agent,
+                scope="collective",
+                k=self.k,
+                as_of=case.query.as_of,
+            )
+            return self._answer(mem, bank, case, hits, notes, unsupported)
+
+    def _act(
+        self,
+        mem: Memory,
+        action: Action,
+        units_of: dict[str, tuple[str, ...]],
+        notes: list[str],
+        unsupported: list[str],
+    ) -> None:
+        units = units_of.get(action.event, ())
+        if not units:
+            notes.append(f"{action.do} {action.event}: the event left no unit to act on")
+        for uid in units:
+            try:
+                if action.do in ("reject", "retract_belief"):
+                    mem.reject(uid, action.reason or action.do, action.actor)
+                elif action.do == "restore":
+                    mem.restore(uid, action.actor, note=action.reason)
+                else:
+                    unsupported.append(action.do)
+            except MnemeError as exc:
+                notes.append(f"{action.do} {action.event} ({uid}): {exc}")
+        if action.do == "retract_belief":
+            sweep = getattr(mem, "reconsolidate", None)
+            if sweep is None:
+                notes.append(
+                    "retract_belief mapped to reject: mneme has no reconsolidation sweep yet"
+                )
+            else:
+                for uid in units:
+                    sweep(uid)
+
+    def _answer(
+        self,
+        mem: Memory,
+        bank: str,
+        case: Case,
+        hits: list[Hit],
+        notes: list[str],
+        unsupported: list[str],
+    ) -> Prediction:
+        known = {e.event_id for e in case.events}
+        as_of = case.query.as_of
+        top = next((h for h in hits if _current(h)), None)
+        if top is None:
+            return Prediction("", (), (), tuple(unsupported), (*notes, "no current hit"))
+        units: list[Unit] = [top.unit]
+        for uid in top.family:
+            try:
+                sib = mem.get(uid, bank=bank, agent=case.query.agent, scope="collective")
+            except MnemeError:
+                continue
+            if _holds(sib, as_of):
+                units.append(sib)
+        text = "\n".join(_render(u) for u in units)
+        citations = _ordered(
+            s for u in units for s in (*top.evidence_source_ids, *u.evidence) if s in known
+        )
+        answer_ids = {u.id for u in units}
+        groups: list[tuple[str, ...]] = []
+        for c in mem.conflicts(bank=bank, status="open", limit=1000):
+            if c.a_unit not in answer_ids and c.b_unit not in answer_ids:
+                continue
+            a, b = (self._evidence(mem, bank, uid, known) for uid in (c.a_unit, c.b_unit))
+            groups.extend(
+                tuple(sorted({x, y})) for x, y in itertools.product(a, b) if x != y
+            )
+        return Prediction(
+            answer=text,
+            citations=citations,
+            contradictions=tuple(dict.fromkeys(groups)),
+            unsupported=tuple(dict.fromkeys(unsupported)),
+            notes=tuple(notes),
+        )
+
+    @staticmethod
+    def _evidence(mem: Memory, bank: str, unit_id: str, known: set[str]) -> tuple[str, ...]:
+        try:
+            unit = mem.get(unit_id, bank=bank)  # the owner's view: a conflict may be private
+        except MnemeError:
+            return ()
+        return tuple(s for s in unit.evidence if s in known)
+
+
+def _current(hit: Hit) -> bool:
+    """Live, not a flashback, and not superseded (recall judges that at ``as_of``)."""
+    return not hit.superseded and not hit.flashback and hit.unit.status not in RETIRED
+
+
+def _holds(unit: Unit, as_of: dt.datetime | None) -> bool:
+    if unit.status in RETIRED:
+        return False
+    if unit.superseded_by is None and unit.status != UnitStatus.SUPERSEDED:
+        return True
+    return as_of is not None and unit.valid_until is not None and unit.valid_until > as_of
+
+
+def _render(unit: Unit) -> str:
+    when = unit.occurred_start or unit.recorded_at
+    return f"{unit.text} [{when.date().isoformat()}]"
+
+
+def _ordered(ids: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(ids))

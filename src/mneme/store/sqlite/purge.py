@@ -1,0 +1,122 @@
+"""Legal erasure in SQLite: the one path that deletes, explicit and audited (ADR 0008)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mneme.core.chain import digest
+from mneme.store.codec import ts
+from mneme.store.protocol import PurgeCounts
+from mneme.store.sqlite.base import SQLiteBase
+
+
+def _marks(ids: Sequence[str]) -> str:
+    return ",".join("?" * len(ids)) or "NULL"
+
+
+class PurgeMixin(SQLiteBase):
+    def purge(
+        self,
+        bank_id: str,
+        unit_ids: Sequence[str],
+        source_ids: Sequence[str],
+        *,
+        actor: str,
+        reason: str,
+        target: str,
+    ) -> PurgeCounts:
+        units, sources = list(dict.fromkeys(unit_ids)), list(dict.fromkeys(source_ids))
+        u, s = _marks(units), _marks(sources)
+        claims = [
+            r[0]
+            for r in self.db.query(
+                f"SELECT DISTINCT claim_id FROM claim_units WHERE bank_id = ? AND unit_id IN ({u}) "
+                "AND claim_id NOT IN (SELECT claim_id FROM claim_units WHERE bank_id = ? "
+                f"AND unit_id NOT IN ({u}))",
+                (bank_id, *units, bank_id, *units),
+            )
+        ]
+        tombs = [
+            r[0]
+            for r in self.db.query(
+                f"SELECT id FROM tombstones WHERE bank_id = ? AND unit_id IN ({u})",
+                (bank_id, *units),
+            )
+        ]
+        c = _marks(claims)
+        entities = [r[0] for r in self.db.query(
+            f"SELECT DISTINCT entity_id FROM mentions WHERE bank_id = ? AND unit_id IN ({u}) "
+            "AND entity_id NOT IN (SELECT entity_id FROM mentions WHERE bank_id = ? "
+            f"AND unit_id NOT IN ({u}))", (bank_id, *units, bank_id, *units))]
+        for table, col in (
+            ("embeddings", "unit_id"),
+            ("unit_knowers", "unit_id"),
+            ("unit_evidence", "unit_id"),
+            ("mentions", "unit_id"),
+            ("claim_units", "unit_id"),
+        ):
+            self._w(f"DELETE FROM {table} WHERE bank_id = ? AND {col} IN ({u})", (bank_id, *units))
+        self._w(
+            f"DELETE FROM edges WHERE bank_id = ? AND (src IN ({u}) OR dst IN ({u}) "
+            f"OR dst IN ({s}))",
+            (bank_id, *units, *units, *sources),
+        )
+        self._w(f"DELETE FROM claims WHERE bank_id = ? AND id IN ({c})", (bank_id, *claims))
+        self._w(f"DELETE FROM tombstones WHERE bank_id = ? AND unit_id IN ({u})", (bank_id, *units))
+        self._w(
+            f"UPDATE conflicts SET question = '' WHERE bank_id = ? AND (a_unit IN ({u}) "
+            f"OR b_unit IN ({u}))",
+            (bank_id, *units, *units),
+        )
+        self._w(f"DELETE FROM units WHERE bank_id = ? AND id IN ({u})", (bank_id, *units))
+        # A name only the erased memories mentioned is content too.
+        self._w(f"DELETE FROM entities WHERE bank_id = ? AND id IN ({_marks(entities)})",
+                (bank_id, *entities))
+        # FTS5 keeps deleted tokens in old segments until a merge: rewrite the index now.
+        self._w("INSERT INTO units_fts (units_fts) VALUES ('optimize')")
+        self._w(
+            f"DELETE FROM unit_evidence WHERE bank_id = ? AND source_id IN ({s})",
+            (bank_id, *sources),
+        )
+        self._w(f"DELETE FROM sources WHERE bank_id = ? AND id IN ({s})", (bank_id, *sources))
+        self._w(
+            "UPDATE ingest_queue SET payload = '{}', result = NULL WHERE bank_id = ? "
+            f"AND json_extract(payload, '$.source_id') IN ({s})",
+            (bank_id, *sources),
+        )
+        self._scrub_audit(bank_id, [*units, *sources, *claims, *tombs])
+        self._touch(bank_id)
+        for key in [k for k in self._indexes if k[0] == bank_id]:
+            del self._indexes[key]
+        counts = PurgeCounts(units=len(units), sources=len(sources), claims=len(claims))
+        self.audit(
+            bank_id,
+            actor,
+            "purge",
+            target,
+            None,
+            {
+                "units": counts.units,
+                "sources": counts.sources,
+                "claims": counts.claims,
+                "targets": sorted({*units, *sources, *claims, *tombs}),
+            },
+            reason,
+        )
+        return counts
+
+    def _scrub_audit(self, bank_id: str, targets: Sequence[str]) -> None:
+        """Erase the content of past audit records about the targets; keep their digests."""
+        t = _marks(targets)
+        rows = self.db.query(
+            f"SELECT seq, before, after, before_sha, after_sha FROM audit_log WHERE bank_id = ? "
+            f"AND target IN ({t}) AND purged_at IS NULL",
+            (bank_id, *targets),
+        )
+        now = ts(self._clock())
+        for seq, before, after, before_sha, after_sha in rows:
+            self._w(
+                "UPDATE audit_log SET before = NULL, after = NULL, before_sha = ?, "
+                "after_sha = ?, purged_at = ? WHERE seq = ?",
+                (before_sha or digest(before), after_sha or digest(after), now, seq),
+            )

@@ -1,0 +1,362 @@
+"""``mneme serve`` (HTTP API, review page and MCP over HTTP), ``mneme token`` and ``mneme setup``.
+
+Serving binds 127.0.0.1 by default. On first run (no tokens file yet) it creates an admin token
+and prints it once, with the page's URL. ``serve --get PATH`` answers one request in process
+without binding a port, for smoke tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mneme import config as config_mod
+from mneme.errors import InvalidInput
+from mneme.memory import Memory
+from mneme.surfaces.cli import output
+from mneme.surfaces.cli.state import State, get_state, output_options
+from mneme.surfaces.http.tokens import ALL_BANKS, ROLES, TokenStore, default_tokens_path
+
+DEFAULT_PORT = 8765
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+tokens_option = click.option(
+    "--tokens",
+    "tokens_file",
+    metavar="FILE",
+    envvar="MNEME_TOKENS",
+    help="The API tokens file. Default: $MNEME_TOKENS, else <db name>.tokens.json next to "
+    "the SQLite file (for a DSN: ~/.config/mneme/tokens.json).",
+)
+
+
+def _db_target(state: State) -> str:
+    """The store the invocation names, without opening it (no embedder is loaded)."""
+    env = dict(os.environ)
+    cfg = config_mod.load({"db": state.db}, env=env)
+    return cfg.db or config_mod.default_db_path(env)
+
+
+def _token_store(state: State, tokens_file: str | None) -> TokenStore:
+    if tokens_file:
+        return TokenStore(tokens_file)
+    return TokenStore(default_tokens_path(_db_target(state), os.environ))
+
+
+# -- serve --------------------------------------------------------------------------------
+
+
+def _mcp_app(memory: Memory, host: str) -> Any | None:
+    """The MCP streamable-HTTP app, when the MCP surface is installed."""
+    try:
+        from mneme.surfaces.mcp.server import streamable_http_app
+    except ImportError:
+        return None
+    return streamable_http_app(memory, host=host)
+
+
+def _first_run(tokens: TokenStore, base: str) -> None:
+    secret, record = tokens.create(bank=ALL_BANKS, agent="admin", role="admin", label="first run")
+    output.note(
+        f"first run: created an admin token for every bank ({record.id}); it is shown once:\n"
+        f"  {secret}\n"
+        f"  open the review page with it: {base}/?token={secret}\n"
+        f"  more tokens: mneme token create --bank BANK --agent AGENT --role agent|reviewer|admin\n"
+        f"  (kept hashed in {tokens.path})"
+    )
+
+
+def _get_once(app: Any, path: str, token: str | None) -> int:
+    from starlette.testclient import TestClient
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    with TestClient(app, raise_server_exceptions=False) as client:
+        response = client.get(path, headers=headers)
+    click.echo(response.text)
+    return 0 if response.status_code < 400 else 1
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=DEFAULT_PORT,
+    show_default=True,
+    help="Port to bind.",
+)
+@tokens_option
+@click.option(
+    "--mcp/--no-mcp", default=True, show_default=True, help="Serve MCP over HTTP at /mcp."
+)
+@click.option(
+    "--get",
+    "get_path",
+    metavar="PATH",
+    help="Answer one GET request in process (no port is bound), print the body and exit: "
+    "0 for a success, 1 for an error status.",
+)
+@click.option("--token", metavar="SECRET", help="Bearer token for --get.")
+@click.option(
+    "--log-level",
+    type=click.Choice(["critical", "error", "warning", "info", "debug"]),
+    default="info",
+    show_default=True,
+    help="The server's log level (stderr).",
+)
+@output_options
+def serve(
+    host: str,
+    port: int,
+    tokens_file: str | None,
+    mcp: bool,
+    get_path: str | None,
+    token: str | None,
+    log_level: str,
+) -> int:
+    """Serve the HTTP API, the review page at / and MCP at /mcp.
+
+    Every API route needs a bearer token (see `mneme token`). The first run creates an admin
+    token and prints it once. URLs go to stderr.
+    """
+    from mneme.surfaces.http import create_app
+
+    state = get_state()
+    tokens = _token_store(state, tokens_file)
+    memory = state.open()
+    mcp_app = _mcp_app(memory, host) if mcp else None
+    app = create_app(memory, tokens, mcp_app=mcp_app)
+    if get_path is not None:
+        if not get_path.startswith("/"):
+            raise click.UsageError("--get takes a path starting with /, e.g. --get /healthz")
+        return _get_once(app, get_path, token)
+
+    import uvicorn
+
+    shown = f"[{host}]" if ":" in host else host
+    base = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else shown}:{port}"
+    if not tokens.exists():
+        _first_run(tokens, base)
+    if mcp_app is not None:
+        mcp_line = f"{base}/mcp"
+    else:
+        mcp_line = "off" if not mcp else "off (the MCP surface is not installed)"
+    lines = [
+        f"mneme serving {memory.config.db or config_mod.default_db_path(os.environ)}",
+        f"  review page  {base}/",
+        f"  API docs     {base}/docs  (OpenAPI: {base}/openapi.json)",
+        f"  MCP          {mcp_line}",
+        f"  tokens       {tokens.path}",
+    ]
+    if host not in _LOOPBACK:
+        lines.append(
+            "  warning: bound beyond this machine; tokens travel in clear text without a TLS "
+            "proxy in front"
+        )
+    output.note("\n".join(lines))
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on")
+    uvicorn.Server(config).run()
+    return 0
+
+
+# -- token --------------------------------------------------------------------------------
+
+
+@click.group()
+def token() -> None:
+    """Create, list and revoke the HTTP API's bearer tokens (stored hashed)."""
+
+
+@token.command("create")
+@click.option("--bank", "-b", required=True, help='The bank it opens ("*": every bank, admin).')
+@click.option("--agent", "-a", required=True, help="The agent it acts as.")
+@click.option("--role", type=click.Choice(ROLES), default="agent", show_default=True)
+@click.option("--label", default="", help="A note to recognise it by.")
+@tokens_option
+@output_options
+def token_create(bank: str, agent: str, role: str, label: str, tokens_file: str | None) -> None:
+    """Make a token and print its secret once (only its hash is kept)."""
+    state = get_state()
+    store = _token_store(state, tokens_file)
+    secret, record = store.create(bank=bank, agent=agent, role=role, label=label)
+    if state.json:
+        output.emit_json({"token": secret, "record": _public(record), "file": store.path})
+        return
+    click.echo(secret)
+    output.note(
+        f"{record.id}: {role} token for agent {agent!r} in bank {bank!r}; this is the only time "
+        f"the secret is shown (kept hashed in {store.path})"
+    )
+
+
+def _public(record: Any) -> dict[str, Any]:
+    return {k: getattr(record, k) for k in ("id", "bank", "agent", "role", "created_at", "label")}
+
+
+@token.command("list")
+@tokens_option
+@output_options
+def token_list(tokens_file: str | None) -> None:
+    """List the tokens (ids, banks, agents, roles; never secrets)."""
+    state = get_state()
+    store = _token_store(state, tokens_file)
+    rows = [_public(r) for r in store.records()]
+
+    def text() -> list[str]:
+        lines = []
+        for r in rows:
+            label = f"  ({r['label']})" if r["label"] else ""
+            lines.append(
+                f"{r['id']}  {r['role']:<8}  bank {r['bank']}  agent {r['agent']}  "
+                f"{r['created_at']}{label}"
+            )
+        return lines or [f"no tokens in {store.path}"]
+
+    state.emit({"file": store.path, "tokens": rows}, text)
+
+
+@token.command("revoke")
+@click.argument("token_id")
+@tokens_option
+@output_options
+def token_revoke(token_id: str, tokens_file: str | None) -> None:
+    """Revoke a token by its id (tok_...); a running server stops accepting it at once."""
+    state = get_state()
+    store = _token_store(state, tokens_file)
+    record = store.revoke(token_id)
+    state.emit({"revoked": _public(record)}, lambda: [f"revoked {record.id}"])
+
+
+# -- setup --------------------------------------------------------------------------------
+
+CLIENTS = ("claude-desktop", "claude-code", "cursor")
+
+
+def client_config_path(client: str, home: Path, env: Mapping[str, str]) -> Path:
+    """Where a client keeps its MCP servers (user level)."""
+    if client == "claude-desktop":
+        if sys.platform == "darwin":
+            return (
+                home / "Library" / "Application Support" / "Claude" / "claude_desktop_config.json"
+            )
+        if sys.platform == "win32":
+            base = Path(env.get("APPDATA") or home / "AppData" / "Roaming")
+            return base / "Claude" / "claude_desktop_config.json"
+        base = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
+        return base / "Claude" / "claude_desktop_config.json"
+    if client == "claude-code":
+        return home / ".claude.json"
+    return home / ".cursor" / "mcp.json"
+
+
+def _mneme_command() -> str:
+    beside = Path(sys.executable).parent / "mneme"
+    if beside.exists():
+        return str(beside)
+    return shutil.which("mneme") or "mneme"
+
+
+def server_entry(client: str, db: str, embedder: str | None) -> dict[str, Any]:
+    """The MCP server entry that runs ``mneme --db <db> mcp`` over stdio."""
+    args = ["--db", db]
+    if embedder:
+        args += ["--embedder", embedder]
+    entry: dict[str, Any] = {
+        "command": _mneme_command(),
+        "args": [*args, "mcp"],
+        "env": {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"},
+    }
+    if client == "claude-code":
+        entry = {"type": "stdio", **entry}
+    return entry
+
+
+def _merge_write(path: Path, name: str, entry: Mapping[str, Any]) -> None:
+    """Add (or replace) one server in a client's config, keeping everything else as it was."""
+    data: dict[str, Any] = {}
+    if path.exists():
+        try:
+            loaded = json.loads(path.read_text(encoding="utf-8") or "{}")
+        except (OSError, ValueError) as exc:
+            raise InvalidInput(f"{path} is not readable JSON ({exc}); nothing was written") from exc
+        if not isinstance(loaded, dict):
+            raise InvalidInput(f"{path} does not hold a JSON object; nothing was written")
+        data = loaded
+    servers = data.get("mcpServers")
+    if servers is None:
+        servers = data["mcpServers"] = {}
+    if not isinstance(servers, dict):
+        raise InvalidInput(f"mcpServers in {path} is not an object; nothing was written")
+    servers[name] = dict(entry)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".mneme-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2)
+            fh.write("\n")
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@click.command()
+@click.option(
+    "--client",
+    type=click.Choice(CLIENTS),
+    help="The MCP client to configure (default: show all three).",
+)
+@click.option("--name", default="mneme", show_default=True, help="The server's name there.")
+@click.option("--write", is_flag=True, help="Write it into the client's config file (merged).")
+@output_options
+def setup(client: str | None, name: str, write: bool) -> None:
+    """Print (or --write) the MCP client configuration that runs `mneme mcp` on this store."""
+    state = get_state()
+    target = _db_target(state)
+    db = target if "://" in target else str(Path(target).expanduser().absolute())
+    home, env = Path.home(), dict(os.environ)
+    chosen = [client] if client else list(CLIENTS)
+    if write and client is None:
+        raise click.UsageError("--write needs --client (claude-desktop, claude-code or cursor)")
+    configs = {
+        c: {
+            "path": client_config_path(c, home, env),
+            "config": {"mcpServers": {name: server_entry(c, db, state.embedder)}},
+        }
+        for c in chosen
+    }
+    if write:
+        assert client is not None
+        path = configs[client]["path"]
+        _merge_write(Path(path), name, configs[client]["config"]["mcpServers"][name])
+        state.emit(
+            {"written": path, "client": client, "server": name},
+            lambda: [f"wrote the {name!r} MCP server into {path}; restart {client} to use it"],
+        )
+        return
+
+    def text() -> list[str]:
+        lines = []
+        for c, item in configs.items():
+            lines.append(f"# {c}: add this to {item['path']}")
+            if c == "claude-code":
+                lines.append(
+                    f"# (or run: claude mcp add {name} -- {_mneme_command()} --db {db} mcp)"
+                )
+            lines += [json.dumps(item["config"], indent=2), ""]
+        return lines
+
+    state.emit({"clients": configs}, text)
+
+
+COMMANDS = (serve, token, setup)

@@ -1,0 +1,219 @@
+"""Trust from the shell: review (queue, decide), conflicts (list, resolve), reject, restore,
+resolve-contradiction, rules (the charter and adopted rules), invalidate, purge."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from mneme.surfaces.cli.state import get_state, output_options
+
+DECISIONS = ("approve", "reject", "supersede", "restore")
+RESOLUTIONS = ("supersede", "reject", "not_conflict", "scoped_exception")
+
+
+@click.group()
+def review() -> None:
+    """The review queue: claims waiting for a person, and decisions on them."""
+
+
+@review.command("queue")
+@click.option("--bank", "-b", required=True, help="The bank whose queue to show.")
+@click.option("--status", default="pending_review", show_default=True,
+              type=click.Choice(["pending_review", "approved", "rejected", "superseded"]),
+              help="Which review status to list.")
+@click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
+@output_options
+def review_queue(bank: str, status: str, limit: int) -> None:
+    """List claims by review status, newest first."""
+    state = get_state()
+    claims = state.open().review.queue(bank=bank, status=status, limit=limit)
+    state.emit({"bank": bank, "claims": claims}, lambda: [
+        f"{c.id}  {c.text}  [{c.status.value}/{c.review_status.value}]  "
+        f"evidence {c.evidence_count}" + ("  CONTESTED" if c.contradiction_refs else "")
+        for c in claims] or ["the queue is empty"])
+
+
+@review.command("decide")
+@click.argument("target_id")
+@click.argument("decision", type=click.Choice(DECISIONS))
+@click.option("--actor", required=True, help="Who decides (recorded on the event).")
+@click.option("--note", default="", help="Why (recorded on the event).")
+@output_options
+def review_decide(target_id: str, decision: str, actor: str, note: str) -> None:
+    """Approve, reject, supersede or restore a claim or a memory."""
+    state = get_state()
+    event = state.open().review.decide(target_id, decision, actor, note)
+    state.emit({"event": event}, lambda: [
+        f"{event.decision} {event.target_kind} {event.target_id}: "
+        f"{event.prior_status}/{event.prior_review_status or '-'} -> "
+        f"{event.new_status}/{event.new_review_status or '-'}  (event {event.id})"])
+
+
+@click.group()
+def conflicts() -> None:
+    """Disagreements between memories, and how a person settles them."""
+
+
+@conflicts.command("list")
+@click.option("--bank", "-b", required=True)
+@click.option("--all", "show_all", is_flag=True, help="Resolved ones too.")
+@output_options
+def conflicts_list(bank: str, show_all: bool) -> None:
+    """Open conflicts of a bank (with --all, resolved ones too)."""
+    state = get_state()
+    mem = state.open()
+    found = mem.conflicts(bank=bank, status=None if show_all else "open")
+    state.emit({"bank": bank, "conflicts": found}, lambda: [
+        f"{c.id}  {c.kind}  {c.a_unit} vs {c.b_unit}  [{c.status}"
+        + (f": {c.resolution.value}" if c.resolution else "") + f"]  {c.question}"
+        for c in found] or ["no conflicts"])
+
+
+@conflicts.command("resolve")
+@click.argument("conflict_id")
+@click.argument("resolution", type=click.Choice(RESOLUTIONS))
+@click.option("--actor", required=True)
+@click.option("--note", default="")
+@click.option("--winner", help="The unit that holds (default: the newer one).")
+@click.option("--scope-a", help="For scoped_exception: where the older memory holds.")
+@click.option("--scope-b", help="For scoped_exception: where the newer memory holds.")
+@output_options
+def conflicts_resolve(conflict_id: str, resolution: str, actor: str, note: str,
+                      winner: str | None, scope_a: str | None, scope_b: str | None) -> None:
+    """Settle a conflict: supersede, reject, not_conflict or scoped_exception."""
+    state = get_state()
+    done = state.open().resolve(conflict_id, resolution, actor=actor, note=note, winner=winner,
+                                scope_a=scope_a, scope_b=scope_b)
+    state.emit({"conflict": done}, lambda: [
+        f"{done.id} resolved: {resolution}" + (f", winner {done.winner}" if done.winner else "")])
+
+
+@click.command()
+@click.argument("memory_id")
+@click.option("--reason", required=True, help="Why it is wrong (kept on the tombstone).")
+@click.option("--actor", required=True)
+@output_options
+def reject(memory_id: str, reason: str, actor: str) -> None:
+    """Reject a memory or claim: its value is tombstoned and never comes back by itself."""
+    state = get_state()
+    tomb = state.open().reject(memory_id, reason, actor)
+    state.emit({"tombstone": tomb}, lambda: [f"rejected {memory_id} (tombstone {tomb.id})"])
+
+
+@click.command()
+@click.argument("memory_id")
+@click.option("--actor", required=True)
+@click.option("--note", default="")
+@output_options
+def restore(memory_id: str, actor: str, note: str) -> None:
+    """Undo the latest decision on a memory or claim (a rejection lifts its tombstone)."""
+    state = get_state()
+    event = state.open().restore(memory_id, actor, note)
+    state.emit({"event": event}, lambda: [
+        f"restored {memory_id}: now {event.new_status}"
+        + (f"/{event.new_review_status}" if event.new_review_status else "")])
+
+
+@click.command("resolve-contradiction")
+@click.argument("from_id")
+@click.argument("to_id")
+@click.argument("decision", type=click.Choice(["confirm", "retract", "preference"]))
+@click.option("--actor", required=True)
+@click.option("--note", default="")
+@output_options
+def resolve_contradiction(from_id: str, to_id: str, decision: str, actor: str,
+                          note: str) -> None:
+    """Answer a write's question: confirm the new memory, retract it, or keep both."""
+    state = get_state()
+    s = state.open().resolve_contradiction(from_id, to_id, decision, actor=actor, note=note)
+    state.emit({"settlement": s}, lambda: [
+        f"settled {s.conflict.id} as {decision}"] + (
+        [f"rule proposal ({s.proposal.precedents} precedents): {s.proposal.text}"]
+        if s.proposal else []))
+
+
+@click.command()
+@click.option("--bank", "-b", help="Adopted rules of this bank only.")
+@output_options
+def rules(bank: str | None) -> None:
+    """The charter in force and the rules adopted beside it."""
+    state = get_state()
+    found = state.open().rules(bank=bank)
+
+    def text() -> list[str]:
+        lines = ["charter rules:", *(f"  - {r}" for r in found["charter_rules"])]
+        if found["charter_error"]:
+            lines.append(f"charter error (last good charter in force): {found['charter_error']}")
+        for b, adopted in found["adopted"].items():
+            lines += [f"adopted in {b}:", *(f"  - {r.text} ({r.id})" for r in adopted)]
+        return lines
+
+    state.emit(found, text)
+
+
+@click.command("adopt-rule")
+@click.option("--bank", "-b", required=True)
+@click.option("--kind", required=True, help="Conflict kind: value, negation, numbers, ...")
+@click.option("--attribute", default="", help="Claim attribute the rule is about.")
+@click.option("--decision", required=True, type=click.Choice(["confirm", "retract",
+                                                               "preference"]))
+@click.option("--actor", required=True)
+@output_options
+def adopt_rule(bank: str, kind: str, attribute: str, decision: str, actor: str) -> None:
+    """Adopt a proposed rule (it needs enough identical settlements)."""
+    state = get_state()
+    rule = state.open().adopt_rule(bank=bank, kind=kind, attribute=attribute,
+                                   decision=decision, actor=actor)
+    state.emit({"rule": rule}, lambda: [f"adopted {rule.id}: {rule.text}"])
+
+
+@click.command()
+@click.argument("memory_id")
+@click.option("--until", "valid_until", required=True, help="ISO time it stopped being true.")
+@click.option("--actor", required=True)
+@click.option("--reason", default="")
+@output_options
+def invalidate(memory_id: str, valid_until: str, actor: str, reason: str) -> None:
+    """Say when a memory stopped being true (valid time; never before it began)."""
+    state = get_state()
+    unit = state.open().invalidate(memory_id, valid_until, actor=actor, reason=reason)
+    state.emit({"memory": unit}, lambda: [
+        f"{unit.id} valid until {unit.valid_until.isoformat() if unit.valid_until else '-'}"])
+
+
+@click.command()
+@click.argument("object_id")
+@click.option("--actor", required=True)
+@click.option("--reason", required=True, help="The legal ground (kept in the audit record).")
+@click.option("--dry-run", is_flag=True, help="Show what would be erased; change nothing.")
+@click.option("--yes", is_flag=True, help="Do not ask (required when stdin is not a TTY).")
+@output_options
+def purge(object_id: str, actor: str, reason: str, dry_run: bool, yes: bool) -> None:
+    """Erase a memory or source irreversibly (legal erasure). The only deletion mneme does.
+
+    Everything derived only from it goes too; the audit log keeps a record of the purge
+    without the content.
+    """
+    state = get_state()
+    mem = state.open()
+    plan = mem.purge(object_id, actor=actor, reason=reason, dry_run=True)
+    if dry_run:
+        state.emit({"dry_run": True, "plan": plan}, lambda: [
+            f"would erase: {', '.join(plan.units) or 'no memories'}; sources: "
+            f"{', '.join(plan.sources) or 'none'}"])
+        return
+    if not yes:
+        if not sys.stdin.isatty():
+            raise click.UsageError("purge is irreversible: pass --yes (stdin is not a terminal)")
+        click.confirm(f"Erase {len(plan.units)} memories and {len(plan.sources)} sources "
+                      "for good?", abort=True, err=True)
+    done = mem.purge(object_id, actor=actor, reason=reason)
+    state.emit({"purged": done}, lambda: [
+        f"erased {len(done.units)} memories and {len(done.sources)} sources; "
+        "the audit log keeps a record without the content"])
+
+
+COMMANDS = (review, conflicts, reject, restore, resolve_contradiction, rules, adopt_rule,
+            invalidate, purge)

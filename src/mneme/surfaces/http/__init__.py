@@ -1,0 +1,6 @@
+"""The HTTP surface: a FastAPI app over ``Memory`` with bearer tokens (see ``create_app``)."""
+
+from mneme.surfaces.http.app import create_app
+from mneme.surfaces.http.tokens import Principal, TokenStore
+
+__all__ = ["Principal", "TokenStore", "create_app"]

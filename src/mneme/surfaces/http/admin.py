@@ -1,0 +1,112 @@
+"""Health, the caller's identity, banks, statistics and the audit log."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
+
+from mneme.surfaces.http.auth import BANK_PATTERN, Admin, BankAdmin, Caller
+from mneme.surfaces.http.context import Mem, answer
+from mneme.surfaces.http.problems import ERROR_RESPONSES
+
+router = APIRouter(responses=ERROR_RESPONSES)
+
+
+@router.get(
+    "/healthz",
+    tags=["health"],
+    summary="Liveness",
+    description="No token needed. Answers {status: ok} while the server runs; says nothing "
+    "about the store's content.",
+    responses={},
+)
+def healthz() -> JSONResponse:
+    return JSONResponse({"status": "ok"})
+
+
+@router.get(
+    "/v1/whoami",
+    tags=["admin"],
+    summary="Who the token is",
+    description="The bank, agent and role the bearer token stands for.",
+)
+def whoami(who: Caller) -> JSONResponse:
+    return answer(
+        {"token_id": who.token_id, "bank": who.bank, "agent": who.agent, "role": who.role}
+    )
+
+
+@router.get(
+    "/v1/banks",
+    tags=["admin"],
+    summary="List banks",
+    description="Every bank for an admin token for all banks; otherwise the token's bank, "
+    "when it exists.",
+)
+def banks(mem: Mem, who: Caller) -> JSONResponse:
+    found = [b for b in mem.banks() if who.may_use_bank(b.id)]
+    return answer({"banks": found})
+
+
+@router.get(
+    "/v1/stats",
+    tags=["admin"],
+    summary="Store statistics (admin)",
+    description="Counts of banks, sources, memories, entities, edges and embeddings by model.",
+)
+def stats(mem: Mem, _who: Admin) -> JSONResponse:
+    return answer(mem.stats())
+
+
+@router.get(
+    "/v1/audit/verify",
+    tags=["admin"],
+    summary="Verify the audit hash chain (admin)",
+    description="Checks each bank's hash-chained mutation log for edits, deletions, "
+    "reordering and truncation. ok=false names the first bad record.",
+)
+def audit_verify(
+    mem: Mem,
+    who: Admin,
+    bank: Annotated[
+        str | None, Query(max_length=128, pattern=BANK_PATTERN, description="Only this bank.")
+    ] = None,
+) -> JSONResponse:
+    if bank is None and who.bank != "*":
+        bank = who.bank
+    reports = {b: r for b, r in mem.audit_verify(bank).items() if who.may_use_bank(b)}
+    return answer({"ok": all(r.ok for r in reports.values()), "banks": reports})
+
+
+@router.get(
+    "/v1/banks/{bank}/audit",
+    tags=["admin"],
+    summary="Recent audit records (admin)",
+    description="The newest mutation records of a bank (who, what, before, after, why), "
+    "newest first.",
+)
+def audit_records(
+    mem: Mem,
+    acc: BankAdmin,
+    limit: Annotated[int, Query(ge=1, le=1000, description="At most this many.")] = 100,
+) -> JSONResponse:
+    # Memory has no reader for audit records; the store's is read-only and bank-scoped.
+    recent = deque(mem.store.audit_records(acc.bank), maxlen=limit)
+    records = [
+        {
+            "seq": r.seq,
+            "at": r.at,
+            "actor": r.actor,
+            "op": r.op,
+            "target": r.target,
+            "before": r.before,
+            "after": r.after,
+            "reason": r.reason,
+            "hash": r.hash,
+        }
+        for r in reversed(recent)
+    ]
+    return answer({"bank": acc.bank, "records": records})

@@ -1,0 +1,54 @@
+"""Agents: the swarm roster of a bank, and an agent's own presence (enroll, heartbeat, farewell).
+
+The agent is always the token's: an agent announces itself, never another.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from mneme.surfaces.http.auth import Reader, Writer
+from mneme.surfaces.http.context import Mem, answer
+from mneme.surfaces.http.problems import ERROR_RESPONSES
+from mneme.surfaces.http.schemas import EnrollIn, HeartbeatIn
+
+router = APIRouter(prefix="/v1/banks/{bank}/agents", tags=["agents"], responses=ERROR_RESPONSES)
+
+
+@router.get(
+    "",
+    summary="The roster",
+    description="Agents seen lately in the bank; the ones silent past the presence TTL are "
+    "only counted (hidden_stale).",
+)
+def roster(mem: Mem, acc: Reader) -> JSONResponse:
+    return answer(mem.roster(acc.bank))
+
+
+@router.post(
+    "/enroll",
+    summary="Enroll this agent",
+    description="Announce the token's agent to the bank's roster (its first heartbeat). 404 "
+    "when the bank holds nothing yet.",
+)
+def enroll(body: EnrollIn, mem: Mem, acc: Writer) -> JSONResponse:
+    return answer(mem.enroll(bank=acc.bank, agent=acc.agent, host=body.host))
+
+
+@router.post(
+    "/heartbeat",
+    summary="Heartbeat",
+    description="Record that the token's agent is alive, with its status.",
+)
+def heartbeat(body: HeartbeatIn, mem: Mem, acc: Writer) -> JSONResponse:
+    return answer(mem.heartbeat(bank=acc.bank, agent=acc.agent, status=body.status))
+
+
+@router.post(
+    "/farewell",
+    summary="Farewell",
+    description="The token's agent leaves the roster (its record stays: it anchors authorship).",
+)
+def farewell(mem: Mem, acc: Writer) -> JSONResponse:
+    return answer(mem.farewell(bank=acc.bank, agent=acc.agent))

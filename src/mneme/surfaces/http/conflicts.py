@@ -1,0 +1,91 @@
+"""Conflicts: open disagreements between memories, and how a person settles them."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import JSONResponse
+
+from mneme.surfaces.http.auth import BANK_PATTERN, Access, Reader, Reviewer, sees_everything
+from mneme.surfaces.http.context import Mem, answer
+from mneme.surfaces.http.problems import ERROR_RESPONSES, ApiError
+from mneme.surfaces.http.schemas import ContradictionIn, ResolveIn
+
+router = APIRouter(prefix="/v1/banks/{bank}", tags=["conflicts"], responses=ERROR_RESPONSES)
+
+
+@router.get(
+    "/conflicts",
+    summary="List conflicts",
+    description="Disagreements between memories (open by default), each with both parties, "
+    "its kind, the question it raises and, once settled, its resolution.",
+)
+def list_conflicts(
+    mem: Mem,
+    acc: Reviewer,
+    status: Annotated[
+        Literal["open", "resolved", "all"], Query(description="open, resolved or all.")
+    ] = "open",
+    limit: Annotated[int, Query(ge=1, le=1000, description="At most this many.")] = 100,
+) -> JSONResponse:
+    found = mem.conflicts(bank=acc.bank, status=None if status == "all" else status, limit=limit)
+    return answer({"bank": acc.bank, "status": status, "conflicts": found})
+
+
+@router.post(
+    "/conflicts/{conflict_id}/resolve",
+    summary="Resolve a conflict",
+    description="supersede (the winner replaces the other), reject (the other is wrong: "
+    "rejected and tombstoned), not_conflict (both hold; the pair is never flagged again) or "
+    "scoped_exception (both hold, each in its stated scope: give scope_a and scope_b). "
+    "409 when it is already resolved.",
+)
+def resolve(
+    conflict_id: Annotated[
+        str, Path(description="The conflict id.", max_length=128, pattern=BANK_PATTERN)
+    ],
+    body: ResolveIn,
+    mem: Mem,
+    acc: Reviewer,
+) -> JSONResponse:
+    # Ids are global: history() answers 404 unless the conflict lives in this bank.
+    mem.history(conflict_id, bank=acc.bank)
+    record = mem.resolve(
+        conflict_id,
+        body.resolution,
+        actor=acc.agent,
+        note=body.note,
+        winner=body.winner,
+        scope_a=body.scope_a,
+        scope_b=body.scope_b,
+    )
+    return answer(record)
+
+
+def _may_answer(mem: Mem, acc: Access, from_id: str) -> None:
+    """Agents answer questions about their own writes; reviewers and admins any question."""
+    if sees_everything(acc.who):
+        mem.get(from_id, bank=acc.bank)
+        return
+    try:
+        mem.get(from_id, bank=acc.bank, agent=acc.agent, scope="personal")
+    except LookupError as exc:
+        raise ApiError(
+            403, "forbidden", "an agent may settle only questions about its own memories"
+        ) from exc
+
+
+@router.post(
+    "/contradictions/resolve",
+    summary="Answer a write's question (resolve_contradiction)",
+    description="A write that came back needs_clarification named the new memory (from_id) "
+    "and the one it disputed (to_id). confirm: the new one replaces the old; retract: the new "
+    "one is wrong; preference: both hold. Agents may answer for their own memories.",
+)
+def resolve_contradiction(body: ContradictionIn, mem: Mem, acc: Reader) -> JSONResponse:
+    _may_answer(mem, acc, body.from_id)
+    settlement = mem.resolve_contradiction(
+        body.from_id, body.to_id, body.decision, actor=acc.agent, note=body.note
+    )
+    return answer(settlement)

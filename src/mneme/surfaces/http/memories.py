@@ -1,0 +1,290 @@
+"""Memories: retain, recall, and reading one memory (get, history, graph, sources, chain)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import JSONResponse
+
+from mneme.surfaces.http.auth import (
+    BANK_PATTERN,
+    Access,
+    Caller,
+    Reader,
+    Writer,
+    require,
+    require_bank,
+    sees_everything,
+)
+from mneme.surfaces.http.context import Mem, answer
+from mneme.surfaces.http.problems import ERROR_RESPONSES, ApiError
+from mneme.surfaces.http.schemas import ChainIn, ConnectIn, RecallIn, RetainIn, UpdateIn
+from mneme.surfaces.http.tokens import ALL_BANKS, Principal
+
+router = APIRouter(prefix="/v1", tags=["memories"], responses=ERROR_RESPONSES)
+
+ObjectId = Annotated[
+    str,
+    Path(
+        description="A memory (unit), source, claim or conflict id.",
+        max_length=128,
+        pattern=BANK_PATTERN,
+    ),
+]
+ScopeParam = Annotated[
+    Literal["personal", "collective"],
+    Query(description="For agent tokens: personal (its own) or collective (the bank's shared)."),
+]
+Limit = Annotated[int, Query(ge=1, le=1000, description="At most this many.")]
+Offset = Annotated[int, Query(ge=0, le=1_000_000, description="Skip this many (paging).")]
+
+
+def viewer(who: Principal, scope: str = "collective") -> dict[str, Any]:
+    """Memory's viewer arguments for a caller: reviewers and admins read as the owner."""
+    if sees_everything(who):
+        return {"agent": None}
+    return {"agent": who.agent, "scope": scope}
+
+
+@router.get(
+    "/memories",
+    summary="List the memories of the token's bank",
+    description="The newest memories of a bank, as the caller may see them. The bank defaults "
+    "to the token's; an admin token for every bank must name one.",
+)
+def list_token_bank(
+    mem: Mem,
+    who: Caller,
+    bank: Annotated[
+        str | None, Query(max_length=128, pattern=BANK_PATTERN, description="The bank.")
+    ] = None,
+    scope: ScopeParam = "collective",
+    limit: Limit = 50,
+    offset: Offset = 0,
+) -> JSONResponse:
+    bank = bank or (None if who.bank == ALL_BANKS else who.bank)
+    if bank is None:
+        raise ApiError(400, "invalid_input", "this token is for every bank: name one with ?bank=")
+    require_bank(who, bank)
+    require(who, "read")
+    units = mem.list_memories(bank=bank, limit=limit, offset=offset, **viewer(who, scope))
+    return answer({"bank": bank, "memories": units})
+
+
+@router.post(
+    "/banks/{bank}/memories",
+    summary="Retain: keep what happened",
+    description="Stores the source, atomizes it into memories, links and judges them against "
+    "what is known. A contradiction or a destructive change comes back as "
+    "status=needs_clarification with questions; nothing known is overwritten. The author is "
+    "the token's agent. With `wait`, a slow write answers 202 with a pending_id.",
+    responses={202: {"description": "Accepted; poll the add-status route with pending_id."}},
+)
+def retain(body: RetainIn, mem: Mem, acc: Writer) -> JSONResponse:
+    result = mem.retain(
+        body.text,
+        bank=acc.bank,
+        agent=acc.agent,
+        session=body.session,
+        occurred_at=body.occurred_at,
+        mentioned_at=body.mentioned_at,
+        source_id=body.source_id,
+        source_kind=body.source_kind,
+        trust=body.trust,
+        supersedes=body.supersedes,
+        visibility=body.visibility,
+        metadata=body.metadata,
+        wait=body.wait,
+    )
+    return answer(result, 202 if result.status.value == "accepted" else 200)
+
+
+@router.get(
+    "/banks/{bank}/memories",
+    summary="List memories",
+    description="The newest memories of the bank that the caller may see.",
+)
+def list_memories(
+    mem: Mem, acc: Reader, scope: ScopeParam = "collective", limit: Limit = 50, offset: Offset = 0
+) -> JSONResponse:
+    units = mem.list_memories(bank=acc.bank, limit=limit, offset=offset, **viewer(acc.who, scope))
+    return answer({"bank": acc.bank, "memories": units})
+
+
+@router.get(
+    "/banks/{bank}/writes/{pending_id}",
+    summary="Add status: where an accepted write stands",
+    description="pending, processing, done (with its result) or failed.",
+)
+def add_status(pending_id: ObjectId, mem: Mem, acc: Reader) -> JSONResponse:
+    status = mem.get_add_status(pending_id)
+    source_id = status.result.source_id if status.result else None
+    if source_id:
+        # The write's source must be in this bank and visible to the caller.
+        mem.source(source_id, bank=acc.bank, **viewer(acc.who))
+    return answer(status)
+
+
+@router.get(
+    "/banks/{bank}/memories/{memory_id}",
+    summary="Get one memory",
+    description="One memory unit with its provenance (evidence source ids, knowers, "
+    "supersession pointers). 404 when it is outside the caller's scope.",
+)
+def get_memory(
+    memory_id: ObjectId, mem: Mem, acc: Reader, scope: ScopeParam = "collective"
+) -> JSONResponse:
+    return answer(mem.get(memory_id, bank=acc.bank, **viewer(acc.who, scope)))
+
+
+@router.post(
+    "/banks/{bank}/memories/{memory_id}/update",
+    summary="Update a memory (as a supersede)",
+    description="The new text supersedes the memory; the old one stays in history. A memory "
+    "the charter protects is not superseded: the answer asks a person instead.",
+)
+def update_memory(memory_id: ObjectId, body: UpdateIn, mem: Mem, acc: Writer) -> JSONResponse:
+    # In this bank and visible to the agent, before anything is written.
+    mem.get(memory_id, bank=acc.bank, agent=acc.agent, scope="collective")
+    result = mem.update(
+        memory_id,
+        body.text,
+        agent=acc.agent,
+        reason=body.reason,
+        occurred_at=body.occurred_at,
+        source_id=body.source_id,
+    )
+    return answer(result)
+
+
+@router.get(
+    "/banks/{bank}/memories/{memory_id}/history",
+    summary="History of a memory",
+    description="Every recorded change of a unit, source, claim or conflict, oldest first.",
+)
+def history(memory_id: ObjectId, mem: Mem, acc: Reader) -> JSONResponse:
+    events = mem.history(memory_id, bank=acc.bank, agent=viewer(acc.who)["agent"])
+    return answer({"id": memory_id, "events": events})
+
+
+@router.get(
+    "/banks/{bank}/memories/{memory_id}/graph",
+    summary="Graph neighbourhood of a memory",
+    description="The memories within `depth` typed edges of this one, and the edges, within "
+    "the caller's scope.",
+)
+def graph(
+    memory_id: ObjectId,
+    mem: Mem,
+    acc: Reader,
+    depth: Annotated[int, Query(ge=1, le=4, description="How many edges out.")] = 1,
+    scope: ScopeParam = "collective",
+) -> JSONResponse:
+    return answer(mem.graph(memory_id, depth, bank=acc.bank, **viewer(acc.who, scope)))
+
+
+@router.get(
+    "/banks/{bank}/sources/{source_id}",
+    summary="Get a source",
+    description="The raw input a memory came from (its evidence), as it was given.",
+)
+def source(
+    source_id: ObjectId, mem: Mem, acc: Reader, scope: ScopeParam = "collective"
+) -> JSONResponse:
+    return answer(mem.source(source_id, bank=acc.bank, **viewer(acc.who, scope)))
+
+
+def _recall_agent(who: Principal, as_agent: str | None) -> str:
+    if as_agent is None or as_agent == who.agent:
+        return who.agent
+    if not sees_everything(who):
+        raise ApiError(403, "forbidden", "an agent token recalls as its own agent only")
+    return as_agent
+
+
+def _recall(q: RecallIn, mem: Mem, acc: Access) -> JSONResponse:
+    hits = mem.recall(
+        q.query,
+        bank=acc.bank,
+        agent=_recall_agent(acc.who, q.as_agent),
+        scope=q.scope,
+        k=q.k,
+        time_from=q.time_from,
+        time_to=q.time_to,
+        as_of=q.as_of,
+        types=q.types,
+        include_superseded=q.include_superseded,
+    )
+    return answer({"query": q.query, "hits": hits})
+
+
+_RECALL_DOC = (
+    "Best matches first, with provenance: per-channel ranks (semantic, lexical, graph, "
+    "temporal), evidence source ids, superseded and flashback flags, open conflicts. "
+    "Personal scope is what the token's agent stated; collective is the bank, less other "
+    "agents' private memories. No model call but the query's embedding."
+)
+
+
+@router.post("/banks/{bank}/recall", summary="Recall", description=_RECALL_DOC)
+def recall(body: RecallIn, mem: Mem, acc: Reader) -> JSONResponse:
+    return _recall(body, mem, acc)
+
+
+@router.get("/banks/{bank}/recall", summary="Recall (query parameters)", description=_RECALL_DOC)
+def recall_get(params: Annotated[RecallIn, Query()], mem: Mem, acc: Reader) -> JSONResponse:
+    return _recall(params, mem, acc)
+
+
+@router.post(
+    "/banks/{bank}/chain",
+    summary="Reasoning chain",
+    description="The best match for the query and its why-edges: causes (causal), "
+    "consequences (forward) or both.",
+)
+def chain(body: ChainIn, mem: Mem, acc: Reader) -> JSONResponse:
+    steps = mem.chain(
+        body.query,
+        bank=acc.bank,
+        agent=acc.agent,
+        scope=body.scope,
+        direction=body.direction,
+        depth=body.depth,
+    )
+    return answer({"query": body.query, "steps": steps})
+
+
+@router.post(
+    "/banks/{bank}/connect",
+    summary="Connect two memories",
+    description="Link two memories (ids, or queries whose best match is taken) with a typed "
+    "edge such as RELATES_TO, SUPPORTS or CAUSES.",
+)
+def connect(body: ConnectIn, mem: Mem, acc: Writer) -> JSONResponse:
+    edge = mem.connect(
+        body.a,
+        body.b,
+        bank=acc.bank,
+        agent=acc.agent,
+        type=body.type,
+        weight=body.weight,
+        note=body.note,
+    )
+    return answer(edge)
+
+
+@router.get(
+    "/banks/{bank}/concepts/{name}",
+    summary="Memories about a concept",
+    description="Memories that mention a named thing (an entity or one of its aliases).",
+)
+def concept(
+    name: Annotated[str, Path(min_length=1, max_length=200, description="The concept.")],
+    mem: Mem,
+    acc: Reader,
+    scope: ScopeParam = "collective",
+    k: Annotated[int, Query(ge=1, le=200, description="How many memories.")] = 20,
+) -> JSONResponse:
+    units = mem.concept(name, bank=acc.bank, agent=acc.agent, scope=scope, k=k)
+    return answer({"concept": name, "memories": units})

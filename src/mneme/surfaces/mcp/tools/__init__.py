@@ -1,0 +1,33 @@
+"""The MCP tools, one module per concern; ``register`` adds them all to a server."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+from mneme.surfaces.mcp.tools import memories, reasoning, review, swarm, think
+
+#: (tool function, its behaviour hints) for every module, in the order they are listed.
+ToolSpec = tuple[Callable[..., Any], ToolAnnotations]
+
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+DECIDE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+
+MODULES = (memories, reasoning, swarm, think, review)
+
+
+def specs() -> list[ToolSpec]:
+    out: list[ToolSpec] = []
+    for module in MODULES:
+        for fn, kind in module.TOOLS:
+            out.append((fn, {"read": READ, "write": WRITE, "decide": DECIDE}[kind]))
+    return out
+
+
+def register(server: MCPServer[Any]) -> None:
+    for fn, hints in specs():
+        server.add_tool(fn, annotations=hints, structured_output=False)

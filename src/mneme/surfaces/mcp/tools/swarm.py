@@ -1,0 +1,94 @@
+"""Tools for many agents on one bank: the roster, presence, and the state of the swarm."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from mneme.memory import Memory
+from mneme.serialize import to_jsonable
+from mneme.surfaces.mcp.params import Agent, Bank
+from mneme.surfaces.mcp.results import Ctx, run
+
+#: Counts above this are reported as "at least" (the queue and conflict lists are paged).
+COUNT_CAP = 1_000
+
+
+async def list_agents(ctx: Ctx, bank: Bank) -> CallToolResult:
+    """The agents working on a bank: who is live, and how many went quiet or left.
+
+    Returns bank_id, live (each agent: id, first_seen, last_seen, host, status),
+    hidden_stale (silent for over 30 minutes) and departed.
+    """
+    return await run(ctx, lambda m: m.roster(bank))
+
+
+async def enroll_agent(
+    ctx: Ctx,
+    bank: Bank,
+    agent: Agent,
+    host: Annotated[
+        str | None, Field(max_length=255, description="Where the agent runs.")
+    ] = None,
+) -> CallToolResult:
+    """Join a bank's roster (your first heartbeat) so other agents see you.
+
+    The bank must exist: add a memory to it first. Returns your agent record.
+    """
+    return await run(ctx, lambda m: m.enroll(bank=bank, agent=agent, host=host))
+
+
+async def agent_heartbeat(
+    ctx: Ctx,
+    bank: Bank,
+    agent: Agent,
+    status: Annotated[
+        Literal["active", "idle", "busy"], Field(description="What you are doing.")
+    ] = "active",
+) -> CallToolResult:
+    """Tell the swarm you are still there (every write does this for you too).
+
+    Returns your agent record.
+    """
+    return await run(ctx, lambda m: m.heartbeat(bank=bank, agent=agent, status=status))
+
+
+async def agent_farewell(ctx: Ctx, bank: Bank, agent: Agent) -> CallToolResult:
+    """Leave the bank's live roster (your record and memories stay). Returns your record."""
+    return await run(ctx, lambda m: m.farewell(bank=bank, agent=agent))
+
+
+async def swarm_status(ctx: Ctx, bank: Bank) -> CallToolResult:
+    """One look at a bank's swarm: the roster, the store's size, and what awaits people.
+
+    Returns roster, stats (store-wide counts of banks, sources, units, entities, edges),
+    open_conflicts and pending_review (counts; capped at 1000 with a '+' flag), and
+    open_think_sessions (in this server process).
+    """
+
+    def work(m: Memory) -> dict[str, Any]:
+        conflicts = len(m.conflicts(bank=bank, status="open", limit=COUNT_CAP))
+        pending = len(m.review.queue(bank=bank, limit=COUNT_CAP))
+        return {
+            "bank": bank,
+            "roster": to_jsonable(m.roster(bank)),
+            "stats": to_jsonable(m.stats()),
+            "open_conflicts": conflicts,
+            "open_conflicts_capped": conflicts >= COUNT_CAP,
+            "pending_review": pending,
+            "pending_review_capped": pending >= COUNT_CAP,
+            "open_think_sessions": m.think.open_count(),
+        }
+
+    return await run(ctx, work)
+
+
+TOOLS = [
+    (list_agents, "read"),
+    (enroll_agent, "write"),
+    (agent_heartbeat, "write"),
+    (agent_farewell, "write"),
+    (swarm_status, "read"),
+]
