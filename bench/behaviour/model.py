@@ -37,15 +37,15 @@ DIMENSIONS: tuple[str, ...] = (
 
 #: SHA-256 of every dataset file. A changed case needs a reviewed change of its pin.
 PINS: Mapping[str, str] = {
-    "provenance.jsonl": "",
-    "contradiction.jsonl": "",
-    "long_horizon.jsonl": "",
-    "cross_session.jsonl": "",
-    "stale_belief.jsonl": "",
-    "temporal.jsonl": "",
-    "scope_isolation.jsonl": "",
-    "tombstone.jsonl": "",
-    "reconsolidation.jsonl": "",
+    "provenance.jsonl": "0afc41ea37e3c34661705507df9e73970b7d78584960d6e6bfd02bdc594f09e2",
+    "contradiction.jsonl": "bdf608b975587dfa727b4c1f3350309aaa6981984154b2220528c5b4b963d273",
+    "long_horizon.jsonl": "f4da137931d8b5de25679d161e0f0968e987d323163afb959031aea2284c15ee",
+    "cross_session.jsonl": "701cd9a6ba2f7d6113685858518820d50544b18ef3755d09b1e057845cb69c89",
+    "stale_belief.jsonl": "b891510e3b2f3bdb606265b1995aaae8d47330cb5579213954ff1986f10596e7",
+    "temporal.jsonl": "ebf088689b685c6a92ab3e101665334600a35b8e0ea8a4fa0d263b6ee29e4051",
+    "scope_isolation.jsonl": "2c680f6cc33a780a4dd229afc56557d5309c2f5b71db010e25c409633f3a05b2",
+    "tombstone.jsonl": "824feb866d5682d3e5522dbb526d712bb34f8f603b613e2136f2cb08f1464a3d",
+    "reconsolidation.jsonl": "3fd653f088a09abfda9cd1964c33169afac881dfe8fd96e7a9e1544d7d8e9906",
 }
 
 #: The agent events and queries belong to when a case names none.
@@ -214,43 +214,57 @@ def validate_case(obj: Any) -> list[str]:
         return errors
     events = obj["events"]
     ids = [e["event_id"] for e in events]
-    known = set(ids)
-    if len(known) != len(ids):
+    if len(set(ids)) != len(ids):
         errors.append("events: event ids are not unique")
     times = {e["event_id"]: _time(e["time"]) for e in events}
+    errors += _event_refs(events, times)
+    errors += _action_refs(obj.get("actions", ()), times)
+    q = obj["query"]
+    last = max(
+        [*times.values(), *(_time(a["time"]) for a in obj.get("actions", ()) if "time" in a)]
+    )
+    if _time(q["time"]) < last:
+        errors.append("query: asked before the last event or action")
+    if "as_of" in q and _time(q["as_of"]) > _time(q["time"]):
+        errors.append("query: as_of is after the query time")
+    return errors + _expected_refs(obj["expected"], set(times))
+
+
+def _event_refs(events: list[dict[str, Any]], times: Mapping[str, dt.datetime]) -> list[str]:
+    errors = []
     for e in events:
         for ref in (*e.get("supersedes", ()), *e.get("because", ())):
-            if ref not in known:
+            if ref not in times:
                 errors.append(f"event {e['event_id']}: names unknown event {ref}")
             elif times[ref] >= times[e["event_id"]]:
                 errors.append(f"event {e['event_id']}: {ref} is not earlier")
         if e.get("supersedes") and e["kind"] != "correct":
             errors.append(f"event {e['event_id']}: only a correct event supersedes")
-    last = max(times.values())
-    for i, a in enumerate(obj.get("actions", ())):
+    return errors
+
+
+def _action_refs(actions: Iterable[dict[str, Any]], times: Mapping[str, dt.datetime]) -> list[str]:
+    errors = []
+    for i, a in enumerate(actions):
         for ref in (a["event"], *a.get("because", ())):
-            if ref not in known:
+            if ref not in times:
                 errors.append(f"actions/{i}: names unknown event {ref}")
             elif "time" in a and _time(a["time"]) <= times[ref]:
                 errors.append(f"actions/{i}: happens before event {ref}")
-        if "time" in a:
-            last = max(last, _time(a["time"]))
-    q = obj["query"]
-    if _time(q["time"]) < last:
-        errors.append("query: asked before the last event or action")
-    if "as_of" in q and _time(q["as_of"]) > _time(q["time"]):
-        errors.append("query: as_of is after the query time")
-    exp = obj["expected"]
-    for ref in exp.get("citations") or ():
-        if ref not in known:
-            errors.append(f"expected/citations: unknown event {ref}")
-    for group in exp.get("contradictions") or ():
-        for ref in group:
-            if ref not in known:
-                errors.append(f"expected/contradictions: unknown event {ref}")
-    if not exp["answer"] and not exp["forbidden"] and exp.get("citations") is None and (
-        exp.get("contradictions") is None
-    ):
+    return errors
+
+
+def _expected_refs(exp: Mapping[str, Any], known: set[str]) -> list[str]:
+    named = list(exp.get("citations") or ())
+    named += [ref for group in exp.get("contradictions") or () for ref in group]
+    errors = [f"expected: names unknown event {ref}" for ref in named if ref not in known]
+    scored = (
+        exp["answer"]
+        or exp["forbidden"]
+        or exp.get("citations") is not None
+        or exp.get("contradictions") is not None
+    )
+    if not scored:
         errors.append("expected: nothing is scored")
     return errors
 
@@ -362,9 +376,7 @@ def check_pins(directory: Path = CASES_DIR, pins: Mapping[str, str] = PINS) -> N
         )
 
 
-def load_dataset(
-    directory: Path = CASES_DIR, pins: Mapping[str, str] | None = PINS
-) -> list[Case]:
+def load_dataset(directory: Path = CASES_DIR, pins: Mapping[str, str] | None = PINS) -> list[Case]:
     """Every case of the dataset, checked against the pins (``pins=None`` skips that).
 
     Raises:

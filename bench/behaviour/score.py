@@ -86,7 +86,9 @@ def score_case(case: Case, pred: Prediction) -> CaseScore:
         answer = 0.0 if missing or found else 1.0
     cites = None if exp.citations is None else f1(pred.citations, exp.citations)
     conflicts = (
-        None if exp.contradictions is None else f1(pairs(pred.contradictions), pairs(exp.contradictions))
+        None
+        if exp.contradictions is None
+        else f1(pairs(pred.contradictions), pairs(exp.contradictions))
     )
     parts = [x for x in (answer, cites, conflicts) if x is not None]
     score = 100.0 * sum(parts) / len(parts) if parts else 0.0

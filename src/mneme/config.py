@@ -49,6 +49,11 @@ class Config:
     max_atoms: int = 512
     read_only: bool = False
     charter: str | None = None  # path of the charter file; None: the packaged default
+    #: Seconds between background reconsolidation passes; 0 runs sweeps only when asked
+    #: (``Memory.reconsolidate``, ``mneme reconsolidate``). ``mneme serve`` turns it on.
+    reconsolidate_every: float = 0.0
+    reconsolidation_bar: float = 0.7  # verdicts below this confidence go to a person
+    reconsolidation_batch: int = 16  # pending belief changes swept per pass (ADR 0009)
     recall: RecallConfig = field(default_factory=RecallConfig)
 
     def replace(self, **changes: Any) -> Config:

@@ -12,6 +12,9 @@ from typing import Any
 
 from mneme import config as config_mod
 from mneme import validate
+from mneme.background.health import health as health_snapshot
+from mneme.background.reconsolidate import Reconsolidator
+from mneme.background.worker import Worker
 from mneme.config import Config
 from mneme.core.chain import ChainReport
 from mneme.core.judgement import JudgeConfig
@@ -23,6 +26,7 @@ from mneme.core.model import (
     Bank,
     ConflictRecord,
     Edge,
+    EdgeType,
     HistoryEvent,
     Hit,
     RetainResult,
@@ -31,6 +35,8 @@ from mneme.core.model import (
     Scope,
     Settlement,
     Source,
+    SweepProposal,
+    SweepReport,
     Tombstone,
     Unit,
     Viewer,
@@ -112,10 +118,20 @@ class Memory:
             store, embedder, config, clock, judge, self._conflicts, self.charter, self._settler
         )
         self._recaller = Recaller(store, embedder, config.recall, clock)
+        self.reconsolidator = Reconsolidator(
+            store,
+            self.review,
+            self._conflicts,
+            clock,
+            bar=config.reconsolidation_bar,
+            batch=config.reconsolidation_batch,
+        )
+        self._sweeper = Worker("reconsolidate", self._sweep_step, config.reconsolidate_every)
         self._buffer = IngestBuffer(store, self._retainer, clock)
         self.think = Thinker(self)
         if not config.read_only:
             self._buffer.recover()  # accepted writes a previous process did not finish
+            self._sweeper.start()
 
     @classmethod
     def open(
@@ -165,6 +181,7 @@ class Memory:
         return self.store.migrate()
 
     def close(self) -> None:
+        self._sweeper.stop()
         self._buffer.close()
         self._recaller.close()
         self.store.close()
@@ -624,6 +641,69 @@ class Memory:
         units = self.store.get_units(viewer, [s.unit_id for s in scored])
         return [units[s.unit_id] for s in scored if s.unit_id in units]
 
+    # -- reconsolidation ----------------------------------------------------------------
+
+    def reconsolidate(
+        self, belief_id: str | None = None, *, bank: str | None = None
+    ) -> list[SweepReport]:
+        """Re-examine what hangs on changed beliefs: one belief, or every pending change."""
+        if belief_id is not None:
+            validate.ident(belief_id, "belief_id")
+            return [self.reconsolidator.sweep(belief_id)]
+        return self.reconsolidator.run_pending(bank)
+
+    def has_pending_reconsolidation(self, bank: str | None = None) -> bool:
+        return self.reconsolidator.has_pending(bank)
+
+    def contest(self, memory_id: str, *, because: str, actor: str) -> Edge:
+        """Record that a memory is held back because of a belief (CONTESTED_BECAUSE)."""
+        return self.reconsolidator.link(
+            memory_id, because, EdgeType.CONTESTED_BECAUSE, actor=validate.ident(actor, "actor")
+        )
+
+    def support(self, memory_id: str, *, belief: str, actor: str) -> Edge:
+        """Record that a memory is evidence for a belief (SUPPORTS)."""
+        return self.reconsolidator.link(
+            memory_id, belief, EdgeType.SUPPORTS, actor=validate.ident(actor, "actor")
+        )
+
+    def set_confidence(self, memory_id: str, confidence: float, *, actor: str, reason: str) -> Unit:
+        """A person's (or a sweep's) change of confidence; a belief that changes is swept."""
+        if (
+            isinstance(confidence, bool)
+            or not isinstance(confidence, int | float)
+            or not 0 <= confidence <= 1
+        ):
+            raise InvalidInput(f"confidence must be a number from 0 to 1, not {confidence!r}")
+        unit = self.get(memory_id)
+        with self.store.transaction():
+            after = self.store.update_unit(
+                unit.bank_id,
+                unit.id,
+                UnitChanges(confidence=float(confidence)),
+                actor=validate.ident(actor, "actor"),
+                reason=reason or "confidence changed",
+            )
+            if confidence < unit.confidence:
+                self.review.changed(unit.bank_id, [unit.id], "lost confidence")
+        return after
+
+    def sweep_proposals(self, *, bank: str) -> list[SweepProposal]:
+        """Sweep verdicts below the confidence bar, waiting for a person."""
+        return self.reconsolidator.proposals(validate.ident(bank, "bank"))
+
+    def decide_proposal(self, proposal_id: str, accept: bool, *, actor: str) -> SweepProposal:
+        return self.reconsolidator.decide(
+            validate.ident(proposal_id, "proposal_id"),
+            bool(accept),
+            actor=validate.ident(actor, "actor"),
+        )
+
+    def _sweep_step(self) -> bool:
+        if not self.reconsolidator.has_pending():
+            return False
+        return bool(self.reconsolidator.run_pending())
+
     def banks(self) -> list[Bank]:
         return self.store.list_banks()
 
@@ -678,6 +758,15 @@ class Memory:
         past audit records keep their digests but lose their content.
         """
         return purge_object(self.store, object_id, actor=actor, reason=reason, dry_run=dry_run)
+
+    def health(self) -> dict[str, Any]:
+        """Schema, sizes, pending work, open conflicts and reconsolidation rates."""
+        report = health_snapshot(self.store, banks=[b.id for b in self.banks()])
+        report["charter_error"] = self.charter.error
+        report["workers"] = {
+            "reconsolidate": {"runs": self._sweeper.runs, "errors": self._sweeper.errors}
+        }
+        return report
 
     def stats(self) -> StoreStats:
         return self.store.stats()

@@ -18,25 +18,30 @@ import time
 import traceback
 from typing import Any
 
-WORDS = (
-    "amber basil cedar delta ember fjord garnet harbor indigo juniper kelp lotus maple nickel "
-    "onyx pepper quartz raven saffron tundra umber velvet willow xenon yarrow zinnia"
-).split()
+WORDS = [
+    *("amber", "basil", "cedar", "delta", "ember", "fjord", "garnet", "harbor", "indigo"),
+    *("juniper", "kelp", "lotus", "maple", "nickel", "onyx", "pepper", "quartz", "raven"),
+    *("saffron", "tundra", "umber", "velvet", "willow", "xenon", "yarrow", "zinnia"),
+]
+
+
+def _words(k: int) -> tuple[str, str, str]:
+    """Three words unique to k (k < 26**3): no two facts differ only in a number."""
+    n = len(WORDS)
+    return WORDS[k % n], WORDS[(k // n) % n], WORDS[(k // n // n) % n]
 
 
 def own_fact(agent: int, i: int) -> str:
-    w = random.Random(agent * 100_003 + i).sample(WORDS, 3)
-    return f"Crate {agent}x{i} of the {w[0]} depot holds {w[1]} seeds for the {w[2]} garden."
+    a, b, c = _words(agent * 1000 + i)
+    return f"Crate {agent}x{i} of the {a} depot holds {b} seeds for the {c} garden."
 
 
 def shared_fact(j: int) -> str:
-    w = random.Random(-1 - j).sample(WORDS, 2)
-    return f"Beacon {j} on the {w[0]} ridge guides the {w[1]} convoy."
+    a, b, c = _words(10_000 + j)
+    return f"Beacon {j}y of the {a} ridge guides {b} ships for the {c} fleet."
 
 
-def plan(
-    agent: int, own: int, shared: int, repeats: int
-) -> list[tuple[str, str | None, bool]]:
+def plan(agent: int, own: int, shared: int, repeats: int) -> list[tuple[str, str | None, bool]]:
     """(text, source_id, replay) in the order this agent states them."""
     rng = random.Random(agent)
     texts = [own_fact(agent, i) for i in range(own)] + [shared_fact(j) for j in range(shared)]

@@ -27,7 +27,7 @@ AGENTS = 8
 OWN = 400
 SHARED = 100
 REPEATS = 10
-BATCH = 25
+BATCH = 50
 BANK = "hive"
 WORKER = Path(__file__).with_name("agent_writer.py")
 DEADLINE_SECONDS = 240  # a bound on the wait, not a timing assertion
@@ -36,8 +36,8 @@ DEADLINE_SECONDS = 240  # a bound on the wait, not a timing assertion
 def _run_agents(target: str) -> tuple[list[dict[str, Any]], float]:
     procs = [
         subprocess.Popen(
-            [sys.executable, str(WORKER), target, BANK, str(i), str(OWN), str(SHARED)]
-            + [str(REPEATS), str(BATCH)],
+            [sys.executable, str(WORKER), target, BANK, str(i)]
+            + [str(n) for n in (OWN, SHARED, REPEATS, BATCH)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

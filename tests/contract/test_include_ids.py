@@ -1,4 +1,4 @@
-"""``Filters.include_ids``: every channel and listing keeps to the allowed units, inside the query."""
+"""``Filters.include_ids``: every channel and listing keeps to the allowed units, in the query."""
 
 from __future__ import annotations
 

@@ -20,12 +20,11 @@ from bench.behaviour.model import Case, Event, Prediction
 from bench.behaviour.score import normalize
 
 #: Words too common to count as sharing a topic (the query's question words and glue).
-STOP_WORDS = frozenset(
-    """a an and are as at be been but by can could did do does for from had has have he her
-    his how i if in into is it its me my no not now of on or our she so than that the their
-    them then there these they this to us was we were what when where which who whom why will
-    with would you your about any still currently current""".split()
-)
+_STOP = """a an and are as at be been but by can could did do does for from had has have he her
+his how i if in into is it its me my no not now of on or our she so than that the their them then
+there these they this to us was we were what when where which who whom why will with would you
+your about any still currently current"""
+STOP_WORDS = frozenset(_STOP.split())
 
 _WORD = re.compile(r"\w+")
 

@@ -21,7 +21,9 @@ from bench.behaviour.model import Case, CaseError, Prediction, prediction_from_j
 class CommandAdapter:
     label = SYSTEM
 
-    def __init__(self, command: str | Sequence[str], *, name: str = "command", timeout: float = 60.0):
+    def __init__(
+        self, command: str | Sequence[str], *, name: str = "command", timeout: float = 60.0
+    ):
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("the command adapter needs a command")

@@ -58,7 +58,9 @@ class MnemeAdapter:
     def __init__(self, embedder: str = "hashing", k: int = K, name: str = "mneme") -> None:
         self.embedder_spec = embedder
         # One instance for every case: loading MiniLM once, not once per case.
-        self.embedder: Embedder | str = embedder if embedder == "hashing" else build_embedder(embedder)
+        self.embedder: Embedder | str = (
+            embedder if embedder == "hashing" else build_embedder(embedder)
+        )
         self.k = k
         self.name = name
 
@@ -173,9 +175,7 @@ class MnemeAdapter:
             if c.a_unit not in answer_ids and c.b_unit not in answer_ids:
                 continue
             a, b = (self._evidence(mem, bank, uid, known) for uid in (c.a_unit, c.b_unit))
-            groups.extend(
-                tuple(sorted({x, y})) for x, y in itertools.product(a, b) if x != y
-            )
+            groups.extend(tuple(sorted({x, y})) for x, y in itertools.product(a, b) if x != y)
         return Prediction(
             answer=text,
             citations=citations,

@@ -471,3 +471,48 @@ class Settlement:
     conflict: ConflictRecord
     decision: str
     proposal: RuleProposal | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PendingSweep:
+    """A belief changed: the memories hanging on it wait to be re-examined."""
+
+    id: str
+    bank_id: str
+    belief_id: str
+    reason: str
+    status: str  # pending | done
+    created_at: dt.datetime
+    done_at: dt.datetime | None = None
+    report: JSON | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SweepProposal:
+    """A sweep verdict below the confidence bar: it waits for a person, applied never."""
+
+    id: str
+    bank_id: str
+    unit_id: str
+    belief_id: str
+    verdict: str  # reaccept | contradicts | unsupported | recontest
+    reason: str
+    evidence: tuple[str, ...]
+    confidence: float
+    status: str  # open | accepted | dismissed
+    created_at: dt.datetime
+    decided_at: dt.datetime | None = None
+    decided_by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SweepReport:
+    """What one reconsolidation sweep did, in both directions."""
+
+    belief_id: str
+    examined: int = 0
+    reaccepted: tuple[str, ...] = ()
+    flagged: tuple[str, ...] = ()
+    queued: tuple[str, ...] = ()  # proposal ids waiting for a person
+    left_alone: tuple[str, ...] = ()
+    refused: tuple[str, ...] = ()  # verdicts that failed validation (not applied)

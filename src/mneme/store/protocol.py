@@ -25,11 +25,13 @@ from mneme.core.model import (
     ConflictRecord,
     Edge,
     Entity,
+    PendingSweep,
     Resolution,
     ReviewEvent,
     ReviewStatus,
     Rule,
     Source,
+    SweepProposal,
     Tombstone,
     Unit,
     UnitStatus,
@@ -338,9 +340,33 @@ class Store(Protocol):
     def put_rule(self, rule: Rule) -> None: ...
     def list_rules(self, bank_id: str) -> list[Rule]: ...
 
+    # reconsolidation: pending belief changes and the sweep's queued verdicts
+    def add_pending_sweep(self, item: PendingSweep) -> None: ...
+    def has_pending_sweep(self, bank_id: str | None = None) -> bool: ...
+    def pending_sweeps(self, bank_id: str | None, limit: int) -> list[PendingSweep]: ...
+    def done_sweeps(self, bank_id: str | None, limit: int) -> list[PendingSweep]: ...
+    def finish_sweep(
+        self, bank_id: str, sweep_id: str, report: Mapping[str, Any], now: dt.datetime
+    ) -> None: ...
+    def put_proposal(self, proposal: SweepProposal) -> None: ...
+    def list_proposals(
+        self, bank_id: str, status: str | None = "open", limit: int = 100
+    ) -> list[SweepProposal]: ...
+    def decide_proposal(
+        self, bank_id: str, proposal_id: str, status: str, actor: str, now: dt.datetime
+    ) -> SweepProposal: ...
+
     # legal erasure: the only deletion; audited, content of past audit records erased
-    def purge(self, bank_id: str, unit_ids: Sequence[str], source_ids: Sequence[str], *,
-              actor: str, reason: str, target: str) -> PurgeCounts: ...
+    def purge(
+        self,
+        bank_id: str,
+        unit_ids: Sequence[str],
+        source_ids: Sequence[str],
+        *,
+        actor: str,
+        reason: str,
+        target: str,
+    ) -> PurgeCounts: ...
 
     # audit: append-only, hash-chained
     def audit(

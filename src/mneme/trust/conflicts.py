@@ -10,7 +10,7 @@ hold, each in its stated scope, and recall honours the scope).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from mneme import validate
 from mneme.core.model import (
@@ -253,6 +253,7 @@ class Conflicts:
             made_by="person",
             reason=note or "superseded in conflict resolution",
             now=now,
+            on_change=self.review.on_change,
         )
 
 
@@ -265,6 +266,7 @@ def retire(
     made_by: str,
     reason: str,
     now: dt.datetime,
+    on_change: Sequence[Callable[[Unit, str], None]] = (),
 ) -> None:
     """The winner supersedes the loser: flagged, valid until the winner's start, linked.
 
@@ -331,6 +333,10 @@ def retire(
             successor = min(winners) if winners else None
             changes = ClaimChanges(status=ClaimStatus.SUPERSEDED, superseded_by=successor)
             store.update_claim(bank, claim.id, changes, actor=actor, reason=reason, now=now)
+    if on_change:
+        retired = store.get_units(Viewer(bank, "owner", Scope.OWNER), [loser.id])[loser.id]
+        for listener in on_change:
+            listener(retired, f"superseded by {winner.id}")
 
 
 def _scope(value: str | None, what: str) -> str:

@@ -19,12 +19,15 @@ from mneme.core import review as rules
 from mneme.core.model import (
     ClaimRecord,
     ClaimStatus,
+    Edge,
+    EdgeType,
     ReviewEvent,
     ReviewStatus,
     Scope,
     Tombstone,
     Unit,
     UnitStatus,
+    UnitType,
     Viewer,
 )
 from mneme.errors import Conflict, InvalidInput, NotFound
@@ -59,6 +62,17 @@ class Review:
     def __init__(self, store: Store, clock: Callable[[], dt.datetime]) -> None:
         self.store = store
         self.clock = clock
+        #: Called (inside the transaction) with each unit whose status a decision changed;
+        #: reconsolidation listens here for beliefs that changed.
+        self.on_change: list[Callable[[Unit, str], None]] = []
+
+    def changed(self, bank_id: str, unit_ids: list[str], why: str) -> None:
+        if not self.on_change or not unit_ids:
+            return
+        units = self.store.get_units(Viewer(bank_id, "owner", Scope.OWNER), unit_ids)
+        for unit in units.values():
+            for listener in self.on_change:
+                listener(unit, why)
 
     # -- the queue ----------------------------------------------------------------------
 
@@ -88,8 +102,12 @@ class Review:
         note: str = "",
         *,
         reason: str | None = None,
+        because: str | None = None,
     ) -> ReviewEvent:
         """Approve, reject, supersede or restore a claim or a unit.
+
+        ``because`` names the belief behind a rejection: the unit is then CONTESTED_BECAUSE
+        that belief, and if the belief is later retracted, reconsolidation re-examines it.
 
         Raises:
             NotFound: no claim or unit has this id.
@@ -98,8 +116,42 @@ class Review:
         target = self.target(target_id)
         actor = validate.ident(actor, "actor")
         note = _note(note if note else (reason or ""))
+        belief = self._belief(target, because) if because is not None else None
         with self.store.transaction():
-            return self._apply(target, decision, actor, note, cause=None)
+            event = self._apply(
+                target,
+                decision,
+                actor,
+                note,
+                cause=None,
+                metadata={"because": because} if because else None,
+            )
+            if belief is not None:
+                self.store.put_edge(
+                    Edge(
+                        id=new_id("e_"),
+                        bank_id=target.bank_id,
+                        src=target.id,
+                        dst=belief.id,
+                        type=EdgeType.CONTESTED_BECAUSE,
+                        made_by=f"person:{actor}",
+                        created_at=event.at,
+                    )
+                )
+            return event
+
+    def _belief(self, target: Target, because: str) -> Unit:
+        validate.ident(because, "because")
+        if target.unit is None:
+            raise InvalidInput("a belief can be named behind a decision on a memory, not a claim")
+        belief = self.store.get_units(Viewer(target.bank_id, "owner", Scope.OWNER), [because]).get(
+            because
+        )
+        if belief is None:
+            raise NotFound(f"no belief {because!r} in bank {target.bank_id}")
+        if belief.type not in (UnitType.BELIEF, UnitType.OPINION):
+            raise InvalidInput(f"{because} is a {belief.type.value}, not a belief or opinion")
+        return belief
 
     def target(self, target_id: str) -> Target:
         validate.ident(target_id, "id")
@@ -158,6 +210,8 @@ class Review:
         self._set_state(target, new, actor, note, now)
         if decision == "reject":
             self._carry_rejection(target, event, actor, note)
+        elif decision == "approve" and target.state.status == "rejected":
+            self._lift_tombstones(target, actor)  # accepted after all: the value may return
         elif decision == "restore":
             undone = rules.in_force(self._steps_of(events))[-1]
             self._carry_restore(target, events, undone, actor, note)
@@ -212,6 +266,12 @@ class Review:
                 actor=actor,
                 reason=note or "review decision",
             )
+        units = (
+            [target.id]
+            if target.claim is None
+            else self.store.claim_unit_ids(target.bank_id, target.id)
+        )
+        self.changed(target.bank_id, units, f"review: {new.status}")
 
     # -- what a rejection carries, and what a restore takes back ------------------------
 
@@ -265,16 +325,21 @@ class Review:
             return
         bank = target.bank_id
         root = next(e for e in reversed(events) if e.decision == "reject")
-        for tomb in self.store.find_tombstones(
-            bank,
-            unit_id=target.id if target.unit is not None else None,
-            claim_key=target.claim.claim_key if target.claim is not None else None,
-        ):
-            self.store.update_tombstone(bank, tomb.id, lifted_at=self.clock(), lifted_by=actor)
+        self._lift_tombstones(target, actor)
         for other in self._caused_by(bank, root.id):
             current = self.target(other)
             if current.state.status == "rejected":
                 self._apply(current, "restore", actor, note, cause=root.id)
+
+    def _lift_tombstones(self, target: Target, actor: str) -> None:
+        for tomb in self.store.find_tombstones(
+            target.bank_id,
+            unit_id=target.id if target.unit is not None else None,
+            claim_key=target.claim.claim_key if target.claim is not None else None,
+        ):
+            self.store.update_tombstone(
+                target.bank_id, tomb.id, lifted_at=self.clock(), lifted_by=actor
+            )
 
     def _caused_by(self, bank: str, event_id: str) -> list[str]:
         """Targets whose rejection was carried by the given decision."""

@@ -29,6 +29,7 @@ from mneme.core.model import (
     Question,
     Unit,
     UnitStatus,
+    UnitType,
     Verdict,
 )
 from mneme.embed.protocol import Embedder
@@ -204,6 +205,7 @@ class AtomWriter:
                 made_by="rule",
                 reason=f"{j.verdict.value.lower()}: {j.reason}",
                 now=plan.source.recorded_at,
+                on_change=self.conflicts.review.on_change,
             )
             out.decisions.append(Decision(j.verdict, text, unit.id, target.id, j.reason))
             return
@@ -220,6 +222,19 @@ class AtomWriter:
             a_claim=older_claim.id if older_claim else None,
             b_claim=newer_claim.id if newer_claim else None,
         )
+        if target.type in (UnitType.BELIEF, UnitType.OPINION):
+            # Held back because of a belief: if the belief goes, reconsolidation looks again.
+            self.store.put_edge(
+                Edge(
+                    id=new_id("e_"),
+                    bank_id=unit.bank_id,
+                    src=unit.id,
+                    dst=target.id,
+                    type=EdgeType.CONTESTED_BECAUSE,
+                    made_by="rule",
+                    created_at=unit.recorded_at,
+                )
+            )
         held = a.ruling.reason if a.ruling.ask else "a contradiction is recorded, not resolved"
         out.decisions.append(
             Decision(

@@ -185,6 +185,7 @@ class Retainer:
                 made_by="caller",
                 reason=f"superseded by source {src.id} at the caller's request",
                 now=src.recorded_at,
+                on_change=self.atoms.conflicts.review.on_change,
             )
             successor = self.store.get_units(viewer, [successor.id])[successor.id]
             decisions.append(

@@ -39,12 +39,13 @@ from mneme.store.sqlite.purge import PurgeMixin
 from mneme.store.sqlite.queue import QueueMixin
 from mneme.store.sqlite.rows import UNIT_COLS, epoch, index_row
 from mneme.store.sqlite.scoping import where
+from mneme.store.sqlite.sweeps import SweepsMixin
 from mneme.store.sqlite.trust import TrustMixin
 from mneme.store.sqlite.vectors import VectorIndex
 
 
 class SQLiteStore(
-    ChannelsMixin, QueueMixin, TrustMixin, PurgeMixin, AuditMixin, SQLiteBase
+    ChannelsMixin, QueueMixin, TrustMixin, SweepsMixin, PurgeMixin, AuditMixin, SQLiteBase
 ):
     capabilities = Capabilities(
         name="sqlite",
@@ -242,6 +243,7 @@ class SQLiteStore(
             "SELECT bank_id FROM sources WHERE id = ? LIMIT 1",
             "SELECT bank_id FROM claims WHERE id = ? LIMIT 1",
             "SELECT bank_id FROM conflicts WHERE id = ? LIMIT 1",
+            "SELECT bank_id FROM sweep_proposals WHERE id = ? LIMIT 1",
         ):
             rows = self.db.query(sql, (object_id,))
             if rows:

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from mneme.errors import MnemeError
-from mneme.surfaces.cli import admin, demo, memories, output, serve_cmd, transfer, trust
+from mneme.surfaces.cli import admin, demo, mcp_cmd, memories, output, serve_cmd, transfer, trust
 from mneme.surfaces.cli.state import State, output_options
 
 EXIT_CODES = {
@@ -124,6 +124,7 @@ for _module in (memories, transfer, admin, trust, demo):
 cli.add_command(serve_cmd.serve)
 cli.add_command(serve_cmd.token)
 cli.add_command(serve_cmd.setup)
+cli.add_command(mcp_cmd.mcp)
 
 
 def main() -> None:

@@ -98,6 +98,11 @@ def _get_once(app: Any, path: str, token: str | None) -> int:
     "--mcp/--no-mcp", default=True, show_default=True, help="Serve MCP over HTTP at /mcp."
 )
 @click.option(
+    "--mcp-auth/--no-mcp-auth",
+    default=None,
+    help="Require an admin bearer token on /mcp. Default: only when bound beyond loopback.",
+)
+@click.option(
     "--get",
     "get_path",
     metavar="PATH",
@@ -118,6 +123,7 @@ def serve(
     port: int,
     tokens_file: str | None,
     mcp: bool,
+    mcp_auth: bool | None,
     get_path: str | None,
     token: str | None,
     log_level: str,
@@ -133,7 +139,9 @@ def serve(
     tokens = _token_store(state, tokens_file)
     memory = state.open()
     mcp_app = _mcp_app(memory, host) if mcp else None
-    app = create_app(memory, tokens, mcp_app=mcp_app)
+    if mcp_auth is None:
+        mcp_auth = host not in _LOOPBACK
+    app = create_app(memory, tokens, mcp_app=mcp_app, mcp_token_role="admin" if mcp_auth else None)
     if get_path is not None:
         if not get_path.startswith("/"):
             raise click.UsageError("--get takes a path starting with /, e.g. --get /healthz")
@@ -146,7 +154,7 @@ def serve(
     if not tokens.exists():
         _first_run(tokens, base)
     if mcp_app is not None:
-        mcp_line = f"{base}/mcp"
+        mcp_line = f"{base}/mcp" + ("  (admin bearer token required)" if mcp_auth else "")
     else:
         mcp_line = "off" if not mcp else "off (the MCP surface is not installed)"
     lines = [

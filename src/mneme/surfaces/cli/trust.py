@@ -20,19 +20,36 @@ def review() -> None:
 
 @review.command("queue")
 @click.option("--bank", "-b", required=True, help="The bank whose queue to show.")
-@click.option("--status", default="pending_review", show_default=True,
-              type=click.Choice(["pending_review", "approved", "rejected", "superseded"]),
-              help="Which review status to list.")
-@click.option("--limit", type=click.IntRange(1, 1000), default=50, show_default=True)
+@click.option(
+    "--status",
+    default="pending_review",
+    show_default=True,
+    type=click.Choice(["pending_review", "approved", "rejected", "superseded"]),
+    help="Which review status to list.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 1000),
+    default=50,
+    show_default=True,
+    help="At most this many claims.",
+)
 @output_options
 def review_queue(bank: str, status: str, limit: int) -> None:
     """List claims by review status, newest first."""
     state = get_state()
     claims = state.open().review.queue(bank=bank, status=status, limit=limit)
-    state.emit({"bank": bank, "claims": claims}, lambda: [
-        f"{c.id}  {c.text}  [{c.status.value}/{c.review_status.value}]  "
-        f"evidence {c.evidence_count}" + ("  CONTESTED" if c.contradiction_refs else "")
-        for c in claims] or ["the queue is empty"])
+    state.emit(
+        {"bank": bank, "claims": claims},
+        lambda: (
+            [
+                f"{c.id}  {c.text}  [{c.status.value}/{c.review_status.value}]  "
+                f"evidence {c.evidence_count}" + ("  CONTESTED" if c.contradiction_refs else "")
+                for c in claims
+            ]
+            or ["the queue is empty"]
+        ),
+    )
 
 
 @review.command("decide")
@@ -45,10 +62,14 @@ def review_decide(target_id: str, decision: str, actor: str, note: str) -> None:
     """Approve, reject, supersede or restore a claim or a memory."""
     state = get_state()
     event = state.open().review.decide(target_id, decision, actor, note)
-    state.emit({"event": event}, lambda: [
-        f"{event.decision} {event.target_kind} {event.target_id}: "
-        f"{event.prior_status}/{event.prior_review_status or '-'} -> "
-        f"{event.new_status}/{event.new_review_status or '-'}  (event {event.id})"])
+    state.emit(
+        {"event": event},
+        lambda: [
+            f"{event.decision} {event.target_kind} {event.target_id}: "
+            f"{event.prior_status}/{event.prior_review_status or '-'} -> "
+            f"{event.new_status}/{event.new_review_status or '-'}  (event {event.id})"
+        ],
+    )
 
 
 @click.group()
@@ -57,7 +78,7 @@ def conflicts() -> None:
 
 
 @conflicts.command("list")
-@click.option("--bank", "-b", required=True)
+@click.option("--bank", "-b", required=True, help="The bank to look in.")
 @click.option("--all", "show_all", is_flag=True, help="Resolved ones too.")
 @output_options
 def conflicts_list(bank: str, show_all: bool) -> None:
@@ -65,35 +86,61 @@ def conflicts_list(bank: str, show_all: bool) -> None:
     state = get_state()
     mem = state.open()
     found = mem.conflicts(bank=bank, status=None if show_all else "open")
-    state.emit({"bank": bank, "conflicts": found}, lambda: [
-        f"{c.id}  {c.kind}  {c.a_unit} vs {c.b_unit}  [{c.status}"
-        + (f": {c.resolution.value}" if c.resolution else "") + f"]  {c.question}"
-        for c in found] or ["no conflicts"])
+    state.emit(
+        {"bank": bank, "conflicts": found},
+        lambda: (
+            [
+                f"{c.id}  {c.kind}  {c.a_unit} vs {c.b_unit}  [{c.status}"
+                + (f": {c.resolution.value}" if c.resolution else "")
+                + f"]  {c.question}"
+                for c in found
+            ]
+            or ["no conflicts"]
+        ),
+    )
 
 
 @conflicts.command("resolve")
 @click.argument("conflict_id")
 @click.argument("resolution", type=click.Choice(RESOLUTIONS))
-@click.option("--actor", required=True)
-@click.option("--note", default="")
+@click.option("--actor", required=True, help="Who does it (recorded in the audit log).")
+@click.option("--note", default="", help="Why (recorded with the decision).")
 @click.option("--winner", help="The unit that holds (default: the newer one).")
 @click.option("--scope-a", help="For scoped_exception: where the older memory holds.")
 @click.option("--scope-b", help="For scoped_exception: where the newer memory holds.")
 @output_options
-def conflicts_resolve(conflict_id: str, resolution: str, actor: str, note: str,
-                      winner: str | None, scope_a: str | None, scope_b: str | None) -> None:
+def conflicts_resolve(
+    conflict_id: str,
+    resolution: str,
+    actor: str,
+    note: str,
+    winner: str | None,
+    scope_a: str | None,
+    scope_b: str | None,
+) -> None:
     """Settle a conflict: supersede, reject, not_conflict or scoped_exception."""
     state = get_state()
-    done = state.open().resolve(conflict_id, resolution, actor=actor, note=note, winner=winner,
-                                scope_a=scope_a, scope_b=scope_b)
-    state.emit({"conflict": done}, lambda: [
-        f"{done.id} resolved: {resolution}" + (f", winner {done.winner}" if done.winner else "")])
+    done = state.open().resolve(
+        conflict_id,
+        resolution,
+        actor=actor,
+        note=note,
+        winner=winner,
+        scope_a=scope_a,
+        scope_b=scope_b,
+    )
+    state.emit(
+        {"conflict": done},
+        lambda: [
+            f"{done.id} resolved: {resolution}" + (f", winner {done.winner}" if done.winner else "")
+        ],
+    )
 
 
 @click.command()
 @click.argument("memory_id")
 @click.option("--reason", required=True, help="Why it is wrong (kept on the tombstone).")
-@click.option("--actor", required=True)
+@click.option("--actor", required=True, help="Who does it (recorded in the audit log).")
 @output_options
 def reject(memory_id: str, reason: str, actor: str) -> None:
     """Reject a memory or claim: its value is tombstoned and never comes back by itself."""
@@ -104,34 +151,44 @@ def reject(memory_id: str, reason: str, actor: str) -> None:
 
 @click.command()
 @click.argument("memory_id")
-@click.option("--actor", required=True)
-@click.option("--note", default="")
+@click.option("--actor", required=True, help="Who does it (recorded in the audit log).")
+@click.option("--note", default="", help="Why (recorded with the decision).")
 @output_options
 def restore(memory_id: str, actor: str, note: str) -> None:
     """Undo the latest decision on a memory or claim (a rejection lifts its tombstone)."""
     state = get_state()
     event = state.open().restore(memory_id, actor, note)
-    state.emit({"event": event}, lambda: [
-        f"restored {memory_id}: now {event.new_status}"
-        + (f"/{event.new_review_status}" if event.new_review_status else "")])
+    state.emit(
+        {"event": event},
+        lambda: [
+            f"restored {memory_id}: now {event.new_status}"
+            + (f"/{event.new_review_status}" if event.new_review_status else "")
+        ],
+    )
 
 
 @click.command("resolve-contradiction")
 @click.argument("from_id")
 @click.argument("to_id")
 @click.argument("decision", type=click.Choice(["confirm", "retract", "preference"]))
-@click.option("--actor", required=True)
-@click.option("--note", default="")
+@click.option("--actor", required=True, help="Who does it (recorded in the audit log).")
+@click.option("--note", default="", help="Why (recorded with the decision).")
 @output_options
-def resolve_contradiction(from_id: str, to_id: str, decision: str, actor: str,
-                          note: str) -> None:
+def resolve_contradiction(from_id: str, to_id: str, decision: str, actor: str, note: str) -> None:
     """Answer a write's question: confirm the new memory, retract it, or keep both."""
     state = get_state()
     s = state.open().resolve_contradiction(from_id, to_id, decision, actor=actor, note=note)
-    state.emit({"settlement": s}, lambda: [
-        f"settled {s.conflict.id} as {decision}"] + (
-        [f"rule proposal ({s.proposal.precedents} precedents): {s.proposal.text}"]
-        if s.proposal else []))
+    state.emit(
+        {"settlement": s},
+        lambda: (
+            [f"settled {s.conflict.id} as {decision}"]
+            + (
+                [f"rule proposal ({s.proposal.precedents} precedents): {s.proposal.text}"]
+                if s.proposal
+                else []
+            )
+        ),
+    )
 
 
 @click.command()
@@ -154,38 +211,47 @@ def rules(bank: str | None) -> None:
 
 
 @click.command("adopt-rule")
-@click.option("--bank", "-b", required=True)
+@click.option("--bank", "-b", required=True, help="The bank to look in.")
 @click.option("--kind", required=True, help="Conflict kind: value, negation, numbers, ...")
 @click.option("--attribute", default="", help="Claim attribute the rule is about.")
-@click.option("--decision", required=True, type=click.Choice(["confirm", "retract",
-                                                               "preference"]))
-@click.option("--actor", required=True)
+@click.option(
+    "--decision",
+    required=True,
+    type=click.Choice(["confirm", "retract", "preference"]),
+    help="How such conflicts were settled: the rule repeats it.",
+)
+@click.option("--actor", required=True, help="Who does it (recorded in the audit log).")
 @output_options
 def adopt_rule(bank: str, kind: str, attribute: str, decision: str, actor: str) -> None:
     """Adopt a proposed rule (it needs enough identical settlements)."""
     state = get_state()
-    rule = state.open().adopt_rule(bank=bank, kind=kind, attribute=attribute,
-                                   decision=decision, actor=actor)
+    rule = state.open().adopt_rule(
+        bank=bank, kind=kind, attribute=attribute, decision=decision, actor=actor
+    )
     state.emit({"rule": rule}, lambda: [f"adopted {rule.id}: {rule.text}"])
 
 
 @click.command()
 @click.argument("memory_id")
 @click.option("--until", "valid_until", required=True, help="ISO time it stopped being true.")
-@click.option("--actor", required=True)
-@click.option("--reason", default="")
+@click.option("--actor", required=True, help="Who does it (recorded in the audit log).")
+@click.option("--reason", default="", help="Why it stopped being true.")
 @output_options
 def invalidate(memory_id: str, valid_until: str, actor: str, reason: str) -> None:
     """Say when a memory stopped being true (valid time; never before it began)."""
     state = get_state()
     unit = state.open().invalidate(memory_id, valid_until, actor=actor, reason=reason)
-    state.emit({"memory": unit}, lambda: [
-        f"{unit.id} valid until {unit.valid_until.isoformat() if unit.valid_until else '-'}"])
+    state.emit(
+        {"memory": unit},
+        lambda: [
+            f"{unit.id} valid until {unit.valid_until.isoformat() if unit.valid_until else '-'}"
+        ],
+    )
 
 
 @click.command()
 @click.argument("object_id")
-@click.option("--actor", required=True)
+@click.option("--actor", required=True, help="Who does it (recorded in the audit log).")
 @click.option("--reason", required=True, help="The legal ground (kept in the audit record).")
 @click.option("--dry-run", is_flag=True, help="Show what would be erased; change nothing.")
 @click.option("--yes", is_flag=True, help="Do not ask (required when stdin is not a TTY).")
@@ -200,20 +266,96 @@ def purge(object_id: str, actor: str, reason: str, dry_run: bool, yes: bool) -> 
     mem = state.open()
     plan = mem.purge(object_id, actor=actor, reason=reason, dry_run=True)
     if dry_run:
-        state.emit({"dry_run": True, "plan": plan}, lambda: [
-            f"would erase: {', '.join(plan.units) or 'no memories'}; sources: "
-            f"{', '.join(plan.sources) or 'none'}"])
+        state.emit(
+            {"dry_run": True, "plan": plan},
+            lambda: [
+                f"would erase: {', '.join(plan.units) or 'no memories'}; sources: "
+                f"{', '.join(plan.sources) or 'none'}"
+            ],
+        )
         return
     if not yes:
         if not sys.stdin.isatty():
             raise click.UsageError("purge is irreversible: pass --yes (stdin is not a terminal)")
-        click.confirm(f"Erase {len(plan.units)} memories and {len(plan.sources)} sources "
-                      "for good?", abort=True, err=True)
+        click.confirm(
+            f"Erase {len(plan.units)} memories and {len(plan.sources)} sources for good?",
+            abort=True,
+            err=True,
+        )
     done = mem.purge(object_id, actor=actor, reason=reason)
-    state.emit({"purged": done}, lambda: [
-        f"erased {len(done.units)} memories and {len(done.sources)} sources; "
-        "the audit log keeps a record without the content"])
+    state.emit(
+        {"purged": done},
+        lambda: [
+            f"erased {len(done.units)} memories and {len(done.sources)} sources; "
+            "the audit log keeps a record without the content"
+        ],
+    )
 
 
-COMMANDS = (review, conflicts, reject, restore, resolve_contradiction, rules, adopt_rule,
-            invalidate, purge)
+@click.command()
+@click.option("--belief", help="Sweep this belief now (default: every pending change).")
+@click.option("--bank", "-b", help="Only pending changes of this bank.")
+@output_options
+def reconsolidate(belief: str | None, bank: str | None) -> None:
+    """Re-examine what hangs on changed beliefs (both directions); report what moved."""
+    state = get_state()
+    reports = state.open().reconsolidate(belief, bank=bank)
+    state.emit(
+        {"sweeps": reports},
+        lambda: (
+            [
+                f"{r.belief_id}: examined {r.examined}, re-accepted {len(r.reaccepted)}, flagged "
+                f"{len(r.flagged)}, queued {len(r.queued)}, left alone {len(r.left_alone)}"
+                for r in reports
+            ]
+            or ["nothing pending"]
+        ),
+    )
+
+
+@click.group()
+def proposals() -> None:
+    """Sweep verdicts below the confidence bar, waiting for a person."""
+
+
+@proposals.command("list")
+@click.option("--bank", "-b", required=True, help="The bank to look in.")
+@output_options
+def proposals_list(bank: str) -> None:
+    """Open proposals of a bank."""
+    state = get_state()
+    found = state.open().sweep_proposals(bank=bank)
+    state.emit(
+        {"proposals": found},
+        lambda: (
+            [f"{p.id}  {p.verdict} {p.unit_id} ({p.confidence:.2f}): {p.reason}" for p in found]
+            or ["no open proposals"]
+        ),
+    )
+
+
+@proposals.command("decide")
+@click.argument("proposal_id")
+@click.argument("decision", type=click.Choice(["accept", "dismiss"]))
+@click.option("--actor", required=True, help="Who does it (recorded in the audit log).")
+@output_options
+def proposals_decide(proposal_id: str, decision: str, actor: str) -> None:
+    """Accept (apply) or dismiss a proposal."""
+    state = get_state()
+    done = state.open().decide_proposal(proposal_id, decision == "accept", actor=actor)
+    state.emit({"proposal": done}, lambda: [f"{done.id}: {done.status}"])
+
+
+COMMANDS = (
+    review,
+    conflicts,
+    reject,
+    restore,
+    resolve_contradiction,
+    rules,
+    adopt_rule,
+    invalidate,
+    purge,
+    reconsolidate,
+    proposals,
+)

@@ -17,7 +17,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.routing import Route
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mneme.memory import Memory
 from mneme.surfaces.http import admin, agents, conflicts, memories, problems, review
@@ -72,9 +72,15 @@ def create_app(
     *,
     mcp_app: ASGIApp | None = None,
     mcp_path: str = "/mcp",
+    mcp_token_role: str | None = None,
     title: str = "mneme",
 ) -> FastAPI:
-    """The ASGI app over one ``Memory``; ``mcp_app`` routes its own path (``mcp_path``)."""
+    """The ASGI app over one ``Memory``; ``mcp_app`` routes its own path (``mcp_path``).
+
+    MCP tools take their bank and agent as arguments, so the API's roles do not apply to them:
+    with ``mcp_token_role`` set, ``/mcp`` needs a bearer token of that role (``mneme serve``
+    asks for an admin token whenever it binds beyond loopback).
+    """
     mcp_lifespan = _lifespan_of(mcp_app) if mcp_app is not None else None
 
     @asynccontextmanager
@@ -107,7 +113,8 @@ def create_app(
     app.mount("/static", StaticFiles(directory=static_dir()), name="static")
     if mcp_app is not None:
         # A Route, not a Mount: the MCP app answers at its own full path (no /mcp/ redirect).
-        app.router.routes.append(Route(mcp_path, endpoint=mcp_app, methods=None))
+        guarded = mcp_app if mcp_token_role is None else _guard(mcp_app, tokens, mcp_token_role)
+        app.router.routes.append(Route(mcp_path, endpoint=guarded, methods=None))
 
     @app.middleware("http")
     async def headers(
@@ -125,6 +132,28 @@ def create_app(
         return response
 
     return app
+
+
+def _guard(app: ASGIApp, tokens: TokenStore, role: str) -> ASGIApp:
+    """Let a request through to ``app`` only with a bearer token of ``role``."""
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            header = dict(scope.get("headers") or []).get(b"authorization", b"")
+            scheme, _, secret = header.decode("latin-1").partition(" ")
+            who = tokens.lookup(secret.strip()) if scheme.lower() == "bearer" else None
+            if who is None or who.role != role:
+                refusal = problems.error_response(
+                    401 if who is None else 403,
+                    "unauthorized" if who is None else "forbidden",
+                    f"MCP over HTTP here needs a bearer token of role {role!r}",
+                    headers={"WWW-Authenticate": 'Bearer realm="mneme"'} if who is None else None,
+                )
+                await refusal(scope, receive, send)
+                return
+        await app(scope, receive, send)
+
+    return guarded
 
 
 def _version() -> str:

@@ -70,9 +70,7 @@ ObjectId = Annotated[
 ]
 SessionId = Annotated[
     str,
-    Field(
-        min_length=1, max_length=MAX_ID, description="The thinking session id think_start gave."
-    ),
+    Field(min_length=1, max_length=MAX_ID, description="The thinking session id think_start gave."),
 ]
 OptionalId = Annotated[str | None, Field(max_length=MAX_ID)]
 Note = Annotated[str, Field(max_length=MAX_NOTE, description="A short note kept with it.")]

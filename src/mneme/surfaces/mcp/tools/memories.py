@@ -93,9 +93,7 @@ async def update_memory(
     text: Text,
     bank: Bank,
     agent: Agent,
-    reason: Annotated[
-        str | None, Field(max_length=MAX_NOTE, description="Why it changed.")
-    ] = None,
+    reason: Annotated[str | None, Field(max_length=MAX_NOTE, description="Why it changed.")] = None,
     occurred_at: Annotated[Time, Field(description="When the change happened.")] = None,
 ) -> CallToolResult:
     """Correct a memory: the new text supersedes it (nothing is overwritten or deleted).
@@ -186,9 +184,7 @@ async def search_memory(
     return await run(ctx, work)
 
 
-async def get_memory(
-    ctx: Ctx, memory_id: MemoryId, bank: Bank, agent: Agent
-) -> CallToolResult:
+async def get_memory(ctx: Ctx, memory_id: MemoryId, bank: Bank, agent: Agent) -> CallToolResult:
     """One memory by id, with everything known about it.
 
     Returns the unit: text, network, type, status, confidence, both time axes, knowers,

@@ -164,9 +164,7 @@ async def get_memory_graph(
     memory_id: MemoryId,
     bank: Bank,
     agent: Agent,
-    depth: Annotated[
-        int, Strict(), Field(ge=1, le=4, description="How many hops out (1-4).")
-    ] = 1,
+    depth: Annotated[int, Strict(), Field(ge=1, le=4, description="How many hops out (1-4).")] = 1,
     scope: Scope = "collective",
 ) -> CallToolResult:
     """A memory's neighbourhood: the memories around it and the typed edges between them.
@@ -174,9 +172,7 @@ async def get_memory_graph(
     Use it to see what a memory is connected to (supports, contradictions, supersessions,
     shared topics). Returns center, units (by id) and edges.
     """
-    return await run(
-        ctx, lambda m: m.graph(memory_id, depth, bank=bank, agent=agent, scope=scope)
-    )
+    return await run(ctx, lambda m: m.graph(memory_id, depth, bank=bank, agent=agent, scope=scope))
 
 
 TOOLS = [

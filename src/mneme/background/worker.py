@@ -1,0 +1,54 @@
+"""A periodic background worker: wakes up, does pending work in batches, sleeps. Bounded."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+log = logging.getLogger("mneme.worker")
+
+
+class Worker:
+    """Runs ``step`` every ``interval`` seconds (and when woken) until stopped.
+
+    ``step`` returns whether it found work; with work left it runs again at once.
+    """
+
+    def __init__(self, name: str, step: Callable[[], bool], interval: float) -> None:
+        self.name = name
+        self.step = step
+        self.interval = interval
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.runs = 0
+        self.errors = 0
+
+    def start(self) -> None:
+        if self.interval <= 0 or (self._thread is not None and self._thread.is_alive()):
+            return
+        self._thread = threading.Thread(target=self._run, name=f"mneme-{self.name}", daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                busy = self.step()
+                self.runs += 1
+            except Exception:  # the worker survives one bad batch; the error is logged
+                self.errors += 1
+                log.exception("%s worker failed a step", self.name)
+                busy = False
+            if not busy:
+                self._wake.wait(self.interval)
+                self._wake.clear()

@@ -1,0 +1,91 @@
+"""Read-only resources: the rules in force, the effective configuration, and health."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+
+from mneme.config import Config
+from mneme.memory import Memory
+from mneme.serialize import to_jsonable
+from mneme.surfaces.mcp.runtime import Runtime
+
+REDACTED = "***"
+#: Configuration keys that hold secrets, whatever their value.
+SECRET_KEYS = frozenset({"embedder_api_key"})
+
+
+_USERINFO = re.compile(r"(://[^:/@\s]+):[^@/\s]+@")
+
+
+def redact_url(value: str) -> str:
+    """Any URL or DSN inside ``value`` without its password (``user:***@host``)."""
+    return _USERINFO.sub(rf"\1:{REDACTED}@", value)
+
+
+def effective_config(config: Config) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in dataclasses.asdict(config).items():
+        if key in SECRET_KEYS:
+            out[key] = REDACTED if value else None
+        elif isinstance(value, str):
+            out[key] = redact_url(value)
+        else:
+            out[key] = to_jsonable(value)
+    return out
+
+
+def status(memory: Memory) -> dict[str, Any]:
+    audit = memory.audit_verify()
+    return {
+        "ok": all(r.ok for r in audit.values()),
+        "schema_version": memory.schema_version(),
+        "stats": to_jsonable(memory.stats()),
+        "embedder": memory.embedder.model_id,
+        "audit": {
+            bank: {"ok": r.ok, **{k: v for k, v in to_jsonable(r).items() if k != "ok"}}
+            for bank, r in audit.items()
+        },
+        "open_think_sessions": memory.think.open_count(),
+    }
+
+
+def register(server: MCPServer[Any], runtime: Runtime) -> None:
+    """Add the resources; each reads the running server's Memory in a worker thread."""
+
+    async def read(work: Any) -> str:
+        return json.dumps(to_jsonable(await runtime.call(work)), ensure_ascii=False, indent=2)
+
+    @server.resource(
+        "memory://rules",
+        name="rules",
+        description="The memory charter in force (its text and checked rules) and, per bank, "
+        "the rules people adopted from repeated settlements.",
+        mime_type="application/json",
+    )
+    async def rules() -> str:
+        return await read(lambda m: m.rules())
+
+    @server.resource(
+        "memory://config",
+        name="config",
+        description="The effective configuration (defaults < file < environment), secrets "
+        "redacted.",
+        mime_type="application/json",
+    )
+    async def config() -> str:
+        return await read(lambda m: effective_config(m.config))
+
+    @server.resource(
+        "memory://status",
+        name="status",
+        description="Health: store counts, schema version, embedder, the audit chain check "
+        "per bank, and open thinking sessions.",
+        mime_type="application/json",
+    )
+    async def health() -> str:
+        return await read(status)

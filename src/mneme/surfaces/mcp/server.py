@@ -1,0 +1,183 @@
+"""The MCP server: mneme's tools and resources on the official ``mcp`` SDK.
+
+``build_server(memory)`` makes a new server around a ``Memory`` or a factory of one: the
+factory is called when the first connection starts (the lifespan) and the Memory closed
+after the last one ends; nothing is built at import time. ``streamable_http_app`` wraps a
+server as an ASGI app; ``run_stdio`` serves one over stdin/stdout (``mneme mcp``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+try:
+    import anyio
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.transport_security import TransportSecuritySettings
+    from mcp.types import CallToolResult, Icon, ToolAnnotations
+    from pydantic import ValidationError
+    from starlette.applications import Starlette
+except ImportError as exc:  # pragma: no cover - depends on the installed extras
+    raise ImportError(
+        "the mneme MCP server needs the 'server' extra: pip install 'mneme[server]'"
+    ) from exc
+
+from mneme.surfaces.mcp import resources, tools
+from mneme.surfaces.mcp.results import error, invalid_arguments
+from mneme.surfaces.mcp.runtime import MemorySource, Runtime
+
+log = logging.getLogger("mneme.mcp")
+
+INSTRUCTIONS = """\
+mneme is your long-term memory. Give every call the same `agent` id (yours) and the `bank` you
+work in. Before answering anything that may depend on the past, call search_memory. When you
+learn something worth keeping (a fact, a preference, a decision, an event), call add_memory; to
+correct a memory you found, call update_memory. If add_memory answers needs_clarification, a
+contradiction needs a decision: resolve_contradiction (or leave it to a person). For reasoning
+in steps, use the think_* scratchpad: nothing is saved until think_commit. Results are JSON;
+errors are {"error": {"code", "message"}}.
+"""
+
+
+def _version() -> str:
+    try:
+        return version("mneme")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "0"
+
+
+class MnemeServer(MCPServer[Runtime]):
+    """An ``MCPServer`` whose tool failures are all ``{"error": {"code", "message"}}`` results.
+
+    The SDK turns a schema violation or a crash into free text; here a violation names each
+    bad field (``invalid_input``), an argument the tool does not take is refused rather than
+    silently dropped, and a crash is ``internal`` with its traceback kept in the server log.
+    """
+
+    def __init__(self, runtime: Runtime, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.runtime = runtime
+        self._arguments: dict[str, frozenset[str]] = {}
+
+    def add_tool(
+        self,
+        fn: Callable[..., Any],
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | None = None,
+        icons: list[Icon] | None = None,
+        meta: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+    ) -> None:
+        super().add_tool(
+            fn,
+            name=name,
+            title=title,
+            description=description,
+            annotations=annotations,
+            icons=icons,
+            meta=meta,
+            structured_output=structured_output,
+        )
+        params = inspect.signature(fn).parameters
+        self._arguments[name or fn.__name__] = frozenset(p for p in params if p != "ctx")
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        context: Context[Runtime, Any] | None = None,
+    ) -> Any:
+        known = self._arguments.get(name)
+        if known is None:
+            return error("not_found", f"no tool named {name[:100]!r}")
+        extra = sorted(set(arguments) - known)
+        if extra:
+            return error(
+                "invalid_input",
+                f"{name} takes no argument {', '.join(repr(e[:100]) for e in extra[:10])}; "
+                f"its arguments are: {', '.join(sorted(known))}",
+            )
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                return invalid_arguments(name, exc.__cause__)
+            log.error("tool %s failed", name, exc_info=exc.__cause__ or exc)
+            return error("internal", "internal error; the details were logged by the server")
+
+
+def build_server(memory: MemorySource, *, name: str = "mneme") -> MnemeServer:
+    """A new MCP server over ``memory`` (a ``Memory``, or a callable that opens one).
+
+    A factory is called once, when the first connection starts, and its Memory is closed
+    after the last connection ends. A ready ``Memory`` belongs to the caller: never closed.
+    """
+    runtime = Runtime(memory)
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[Runtime]) -> AsyncIterator[Runtime]:
+        async with runtime.running():
+            yield runtime
+
+    server = MnemeServer(
+        runtime,
+        name=name,
+        title="mneme: long-term memory for agents",
+        instructions=INSTRUCTIONS,
+        version=_version(),
+        lifespan=lifespan,
+        log_level="WARNING",
+    )
+    tools.register(server)
+    resources.register(server, runtime)
+    return server
+
+
+def streamable_http_app(
+    memory: MemorySource,
+    *,
+    path: str = "/mcp",
+    host: str = "127.0.0.1",
+    allowed_hosts: list[str] | None = None,
+    json_response: bool = False,
+    stateless: bool = False,
+) -> Starlette:
+    """MCP over streamable HTTP as an ASGI (Starlette) app serving ``path``.
+
+    The app's lifespan runs the SDK's session manager, which opens ``memory`` (a factory is
+    called then); whoever mounts the app must run that lifespan (see docs/mcp.md). ``host``
+    is the address the server binds: for 127.0.0.1/localhost the SDK refuses other Host
+    headers (DNS-rebinding protection); ``allowed_hosts`` ("name:port" patterns, "*" ports
+    allowed) sets that list explicitly for any bind address.
+    """
+    security = None
+    if allowed_hosts is not None:
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=allowed_hosts,
+            allowed_origins=[f"http://{h}" for h in allowed_hosts]
+            + [f"https://{h}" for h in allowed_hosts],
+        )
+    return build_server(memory).streamable_http_app(
+        streamable_http_path=path,
+        host=host,
+        transport_security=security,
+        json_response=json_response,
+        stateless_http=stateless,
+    )
+
+
+def run_stdio(memory: MemorySource) -> None:
+    """Serve MCP over this process's stdin/stdout until the client hangs up."""
+    anyio.run(build_server(memory).run_stdio_async)
+
+
+__all__ = ["CallToolResult", "MnemeServer", "build_server", "run_stdio", "streamable_http_app"]

@@ -1,0 +1,185 @@
+"""Trust tools: the review queue and decisions, conflicts and their resolutions, and
+rejecting or restoring a memory. These are decisions: a person usually makes them."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from mcp.types import CallToolResult
+from pydantic import Field
+
+from mneme.memory import Memory
+from mneme.surfaces.mcp.params import (
+    MAX_ID,
+    Actor,
+    Bank,
+    Limit,
+    Note,
+    OptionalId,
+)
+from mneme.surfaces.mcp.results import Ctx, run
+
+TargetId = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_ID, description="A claim (clm_...) or memory (u_...) id."),
+]
+ConflictId = Annotated[
+    str, Field(min_length=1, max_length=MAX_ID, description="A conflict id (cfl_...).")
+]
+
+
+def _in_bank(m: Memory, object_id: str, bank: str) -> None:
+    """Refuse (not found) an id that belongs to another bank."""
+    m.history(object_id, bank=bank)
+
+
+async def review_queue(
+    ctx: Ctx,
+    bank: Bank,
+    status: Annotated[
+        Literal["pending_review", "approved", "rejected", "superseded"],
+        Field(description="Which decisions to list; pending_review: what awaits a person."),
+    ] = "pending_review",
+    limit: Limit = 50,
+) -> CallToolResult:
+    """Claims waiting for a person's decision, newest first.
+
+    Returns claims (id, subject, attribute, value, status, review_status, evidence_count,
+    evidence_refs, contradiction_refs...). Decide them with review_decide.
+    """
+    return await run(ctx, lambda m: m.review.queue(bank=bank, status=status, limit=limit))
+
+
+async def review_decide(
+    ctx: Ctx,
+    target_id: TargetId,
+    decision: Annotated[
+        Literal["approve", "reject", "supersede", "restore"],
+        Field(
+            description="approve: it is right; reject: it is wrong (tombstoned, never comes "
+            "back by itself); supersede: replaced by a newer value; restore: undo the last "
+            "decision."
+        ),
+    ],
+    bank: Bank,
+    actor: Actor,
+    note: Note = "",
+) -> CallToolResult:
+    """Decide a claim or memory from the review queue.
+
+    A decision that does not apply to its current state is refused and changes nothing.
+    Returns the review event (prior and new status on both axes).
+    """
+
+    def work(m: Memory) -> object:
+        _in_bank(m, target_id, bank)
+        return m.review.decide(target_id, decision, actor, note=note)
+
+    return await run(ctx, work)
+
+
+async def list_conflicts(
+    ctx: Ctx,
+    bank: Bank,
+    status: Annotated[
+        Literal["open", "resolved", "all"], Field(description="Which conflicts to list.")
+    ] = "open",
+    limit: Limit = 100,
+) -> CallToolResult:
+    """Disagreements between memories, open ones by default.
+
+    Returns conflicts (id, the two memories and claims, kind, status, resolution...).
+    Settle them with resolve_conflict.
+    """
+    return await run(
+        ctx,
+        lambda m: m.conflicts(bank=bank, status=None if status == "all" else status, limit=limit),
+    )
+
+
+async def resolve_conflict(
+    ctx: Ctx,
+    conflict_id: ConflictId,
+    resolution: Annotated[
+        Literal["supersede", "reject", "not_conflict", "scoped_exception"],
+        Field(
+            description="supersede: the winner replaces the other; reject: the loser is "
+            "wrong (rejected and tombstoned); not_conflict: both hold, never flag this pair "
+            "again; scoped_exception: both hold, each in its own scope (give scope_a and "
+            "scope_b)."
+        ),
+    ],
+    bank: Bank,
+    actor: Actor,
+    note: Note = "",
+    winner: Annotated[
+        OptionalId,
+        Field(description="For supersede/reject: the memory that is right (default: newer)."),
+    ] = None,
+    scope_a: Annotated[
+        str | None, Field(max_length=500, description="Where the first memory holds.")
+    ] = None,
+    scope_b: Annotated[
+        str | None, Field(max_length=500, description="Where the second memory holds.")
+    ] = None,
+) -> CallToolResult:
+    """Settle a conflict with one of the four resolutions. Returns the resolved conflict."""
+
+    def work(m: Memory) -> object:
+        _in_bank(m, conflict_id, bank)
+        return m.resolve(
+            conflict_id,
+            resolution,
+            actor=actor,
+            note=note,
+            winner=winner,
+            scope_a=scope_a,
+            scope_b=scope_b,
+        )
+
+    return await run(ctx, work)
+
+
+async def reject(
+    ctx: Ctx,
+    memory_id: TargetId,
+    reason: Annotated[str, Field(min_length=1, max_length=4_000, description="Why it is wrong.")],
+    bank: Bank,
+    actor: Actor,
+) -> CallToolResult:
+    """Reject a memory or claim as wrong: its value is tombstoned and stays rejected.
+
+    The same value added again is not re-admitted as live memory; restore lifts it.
+    Returns the tombstone.
+    """
+
+    def work(m: Memory) -> object:
+        _in_bank(m, memory_id, bank)
+        return m.reject(memory_id, reason, actor)
+
+    return await run(ctx, work)
+
+
+async def restore(
+    ctx: Ctx, memory_id: TargetId, bank: Bank, actor: Actor, note: Note = ""
+) -> CallToolResult:
+    """Undo the latest decision on a memory or claim (a rejection lifts its tombstone).
+
+    Returns the review event.
+    """
+
+    def work(m: Memory) -> object:
+        _in_bank(m, memory_id, bank)
+        return m.restore(memory_id, actor, note)
+
+    return await run(ctx, work)
+
+
+TOOLS = [
+    (review_queue, "read"),
+    (review_decide, "decide"),
+    (list_conflicts, "read"),
+    (resolve_conflict, "decide"),
+    (reject, "decide"),
+    (restore, "decide"),
+]
