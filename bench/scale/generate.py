@@ -19,21 +19,26 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-FIRST = (
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+FIRST = _words(
     "Aisha Aleksander Amara Anika Arjun Astrid Bea Bruno Chen Dana Dario Elin Emil Farida "
     "Gustavo Hana Hiroshi Ines Ingrid Jonas Jun Keiko Kwame Lena Lucia Marek Maria Milo Mirela "
     "Noor Oskar Pavel Petra Priya Quentin Rafael Ravi Rosa Ruth Selin Sigrid Sofia Tomasz Wen "
     "Yusuf Zara Oona Teodor Saoirse Nnamdi Beatriz Hannah Keanu Amelie Ade Ilse Lars Vera"
-).split()
-LAST = (
+)
+LAST = _words(
     "Okafor Rahman Holm Duarte Berg Nair Kowalczyk Ferreira Virtanen Patel Lee Obi Sato Demir "
     "Okoro Horak Adeyemi Marsh Lima Vega Anghel Paulsen Solberg Whitfield Li Kim Novak Costa "
     "Moreau Rossi Jensen Silva Tanaka Brandt Ivanova Mensah Quinn Alvarez Fischer Haddad"
-).split()
-CITIES = (
+)
+CITIES = _words(
     "Lisbon Porto Ghent Leuven Uppsala Malmo Tallinn Vienna Oslo Hamburg Braga Turin Lyon "
     "Zilina Reykjavik Krakow Dublin Bergen Seville Tartu Graz Utrecht Aarhus Bilbao Riga"
-).split()
+)
 PLACES = (
     "the Atrium",
     "room Birch",
@@ -46,10 +51,10 @@ PLACES = (
     "the east annex",
     "the canteen",
 )
-PROJECT_WORDS = (
+PROJECT_WORDS = _words(
     "Heron Osprey Wren Lark Tern Finch Kestrel Falcon Sparrow Gannet Pelican Marlow Quill "
     "Atlas Orca Lumen Tessel Piper Harrier Bluejay Zephyr Vantor Quarry Sable Corvid"
-).split()
+)
 THINGS = (
     "a standing desk",
     "a drawing tablet",
@@ -64,6 +69,10 @@ THINGS = (
 )
 FOODS = ("sushi", "ramen", "tapas", "pierogi", "falafel", "curry", "pho", "tacos", "risotto")
 TOOLS = ("Jenkins", "Buildkite", "Helm", "Kustomize", "Grafana", "Sentry", "Airflow", "dbt")
+ORG_KINDS = ("Labs", "Foods", "Logistics", "Press", "Health")
+MONTHS = ("January", "March", "April", "June", "July", "September", "October", "December")
+SKILLS = ("incident command", "SQL tuning", "public speaking", "hiring")
+ALLERGENS = ("peanuts", "sesame", "pollen", "shellfish", "kiwi")
 TIMES = ("09:00", "09:30", "10:00", "11:15", "13:00", "14:30", "15:00", "16:45")
 DAYS = ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays")
 
@@ -84,14 +93,13 @@ class World:
         self.rng = rng
         n_people = max(20, size // 20)
         self.people = [
-            f"{rng.choice(FIRST)} {rng.choice(LAST)}-{i}" if i >= 200 else
-            f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+            f"{rng.choice(FIRST)} {rng.choice(LAST)}-{i}"
+            if i >= 200
+            else f"{rng.choice(FIRST)} {rng.choice(LAST)}"
             for i in range(n_people)
         ]
         n_projects = max(10, size // 100)
-        self.projects = [
-            f"{rng.choice(PROJECT_WORDS)}-{i}" for i in range(n_projects)
-        ]
+        self.projects = [f"{rng.choice(PROJECT_WORDS)}-{i}" for i in range(n_projects)]
         self.home: dict[str, str] = {}
         self.job: dict[str, str] = {}
 
@@ -114,7 +122,7 @@ def _statement(w: World) -> str:  # noqa: C901  (one branch per template family,
         w.home[p] = city
         return f"{p} lives in {city}."
     if kind == 1:
-        org = f"{r.choice(PROJECT_WORDS)} {r.choice(['Labs', 'Foods', 'Logistics', 'Press', 'Health'])}"
+        org = f"{r.choice(PROJECT_WORDS)} {r.choice(ORG_KINDS)}"
         if p in w.job:
             w.job[p] = org
             return f"{p} started a new job at {org}."
@@ -123,7 +131,8 @@ def _statement(w: World) -> str:  # noqa: C901  (one branch per template family,
     if kind == 2:
         return f"{p} owns the {w.project()} rollout."
     if kind == 3:
-        return f"The {w.project()} sync is on {r.choice(DAYS)} at {r.choice(TIMES)} in {r.choice(PLACES)}."
+        when = f"{r.choice(DAYS)} at {r.choice(TIMES)}"
+        return f"The {w.project()} sync is on {when} in {r.choice(PLACES)}."
     if kind == 4:
         return f"{p} prefers {r.choice(FOODS)} for team lunches."
     if kind == 5:
@@ -136,20 +145,24 @@ def _statement(w: World) -> str:  # noqa: C901  (one branch per template family,
             f"{r.randrange(3, 90)} minutes after a bad deploy."
         )
     if kind == 8:
-        return f"{p} promised to fix ticket {r.choice(['OPS', 'BIL', 'HW', 'SEC'])}-{r.randrange(10, 999)} before Friday."
+        ticket = f"{r.choice(['OPS', 'BIL', 'HW', 'SEC'])}-{r.randrange(10, 999)}"
+        return f"{p} promised to fix ticket {ticket} before Friday."
     if kind == 9:
-        return f"The {w.project()} deadline moved to {r.randrange(1, 28)} {r.choice(['March', 'June', 'September', 'December'])}."
+        day = f"{r.randrange(1, 28)} {r.choice(MONTHS)}"
+        return f"The {w.project()} deadline moved to {day}."
     if kind == 10:
         q = w.person()
-        return f"{p} is mentoring {q} on {r.choice(['incident command', 'SQL tuning', 'public speaking', 'hiring'])}."
+        return f"{p} is mentoring {q} on {r.choice(SKILLS)}."
     if kind == 11:
-        return f"{p} said the {w.project()} team switched CI from {r.choice(TOOLS)} to {r.choice(TOOLS)}."
+        old, new = r.sample(TOOLS, 2)
+        return f"{p} said the {w.project()} team switched CI from {old} to {new}."
     if kind == 12:
-        return f"{p}'s birthday is on {r.randrange(1, 28)} {r.choice(['January', 'April', 'July', 'October'])}."
+        return f"{p}'s birthday is on {r.randrange(1, 28)} {r.choice(MONTHS)}."
     if kind == 13:
-        return f"{p} is allergic to {r.choice(['peanuts', 'sesame', 'pollen', 'shellfish', 'kiwi'])}."
+        return f"{p} is allergic to {r.choice(ALLERGENS)}."
     if kind == 14:
-        return f"The budget for {w.project()} is {r.randrange(20, 400)}k this quarter, approved by {p}."
+        k = r.randrange(20, 400)
+        return f"The budget for {w.project()} is {k}k this quarter, approved by {p}."
     return f"{p} will present the {w.project()} results in {r.choice(PLACES)} next week."
 
 

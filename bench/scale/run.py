@@ -87,7 +87,9 @@ def disk_bytes(target: str) -> int:
     )
 
 
-def measure_one(size: int, backend: str, embedder: str, batch: int, n_queries: int) -> dict[str, Any]:
+def measure_one(
+    size: int, backend: str, embedder: str, batch: int, n_queries: int
+) -> dict[str, Any]:
     """Fill one fresh store and measure it (runs in its own process)."""
     from mneme import Memory
 
@@ -255,7 +257,9 @@ def plot(rows: Sequence[dict[str, Any]], path: Path, embedder: str) -> None:
                 continue
         if key == "recall_p95_ms":
             for backend in sorted({r["backend"] for r in ok}):
-                pts = sorted((r["units"], r["recall_p50_ms"]) for r in ok if r["backend"] == backend)
+                pts = sorted(
+                    (r["units"], r["recall_p50_ms"]) for r in ok if r["backend"] == backend
+                )
                 ax.plot(
                     [p[0] for p in pts],
                     [p[1] for p in pts],
@@ -277,7 +281,9 @@ def plot(rows: Sequence[dict[str, Any]], path: Path, embedder: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bench.scale.run", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.scale.run", description=__doc__.split("\n")[0]
+    )
     ap.add_argument("--sizes", default="1000,10000", help="comma list (1k, 10k, 100k, 1M...)")
     ap.add_argument("--backends", default="sqlite", help="sqlite, postgres or both (comma list)")
     ap.add_argument("--embedder", default="hashing", help="hashing (default) or minilm")
@@ -322,7 +328,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         stem = args.out / f"scale-{today}"
         stem.with_suffix(".md").write_text(md + "\n", encoding="utf-8")
         stem.with_suffix(".json").write_text(
-            json.dumps({"date": today, "embedder": args.embedder, "batch": args.batch, "rows": rows}, indent=1)
+            json.dumps(
+                {"date": today, "embedder": args.embedder, "batch": args.batch, "rows": rows},
+                indent=1,
+            )
             + "\n",
             encoding="utf-8",
         )

@@ -26,9 +26,10 @@ WORDS = [
 
 
 def _words(k: int) -> tuple[str, str, str]:
-    """Three words unique to k (k < 26**3): no two facts differ only in a number."""
+    """Three words unique to k (k < 26**3), from three disjoint vocabularies: no two facts have
+    the same words but for a number, which the judge would rightly read as a contradiction."""
     n = len(WORDS)
-    return WORDS[k % n], WORDS[(k // n) % n], WORDS[(k // n // n) % n]
+    return WORDS[k % n], WORDS[(k // n) % n] + "wood", WORDS[(k // n // n) % n] + "ton"
 
 
 def own_fact(agent: int, i: int) -> str:

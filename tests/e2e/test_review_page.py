@@ -114,9 +114,11 @@ def page() -> Iterator[Any]:
             # for refused requests (a bad token's 401) are expected answers, not errors.
             pg.on(
                 "console",
-                lambda msg: errors.append(msg.text)
-                if msg.type == "error" and not msg.text.startswith("Failed to load resource")
-                else None,
+                lambda msg: (
+                    errors.append(msg.text)
+                    if msg.type == "error" and not msg.text.startswith("Failed to load resource")
+                    else None
+                ),
             )
             yield pg
             assert not errors, f"the page logged errors: {errors}"
@@ -161,9 +163,7 @@ def test_reviewer_settles_a_conflict_as_a_scoped_exception(site: Site, page: Any
     card.locator(".scopes input").nth(1).fill("since 2024")
     shot(page, "03-conflict-scoped")
     card.locator('button[type="submit"]').click()
-    page.locator(f'#conflict-list li.card[data-id="{site.conflict_id}"]').wait_for(
-        state="detached"
-    )
+    page.locator(f'#conflict-list li.card[data-id="{site.conflict_id}"]').wait_for(state="detached")
     (settled,) = site.mem.conflicts(bank="team", status="resolved")
     assert settled.resolution is not None
     assert settled.resolution.value == "scoped_exception"
@@ -214,9 +214,7 @@ def test_admin_sees_the_audit_log_and_a_verified_chain(site: Site, page: Any) ->
     shot(page, "05-audit")
 
 
-def test_agent_token_sees_no_review_tools_and_not_private_memories(
-    site: Site, page: Any
-) -> None:
+def test_agent_token_sees_no_review_tools_and_not_private_memories(site: Site, page: Any) -> None:
     page.goto(f"{site.url}/?token={site.agent}")
     page.locator("#panel-memories:not([hidden])").wait_for()
     assert page.locator("#tab-review").is_hidden()

@@ -76,7 +76,7 @@ def test_a_modified_added_or_removed_case_file_is_refused(tmp_path: Path) -> Non
     check_pins(copy)
     target = copy / "tombstone.jsonl"
     target.write_bytes(target.read_bytes().replace(b"8820", b"8821", 1))
-    with pytest.raises(CaseError, match="tombstone.jsonl: modified"):
+    with pytest.raises(CaseError, match=r"tombstone\.jsonl: modified"):
         load_dataset(copy)
     target.unlink()
     (copy / "extra.jsonl").write_text("", encoding="utf-8")
@@ -135,7 +135,7 @@ def test_mneme_never_answers_with_another_agents_private_memory(
 @pytest.mark.parametrize("make", [transcript, window30], ids=["transcript", "window30"])
 def test_each_baseline_loses_cases_in_every_dimension(cases: list[Case], make: object) -> None:
     adapter = make()  # type: ignore[operator]
-    lost = {d: 0 for d in DIMENSIONS}
+    lost = dict.fromkeys(DIMENSIONS, 0)
     for c in cases:
         if score_case(c, adapter.predict(c)).score < 100.0:
             lost[c.dimension] += 1

@@ -60,9 +60,7 @@ def seeded(mem: mneme.Memory) -> dict[str, str]:
     paris = mem.retain("Alice lives in Paris.", bank="team", agent="scout").memory_ids[0]
     berlin = mem.retain("Alice lives in Berlin.", bank="team", agent="critic").memory_ids[0]
     tea = mem.retain("Bob prefers tea over coffee.", bank="team", agent="scout").memory_ids[0]
-    secret = mem.retain(
-        "My locker code is 4711.", bank="team", agent="scout", visibility="private"
-    )
+    secret = mem.retain("My locker code is 4711.", bank="team", agent="scout", visibility="private")
     elsewhere = mem.retain("Carol works at the harbour.", bank="other", agent="scout")
     (conflict,) = mem.conflicts(bank="team")
     claims = {c.value: c.id for c in mem.review.queue(bank="team")}
@@ -83,8 +81,10 @@ def error_of(response: Any) -> dict[str, Any]:
     body = response.json()
     assert set(body) == {"error"}, body
     assert isinstance(body["error"]["code"], str)
-    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
-    return body["error"]
+    assert isinstance(body["error"]["message"], str)
+    assert body["error"]["message"]
+    error: dict[str, Any] = body["error"]
+    return error
 
 
 def ids(hits: list[dict[str, Any]]) -> set[str]:
@@ -186,9 +186,8 @@ def test_ids_of_another_bank_are_not_found_through_this_bank(
     api: Api, seeded: dict[str, str], mem: mneme.Memory
 ) -> None:
     assert api.get("admin", f"/v1/banks/team/memories/{seeded['elsewhere']}").status_code == 404
-    decided = api.post(
-        "admin", f"/v1/banks/team/review/{seeded['elsewhere_claim']}/decide", {"decision": "approve"}
-    )
+    path = f"/v1/banks/team/review/{seeded['elsewhere_claim']}/decide"
+    decided = api.post("admin", path, {"decision": "approve"})
     assert decided.status_code == 404
     assert mem.review.queue(bank="other")[0].review_status.value == "pending_review"
     rejected = api.post("admin", f"/v1/banks/team/memories/{seeded['elsewhere']}/reject")
@@ -424,7 +423,9 @@ def test_admin_verifies_the_audit_chain_and_reads_recent_records(
     assert {b["id"] for b in api.get("scout", "/v1/banks").json()["banks"]} == {"team"}
 
 
-def test_an_admin_token_for_every_bank_must_name_one_to_list(api: Api, seeded: dict[str, str]) -> None:
+def test_an_admin_token_for_every_bank_must_name_one_to_list(
+    api: Api, seeded: dict[str, str]
+) -> None:
     assert api.get("admin", "/v1/memories").status_code == 400
     listed = api.get("admin", "/v1/memories", params={"bank": "other"}).json()
     assert [u["id"] for u in listed["memories"]] == [seeded["elsewhere"]]
@@ -438,7 +439,7 @@ def test_one_memory_its_history_graph_and_source(api: Api, seeded: dict[str, str
     unit = api.get("critic", base).json()
     assert unit["text"] == "Alice lives in Berlin."
     events = api.get("critic", f"{base}/history").json()["events"]
-    assert [e["kind"] for e in events][0] == "unit.put"
+    assert events[0]["kind"] == "unit.put"
     graph = api.get("critic", f"{base}/graph", params={"depth": 2}).json()
     assert graph["center"] == seeded["berlin"]
     assert any(e["type"] == "CONTRADICTS" for e in graph["edges"])
@@ -509,9 +510,7 @@ def test_agents_announce_themselves_on_the_roster(api: Api, seeded: dict[str, st
     assert "critic" not in {a["id"] for a in roster["live"]}
 
 
-def test_a_slow_write_is_accepted_and_its_status_can_be_polled(
-    api: Api, mem: mneme.Memory
-) -> None:
+def test_a_slow_write_is_accepted_and_its_status_can_be_polled(api: Api, mem: mneme.Memory) -> None:
     response = api.post(
         "scout", "/v1/banks/team/memories", {"text": "Frank runs marathons.", "wait": 0}
     )
@@ -528,7 +527,7 @@ def test_a_slow_write_is_accepted_and_its_status_can_be_polled(
         assert api.get("outsider", f"/v1/banks/other/writes/{pending}").status_code == 404
         assert api.get("scout", "/v1/banks/team/writes/p_nope").status_code == 404
     hits = mem.recall("marathons", bank="team", agent="scout")
-    assert hits and hits[0].text == "Frank runs marathons."
+    assert [h.text for h in hits][:1] == ["Frank runs marathons."]
 
 
 # -- bad input: a clear error object, nothing written --------------------------------------
@@ -610,6 +609,15 @@ def test_an_unexpected_failure_is_a_500_error_object_without_internals(
     assert response.status_code == 500
     assert error_of(response)["code"] == "internal"
     assert "secret internals" not in response.text
+
+
+def test_the_type_filter_knows_every_memory_type() -> None:
+    from typing import get_args
+
+    from mneme.core.model import UnitType
+    from mneme.surfaces.http.schemas import MemoryType
+
+    assert set(get_args(MemoryType)) == {t.value for t in UnitType}
 
 
 def test_the_review_page_is_served_with_a_strict_content_policy(api: Api) -> None:

@@ -336,17 +336,16 @@ def setup(client: str | None, name: str, write: bool) -> None:
     chosen = [client] if client else list(CLIENTS)
     if write and client is None:
         raise click.UsageError("--write needs --client (claude-desktop, claude-code or cursor)")
-    configs = {
+    configs: dict[str, dict[str, Any]] = {
         c: {
             "path": client_config_path(c, home, env),
             "config": {"mcpServers": {name: server_entry(c, db, state.embedder)}},
         }
         for c in chosen
     }
-    if write:
-        assert client is not None
-        path = configs[client]["path"]
-        _merge_write(Path(path), name, configs[client]["config"]["mcpServers"][name])
+    if write and client is not None:
+        path: Path = configs[client]["path"]
+        _merge_write(path, name, server_entry(client, db, state.embedder))
         state.emit(
             {"written": path, "client": client, "server": name},
             lambda: [f"wrote the {name!r} MCP server into {path}; restart {client} to use it"],

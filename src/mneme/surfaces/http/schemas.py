@@ -12,8 +12,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
-from mneme.core.model import UnitType
-
 MAX_TEXT = 100_000
 MAX_QUERY = 8_000
 MAX_NOTE = 4_000
@@ -82,7 +80,20 @@ Metadata = Annotated[
 ]
 Host = Annotated[str, StringConstraints(min_length=1, max_length=255), AfterValidator(_clean)]
 Scope = Literal["personal", "collective"]
-MemoryType = Literal[tuple(t.value for t in UnitType)]  # type: ignore[valid-type]
+#: UnitType's values, spelled out so the schema is static (a test checks they agree).
+MemoryType = Literal[
+    "fact",
+    "preference",
+    "skill",
+    "goal",
+    "opinion",
+    "experience",
+    "achievement",
+    "action",
+    "belief",
+    "insight",
+    "rule",
+]
 
 
 class Body(BaseModel):

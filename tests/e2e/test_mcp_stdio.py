@@ -1,0 +1,170 @@
+"""`mneme mcp` as a real process: an MCP client session over its stdin/stdout.
+
+The process boundary is the thing under test: the installed script starts, speaks MCP on
+stdout and nothing else (logs and model loading stay on stderr), and exits when the client
+hangs up.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+MNEME = str(Path(sys.executable).with_name("mneme"))
+TIMEOUT = 60
+
+
+def env() -> dict[str, str]:
+    out = {k: v for k, v in os.environ.items() if not k.startswith("MNEME_")}
+    out.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    return out
+
+
+def argv(db: Path, embedder: str | None) -> list[str]:
+    return ["--db", str(db), *(["--embedder", embedder] if embedder else []), "mcp"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_a_client_session_over_stdio_lists_adds_searches_and_refuses_a_wrong_type(
+    tmp_path: Path, anyio_backend: str
+) -> None:
+    params = StdioServerParameters(
+        command=MNEME, args=argv(tmp_path / "s.db", "hashing"), env=env()
+    )
+    with (tmp_path / "stderr.log").open("w") as errlog, anyio.fail_after(TIMEOUT):
+        async with stdio_client(params, errlog=errlog) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            tools = {t.name for t in (await s.list_tools()).tools}
+            ab = {"bank": "team", "agent": "agent-1"}
+            added = await s.call_tool(
+                "add_memory", {"text": "Quentin keeps the spare badge in drawer D-41.", **ab}
+            )
+            found = await s.call_tool("search_memory", {"query": "Where is the spare badge?", **ab})
+            bad = await s.call_tool("search_memory", {"query": 12345, **ab})
+            status = await s.read_resource("memory://status")
+    assert len(tools) >= 30 and {"add_memory", "search_memory", "think_commit"} <= tools
+    assert not added.is_error
+    assert not found.is_error and "D-41" in found.content[0].text  # type: ignore[union-attr]
+    assert bad.is_error
+    error = json.loads(bad.content[0].text)["error"]  # type: ignore[union-attr]
+    assert error["code"] == "invalid_input" and "query" in error["message"]
+    assert json.loads(status.contents[0].text)["stats"]["units"] == 1  # type: ignore[union-attr]
+    assert "Traceback" not in (tmp_path / "stderr.log").read_text()
+
+
+class RawServer:
+    """The server process driven line by line, to see every byte it puts on stdout."""
+
+    def __init__(self, db: Path, embedder: str | None) -> None:
+        self.proc = subprocess.Popen(
+            [MNEME, *argv(db, embedder)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env(),
+            text=True,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.stdout: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self._next = 0
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+
+    def send(self, method: str, params: dict[str, Any], *, notify: bool = False) -> Any:
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+        if not notify:
+            self._next += 1
+            msg["id"] = self._next
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(msg) + "\n")
+        self.proc.stdin.flush()
+        if notify:
+            return None
+        while True:
+            line = self.lines.get(timeout=TIMEOUT)  # bounded: a hung server fails the test
+            self.stdout.append(line)
+            reply = json.loads(line)  # anything but JSON-RPC on stdout fails here
+            if reply.get("id") == self._next:
+                return reply
+
+    def close(self) -> str:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            _, err = self.proc.communicate(timeout=TIMEOUT)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.communicate()
+        self._reader.join(TIMEOUT)
+        while not self.lines.empty():
+            self.stdout.append(self.lines.get())
+        return err
+
+
+def converse(server: RawServer) -> list[Any]:
+    init = server.send(
+        "initialize",
+        {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw-test", "version": "0"},
+        },
+    )
+    server.send("notifications/initialized", {}, notify=True)
+    ab = {"bank": "team", "agent": "agent-1"}
+    add = server.send(
+        "tools/call",
+        {"name": "add_memory", "arguments": {"text": "Rosa keeps the van keys in box 9.", **ab}},
+    )
+    search = server.send(
+        "tools/call",
+        {"name": "search_memory", "arguments": {"query": "Where are the van keys?", **ab}},
+    )
+    return [init, add, search]
+
+
+def check_conversation(server: RawServer, replies: list[Any]) -> None:
+    err = server.close()
+    init, add, search = replies
+    assert init["result"]["serverInfo"]["name"] == "mneme"
+    assert add["result"]["isError"] is False
+    assert "box 9" in search["result"]["content"][0]["text"]
+    for line in server.stdout:  # every line on stdout is a JSON-RPC message
+        assert json.loads(line)["jsonrpc"] == "2.0"
+    assert server.proc.returncode == 0, err
+    assert "Traceback" not in err
+
+
+def test_stdout_carries_only_the_protocol_and_the_server_exits_when_stdin_closes(
+    tmp_path: Path,
+) -> None:
+    server = RawServer(tmp_path / "raw.db", "hashing")
+    replies = converse(server)
+    check_conversation(server, replies)
+
+
+@pytest.mark.slow
+def test_the_default_embedder_loads_inside_a_session_without_touching_stdout(
+    tmp_path: Path,
+) -> None:
+    server = RawServer(tmp_path / "minilm.db", None)
+    replies = converse(server)
+    check_conversation(server, replies)
