@@ -88,9 +88,13 @@ def disk_bytes(target: str) -> int:
 
 
 def measure_one(
-    size: int, backend: str, embedder: str, batch: int, n_queries: int
+    size: int, backend: str, embedder: str, batch: int, n_queries: int, budget_s: float = 0.0
 ) -> dict[str, Any]:
-    """Fill one fresh store and measure it (runs in its own process)."""
+    """Fill one fresh store and measure it (runs in its own process).
+
+    With ``budget_s`` > 0, ingest stops after the batch that crosses the budget and the store
+    is measured as it stands: the row says ``partial`` and how many memories went in.
+    """
     from mneme import Memory
 
     tmp = Path(tempfile.mkdtemp(prefix="mneme-scale-"))
@@ -131,8 +135,11 @@ def measure_one(
                 )
                 if len(chunk) >= batch:
                     flush()
-            if chunk:
-                flush()
+                    if budget_s and ingest_s > budget_s:
+                        break
+            else:
+                if chunk:
+                    flush()
             units = mem.stats()
             qs = queries(size, n_queries)
             for q in qs[:WARMUP]:
@@ -146,15 +153,16 @@ def measure_one(
                 empty += not hits
             mem.close()
             disk = disk_bytes(target)
-            n_units = _unit_count(units) or size
+            n_units = _unit_count(units) or done
             return {
                 "size": size,
                 "backend": backend,
                 "embedder": embedder,
-                "memories": size,
+                "memories": done,
+                "partial": done < size,
                 "units": n_units,
                 "ingest_s": ingest_s,
-                "ingest_per_s": size / ingest_s if ingest_s else float("nan"),
+                "ingest_per_s": done / ingest_s if ingest_s else float("nan"),
                 "recall_p50_ms": percentile(lat, 0.5),
                 "recall_p95_ms": percentile(lat, 0.95),
                 "recall_mean_ms": sum(lat) / len(lat),
@@ -189,7 +197,9 @@ def _unit_count(stats: Any) -> int:
     return 0
 
 
-def run_child(size: int, backend: str, embedder: str, batch: int, n_queries: int) -> dict[str, Any]:
+def run_child(
+    size: int, backend: str, embedder: str, batch: int, n_queries: int, budget_min: float
+) -> dict[str, Any]:
     cmd = [
         sys.executable,
         "-m",
@@ -202,6 +212,8 @@ def run_child(size: int, backend: str, embedder: str, batch: int, n_queries: int
         str(batch),
         "--queries",
         str(n_queries),
+        "--ingest-budget-min",
+        str(budget_min),
     ]
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run(cmd, cwd=root, stdout=subprocess.PIPE, text=True, check=False)
@@ -221,8 +233,10 @@ def table(rows: Sequence[dict[str, Any]]) -> str:
         if "error" in r:
             out.append(f"| {r['backend']} | {r['size']:,} | failed: {r['error']} | | | | | | |")
             continue
+        of = f" of {r['size']:,}" if r.get("partial") else ""
         out.append(
-            f"| {r['backend']} | {r['memories']:,} | {r['units']:,} | {r['ingest_per_s']:.0f} | "
+            f"| {r['backend']} | {r['memories']:,}{of} | "
+            f"{r['units']:,} | {r['ingest_per_s']:.0f} | "
             f"{_dur(r['ingest_s'])} | {r['recall_p50_ms']:.1f} | {r['recall_p95_ms']:.1f} | "
             f"{r['peak_rss_mib']:.0f} | {r['bytes_per_unit']:.0f} |"
         )
@@ -291,11 +305,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--out", type=Path, default=RESULTS_DIR)
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument(
+        "--ingest-budget-min",
+        type=float,
+        default=0.0,
+        help="stop ingesting a size after this many minutes and measure what went in "
+        "(reported as partial); 0 = no limit",
+    )
     ap.add_argument("--one", help=argparse.SUPPRESS)  # SIZE:BACKEND, the child process
     args = ap.parse_args(argv)
     if args.one:
         size, backend = args.one.split(":")
-        print(json.dumps(measure_one(int(size), backend, args.embedder, args.batch, args.queries)))
+        budget = args.ingest_budget_min * 60
+        row = measure_one(int(size), backend, args.embedder, args.batch, args.queries, budget)
+        print(json.dumps(row))
         return 0
     sizes = [int(float(s)) for s in args.sizes.split(",") if s]
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
@@ -303,7 +326,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for size in sizes:
         for backend in backends:
             print(f"scale: {backend}, {size:,} memories ({args.embedder})...", file=sys.stderr)
-            row = run_child(size, backend, args.embedder, args.batch, args.queries)
+            row = run_child(
+                size, backend, args.embedder, args.batch, args.queries, args.ingest_budget_min
+            )
             rows.append(row)
             print(table([row]).splitlines()[-1], file=sys.stderr)
     today = dt.date.today().isoformat()
@@ -319,7 +344,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "",
             table(rows),
             "",
-            "Targets at 1M units on SQLite: recall p95 <= 100 ms, peak RSS <= 4 GiB.",
+            "Targets at 1M units on SQLite: recall p95 <= 100 ms, peak RSS <= 4 GiB. "
+            "A memories cell `N of M` is a partial run: ingest stopped at the time budget "
+            f"({args.ingest_budget_min or 'none'} min) and the store was measured at N.",
         ]
     )
     print(md)

@@ -53,7 +53,11 @@ class Config:
     #: (``Memory.reconsolidate``, ``mneme reconsolidate``). ``mneme serve`` turns it on.
     reconsolidate_every: float = 0.0
     reconsolidation_bar: float = 0.7  # verdicts below this confidence go to a person
-    reconsolidation_batch: int = 16  # pending belief changes swept per pass (ADR 0009)
+    reconsolidation_batch: int = 4  # pending belief changes swept per pass (ADR 0009)
+    #: LLM tiers, tried in order (write side and background only; never on recall). Each a
+    #: mapping like {"provider": "openai", "model": "...", "base_url": "...",
+    #: "api_key_env": "OPENAI_API_KEY"} or {"provider": "anthropic", "model": "..."}.
+    llm: tuple[Mapping[str, Any], ...] = ()
     recall: RecallConfig = field(default_factory=RecallConfig)
 
     def replace(self, **changes: Any) -> Config:
@@ -111,6 +115,11 @@ def load(
         raise InvalidInput(
             f"unknown recall configuration keys: {', '.join(sorted(set(recall) - rnames))}"
         )
+    if "llm" in values:
+        tiers = values["llm"]
+        if not isinstance(tiers, list | tuple) or not all(isinstance(t, Mapping) for t in tiers):
+            raise InvalidInput("llm must be a list of tier tables (provider, model, ...)")
+        values["llm"] = tuple(dict(t) for t in tiers)
     if isinstance(values.get("recall"), RecallConfig):
         return Config(**values)
     return Config(**values, recall=RecallConfig(**recall))

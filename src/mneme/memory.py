@@ -44,11 +44,16 @@ from mneme.core.model import (
 from mneme.embed.protocol import Embedder
 from mneme.errors import BackendUnavailable, InvalidInput, NotFound
 from mneme.ids import new_id
+from mneme.llm.chain import build_chain
+from mneme.llm.extract import LLMExtractor
+from mneme.llm.judge import LLMJudge
+from mneme.llm.protocol import LLM
 from mneme.presence import PRESENCE_TTL, Presence, Roster
 from mneme.read.chain import DIRECTIONS as CHAIN_DIRECTIONS
 from mneme.read.chain import ChainStep
 from mneme.read.chain import walk as walk_chain
 from mneme.read.recall import Recaller
+from mneme.store.copy import CopyReport, copy_store
 from mneme.store.protocol import Filters, Store, StoreStats, UnitChanges
 from mneme.think import Thinker
 from mneme.trust.audit import verify as verify_audit
@@ -93,6 +98,28 @@ def open_store(target: str, *, read_only: bool = False) -> Store:
     return SQLiteStore(target, read_only=read_only)
 
 
+def copy_between(
+    src: str, dst: str, *, progress: Callable[[str, int], None] | None = None
+) -> CopyReport:
+    """Copy the whole store at ``src`` (path or DSN) into the new, empty store at ``dst``.
+
+    Every row of every table moves, audit log verbatim (``audit verify`` passes on the copy).
+
+    Raises:
+        Conflict: the destination already holds rows.
+        SchemaMismatch: the stores are at different schema versions (after migrating both).
+    """
+    source = open_store(src)
+    try:
+        target = open_store(dst)
+        try:
+            return copy_store(source, target, progress=progress)
+        finally:
+            target.close()
+    finally:
+        source.close()
+
+
 class Memory:
     """Long-term memory for agents: retain, recall, and the trust and review mechanics."""
 
@@ -102,6 +129,7 @@ class Memory:
         embedder: Embedder,
         config: Config,
         clock: Callable[[], dt.datetime] = _utcnow,
+        llm: LLM | None = None,
     ) -> None:
         self.store = store
         store.set_clock(clock)
@@ -111,11 +139,23 @@ class Memory:
         self.review = Review(store, clock)
         self._conflicts = Conflicts(store, self.review, clock)
         self.charter = CharterFile(config.charter)
-        judge = Judge(store, JudgeConfig(), embedder.model_id)
+        #: The optional LLM (a fallback chain): write side and background only, never recall.
+        self.llm = llm
+        judge = Judge(
+            store, JudgeConfig(), embedder.model_id, LLMJudge(llm) if llm is not None else None
+        )
         self._settler = Settler(store, self._conflicts, clock)
         self.presence = Presence(store, clock)
         self._retainer = Retainer(
-            store, embedder, config, clock, judge, self._conflicts, self.charter, self._settler
+            store,
+            embedder,
+            config,
+            clock,
+            judge,
+            self._conflicts,
+            self.charter,
+            self._settler,
+            LLMExtractor(llm) if llm is not None else None,
         )
         self._recaller = Recaller(store, embedder, config.recall, clock)
         self.reconsolidator = Reconsolidator(
@@ -171,7 +211,8 @@ class Memory:
             except BaseException:
                 store.close()
                 raise
-        return cls(store, embedder, cfg, clock or _utcnow)
+        chain = build_chain(cfg.llm, env) if cfg.llm else None
+        return cls(store, embedder, cfg, clock or _utcnow, llm=chain or None)
 
     def schema_version(self) -> int:
         return self.store.schema_version()
@@ -182,6 +223,9 @@ class Memory:
 
     def close(self) -> None:
         self._sweeper.stop()
+        closer = getattr(self.llm, "close", None)
+        if closer is not None:
+            closer()
         self._buffer.close()
         self._recaller.close()
         self.store.close()

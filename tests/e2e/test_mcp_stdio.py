@@ -54,12 +54,15 @@ async def test_a_client_session_over_stdio_lists_adds_searches_and_refuses_a_wro
             found = await s.call_tool("search_memory", {"query": "Where is the spare badge?", **ab})
             bad = await s.call_tool("search_memory", {"query": 12345, **ab})
             status = await s.read_resource("memory://status")
-    assert len(tools) >= 30 and {"add_memory", "search_memory", "think_commit"} <= tools
+    assert len(tools) >= 30
+    assert {"add_memory", "search_memory", "think_commit"} <= tools
     assert not added.is_error
-    assert not found.is_error and "D-41" in found.content[0].text  # type: ignore[union-attr]
+    assert not found.is_error
+    assert "D-41" in found.content[0].text  # type: ignore[union-attr]
     assert bad.is_error
     error = json.loads(bad.content[0].text)["error"]  # type: ignore[union-attr]
-    assert error["code"] == "invalid_input" and "query" in error["message"]
+    assert error["code"] == "invalid_input"
+    assert "query" in error["message"]
     assert json.loads(status.contents[0].text)["stats"]["units"] == 1  # type: ignore[union-attr]
     assert "Traceback" not in (tmp_path / "stderr.log").read_text()
 
@@ -78,14 +81,23 @@ class RawServer:
         )
         self.lines: queue.Queue[str] = queue.Queue()
         self.stdout: list[str] = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+        self.stderr: list[str] = []
+        self._readers = [
+            threading.Thread(target=self._read_stdout, daemon=True),
+            threading.Thread(target=self._read_stderr, daemon=True),
+        ]
+        for reader in self._readers:
+            reader.start()
         self._next = 0
 
-    def _read(self) -> None:
+    def _read_stdout(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             self.lines.put(line)
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        self.stderr.extend(self.proc.stderr)
 
     def send(self, method: str, params: dict[str, Any], *, notify: bool = False) -> Any:
         msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
@@ -105,18 +117,24 @@ class RawServer:
                 return reply
 
     def close(self) -> str:
-        assert self.proc.stdin is not None
+        """Hang up (close stdin) and wait for the process to exit; its stderr."""
+        assert self.proc.stdin
+        assert self.proc.stdout
+        assert self.proc.stderr
         self.proc.stdin.close()
         try:
-            _, err = self.proc.communicate(timeout=TIMEOUT)
+            self.proc.wait(timeout=TIMEOUT)
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
-                self.proc.communicate()
-        self._reader.join(TIMEOUT)
+                self.proc.wait(timeout=TIMEOUT)
+            for reader in self._readers:
+                reader.join(TIMEOUT)
+            self.proc.stdout.close()
+            self.proc.stderr.close()
         while not self.lines.empty():
             self.stdout.append(self.lines.get())
-        return err
+        return "".join(self.stderr)
 
 
 def converse(server: RawServer) -> list[Any]:

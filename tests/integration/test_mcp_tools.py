@@ -40,7 +40,8 @@ async def fail(client: Client, name: str, args: dict[str, Any]) -> dict[str, str
     res = await client.call_tool(name, args)
     assert res.is_error, f"{name} should have failed"
     body = json.loads(res.content[0].text)  # type: ignore[union-attr]
-    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}
+    assert set(body) == {"error"}
+    assert set(body["error"]) == {"code", "message"}
     return body["error"]  # type: ignore[no-any-return]
 
 
@@ -65,10 +66,12 @@ async def test_every_tool_is_listed_with_a_typed_schema_and_an_actionable_descri
     assert len(tools) >= 30
     assert set(TOOL_NAMES) == set(tools)
     for tool in tools.values():
-        assert tool.description and len(tool.description) > 60, tool.name
+        assert tool.description, tool.name
+        assert len(tool.description) > 60, tool.name
         assert "Returns" in tool.description or "returns" in tool.description, tool.name
         schema = tool.input_schema
-        assert schema["type"] == "object" and schema["required"], tool.name
+        assert schema["type"] == "object", tool.name
+        assert schema["required"], tool.name
         for prop, spec in schema["properties"].items():
             assert "type" in spec or "anyOf" in spec or "enum" in spec, (tool.name, prop)
     assert tools["search_memory"].annotations.read_only_hint is True  # type: ignore[union-attr]
@@ -89,25 +92,30 @@ def test_every_tool_is_documented() -> None:
 async def test_add_then_search_finds_it_with_its_evidence(mem):
     async with Client(build_server(mem)) as client:
         added = await add(client, "Quentin keeps the spare badge in drawer D-41.", source_id="ev-1")
-        assert added["status"] == "ok" and added["source_id"] == "ev-1"
+        assert added["status"] == "ok"
+        assert added["source_id"] == "ev-1"
         found = await call(client, "search_memory", {"query": "Where is the spare badge?", **AB})
-    assert found["mode"] == "contextual" and found["graph_depth"] == 1
+    assert found["mode"] == "contextual"
+    assert found["graph_depth"] == 1
     top = found["hits"][0]
-    assert "D-41" in top["text"] and top["evidence_source_ids"] == ["ev-1"]
+    assert "D-41" in top["text"]
+    assert top["evidence_source_ids"] == ["ev-1"]
     assert top["id"] == added["memory_ids"][0]
 
 
 async def test_add_with_wait_goes_through_the_buffer_and_get_add_status_follows_it(mem):
     async with Client(build_server(mem)) as client:
         first = await add(client, "Ines waters the ferns on Mondays.", wait=0.0)
-        assert first["status"] == "accepted" and first["pending_id"]
+        assert first["status"] == "accepted"
+        assert first["pending_id"]
         status = await call(client, "get_add_status", {"pending_id": first["pending_id"]})
         assert status["status"] in ("pending", "processing", "done")
         # The buffer works oldest first: once a later write is done, the first one is too.
         second = await add(client, "Ines feeds the cat on Fridays.", wait=30.0)
         assert second["status"] == "ok"
         status = await call(client, "get_add_status", {"pending_id": first["pending_id"]})
-        assert status["status"] == "done" and status["result"]["memory_ids"]
+        assert status["status"] == "done"
+        assert status["result"]["memory_ids"]
         missing = await fail(client, "get_add_status", {"pending_id": "pend_nope"})
     assert missing["code"] == "not_found"
 
@@ -118,8 +126,12 @@ async def test_update_memory_supersedes_and_keeps_the_old_one_in_history(mem):
         new = await call(
             client,
             "update_memory",
-            {"memory_id": old, "text": "The staging server is called Cedar.", **AB,
-             "reason": "renamed"},
+            {
+                "memory_id": old,
+                "text": "The staging server is called Cedar.",
+                **AB,
+                "reason": "renamed",
+            },
         )
         # A correction of a one-valued slot is applied and also asked about (the charter).
         assert new["status"] in ("ok", "needs_clarification")
@@ -130,10 +142,13 @@ async def test_update_memory_supersedes_and_keeps_the_old_one_in_history(mem):
         gone = await fail(
             client, "update_memory", {"memory_id": "u_missing", "text": "x y z.", **AB}
         )
-    assert unit["status"] == "superseded" and unit["superseded_by"] in new["memory_ids"]
-    assert len(events) >= 2 and events[0]["at"] <= events[-1]["at"]
+    assert unit["status"] == "superseded"
+    assert unit["superseded_by"] in new["memory_ids"]
+    assert len(events) >= 2
+    assert events[0]["at"] <= events[-1]["at"]
     assert {u["id"] for u in listed} >= {old, *new["memory_ids"]}
-    assert gone["code"] == "not_found" and snapshot(mem) == before
+    assert gone["code"] == "not_found"
+    assert snapshot(mem) == before
 
 
 async def test_search_modes_set_the_time_window_and_the_graph_depth(mem, clock):
@@ -151,11 +166,14 @@ async def test_search_modes_set_the_time_window_and_the_graph_depth(mem, clock):
             "search_memory",
             {"query": "What did Pia paint?", **AB, "mode": "recent", "temporal_days": 90},
         )
-    assert recent["graph_depth"] == 0 and recent["time_from"].startswith("2024-06-24")
+    assert recent["graph_depth"] == 0
+    assert recent["time_from"].startswith("2024-06-24")
     assert recent["hits"][0]["text"] == "Pia painted the garden shed blue."
     # Anything older comes back only as a flagged flashback, pulled in by an edge.
     assert all(h["flashback"] for h in recent["hits"][1:])
-    assert full["k"] == 50 and full["graph_depth"] == 3 and full["time_from"] is None
+    assert full["k"] == 50
+    assert full["graph_depth"] == 3
+    assert full["time_from"] is None
     assert {h["text"] for h in full["hits"]} >= {
         "Pia painted the boathouse green.",
         "Pia painted the garden shed blue.",
@@ -183,11 +201,16 @@ async def test_connect_chain_concept_and_graph(mem):
         graph = await call(client, "get_memory_graph", {"memory_id": effect, **AB, "depth": 1})
         concept = await call(client, "search_by_concept", {"name": "Tuesday", **AB})
         self_link = await fail(client, "connect_memories", {"a": cause, "b": cause, **AB})
-    assert edge["src"] == cause and edge["dst"] == effect and edge["type"] == "CAUSES"
+    assert edge["src"] == cause
+    assert edge["dst"] == effect
+    assert edge["type"] == "CAUSES"
     steps = {s["depth"]: s for s in chain}
-    assert steps[0]["unit"]["id"] == effect and steps[-1]["unit"]["id"] == cause
-    assert steps[-1]["via_edge"] == "CAUSES" and len(chain) == 2
-    assert graph["center"] == effect and cause in graph["units"]
+    assert steps[0]["unit"]["id"] == effect
+    assert steps[-1]["unit"]["id"] == cause
+    assert steps[-1]["via_edge"] == "CAUSES"
+    assert len(chain) == 2
+    assert graph["center"] == effect
+    assert cause in graph["units"]
     assert any(e["type"] == "CAUSES" for e in graph["edges"])
     assert isinstance(concept, list)
     assert self_link["code"] == "invalid_input"
@@ -201,24 +224,39 @@ async def test_resolve_contradiction_answers_the_question_add_memory_raised(mem)
         settled = await call(
             client,
             "resolve_contradiction",
-            {"from_id": conflict["b_unit"], "to_id": conflict["a_unit"], "decision": "confirm",
-             **AB},
+            {
+                "from_id": conflict["b_unit"],
+                "to_id": conflict["a_unit"],
+                "decision": "confirm",
+                **AB,
+            },
         )
         again = await fail(
             client,
             "resolve_contradiction",
-            {"from_id": conflict["b_unit"], "to_id": conflict["a_unit"], "decision": "confirm",
-             **AB},
+            {
+                "from_id": conflict["b_unit"],
+                "to_id": conflict["a_unit"],
+                "decision": "confirm",
+                **AB,
+            },
         )
         other_bank = await fail(
             client,
             "resolve_contradiction",
-            {"from_id": conflict["b_unit"], "to_id": conflict["a_unit"], "decision": "retract",
-             "bank": "elsewhere", "agent": "a1"},
+            {
+                "from_id": conflict["b_unit"],
+                "to_id": conflict["a_unit"],
+                "decision": "retract",
+                "bank": "elsewhere",
+                "agent": "a1",
+            },
         )
     assert conflict["b_unit"] in second["memory_ids"]
-    assert settled["decision"] == "confirm" and settled["conflict"]["status"] == "resolved"
-    assert again["code"] == "not_found" and other_bank["code"] == "not_found"
+    assert settled["decision"] == "confirm"
+    assert settled["conflict"]["status"] == "resolved"
+    assert again["code"] == "not_found"
+    assert other_bank["code"] == "not_found"
 
 
 # -- review and conflicts --------------------------------------------------------------------
@@ -244,14 +282,24 @@ async def test_review_queue_decide_conflicts_reject_and_restore(mem):
         scoped = await fail(
             client,
             "resolve_conflict",
-            {"conflict_id": conflict["id"], "resolution": "scoped_exception", "bank": "b",
-             "actor": "rev1", "scope_a": "at home"},
+            {
+                "conflict_id": conflict["id"],
+                "resolution": "scoped_exception",
+                "bank": "b",
+                "actor": "rev1",
+                "scope_a": "at home",
+            },
         )
         resolved = await call(
             client,
             "resolve_conflict",
-            {"conflict_id": conflict["id"], "resolution": "supersede", "bank": "b",
-             "actor": "rev1", "winner": conflict["b_unit"]},
+            {
+                "conflict_id": conflict["id"],
+                "resolution": "supersede",
+                "bank": "b",
+                "actor": "rev1",
+                "winner": conflict["b_unit"],
+            },
         )
         tomb = await call(
             client,
@@ -262,10 +310,13 @@ async def test_review_queue_decide_conflicts_reject_and_restore(mem):
             client, "restore", {"memory_id": conflict["b_unit"], "bank": "b", "actor": "rev1"}
         )
         every = await call(client, "list_conflicts", {"bank": "b", "status": "all"})
-    assert decided["new_review_status"] == "approved" and twice["code"] == "conflict"
-    assert "scope" in scoped["message"] and scoped["code"] == "invalid_input"
+    assert decided["new_review_status"] == "approved"
+    assert twice["code"] == "conflict"
+    assert "scope" in scoped["message"]
+    assert scoped["code"] == "invalid_input"
     assert resolved["resolution"] == "supersede"
-    assert tomb["reason"] == "typo" and back["new_status"] == "active"
+    assert tomb["reason"] == "typo"
+    assert back["new_status"] == "active"
     assert len(every) == 1
 
 
@@ -281,12 +332,16 @@ async def test_roster_presence_and_swarm_status(mem):
         bye = await call(client, "agent_farewell", {"bank": "b", "agent": "a2"})
         status = await call(client, "swarm_status", {"bank": "b"})
         unknown = await fail(client, "enroll_agent", {"bank": "nobank", "agent": "a2"})
-    assert enrolled["id"] == "a2" and enrolled["host"] == "h2" and beat["status"] == "busy"
+    assert enrolled["id"] == "a2"
+    assert enrolled["host"] == "h2"
+    assert beat["status"] == "busy"
     assert {a["id"] for a in roster["live"]} == {"a1", "a2"}
     assert bye["status"] == "departed"
     assert [a["id"] for a in status["roster"]["live"]] == ["a1"]
-    assert status["roster"]["departed"] == 1 and status["stats"]["units"] >= 1
-    assert status["open_conflicts"] == 0 and status["pending_review"] >= 0
+    assert status["roster"]["departed"] == 1
+    assert status["stats"]["units"] >= 1
+    assert status["open_conflicts"] == 0
+    assert status["pending_review"] >= 0
     assert unknown["code"] == "not_found"
 
 
@@ -312,14 +367,23 @@ async def test_think_tools_reason_privately_then_commit_one_conclusion(mem):
         await call(
             client,
             "think_add",
-            {"session_id": sid, **AB, "text": "Quentin said so.", "kind": "evidence",
-             "supports": [hyp["id"]]},
+            {
+                "session_id": sid,
+                **AB,
+                "text": "Quentin said so.",
+                "kind": "evidence",
+                "supports": [hyp["id"]],
+            },
         )
         concl = await call(
             client,
             "think_conclude",
-            {"session_id": sid, **AB, "text": "The spare badge is in drawer D-41.",
-             "evidence": [ev["id"], hyp["id"]]},
+            {
+                "session_id": sid,
+                **AB,
+                "text": "The spare badge is in drawer D-41.",
+                "evidence": [ev["id"], hyp["id"]],
+            },
         )
         status = await call(client, "think_status", {"session_id": sid, **AB})
         intruder = await fail(
@@ -333,15 +397,18 @@ async def test_think_tools_reason_privately_then_commit_one_conclusion(mem):
         dropped = await call(client, "think_discard", {"session_id": other, **AB})
         nothing = await call(client, "search_incomplete_thoughts", {**AB, "query": "scratch"})
     assert untouched == before[0]
-    assert concl["kind"] == "conclusion" and status["cited_memory_ids"] == [fact]
+    assert concl["kind"] == "conclusion"
+    assert status["cited_memory_ids"] == [fact]
     assert intruder["code"] == stolen["code"] == closed["code"] == "not_found"
-    assert committed["status"] == "ok" and committed["metadata"]["evidence"] == [fact]
+    assert committed["status"] == "ok"
+    assert committed["metadata"]["evidence"] == [fact]
     (unit_id,) = committed["memory_ids"]
     edges = mem.graph(unit_id).edges
     assert [(e.src, e.dst, e.type) for e in edges if e.type == "SUPPORTS"] == [
         (fact, unit_id, "SUPPORTS")
     ]
-    assert dropped["goal"] == "scratch" and nothing == []
+    assert dropped["goal"] == "scratch"
+    assert nothing == []
 
 
 # -- resources -------------------------------------------------------------------------------
@@ -360,9 +427,13 @@ async def test_resources_give_rules_redacted_config_and_status(tmp_path):
     finally:
         memory.close()
     assert listed == {"memory://rules", "memory://config", "memory://status"}
-    assert "charter" in rules and "adopted" in rules
-    assert "sk-very-secret" not in raw and json.loads(raw)["embedder_api_key"] == "***"
-    assert status["ok"] is True and status["schema_version"] >= 1 and "stats" in status
+    assert "charter" in rules
+    assert "adopted" in rules
+    assert "sk-very-secret" not in raw
+    assert json.loads(raw)["embedder_api_key"] == "***"
+    assert status["ok"] is True
+    assert status["schema_version"] >= 1
+    assert "stats" in status
 
 
 # -- bad input -------------------------------------------------------------------------------
@@ -388,9 +459,7 @@ async def test_bad_arguments_are_clear_errors_and_write_nothing(mem, name):
         schema = next(t for t in (await client.list_tools()).tools if t.name == name).input_schema
         before = snapshot(mem)
         missing = await fail(client, name, {})
-        strings = [
-            p for p in schema["required"] if schema["properties"][p].get("type") == "string"
-        ]
+        strings = [p for p in schema["required"] if schema["properties"][p].get("type") == "string"]
         wrong = await fail(client, name, {**_valid_args(schema), strings[0]: 12345})
         capped = next(p for p in strings if "maxLength" in schema["properties"][p])
         too_long = "y" * (schema["properties"][capped]["maxLength"] + 1)
@@ -399,8 +468,10 @@ async def test_bad_arguments_are_clear_errors_and_write_nothing(mem, name):
         assert snapshot(mem) == before
     assert missing["code"] == wrong["code"] == long["code"] == extra["code"] == "invalid_input"
     assert "Field required" in missing["message"]
-    assert strings[0] in wrong["message"] and "valid string" in wrong["message"]
-    assert capped in long["message"] and too_long not in long["message"]
+    assert strings[0] in wrong["message"]
+    assert "valid string" in wrong["message"]
+    assert capped in long["message"]
+    assert too_long not in long["message"]
     assert "no_such_argument" in extra["message"]
 
 
@@ -411,12 +482,14 @@ async def test_strict_types_refuse_numbers_as_strings_and_an_unknown_tool(mem):
         k = await fail(client, "search_memory", {"query": "seed", **AB, "k": "5"})
         trust = await fail(client, "add_memory", {"text": "A thing.", **AB, "trust": True})
         mode = await fail(client, "search_memory", {"query": "seed", **AB, "mode": "wild"})
-        bad_id = await fail(client, "add_memory", {"text": "A thing.", "bank": "no spaces",
-                                                   "agent": "a1"})
+        bad_id = await fail(
+            client, "add_memory", {"text": "A thing.", "bank": "no spaces", "agent": "a1"}
+        )
         unknown = await fail(client, "no_such_tool", {})
         assert snapshot(mem) == before
     assert k["code"] == trust["code"] == mode["code"] == "invalid_input"
-    assert bad_id["code"] == "invalid_input" and "bank" in bad_id["message"]
+    assert bad_id["code"] == "invalid_input"
+    assert "bank" in bad_id["message"]
     assert unknown["code"] == "not_found"
 
 
@@ -427,7 +500,8 @@ async def test_an_unexpected_failure_is_internal_and_leaks_nothing(mem, monkeypa
     monkeypatch.setattr(mem, "stats", boom)
     async with Client(build_server(mem)) as client:
         err = await fail(client, "swarm_status", {"bank": "b"})
-    assert err["code"] == "internal" and "secret" not in err["message"]
+    assert err["code"] == "internal"
+    assert "secret" not in err["message"]
 
 
 async def test_a_factory_opens_one_memory_for_every_connection_and_closes_it_after(tmp_path):
@@ -445,4 +519,5 @@ async def test_a_factory_opens_one_memory_for_every_connection_and_closes_it_aft
     assert len(opened) == 1
     async with Client(server) as three:
         err = await call(three, "list_memories", {"bank": "b", "agent": "a1"})
-    assert len(opened) == 2 and len(err) == 1
+    assert len(opened) == 2
+    assert len(err) == 1

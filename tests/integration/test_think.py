@@ -39,7 +39,8 @@ def test_nothing_reaches_memory_before_commit_and_discard_leaves_nothing(mem, fa
     mem.think.add(sid, "Is the east office locked?", "question", supports=[h.id])
     found = mem.think.recall(sid, "spare badge drawer", k=3)
     mem.think.conclude(sid, "The spare badge is in drawer D-41 in the east office.")
-    assert found and footprint(mem) == before
+    assert found
+    assert footprint(mem) == before
     held = mem.think.discard(sid)
     assert len(held.thoughts) == 2 + len(found) + 1
     assert footprint(mem) == before
@@ -66,9 +67,10 @@ def test_commit_persists_one_conclusion_with_supports_edges_from_the_cited_evide
     assert result.metadata["evidence"] == [facts["badge"]]
     supports = [e for e in mem.graph(unit_id).edges if e.type == "SUPPORTS"]
     assert [(e.src, e.dst) for e in supports] == [(facts["badge"], unit_id)]
-    assert mem.source(result.source_id).kind == "thought"  # type: ignore[arg-type]
-    chain = mem.chain("The spare badge is in the east office.", bank="b", agent="a1",
-                      direction="causal")
+    assert mem.source(result.source_id or "").kind == "thought"
+    chain = mem.chain(
+        "The spare badge is in the east office.", bank="b", agent="a1", direction="causal"
+    )
     assert facts["badge"] in {s.unit.id for s in chain}
     with pytest.raises(NotFound):
         mem.think.status(sid)  # the session closed with the commit
@@ -136,7 +138,8 @@ def test_commit_needs_a_conclusion_and_bad_input_is_refused(mem, facts):
         mem.think.start("b", "a1", "g" * 5_000)
     with pytest.raises(InvalidInput):
         mem.think.start("not a bank", "a1", "goal")
-    assert footprint(mem) == before and len(mem.think.status(sid).thoughts) == 0
+    assert footprint(mem) == before
+    assert len(mem.think.status(sid).thoughts) == 0
 
 
 def test_another_agent_can_neither_see_nor_touch_a_session(mem, facts):
@@ -174,8 +177,10 @@ def test_an_idle_session_is_saved_as_an_incomplete_thought_and_found_again(mem, 
         mem.think.status(sid)
     assert mem.stats().sources == before.sources + 1
     (item,) = found
-    assert item.session_id == sid and item.goal == "Plan the office move"
-    assert item.reason == "timeout" and item.agent_id == "a1"
+    assert item.session_id == sid
+    assert item.goal == "Plan the office move"
+    assert item.reason == "timeout"
+    assert item.agent_id == "a1"
     assert [t["kind"] for t in item.thoughts] == ["observation", "evidence"]
     # A query on a thought (not the goal) finds it too; no query lists the newest.
     assert [i.session_id for i in mem.think.incomplete("shelving", "b", "a1")] == [sid]
@@ -200,5 +205,7 @@ async def test_a_timed_out_session_is_found_by_the_search_incomplete_thoughts_to
         res = await client.call_tool("search_incomplete_thoughts", {**ab, "query": "badge log"})
         gone = await client.call_tool("think_status", {"session_id": sid, **ab})
     (item,) = json.loads(res.content[0].text)  # type: ignore[union-attr]
-    assert item["session_id"] == sid and item["thoughts"][0]["text"] == "Check D-41."
-    assert gone.is_error and "incomplete" in gone.content[0].text  # type: ignore[union-attr]
+    assert item["session_id"] == sid
+    assert item["thoughts"][0]["text"] == "Check D-41."
+    assert gone.is_error
+    assert "incomplete" in gone.content[0].text  # type: ignore[union-attr]

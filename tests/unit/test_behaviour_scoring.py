@@ -15,7 +15,7 @@ _ROOT = str(Path(__file__).resolve().parents[2])
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from bench.behaviour.model import Prediction, parse_case, validate_case  # noqa: E402
+from bench.behaviour.model import Action, Prediction, parse_case, validate_case  # noqa: E402
 from bench.behaviour.score import (  # noqa: E402
     contains,
     f1,
@@ -165,5 +165,5 @@ def test_timed_actions_take_their_place_among_events() -> None:
         {"do": "restore", "event": "e1"},
     ]
     assert validate_case(obj) == []
-    steps = [getattr(s, "event_id", None) or s.do for _, s in parse_case(obj).timeline()]
+    steps = [s.do if isinstance(s, Action) else s.event_id for _, s in parse_case(obj).timeline()]
     assert steps == ["e1", "reject", "e2", "restore"]

@@ -141,7 +141,10 @@ class MnemeAdapter:
                 )
             else:
                 for uid in units:
-                    sweep(uid)
+                    try:
+                        sweep(uid)
+                    except (MnemeError, TypeError) as exc:
+                        notes.append(f"reconsolidate {uid}: {exc}")
 
     def _answer(
         self,

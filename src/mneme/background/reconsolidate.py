@@ -407,7 +407,8 @@ class Reconsolidator:
 
 
 _HEDGE = re.compile(
-    r"^\s*(?:i|we)\s+(?:believe|think|feel|suspect|reckon|guess)\s+(?:that\s+)?", re.I)
+    r"^\s*(?:i|we)\s+(?:believe|think|feel|suspect|reckon|guess)\s+(?:that\s+)?", re.I
+)
 
 
 def believed(text: str) -> str:

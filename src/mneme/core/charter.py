@@ -115,8 +115,10 @@ def parse(text: str) -> Charter:
         unexpected = set(params) - _KNOWN[name]
         missing = _KNOWN[name] - set(params)
         if unexpected or missing:
-            raise CharterError(number, f"rule {name} takes {sorted(_KNOWN[name]) or 'nothing'}"
-                               f", got {sorted(params)}")
+            raise CharterError(
+                number,
+                f"rule {name} takes {sorted(_KNOWN[name]) or 'nothing'}, got {sorted(params)}",
+            )
         if name == "ask_before_rewrite":
             values["ask_types"] = _types(params["types"], number)
         elif name == "escalate_below":
@@ -127,14 +129,24 @@ def parse(text: str) -> Charter:
     return Charter(**values, rules=tuple(rules), text=text)  # type: ignore[arg-type]
 
 
-def evaluate(charter: Charter, verdict: Verdict, confidence: float, *, new_type: UnitType,
-             old_type: UnitType | None, old_immutable: bool,
-             conflict_type: str | None) -> Ruling:
+def evaluate(
+    charter: Charter,
+    verdict: Verdict,
+    confidence: float,
+    *,
+    new_type: UnitType,
+    old_type: UnitType | None,
+    old_immutable: bool,
+    conflict_type: str | None,
+) -> Ruling:
     """May the write path apply this verdict, or must a person be asked first?"""
     if verdict == Verdict.CONTRADICT:
         if charter.ask_on_contradiction:
-            return Ruling(True, "ask_on_contradiction",
-                          "a contradiction is settled by a person, never silently")
+            return Ruling(
+                True,
+                "ask_on_contradiction",
+                "a contradiction is settled by a person, never silently",
+            )
         return Ruling(False)
     if verdict not in REWRITES:
         return Ruling(False)
@@ -144,10 +156,12 @@ def evaluate(charter: Charter, verdict: Verdict, confidence: float, *, new_type:
     asked = touched & charter.ask_types
     if asked or (conflict_type == "preference" and charter.ask_types):
         kinds = ", ".join(sorted(t.value for t in asked)) or "preference"
-        return Ruling(True, "ask_before_rewrite",
-                      f"{kinds} memories are never rewritten silently")
+        return Ruling(True, "ask_before_rewrite", f"{kinds} memories are never rewritten silently")
     if charter.escalate_below is not None and confidence < charter.escalate_below:
-        return Ruling(True, "escalate_below",
-                      f"the rewrite's confidence {confidence:.2f} is below the charter's bar "
-                      f"{charter.escalate_below:.2f}")
+        return Ruling(
+            True,
+            "escalate_below",
+            f"the rewrite's confidence {confidence:.2f} is below the charter's bar "
+            f"{charter.escalate_below:.2f}",
+        )
     return Ruling(False)

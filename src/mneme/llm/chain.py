@@ -21,7 +21,7 @@ from mneme.errors import InvalidInput
 from mneme.llm.anthropic import DEFAULT_BASE_URL as ANTHROPIC_BASE_URL
 from mneme.llm.anthropic import AnthropicChat
 from mneme.llm.openai import OpenAIChat
-from mneme.llm.protocol import LLM, LLMError, LLMReply, LLMUnavailable
+from mneme.llm.protocol import LLM, LLMError, LLMInvalid, LLMReply, LLMUnavailable
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 PROVIDERS = ("openai", "anthropic")
@@ -191,6 +191,7 @@ class FallbackChain:
             LLMUnavailable: every tier failed or is cooling down; ``trail`` lists each one.
         """
         trail: list[str] = []
+        answered_badly = False
         for index, tier in enumerate(self.tiers):
             left = self._cooling(index)
             if left is not None:
@@ -204,6 +205,7 @@ class FallbackChain:
                 trail.append(exc.describe() if exc.provider else f"{tier.name}: {exc.describe()}")
                 if isinstance(exc, LLMUnavailable):
                     self._bench(index)
+                answered_badly = answered_badly or isinstance(exc, LLMInvalid)
                 continue
             self._restore(index)
             return LLMReply(
@@ -211,6 +213,12 @@ class FallbackChain:
             )
         if not self.tiers:
             raise LLMUnavailable("no LLM tier is configured", trail=self.skipped)
+        if answered_badly:
+            # A model did answer, unusably: the caller's "unparseable" path (ADD + escalate),
+            # not its "unreachable" one.
+            raise LLMInvalid(
+                "no LLM tier gave a usable answer: " + " | ".join(trail), trail=tuple(trail)
+            )
         raise LLMUnavailable(
             f"every LLM tier failed ({len(self.tiers)}): " + " | ".join(trail),
             trail=tuple(trail),

@@ -368,6 +368,12 @@ class Store(Protocol):
         target: str,
     ) -> PurgeCounts: ...
 
+    # whole-store copy (``mneme db copy``): every row of every table in ``tables.TABLES``, in
+    # the portable form of ``tables.SPECS``, copied verbatim (audit records keep their seq and
+    # hashes; no audit record is written for an import). Export pages by the table's key.
+    def export_rows(self, table: str, batch: int = 1000) -> Iterator[list[dict[str, Any]]]: ...
+    def import_rows(self, table: str, rows: Sequence[Mapping[str, Any]]) -> None: ...
+
     # audit: append-only, hash-chained
     def audit(
         self,

@@ -22,11 +22,13 @@ from mneme.core.charter import Charter
 from mneme.core.judgement import suggest_question
 from mneme.core.language import entity_key
 from mneme.core.model import (
+    ConflictRecord,
     Decision,
     Edge,
     EdgeType,
     Entity,
     Question,
+    Rule,
     Unit,
     UnitStatus,
     UnitType,
@@ -48,6 +50,7 @@ class Outcome:
     new_ids: list[str] = field(default_factory=list)
     deduped: list[str] = field(default_factory=list)
     questions: list[Question] = field(default_factory=list)
+    llm_errors: list[str] = field(default_factory=list)
 
 
 class AtomWriter:
@@ -67,23 +70,25 @@ class AtomWriter:
         self.conflicts = conflicts
         self.charter = charter
 
-    def write(self, plan: Plan, atom: Atom, out: Outcome) -> None:
+    def write(self, plan: Plan, atom: Atom, out: Outcome) -> str:
+        """Write one atom; the id of the unit that now holds it (new or existing)."""
         src = plan.source
         found = self.store.find_by_content_key(src.bank_id, atom.key, src.visibility, src.agent_id)
         if found is not None:
             self._repeat(plan, atom, found, out)
-            return
+            return found.id
         vector = self._vector(plan, atom)
         a = self.judge.assess(
             atom.text, atom.type, src.agent_id, src.bank_id, vector, self.charter()
         )
+        out.llm_errors.extend(a.errors)
         if is_merge(a) and a.target is not None:
             self._evidence(plan, atom, a.target, a.judgement.verdict, a.judgement.reason, out)
             if a.claim is not None:
                 claim_layer.record(
                     self.store, src.bank_id, a.target.id, src.id, a.claim, src.recorded_at
                 )
-            return
+            return a.target.id
         claim_key = claim_layer.keys_of(a.claim)[0] if a.claim is not None else None
         stones = self.store.find_tombstones(src.bank_id, content_key=atom.key, claim_key=claim_key)
         unit = self._new_unit(
@@ -92,10 +97,11 @@ class AtomWriter:
         out.new_ids.append(unit.id)
         if stones:
             self._against_tombstone(plan, atom, unit, stones[0].id, claim_key, out)
-            return
+            return unit.id
         if a.claim is not None:
             claim_layer.record(self.store, src.bank_id, unit.id, src.id, a.claim, src.recorded_at)
         self._apply(plan, unit, a, out)
+        return unit.id
 
     # -- the three outcomes ---------------------------------------------------------------
 
@@ -191,6 +197,19 @@ class AtomWriter:
     def _apply(self, plan: Plan, unit: Unit, a: Assessment, out: Outcome) -> None:
         j, target = a.judgement, a.target
         text = unit.text
+        if j.conflict_type == "escalated":
+            out.questions.append(
+                Question(
+                    conflict_type="escalated",
+                    new_content=text,
+                    new_memory_id=unit.id,
+                    existing_memory_id=None,
+                    existing_content=None,
+                    question=f'Could not judge "{text}" against what is known. Is it new?',
+                    decision="kept as a new memory; nothing was changed",
+                    confidence=0.0,
+                )
+            )
         if j.verdict == Verdict.ADD or target is None:
             # Atoms of one source are already linked through it; relate only to other sources.
             self._relate(unit, tuple(r for r in j.relates_to if r not in out.new_ids))
@@ -236,38 +255,31 @@ class AtomWriter:
                 )
             )
         held = a.ruling.reason if a.ruling.ask else "a contradiction is recorded, not resolved"
-        out.decisions.append(
-            Decision(
-                Verdict.CONTRADICT if j.verdict == Verdict.CONTRADICT else j.verdict,
-                text,
-                unit.id,
-                target.id,
-                f"{j.reason}; not applied: {held}",
+        verdict = Verdict.CONTRADICT if j.verdict == Verdict.CONTRADICT else j.verdict
+        rule = self._rule_for(record, unit.bank_id)
+        if record is not None and rule is not None and self.settler is not None:
+            self.settler.conflicts.resolve(
+                record.id,
+                DECISIONS[rule.decision],
+                actor=f"rule:{rule.id}",
+                note=f"settled by the adopted rule: {rule.text}",
+                winner=unit.id if rule.decision == "confirm" else target.id,
             )
+            out.decisions.append(
+                Decision(
+                    verdict,
+                    text,
+                    unit.id,
+                    target.id,
+                    f"{j.reason}; settled by the adopted rule {rule.id}",
+                )
+            )
+            return
+        out.decisions.append(
+            Decision(verdict, text, unit.id, target.id, f"{j.reason}; not applied: {held}")
         )
         if record is None:
             return  # a person said this pair is not a conflict
-        if self.settler is not None:
-            kind_, attribute = self.settler.pattern(record)
-            rule = self.settler.rule_for(unit.bank_id, kind_, attribute)
-            if rule is not None:
-                self.settler.conflicts.resolve(
-                    record.id,
-                    DECISIONS[rule.decision],
-                    actor=f"rule:{rule.id}",
-                    note=f"settled by the adopted rule: {rule.text}",
-                    winner=unit.id if rule.decision == "confirm" else target.id,
-                )
-                out.decisions.append(
-                    Decision(
-                        j.verdict,
-                        text,
-                        unit.id,
-                        target.id,
-                        f"settled by the adopted rule {rule.id}",
-                    )
-                )
-                return
         if j.verdict == Verdict.CONTRADICT or a.ruling.ask:
             out.questions.append(
                 Question(
@@ -281,6 +293,12 @@ class AtomWriter:
                     confidence=j.confidence,
                 )
             )
+
+    def _rule_for(self, record: ConflictRecord | None, bank: str) -> Rule | None:
+        if record is None or self.settler is None:
+            return None
+        kind, attribute = self.settler.pattern(record)
+        return self.settler.rule_for(bank, kind, attribute)
 
     # -- building blocks ------------------------------------------------------------------
 

@@ -24,6 +24,8 @@ from mneme.core.judgement import (
     judge,
 )
 from mneme.core.model import Scope, Unit, UnitStatus, UnitType, Verdict, Viewer
+from mneme.llm.judge import LLMJudge
+from mneme.llm.protocol import LLMError, LLMInvalid
 from mneme.store.protocol import Filters, Store
 from mneme.trust.claims import keys_of
 
@@ -37,11 +39,12 @@ class Assessment:
     claim: Claim | None
     target: Unit | None
     ruling: charter_rules.Ruling
+    errors: tuple[str, ...] = ()  # the LLM's error trail, when one was asked
 
 
 class Judge:
     def __init__(
-        self, store: Store, config: JudgeConfig, model_id: str, llm_judge: object | None = None
+        self, store: Store, config: JudgeConfig, model_id: str, llm_judge: LLMJudge | None = None
     ) -> None:
         self.store = store
         self.config = config
@@ -108,7 +111,12 @@ class Judge:
             )
             for u, sim in near
         ]
-        verdict = judge(candidate, nbs, self.config)
+        errors: tuple[str, ...] = ()
+        verdict = None
+        if self.llm_judge is not None and near:
+            verdict, errors = self._llm(text, near)
+        if verdict is None:
+            verdict = judge(candidate, nbs, self.config)
         target = next((u for u, _ in near if u.id == verdict.target_id), None)
         ruling = charter_rules.evaluate(
             charter,
@@ -119,7 +127,36 @@ class Judge:
             old_immutable=bool(target and target.metadata.get("immutable")),
             conflict_type=verdict.conflict_type,
         )
-        return Assessment(verdict, claim, target, ruling)
+        return Assessment(verdict, claim, target, ruling, errors)
+
+    def _llm(
+        self, text: str, near: list[tuple[Unit, float]]
+    ) -> tuple[Judgement | None, tuple[str, ...]]:
+        """The LLM's verdict, validated; unusable -> ADD and escalate; unreachable -> rules."""
+        assert self.llm_judge is not None
+        try:
+            v = self.llm_judge.judge(text, [(u.id, u.text) for u, _ in near])
+        except LLMInvalid as exc:
+            return (
+                Judgement(
+                    Verdict.ADD,
+                    None,
+                    f"the LLM judge gave an unusable verdict ({exc.message}); kept "
+                    "as new and escalated to a person",
+                    0.0,
+                    "escalated",
+                ),
+                (*exc.trail, exc.describe()),
+            )
+        except LLMError as exc:
+            return None, (*exc.trail, exc.describe())  # unreachable: the offline rules judge
+        kind = {Verdict.CONTRADICT: "value"}.get(v.verdict)
+        return (
+            Judgement(
+                v.verdict, v.target_id, f"llm ({v.provider}): {v.reason}", v.confidence, kind
+            ),
+            v.errors,
+        )
 
 
 def is_merge(a: Assessment) -> bool:

@@ -32,6 +32,15 @@ BASE_CONFIDENCE: Mapping[Network, float] = {
 }
 
 
+def _iso(value: str | None) -> dt.datetime | None:
+    if not value:
+        return None
+    try:
+        return validate.when(value, "time")
+    except Exception:  # the extractor validated it; a bad one simply falls back
+        return None
+
+
 def confidence(network: Network, trust: float | None) -> float:
     t = 1.0 if trust is None else trust
     return round(BASE_CONFIDENCE[network] * (0.5 + 0.5 * t), 4)
@@ -56,6 +65,10 @@ class Plan:
     atoms: list[Atom]
     supersedes: tuple[str, ...]
     vectors: dict[str, np.ndarray] = field(default_factory=dict)  # content key -> vector
+    #: Relations between atoms (from the LLM extractor): (index, index, type), "A type B".
+    relations: list[tuple[int, int, str]] = field(default_factory=list)
+    extracted_by: str = "rules"
+    llm_errors: list[str] = field(default_factory=list)
 
 
 class Planner:
@@ -116,6 +129,52 @@ class Planner:
                 seen.add(atom.key)
                 atoms.append(atom)
         return Plan(source=source, atoms=atoms, supersedes=sup_ids)
+
+    def anchor(self, plan: Plan) -> dt.datetime:
+        src = plan.source
+        return src.occurred_at or src.mentioned_at or src.recorded_at
+
+    def from_facts(self, plan: Plan, facts: list[Any]) -> None:
+        """Replace a plan's rule-made atoms with an LLM's facts (validated by the extractor).
+
+        Type and network come from the model; times from the model when it gave them, else
+        from the offline parser; entities are the model's names plus the offline ones.
+        """
+        anchor = self.anchor(plan)
+        atoms: list[Atom] = []
+        index: dict[int, int] = {}
+        for i, fact in enumerate(facts[: self.config.max_atoms]):
+            base = self._atom(fact.text, anchor, plan.source.trust)
+            start = _iso(fact.occurred_start) or base.occurred_start
+            end = _iso(fact.occurred_end) or (start if fact.occurred_start else base.occurred_end)
+            names = {e.name for e in base.entities}
+            extra = tuple(EntityMention(n, "thing", ()) for n in fact.entities if n not in names)
+            atom = Atom(
+                text=fact.text,
+                network=fact.network,
+                type=fact.type,
+                key=content_key(fact.text, fact.type.value),
+                occurred_start=start,
+                occurred_end=max(end, start),
+                valid_from=min(start, anchor),
+                entities=base.entities + extra,
+                confidence=confidence(fact.network, plan.source.trust),
+            )
+            if atom.key in {a.key for a in atoms}:
+                continue
+            index[i] = len(atoms)
+            atoms.append(atom)
+        if not atoms:
+            return
+        plan.atoms = atoms
+        plan.extracted_by = "llm"
+        plan.relations = [
+            (index[i], index[r.target_index], str(r.type))
+            for i, fact in enumerate(facts)
+            if i in index
+            for r in fact.relations
+            if r.target_index in index
+        ]
 
     def _atom(self, piece: str, anchor: dt.datetime, trust: float | None) -> Atom:
         network, utype = classify(piece)

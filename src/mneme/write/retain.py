@@ -15,10 +15,12 @@ from typing import Any
 
 from mneme.config import Config
 from mneme.core.charter import Charter
+from mneme.core.language import speaker_of
 from mneme.core.model import (
     Agent,
     Bank,
     Decision,
+    Edge,
     Question,
     RetainResult,
     RetainStatus,
@@ -31,6 +33,9 @@ from mneme.core.model import (
 )
 from mneme.embed.protocol import Embedder
 from mneme.errors import Conflict, NotFound
+from mneme.ids import new_id
+from mneme.llm.extract import LLMExtractor
+from mneme.llm.protocol import LLMError
 from mneme.store.protocol import Store
 from mneme.trust.conflicts import Conflicts, retire
 from mneme.trust.settle import Settler
@@ -50,7 +55,9 @@ class Retainer:
         conflicts: Conflicts,
         charter: Callable[[], Charter],
         settler: Settler | None = None,
+        extractor: LLMExtractor | None = None,
     ) -> None:
+        self.extractor = extractor
         self.store = store
         self.embedder = embedder
         self.config = config
@@ -69,7 +76,11 @@ class Retainer:
         return self.commit(plans)
 
     def prepare(self, plans: Sequence[Plan]) -> None:
-        """One embedding batch for every atom not already stored (a repeat needs no vector)."""
+        """LLM extraction when configured, then one embedding batch for every atom not
+        already stored (a repeat needs no vector). Both run outside any write lock."""
+        if self.extractor is not None:
+            for plan in plans:
+                self._extract(plan)
         todo: dict[str, str] = {}
         for plan in plans:
             src = plan.source
@@ -89,6 +100,24 @@ class Retainer:
         by_key = dict(zip(todo, vectors, strict=True))
         for plan in plans:
             plan.vectors = {a.key: by_key[a.key] for a in plan.atoms if a.key in by_key}
+
+    def _extract(self, plan: Plan) -> None:
+        """The LLM's facts replace the rule-made atoms; on any LLM failure the rules' atoms
+        stay, and the caller's text is never lost (the source is stored either way)."""
+        assert self.extractor is not None
+        src = plan.source
+        try:
+            facts = self.extractor.extract(
+                src.text,
+                anchor_iso=self.planner.anchor(plan).isoformat(),
+                speaker=speaker_of(src.text),
+            )
+        except LLMError as exc:
+            plan.llm_errors.extend((*exc.trail, exc.describe()))
+            return
+        plan.llm_errors.extend(facts.errors)
+        if facts:
+            self.planner.from_facts(plan, list(facts))
 
     def commit(self, plans: Sequence[Plan]) -> list[RetainResult]:
         """Write prepared plans in one transaction (nested in the caller's, if any)."""
@@ -119,8 +148,21 @@ class Retainer:
             raise Conflict(f"source id {src.id!r} is already used in another bank")
         store.put_source(src)
         out = Outcome()
-        for atom in plan.atoms:
-            self.atoms.write(plan, atom, out)
+        held = [self.atoms.write(plan, atom, out) for atom in plan.atoms]
+        for a, b, kind in plan.relations:
+            # "A because B" from the LLM extractor: an edge A -BECAUSE-> B between the units.
+            if held[a] != held[b]:
+                store.put_edge(
+                    Edge(
+                        id=new_id("e_"),
+                        bank_id=src.bank_id,
+                        src=held[a],
+                        dst=held[b],
+                        type=kind,
+                        made_by="llm",
+                        created_at=now,
+                    )
+                )
         if plan.supersedes and out.new_ids:
             self._supersede(plan, out)
         return RetainResult(
@@ -130,6 +172,14 @@ class Retainer:
             decisions=tuple(out.decisions),
             deduped=tuple(dict.fromkeys(out.deduped)),
             questions=tuple(out.questions),
+            metadata={
+                "extracted_by": plan.extracted_by,
+                **(
+                    {"llm_errors": plan.llm_errors + out.llm_errors}
+                    if plan.llm_errors or out.llm_errors
+                    else {}
+                ),
+            },
         )
 
     def _supersede(self, plan: Plan, out: Outcome) -> None:

@@ -91,9 +91,11 @@ class RecallChannels:
         with self.db.conn() as conn:
             # Keep walking the HNSW graph until `limit` rows pass scope and filters, in exact
             # distance order; SET LOCAL inside a transaction, a session SET on a pooled one.
-            local = "LOCAL " if self.db.in_transaction else ""
-            conn.execute(f"SET {local}hnsw.iterative_scan = strict_order")
-            conn.execute(f"SET {local}hnsw.ef_search = {int(EF_SEARCH)}")
+            local = "true" if self.db.in_transaction else "false"
+            conn.execute(
+                f"SELECT set_config('hnsw.iterative_scan', 'strict_order', {local}), "
+                f"set_config('hnsw.ef_search', '{int(EF_SEARCH)}', {local})"
+            )
             rows = conn.execute(query, params).fetchall()
         # Score desc, then insertion order: SQLite's tie-break (its matrix is in rowid order).
         rows.sort(key=lambda r: (-float(r[1]), r[2]))

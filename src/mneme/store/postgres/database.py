@@ -81,6 +81,9 @@ class _Tx:
     on_commit: list[Callable[[], None]] = field(default_factory=list)
     on_rollback: list[Callable[[], None]] = field(default_factory=list)
     touched: set[str] = field(default_factory=set)  # banks whose index_state was bumped
+    # bank -> (hash, count) of its audit chain head, known while this transaction holds the
+    # bank's audit lock; forgotten when a savepoint rolls back (its records are gone).
+    audit_heads: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:
@@ -179,6 +182,7 @@ class Database:
             yield
         except BaseException:
             tx.depth -= 1
+            tx.audit_heads.clear()
             try:
                 tx.conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
                 tx.conn.execute(f"RELEASE SAVEPOINT {name}")
@@ -247,6 +251,11 @@ class Database:
     @property
     def in_transaction(self) -> bool:
         return self._tx is not None
+
+    def audit_heads(self) -> dict[str, tuple[str, int]]:
+        """Audit chain heads this thread's transaction holds the lock of (see ``_Tx``)."""
+        tx = self._tx
+        return tx.audit_heads if tx is not None else {}
 
     def touched(self) -> set[str]:
         """Banks this thread's transaction already bumped in index_state."""

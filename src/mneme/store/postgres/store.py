@@ -21,6 +21,7 @@ from mneme.store.codec import unit_summary
 from mneme.store.postgres.channels import RecallChannels
 from mneme.store.postgres.database import Database
 from mneme.store.postgres.graph import GraphMixin
+from mneme.store.postgres.portable import PortableMixin
 from mneme.store.postgres.queue import QueueMixin
 from mneme.store.postgres.rows import UNIT_COLS, unit_row, utc, utc_opt
 from mneme.store.postgres.scoping import where
@@ -40,7 +41,7 @@ _DOC_LEN = (
 )
 
 
-class PostgresStore(TrustMixin, GraphMixin, RecallChannels, QueueMixin):
+class PostgresStore(TrustMixin, GraphMixin, RecallChannels, QueueMixin, PortableMixin):
     """The shared backend: one PostgreSQL database (one per team), many writers at once."""
 
     capabilities = Capabilities(

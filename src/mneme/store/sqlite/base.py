@@ -146,8 +146,20 @@ class SQLiteBase:
             "INSERT INTO audit_log (bank_id, at, actor, op, target, before, after, "
             "reason, prev_hash, hash, before_sha, after_sha) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (bank_id, at, actor, op, target, before_s, after_s, reason, prev, digest,
-             content_digest(before_s), content_digest(after_s)),
+            (
+                bank_id,
+                at,
+                actor,
+                op,
+                target,
+                before_s,
+                after_s,
+                reason,
+                prev,
+                digest,
+                content_digest(before_s),
+                content_digest(after_s),
+            ),
         )
         self._w(
             "INSERT INTO audit_head (bank_id, seq, hash, count) VALUES (?, ?, ?, ?) "

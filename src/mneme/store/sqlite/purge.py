@@ -44,10 +44,15 @@ class PurgeMixin(SQLiteBase):
             )
         ]
         c = _marks(claims)
-        entities = [r[0] for r in self.db.query(
-            f"SELECT DISTINCT entity_id FROM mentions WHERE bank_id = ? AND unit_id IN ({u}) "
-            "AND entity_id NOT IN (SELECT entity_id FROM mentions WHERE bank_id = ? "
-            f"AND unit_id NOT IN ({u}))", (bank_id, *units, bank_id, *units))]
+        entities = [
+            r[0]
+            for r in self.db.query(
+                f"SELECT DISTINCT entity_id FROM mentions WHERE bank_id = ? AND unit_id IN ({u}) "
+                "AND entity_id NOT IN (SELECT entity_id FROM mentions WHERE bank_id = ? "
+                f"AND unit_id NOT IN ({u}))",
+                (bank_id, *units, bank_id, *units),
+            )
+        ]
         for table, col in (
             ("embeddings", "unit_id"),
             ("unit_knowers", "unit_id"),
@@ -70,8 +75,10 @@ class PurgeMixin(SQLiteBase):
         )
         self._w(f"DELETE FROM units WHERE bank_id = ? AND id IN ({u})", (bank_id, *units))
         # A name only the erased memories mentioned is content too.
-        self._w(f"DELETE FROM entities WHERE bank_id = ? AND id IN ({_marks(entities)})",
-                (bank_id, *entities))
+        self._w(
+            f"DELETE FROM entities WHERE bank_id = ? AND id IN ({_marks(entities)})",
+            (bank_id, *entities),
+        )
         # FTS5 keeps deleted tokens in old segments until a merge: rewrite the index now.
         self._w("INSERT INTO units_fts (units_fts) VALUES ('optimize')")
         self._w(

@@ -35,6 +35,7 @@ from mneme.store.sqlite.audit import AuditMixin
 from mneme.store.sqlite.base import SQLiteBase
 from mneme.store.sqlite.channels import ChannelsMixin
 from mneme.store.sqlite.database import Database
+from mneme.store.sqlite.portable import PortableMixin
 from mneme.store.sqlite.purge import PurgeMixin
 from mneme.store.sqlite.queue import QueueMixin
 from mneme.store.sqlite.rows import UNIT_COLS, epoch, index_row
@@ -45,7 +46,14 @@ from mneme.store.sqlite.vectors import VectorIndex
 
 
 class SQLiteStore(
-    ChannelsMixin, QueueMixin, TrustMixin, SweepsMixin, PurgeMixin, AuditMixin, SQLiteBase
+    ChannelsMixin,
+    QueueMixin,
+    TrustMixin,
+    SweepsMixin,
+    PurgeMixin,
+    PortableMixin,
+    AuditMixin,
+    SQLiteBase,
 ):
     capabilities = Capabilities(
         name="sqlite",

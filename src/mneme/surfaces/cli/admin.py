@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from mneme.memory import Memory
+from mneme.memory import Memory, copy_between
 from mneme.surfaces.cli import output
 from mneme.surfaces.cli.state import get_state, output_options, progress
 
@@ -120,6 +120,24 @@ def version() -> None:
     state = get_state()
     v = _schema_version(state.open())
     state.emit({"version": v}, lambda: [f"schema version {v}"])
+
+
+@db.command()
+@click.argument("src")
+@click.argument("dst")
+@output_options
+def copy(src: str, dst: str) -> None:
+    """Copy the whole store at SRC into the new, empty store at DST (a path or a DSN).
+
+    Every row of every table moves, losslessly, audit log included (audit verify passes on
+    the copy); e.g. from the default SQLite file to a team's PostgreSQL. DST must be empty.
+    """
+    state = get_state()
+    report = copy_between(src, dst, progress=lambda table, n: output.note(f"{table}: {n}"))
+    state.emit(
+        {"copied": report.rows, "total": report.total},
+        lambda: [f"copied {report.total} rows ({len(report.rows)} tables) into {dst}"],
+    )
 
 
 # -- audit --------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent
@@ -55,7 +55,7 @@ def invalid_arguments(tool: str, exc: ValidationError) -> CallToolResult:
 
 
 async def run(ctx: Ctx, work: Callable[[Memory], Any]) -> CallToolResult:
-    runtime: Runtime = ctx.request_context.lifespan_context
+    runtime = cast(Runtime, ctx.request_context.lifespan_context)
     try:
         value = await runtime.call(work)
     except MnemeError as exc:

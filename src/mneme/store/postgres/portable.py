@@ -1,0 +1,127 @@
+"""Whole-store export and import for PostgreSQL (``mneme db copy``): rows in the portable form of
+``mneme.store.tables``, paged by each table's key, imported verbatim with no audit record.
+
+Derived columns are rebuilt on import: ``tsv`` (generated), ``doc_len`` (computed as put_unit
+does), ``units.seq`` (insertion order: units arrive in the order they were written), the BM25
+statistics of ``index_state``, the identity sequences of ``audit_log`` and ``review_events``
+(moved past the imported seqs), and the HNSW index of each imported (model, dim).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import psycopg
+from psycopg.types.json import Jsonb
+
+from mneme.store.postgres.base import PostgresBase
+from mneme.store.postgres.database import translate
+from mneme.store.postgres.rows import utc_opt
+from mneme.store.postgres.vectors import VectorIndexes, literal
+from mneme.store.tables import spec
+
+_DOC_LEN = (
+    "(SELECT count(*) FROM ts_debug('english', %s) WHERE alias NOT IN "
+    "('blank', 'hword_part', 'hword_asciipart', 'hword_numpart'))"
+)
+
+
+def _out(kind: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if kind == "ts":
+        return utc_opt(value)
+    if kind == "vector":
+        # pgvector prints the shortest text that reads back as the same float32
+        text = str(value).strip("[]")
+        return [float(x) for x in np.array(text.split(",") if text else [], dtype=np.float32)]
+    if kind == "float":
+        return float(value)
+    if kind == "bool":
+        return bool(value)
+    return value
+
+
+def _in(kind: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if kind == "ts":
+        return utc_opt(value) if isinstance(value, dt.datetime) else value
+    if kind == "json":
+        return Jsonb(value)
+    if kind == "vector":
+        return literal(value)
+    return value
+
+
+class PortableMixin(PostgresBase):
+    vectors: VectorIndexes
+
+    def export_rows(self, table: str, batch: int = 1000) -> Iterator[list[dict[str, Any]]]:
+        t = spec(table)
+        order = ("seq",) if t.key == ("insertion",) else t.key
+        cols = ", ".join(f"{c}::text" if k == "vector" else c for c, k in t.columns)
+        keys = ", ".join(order)
+        last: tuple[Any, ...] | None = None
+        while True:
+            after = f"WHERE ({keys}) > ({','.join(['%s'] * len(order))}) " if last else ""
+            rows = self.db.query(
+                f"SELECT {cols}, {keys} FROM {t.name} {after}ORDER BY {keys} LIMIT %s",
+                (*(last or ()), batch),
+            )
+            if not rows:
+                return
+            n = len(t.columns)
+            last = tuple(rows[-1][n:])
+            yield [{c: _out(k, r[i]) for i, (c, k) in enumerate(t.columns)} for r in rows]
+            if len(rows) < batch:
+                return
+
+    def import_rows(self, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        t = spec(table)
+        if not rows:
+            return
+        if not self.db.in_transaction:
+            raise RuntimeError("writes run inside Store.transaction()")
+        names, marks, extra = (
+            list(t.names),
+            ["%s::vector" if k == "vector" else "%s" for _, k in t.columns],
+            [],
+        )
+        if t.name == "units":
+            names.append("doc_len")
+            marks.append(_DOC_LEN)
+        if t.name == "index_state":
+            names += ["docs", "total_len"]
+            marks += [
+                "(SELECT count(*) FROM units WHERE bank_id = %s)",
+                "(SELECT coalesce(sum(doc_len), 0) FROM units WHERE bank_id = %s)",
+            ]
+        overriding = " OVERRIDING SYSTEM VALUE" if "seq" in t.names else ""
+        sql = f"INSERT INTO {t.name} ({', '.join(names)}){overriding} VALUES ({', '.join(marks)})"
+        params = []
+        for row in rows:
+            values = [_in(k, row.get(c)) for c, k in t.columns]
+            if t.name == "units":
+                extra = [row["text"]]
+            elif t.name == "index_state":
+                extra = [row["bank_id"], row["bank_id"]]
+            params.append((*values, *extra))
+        with self.db.conn() as conn:
+            try:
+                with conn.cursor() as cur:
+                    cur.executemany(sql, params)
+            except psycopg.Error as exc:
+                raise translate(exc, self.db.where) from exc
+        if overriding:
+            # Identity columns go on past the imported values.
+            self.db.execute(
+                f"SELECT setval(pg_get_serial_sequence('{t.name}', 'seq'), "
+                f"(SELECT max(seq) FROM {t.name}))"
+            )
+        if t.name == "embeddings":
+            for model, dim in {(r["model"], int(r["dim"])) for r in rows}:
+                self.vectors.ensure(model, dim)

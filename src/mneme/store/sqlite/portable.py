@@ -1,0 +1,88 @@
+"""Whole-store export and import for SQLite (``mneme db copy``): rows in the portable form of
+``mneme.store.tables``, paged by each table's key, imported verbatim with no audit record."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from mneme.store.codec import dumps, loads, parse_ts, ts, vector_bytes, vector_from
+from mneme.store.sqlite.base import SQLiteBase
+from mneme.store.sqlite.database import translate
+from mneme.store.tables import Table, spec
+
+
+def _out(kind: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if kind == "ts":
+        return parse_ts(value)
+    if kind == "json":
+        return loads(value)
+    if kind == "bool":
+        return bool(value)
+    if kind == "vector":
+        return [float(x) for x in vector_from(value)]
+    if kind == "float":
+        return float(value)
+    return value
+
+
+def _in(kind: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if kind == "ts":
+        return ts(value)
+    if kind == "json":
+        return dumps(value)
+    if kind == "bool":
+        return int(bool(value))
+    if kind == "vector":
+        return vector_bytes(np.asarray(value, dtype=np.float32))
+    return value
+
+
+def _order(table: Table) -> tuple[str, ...]:
+    # Units go out in the order they were written (rowid), so ties break alike after a copy.
+    return ("rowid",) if table.key == ("insertion",) else table.key
+
+
+class PortableMixin(SQLiteBase):
+    def export_rows(self, table: str, batch: int = 1000) -> Iterator[list[dict[str, Any]]]:
+        t = spec(table)
+        order = _order(t)
+        cols = ", ".join(t.names)
+        keys = ", ".join(order)
+        last: tuple[Any, ...] | None = None
+        while True:
+            after = f"WHERE ({keys}) > ({','.join('?' * len(order))}) " if last else ""
+            rows = self.db.query(
+                f"SELECT {cols}, {keys} FROM {t.name} {after}ORDER BY {keys} LIMIT ?",
+                (*(last or ()), batch),
+            )
+            if not rows:
+                return
+            n = len(t.columns)
+            last = tuple(rows[-1][n:])
+            yield [{c: _out(k, r[i]) for i, (c, k) in enumerate(t.columns)} for r in rows]
+            if len(rows) < batch:
+                return
+
+    def import_rows(self, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        t = spec(table)
+        if not rows:
+            return
+        assert self.db.in_transaction, "writes run inside Store.transaction()"
+        try:
+            self.db.conn().executemany(
+                f"INSERT INTO {t.name} ({', '.join(t.names)}) "
+                f"VALUES ({','.join('?' * len(t.columns))})",
+                [tuple(_in(k, row.get(c)) for c, k in t.columns) for row in rows],
+            )
+        except sqlite3.Error as exc:
+            raise translate(exc, self.db.path) from exc
+        # In-memory vector indexes of this store are stale now: rebuild on next use.
+        self._indexes.clear()
