@@ -88,6 +88,9 @@ def test_a_conclusion_cites_transitively_and_by_default_everything_recall_found(
     assert mem.think.status(sid).cited_memory_ids == ()
     mem.think.conclude(sid, "Drawer D-41 is on the east side.", evidence=[hyp.id, ev.id])
     assert mem.think.status(sid).cited_memory_ids == (facts["drawer"],)
+    previous = mem.think.status(sid).conclusion_id
+    with pytest.raises(NotFound, match="to cite"):  # a conclusion cannot rest on the last one
+        mem.think.conclude(sid, "Circular.", evidence=[previous])
     mem.think.conclude(sid, "Drawer D-41 is on the east side.")
     status = mem.think.status(sid)
     assert set(status.cited_memory_ids) == {t.memory_id for t in found}

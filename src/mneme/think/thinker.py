@@ -176,21 +176,25 @@ class Thinker:
             session = self._open(session_id, bank, agent)
             owner = (session.bank_id, session.agent_id)
         units = [r for r in refs or () if r.startswith("u_")]
-        for uid in units:  # a cited memory must exist and be visible to the session's agent
-            self.memory.get(uid, bank=owner[0], agent=owner[1], scope="collective")
+        # A cited memory must exist and be visible to the session's agent (read outside the lock).
+        texts = {
+            uid: self.memory.get(uid, bank=owner[0], agent=owner[1], scope="collective").text
+            for uid in units
+        }
         with self._lock:
             session = self._open(session_id, bank, agent)
             thought_refs = [r for r in refs or () if not r.startswith("u_")]
-            missing = [t for t in thought_refs if t not in session.thoughts]
+            missing = [
+                t for t in thought_refs if t not in session.thoughts or t == session.conclusion_id
+            ]
             if missing:
-                raise NotFound(f"no thought {missing[0]!r} in session {session_id}")
+                raise NotFound(f"no thought {missing[0]!r} to cite in session {session_id}")
             self._check_room(session, 1 + len(units))
             session.drop_conclusion()
             for uid in units:
                 if session.evidence_for(uid) is None:
-                    unit = self.memory.get(uid, bank=owner[0], agent=owner[1])
                     session.put(
-                        Thought(session.new_thought_id(), "evidence", unit.text, self.now(), uid)
+                        Thought(session.new_thought_id(), "evidence", texts[uid], self.now(), uid)
                     )
             if refs is None:
                 cited = [t.id for t in session.thoughts.values() if t.memory_id]
