@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test lint typecheck unit bench bench-scale demo clean
+.PHONY: run test lint typecheck unit browser bench bench-scale demo clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,9 +18,16 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/mneme demo
+	$(VENV)/bin/mneme serve --port 8765
 
-test: $(STAMP) lint typecheck
+# The review page's end-to-end tests drive Debian's chromium (never a downloaded browser).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing Debian's chromium for the browser tests" >&2; \
+		(apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || \
+		sudo sh -c 'apt-get update -qq && apt-get install -y -qq chromium >/dev/null'; }
+
+test: $(STAMP) browser lint typecheck
 	$(PY) -m pytest -q
 
 lint: $(STAMP)

@@ -611,6 +611,13 @@ def test_an_unexpected_failure_is_a_500_error_object_without_internals(
     assert "secret internals" not in response.text
 
 
+def test_every_route_is_documented(api: Api) -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "http.md").read_text()
+    for path, item in api.get(None, "/openapi.json").json()["paths"].items():
+        for method in item:
+            assert f"`{method.upper()} {path}" in docs, f"{method.upper()} {path}"
+
+
 def test_the_type_filter_knows_every_memory_type() -> None:
     from typing import get_args
 

@@ -89,3 +89,21 @@ def test_reembed_moves_every_unit_to_the_configured_model(mem, db_path):
     assert {wide.get(s.unit_id).text for s in found} >= {"Kai restores old boats."}
     assert all(r.ok for r in wide.audit_verify().values())
     wide.close()
+
+
+def test_a_stale_index_catches_up_with_another_writers_new_units_and_status_changes(
+        mem, db_path):
+    keep = mem.retain("Kai restores old boats.", bank="b1", agent="a1").memory_ids[0]
+    gone = mem.retain("Lena restores old sailing boats.", bank="b1", agent="a1").memory_ids[0]
+    assert mem.recall("old boats", bank="b1", agent="a1")  # builds the index
+    index = _sqlite(mem)._indexes[("b1", "hashing-256")]
+    other = mneme.Memory.open(db_path, embedder=HashingEmbedder())
+    other.retain("Mara restores old canoes.", bank="b1", agent="a1")
+    other.reject(gone, reason="duplicate", actor="rev1")
+    other.close()
+    vector = mem.embedder.embed(["restores old boats"])[0]
+    live = Filters(statuses=frozenset({mneme.UnitStatus.ACTIVE}))
+    found = {s.unit_id for s in mem.store.search_semantic(V, vector, "hashing-256", live, 10)}
+    assert _sqlite(mem)._indexes[("b1", "hashing-256")] is index  # caught up, not rebuilt
+    assert keep in found and gone not in found
+    assert any(mem.get(u).text.startswith("Mara") for u in found)

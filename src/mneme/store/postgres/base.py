@@ -8,10 +8,11 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from mneme.core.chain import GENESIS, record_hash
+from mneme.core.chain import digest as content_digest
 from mneme.errors import MnemeError
 from mneme.store.codec import dumps, loads, ts, utc_now
 from mneme.store.postgres.database import Database
-from mneme.store.postgres.rows import utc
+from mneme.store.postgres.rows import utc, utc_opt
 from mneme.store.protocol import AuditRecord
 
 
@@ -84,8 +85,8 @@ class PostgresBase:
         digest = record_hash(prev, fields)
         self._w(
             "WITH rec AS (INSERT INTO audit_log (bank_id, at, actor, op, target, before, "
-            "after, reason, prev_hash, hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
-            "RETURNING seq) "
+            "after, reason, prev_hash, hash, before_sha, after_sha) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING seq) "
             "INSERT INTO audit_head (bank_id, seq, hash, count) "
             "SELECT %s, rec.seq, %s, %s FROM rec "
             "ON CONFLICT (bank_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, "
@@ -101,6 +102,8 @@ class PostgresBase:
                 reason,
                 prev,
                 digest,
+                content_digest(before_s),
+                content_digest(after_s),
                 bank_id,
                 digest,
                 count + 1,
@@ -119,8 +122,10 @@ class PostgresBase:
             where.append("target = %s")
             params.append(target)
         rows = self.db.query(
-            "SELECT seq, bank_id, at, actor, op, target, before, after, reason, prev_hash, hash "
-            "FROM audit_log " + (f"WHERE {' AND '.join(where)} " if where else "") + "ORDER BY seq",
+            "SELECT seq, bank_id, at, actor, op, target, before, after, reason, prev_hash, hash, "
+            "before_sha, after_sha, purged_at FROM audit_log "
+            + (f"WHERE {' AND '.join(where)} " if where else "")
+            + "ORDER BY seq",
             params or None,
         )
         for r in rows:
@@ -146,6 +151,9 @@ class PostgresBase:
                     "before": r[6],
                     "after": r[7],
                     "reason": r[8],
+                    "before_sha": r[11],
+                    "after_sha": r[12],
+                    "purged_at": ts(utc_opt(r[13])),
                 },
             )
 

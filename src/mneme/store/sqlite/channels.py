@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,27 +48,36 @@ class ChannelsMixin(SQLiteBase):
         gen_rows = self.db.query("SELECT generation FROM index_state WHERE bank_id = ?", (bank_id,))
         gen = int(gen_rows[0][0]) if gen_rows else 0
         idx = self._indexes.get((bank_id, model))
-        if idx is not None and (idx.generation == gen or self.db.in_transaction):
-            return idx
+        if idx is not None:
+            # Inside our own write transaction the generation already counts our bump, which
+            # the index applied as it went; anything else means another writer got in.
+            ours = bank_id in self._touched and self.db.in_transaction
+            if idx.generation == gen or (ours and idx.generation == gen - 1):
+                return idx
+            if self._refresh(idx, gen):
+                return idx
         idx = self._build_index(bank_id, model, dim, gen)
         self._indexes[(bank_id, model)] = idx
         return idx
 
-    def _build_index(self, bank_id: str, model: str, dim: int, gen: int) -> VectorIndex:
-        """Rebuild from the embeddings table: the truth the in-memory index derives from."""
-        idx = VectorIndex(bank_id, model, dim, gen)
+    def _rows(self, bank_id: str, model: str, dim: int, after: int) -> list[Any]:
+        return self.db.query(
+            "SELECT u.id, e.vector, u.agent_id, u.visibility, u.status, u.type, "
+            "u.occurred_start, u.occurred_end, u.valid_from, u.valid_until, u.rowid "
+            "FROM embeddings e JOIN units u ON u.bank_id = e.bank_id AND u.id = e.unit_id "
+            "WHERE e.bank_id = ? AND e.model = ? AND e.dim = ? AND u.rowid > ? ORDER BY u.rowid",
+            (bank_id, model, dim, after),
+        )
+
+    def _knowers(self, bank_id: str) -> dict[str, list[str]]:
         knowers: dict[str, list[str]] = {}
         for uid, agent in self.db.query(
             "SELECT unit_id, agent_id FROM unit_knowers WHERE bank_id = ?", (bank_id,)
         ):
             knowers.setdefault(uid, []).append(agent)
-        rows = self.db.query(
-            "SELECT u.id, e.vector, u.agent_id, u.visibility, u.status, u.type, "
-            "u.occurred_start, u.occurred_end, u.valid_from, u.valid_until FROM embeddings e "
-            "JOIN units u ON u.bank_id = e.bank_id AND u.id = e.unit_id "
-            "WHERE e.bank_id = ? AND e.model = ? AND e.dim = ? ORDER BY u.rowid",
-            (bank_id, model, dim),
-        )
+        return knowers
+
+    def _add_rows(self, idx: VectorIndex, rows: list[Any], knowers: dict[str, list[str]]) -> None:
         for r in rows:
             idx.add(
                 IndexRow(
@@ -84,7 +94,30 @@ class ChannelsMixin(SQLiteBase):
                     knowers=knowers.get(r[0], ()),
                 )
             )
+            idx.last_rowid = max(idx.last_rowid, int(r[10]))
+
+    def _build_index(self, bank_id: str, model: str, dim: int, gen: int) -> VectorIndex:
+        """Rebuild from the embeddings table: the truth the in-memory index derives from."""
+        idx = VectorIndex(bank_id, model, dim, gen)
+        self._add_rows(idx, self._rows(bank_id, model, dim, 0), self._knowers(bank_id))
         return idx
+
+    def _refresh(self, idx: VectorIndex, gen: int) -> bool:
+        """Catch up with other writers without re-reading every vector: new units, and the
+        state (status, validity, knowers) of all. False when a rebuild is needed (rows gone)."""
+        states = self.db.query(
+            "SELECT id, status, valid_from, valid_until FROM units WHERE bank_id = ?",
+            (idx.bank_id,),
+        )
+        if len(states) < len(idx):
+            return False  # units were purged: rebuild
+        knowers = self._knowers(idx.bank_id)
+        self._add_rows(idx, self._rows(idx.bank_id, idx.model, idx.dim, idx.last_rowid), knowers)
+        for uid, status, valid_from, valid_until in states:
+            idx.set_state(uid, UnitStatus(status), parse_ts(valid_from), parse_ts(valid_until))
+        idx.set_knowers(knowers)
+        idx.generation = gen
+        return True
 
     def search_temporal(
         self, viewer: Viewer, start: dt.datetime, end: dt.datetime, filters: Filters, limit: int

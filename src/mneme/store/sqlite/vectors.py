@@ -51,6 +51,7 @@ class VectorIndex:
         self.model = model
         self.dim = dim
         self.generation = generation
+        self.last_rowid = 0  # the newest units row this index has read (for catching up)
         self._ids: list[str] = []
         self._row: dict[str, int] = {}
         self._agents: dict[str, int] = {}
@@ -123,6 +124,26 @@ class VectorIndex:
         rows = self._knows.setdefault(self._agent(agent_id), [])
         if i not in rows:
             rows.append(i)
+
+    def set_state(
+        self,
+        unit_id: str,
+        status: UnitStatus,
+        valid_from: dt.datetime | None,
+        valid_until: dt.datetime | None,
+    ) -> None:
+        i = self._row.get(unit_id)
+        if i is None:
+            return
+        self._status[i] = _STATUS[status]
+        self._val_f[i] = _epoch(valid_from, -math.inf)
+        self._val_u[i] = _epoch(valid_until, math.inf)
+
+    def set_knowers(self, knowers: dict[str, list[str]]) -> None:
+        self._knows = {}
+        for unit_id, agents in knowers.items():
+            for agent in agents:
+                self.add_knower(unit_id, agent)
 
     def update(self, unit_id: str, changes: UnitChanges) -> None:
         i = self._row.get(unit_id)
