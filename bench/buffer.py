@@ -52,7 +52,8 @@ def main() -> None:
         accepted = time.perf_counter() - t_start
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline and any(
-                mem.get_add_status(p).status in ("pending", "processing") for p in pending[-1:]):
+            mem.get_add_status(p).status in ("pending", "processing") for p in pending[-1:] if p
+        ):
             time.sleep(0.05)
         drained = time.perf_counter() - t_start
         done = sum(mem.get_add_status(p).status == "done" for p in pending if p)
@@ -60,8 +61,10 @@ def main() -> None:
     p50, p95 = statistics.median(acks), percentile(acks, 0.95)
     print("| writes | ack p50 ms | ack p95 ms | ack max ms | accept s | drain s | done |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
-    print(f"| {args.n} | {p50:.2f} | {p95:.2f} | {max(acks):.2f} | {accepted:.2f} | "
-          f"{drained:.2f} | {done} |")
+    print(
+        f"| {args.n} | {p50:.2f} | {p95:.2f} | {max(acks):.2f} | {accepted:.2f} | "
+        f"{drained:.2f} | {done} |"
+    )
     print(f"\ntarget: ack p95 <= 20 ms -> {'PASS' if p95 <= 20 else 'FAIL'} ({args.embedder})")
 
 

@@ -22,16 +22,21 @@ def build(path: Path, beliefs: int, contested: int, supporters: int) -> list[str
     mem = mneme.Memory.open(str(path), embedder="hashing")
     ids = []
     for b in range(beliefs):
-        belief = mem.retain(f"I believe supplier S{b:03d} is unreliable.", bank="r",
-                            agent="a1").memory_ids[0]
+        belief = mem.retain(
+            f"I believe supplier S{b:03d} is unreliable.", bank="r", agent="a1"
+        ).memory_ids[0]
         ids.append(belief)
         for c in range(contested):
-            unit = mem.retain(f"Order part P{b:03d}-{c} from supplier S{b:03d}.", bank="r",
-                              agent="a1").memory_ids[0]
+            unit = mem.retain(
+                f"Order part P{b:03d}-{c} from supplier S{b:03d}.", bank="r", agent="a1"
+            ).memory_ids[0]
             mem.review.decide(unit, "reject", "rev1", because=belief)
         for s in range(supporters):
-            unit = mem.retain(f"Supplier S{b:03d} was late on shipment {s} in week {s + 10}.",
-                              bank="r", agent="a1").memory_ids[0]
+            unit = mem.retain(
+                f"Supplier S{b:03d} was late on shipment {s} in week {s + 10}.",
+                bank="r",
+                agent="a1",
+            ).memory_ids[0]
             mem.support(unit, belief=belief, actor="a1")
     mem.close()
     return ids
@@ -50,10 +55,14 @@ def measure(path: Path, ids: list[str], batch: int) -> dict[str, float]:
         passes.append(time.perf_counter() - t)
     total = time.perf_counter() - t0
     mem.close()
-    return {"batch": batch, "beliefs": swept, "total_s": total,
-            "ms_per_belief": 1000 * total / max(swept, 1),
-            "longest_pass_ms": 1000 * max(passes, default=0.0),
-            "median_pass_ms": 1000 * statistics.median(passes) if passes else 0.0}
+    return {
+        "batch": batch,
+        "beliefs": swept,
+        "total_s": total,
+        "ms_per_belief": 1000 * total / max(swept, 1),
+        "longest_pass_ms": 1000 * max(passes, default=0.0),
+        "median_pass_ms": 1000 * statistics.median(passes) if passes else 0.0,
+    }
 
 
 def main() -> None:
@@ -72,9 +81,11 @@ def main() -> None:
     print("| batch | beliefs swept | total s | ms / belief | median pass ms | longest pass ms |")
     print("|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['batch']:.0f} | {r['beliefs']:.0f} | {r['total_s']:.2f} | "
-              f"{r['ms_per_belief']:.1f} | {r['median_pass_ms']:.0f} | "
-              f"{r['longest_pass_ms']:.0f} |")
+        print(
+            f"| {r['batch']:.0f} | {r['beliefs']:.0f} | {r['total_s']:.2f} | "
+            f"{r['ms_per_belief']:.1f} | {r['median_pass_ms']:.0f} | "
+            f"{r['longest_pass_ms']:.0f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -71,7 +71,7 @@ async def test_a_client_session_over_streamable_http_lists_adds_searches_and_ref
     url, opened = served
     ab = {"bank": "team", "agent": "agent-1"}
     with anyio.fail_after(TIMEOUT):
-        async with streamable_http_client(url) as (r, w), ClientSession(r, w) as s:
+        async with streamable_http_client(url) as (r, w, _), ClientSession(r, w) as s:
             await s.initialize()
             tools = {t.name for t in (await s.list_tools()).tools}
             added = await s.call_tool(
@@ -81,14 +81,14 @@ async def test_a_client_session_over_streamable_http_lists_adds_searches_and_ref
             bad = await s.call_tool("search_memory", {"query": 12345, **ab})
             missing = await s.call_tool("get_memory", {"memory_id": "u_nope", **ab})
         # A second session shares the same open store (one Memory for the app's life).
-        async with streamable_http_client(url) as (r, w), ClientSession(r, w) as s:
+        async with streamable_http_client(url) as (r, w, _), ClientSession(r, w) as s:
             await s.initialize()
             again = await s.call_tool("list_memories", ab)
     assert len(tools) >= 30
-    assert not added.is_error
-    assert not found.is_error
+    assert not added.isError
+    assert not found.isError
     assert "D-41" in found.content[0].text  # type: ignore[union-attr]
-    assert bad.is_error
+    assert bad.isError
     assert json.loads(bad.content[0].text)["error"]["code"] == "invalid_input"  # type: ignore[union-attr]
     assert json.loads(missing.content[0].text)["error"]["code"] == "not_found"  # type: ignore[union-attr]
     assert len(json.loads(again.content[0].text)) == 1  # type: ignore[union-attr]

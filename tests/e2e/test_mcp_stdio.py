@@ -20,6 +20,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from pydantic import AnyUrl
 
 MNEME = str(Path(sys.executable).with_name("mneme"))
 TIMEOUT = 60
@@ -53,13 +54,13 @@ async def test_a_client_session_over_stdio_lists_adds_searches_and_refuses_a_wro
             )
             found = await s.call_tool("search_memory", {"query": "Where is the spare badge?", **ab})
             bad = await s.call_tool("search_memory", {"query": 12345, **ab})
-            status = await s.read_resource("memory://status")
+            status = await s.read_resource(AnyUrl("memory://status"))
     assert len(tools) >= 30
     assert {"add_memory", "search_memory", "think_commit"} <= tools
-    assert not added.is_error
-    assert not found.is_error
+    assert not added.isError
+    assert not found.isError
     assert "D-41" in found.content[0].text  # type: ignore[union-attr]
-    assert bad.is_error
+    assert bad.isError
     error = json.loads(bad.content[0].text)["error"]  # type: ignore[union-attr]
     assert error["code"] == "invalid_input"
     assert "query" in error["message"]

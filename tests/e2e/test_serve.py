@@ -182,7 +182,7 @@ def test_mcp_over_streamable_http_at_slash_mcp(server: Server) -> None:
 
     async def session() -> tuple[set[str], Any]:
         async with (
-            streamable_http_client(f"{server.base}/mcp") as (read, write),
+            streamable_http_client(f"{server.base}/mcp") as (read, write, _),
             ClientSession(read, write) as s,
         ):
             await s.initialize()
@@ -199,7 +199,7 @@ def test_mcp_over_streamable_http_at_slash_mcp(server: Server) -> None:
 
     tools, added = asyncio.run(asyncio.wait_for(session(), 60))
     assert {"add_memory", "search_memory", "review_queue"} <= tools
-    assert not added.is_error, added
+    assert not added.isError, added
     # The same store answers over the HTTP API.
     secret = first_run_token(server.stderr)
     hits = httpx.post(

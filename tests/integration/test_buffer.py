@@ -31,17 +31,22 @@ def _wait_done(mem: mneme.Memory, pending_id: str, timeout: float = 30.0) -> str
 
 def test_wait_zero_acknowledges_with_a_pending_id_and_finishes_later(mem):
     r = mem.retain("Eve joined the platform team in May 2025.", bank="b1", agent="a1", wait=0)
-    assert r.status == mneme.RetainStatus.ACCEPTED and r.pending_id and r.source_id
+    assert r.status == mneme.RetainStatus.ACCEPTED
+    assert r.pending_id
+    assert r.source_id
     assert _wait_done(mem, r.pending_id) == "done"
     done = mem.get_add_status(r.pending_id)
-    assert done.result is not None and done.result.source_id == r.source_id
+    assert done.result is not None
+    assert done.result.source_id == r.source_id
     assert mem.recall("platform team", bank="b1", agent="a1")[0].evidence_source_ids == (
-        r.source_id,)
+        r.source_id,
+    )
 
 
 def test_a_generous_wait_returns_the_finished_result(mem):
     r = mem.retain("Finn repairs bicycles.", bank="b1", agent="a1", wait=30)
-    assert r.status == mneme.RetainStatus.OK and r.memory_ids
+    assert r.status == mneme.RetainStatus.OK
+    assert r.memory_ids
 
 
 def test_bad_input_is_refused_before_it_is_accepted(mem):
@@ -81,8 +86,12 @@ def test_accepted_writes_survive_sigkill_and_are_processed_exactly_once(tmp_path
     script = tmp_path / "child.py"
     script.write_text(CHILD)
     n = 25
-    child = subprocess.Popen([sys.executable, str(script), db, str(n)], stdout=subprocess.PIPE,
-                             text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    child = subprocess.Popen(
+        [sys.executable, str(script), db, str(n)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
     assert child.stdout is not None
     pending = []
     for line in child.stdout:
@@ -105,13 +114,16 @@ def test_accepted_writes_survive_sigkill_and_are_processed_exactly_once(tmp_path
         sources = con.execute("SELECT id, count(*) FROM sources GROUP BY id").fetchall()
         units = con.execute("SELECT count(*) FROM units").fetchone()[0]
         processed = con.execute(
-            "SELECT count(*) FROM audit_log WHERE op = 'source.put'").fetchone()[0]
+            "SELECT count(*) FROM audit_log WHERE op = 'source.put'"
+        ).fetchone()[0]
         con.close()
         assert sorted(s for s, _ in sources) == sorted(f"ev-{i}" for i in range(n))
         assert all(c == 1 for _, c in sources)
-        assert units == n and processed == n
-        results = [json.dumps(mneme.serialize.to_jsonable(mem.get_add_status(p).result))
-                   for p in pending]
+        assert units == n
+        assert processed == n
+        results = [
+            json.dumps(mneme.serialize.to_jsonable(mem.get_add_status(p).result)) for p in pending
+        ]
         assert len(set(results)) == n
     finally:
         mem.close()
@@ -119,7 +131,7 @@ def test_accepted_writes_survive_sigkill_and_are_processed_exactly_once(tmp_path
 
 def test_acknowledgement_is_fast_whatever_the_pipeline_costs(tmp_path):
     class Slow(HashingEmbedder):
-        def embed(self, texts):  # type: ignore[no-untyped-def]
+        def embed(self, texts):
             time.sleep(0.05)
             return super().embed(texts)
 
@@ -137,7 +149,13 @@ def test_acknowledgement_is_fast_whatever_the_pipeline_costs(tmp_path):
 
 
 def test_the_buffer_payload_is_plain_json(mem, db_path):
-    r = mem.retain("Gwen tunes violins.", bank="b1", agent="a1", wait=0,
-                   occurred_at="2024-03-05T10:00:00Z", metadata={"k": [1, 2]})
+    r = mem.retain(
+        "Gwen tunes violins.",
+        bank="b1",
+        agent="a1",
+        wait=0,
+        occurred_at="2024-03-05T10:00:00Z",
+        metadata={"k": [1, 2]},
+    )
     assert _wait_done(mem, r.pending_id or "") == "done"
     assert Path(db_path).exists()

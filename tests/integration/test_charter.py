@@ -17,18 +17,23 @@ T0 = dt.datetime(2025, 1, 6, 9, 0, tzinfo=dt.UTC)
 
 def test_the_default_charter_parses_and_every_rule_is_checked():
     charter = parse(default_text())
-    assert charter.no_delete and charter.protect_immutable and charter.sources_immutable
+    assert charter.no_delete
+    assert charter.protect_immutable
+    assert charter.sources_immutable
     assert {t.value for t in charter.ask_types} == {"preference", "goal", "opinion"}
     assert charter.escalate_below == 0.6
 
 
-@pytest.mark.parametrize(("line", "problem"), [
-    ("- rule: ask_before_rewrite types=preference,gossip", "unknown memory type"),
-    ("- rule: escalate_below confidence=1.5", "between 0 and 1"),
-    ("- rule: delete_everything", "unknown rule"),
-    ("- rule: escalate_below", "takes"),
-    ("- rule: ask_before_rewrite types", "key=value"),
-])
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("- rule: ask_before_rewrite types=preference,gossip", "unknown memory type"),
+        ("- rule: escalate_below confidence=1.5", "between 0 and 1"),
+        ("- rule: delete_everything", "unknown rule"),
+        ("- rule: escalate_below", "takes"),
+        ("- rule: ask_before_rewrite types", "key=value"),
+    ],
+)
 def test_a_malformed_rule_names_its_line(line, problem):
     text = "# charter\n\nsome words\n" + line + "\n"
     with pytest.raises(CharterError, match=f"line 4: .*{problem}"):
@@ -48,8 +53,12 @@ def test_a_bad_edit_keeps_the_last_good_charter_in_force(tmp_path):
         assert "line 2" in (mem.rules()["charter_error"] or "")
         # the write path still asks before rewriting a preference
         mem.retain("I prefer tea in the morning.", bank="p", agent="a1", occurred_at=T0)
-        r = mem.retain("I prefer coffee in the morning now.", bank="p", agent="a1",
-                       occurred_at=T0 + dt.timedelta(days=3))
+        r = mem.retain(
+            "I prefer coffee in the morning now.",
+            bank="p",
+            agent="a1",
+            occurred_at=T0 + dt.timedelta(days=3),
+        )
         assert r.status == mneme.RetainStatus.NEEDS_CLARIFICATION
     finally:
         mem.close()
@@ -62,6 +71,7 @@ def test_an_edited_charter_is_picked_up_without_a_restart(tmp_path):
     try:
         path.write_text("- rule: ask_before_rewrite types=preference,goal\n")
         import os
+
         os.utime(path, (1, 1))  # a different mtime than the first read
         assert {t.value for t in mem.charter().ask_types} == {"preference", "goal"}
     finally:
@@ -70,13 +80,15 @@ def test_an_edited_charter_is_picked_up_without_a_restart(tmp_path):
 
 def test_a_missing_charter_file_is_a_clear_error(tmp_path):
     with pytest.raises(InvalidInput, match="does not exist"):
-        mneme.Memory.open(str(tmp_path / "c.db"), embedder="hashing",
-                          charter=str(tmp_path / "nope.md"))
+        mneme.Memory.open(
+            str(tmp_path / "c.db"), embedder="hashing", charter=str(tmp_path / "nope.md")
+        )
 
 
 def test_an_immutable_memory_is_never_overwritten(mem):
-    old = mem.retain("The wifi password is Pelican-42.", bank="i", agent="a1",
-                     metadata={"immutable": True})
+    old = mem.retain(
+        "The wifi password is Pelican-42.", bank="i", agent="a1", metadata={"immutable": True}
+    )
     r = mem.update(old.memory_ids[0], "The wifi password is Heron-7.", agent="a1")
     assert r.status == mneme.RetainStatus.NEEDS_CLARIFICATION
     assert "immutable" in {q.conflict_type for q in r.questions}
@@ -89,8 +101,9 @@ CONTEXTS = ("in the morning", "at lunch", "in the afternoon")
 def _preference_change(mem: mneme.Memory, bank: str, n: int) -> tuple[str, str]:
     context = CONTEXTS[n]
     a = mem.retain(f"I prefer tea {context}.", bank=bank, agent="a1", occurred_at=T0)
-    b = mem.retain(f"I prefer coffee {context}.", bank=bank, agent="a1",
-                   occurred_at=T0 + dt.timedelta(days=1))
+    b = mem.retain(
+        f"I prefer coffee {context}.", bank=bank, agent="a1", occurred_at=T0 + dt.timedelta(days=1)
+    )
     assert b.questions, "a changed preference asks instead of overwriting"
     return b.memory_ids[0], a.memory_ids[0]
 
@@ -104,8 +117,9 @@ def test_settlements_become_precedents_then_a_rule_proposal_then_a_rule(mem):
         proposals.append(settled.proposal)
     assert proposals[:2] == [None, None]  # precedents are counted per bank
     with pytest.raises(Conflict, match="identical settlements"):
-        mem.adopt_rule(bank="pref0", kind="preference", attribute="prefers",
-                       decision="confirm", actor="owner")
+        mem.adopt_rule(
+            bank="pref0", kind="preference", attribute="prefers", decision="confirm", actor="owner"
+        )
 
 
 def test_an_adopted_rule_settles_the_next_conflict_of_its_kind(mem):
@@ -114,16 +128,21 @@ def test_an_adopted_rule_settles_the_next_conflict_of_its_kind(mem):
     for n in range(3):
         new, old = _preference_change(mem, bank, n)
         seen = mem.resolve_contradiction(new, old, "confirm", actor="owner")
-    assert seen is not None and seen.proposal is not None
+    assert seen is not None
+    assert seen.proposal is not None
     p = seen.proposal
-    rule = mem.adopt_rule(bank=bank, kind=p.kind, attribute=p.attribute, decision=p.decision,
-                          actor="owner")
+    rule = mem.adopt_rule(
+        bank=bank, kind=p.kind, attribute=p.attribute, decision=p.decision, actor="owner"
+    )
     assert rule.text in [r.text for r in mem.rules(bank=bank)["adopted"][bank]]
     assert rule.text not in mem.rules()["charter"]  # beside the charter, never inside it
-    a = mem.retain("I prefer green tea in the evening.", bank=bank, agent="a1",
-                   occurred_at=T0)
-    b = mem.retain("I prefer chamomile in the evening.", bank=bank, agent="a1",
-                   occurred_at=T0 + dt.timedelta(days=1))
+    a = mem.retain("I prefer green tea in the evening.", bank=bank, agent="a1", occurred_at=T0)
+    b = mem.retain(
+        "I prefer chamomile in the evening.",
+        bank=bank,
+        agent="a1",
+        occurred_at=T0 + dt.timedelta(days=1),
+    )
     assert not b.questions
     assert "adopted rule" in b.decisions[0].reason
     assert mem.get(a.memory_ids[0]).status == mneme.UnitStatus.SUPERSEDED

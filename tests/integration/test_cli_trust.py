@@ -4,6 +4,7 @@ resolve-contradiction, invalidate, purge."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -16,15 +17,17 @@ from mneme.surfaces.cli.main import cli
 def seeded(tmp_path):
     db = str(tmp_path / "t.db")
     mem = mneme.Memory.open(db, embedder="hashing")
-    mem.retain("I work at Acme Robotics.", bank="job", agent="a1", source_id="j1",
-               occurred_at="2025-02-01")
-    mem.retain("I work at Globex Labs.", bank="job", agent="a1", source_id="j2",
-               occurred_at="2025-03-01")
+    mem.retain(
+        "I work at Acme Robotics.", bank="job", agent="a1", source_id="j1", occurred_at="2025-02-01"
+    )
+    mem.retain(
+        "I work at Globex Labs.", bank="job", agent="a1", source_id="j2", occurred_at="2025-03-01"
+    )
     mem.close()
     return db
 
 
-def run(db: str, *args: str, code: int = 0) -> dict:
+def run(db: str, *args: str, code: int = 0) -> Any:
     result = CliRunner().invoke(cli, ["--db", db, "--embedder", "hashing", *args, "--json"])
     assert result.exit_code == code, result.output
     return json.loads(result.stdout)
@@ -33,11 +36,11 @@ def run(db: str, *args: str, code: int = 0) -> dict:
 def test_review_queue_and_decide(seeded):
     queue = run(seeded, "review", "queue", "--bank", "job")["claims"]
     assert len(queue) == 2
-    out = run(seeded, "review", "decide", queue[0]["id"], "approve", "--actor", "rev1",
-              "--note", "ok")
+    out = run(
+        seeded, "review", "decide", queue[0]["id"], "approve", "--actor", "rev1", "--note", "ok"
+    )
     assert out["event"]["new_review_status"] == "approved"
-    again = run(seeded, "review", "decide", queue[0]["id"], "approve", "--actor", "rev1",
-                code=4)
+    again = run(seeded, "review", "decide", queue[0]["id"], "approve", "--actor", "rev1", code=4)
     assert again["error"]["code"] == "conflict"
 
 
@@ -53,15 +56,17 @@ def test_conflicts_list_and_resolve(seeded):
 
 def test_scoped_exception_without_scopes_is_a_usage_error(seeded):
     (c,) = run(seeded, "conflicts", "list", "--bank", "job")["conflicts"]
-    out = run(seeded, "conflicts", "resolve", c["id"], "scoped_exception", "--actor", "rev1",
-              code=2)
+    out = run(
+        seeded, "conflicts", "resolve", c["id"], "scoped_exception", "--actor", "rev1", code=2
+    )
     assert "scope" in out["error"]["message"]
 
 
 def test_reject_restore_and_resolve_contradiction(seeded):
     (c,) = run(seeded, "conflicts", "list", "--bank", "job")["conflicts"]
-    settled = run(seeded, "resolve-contradiction", c["b_unit"], c["a_unit"], "confirm",
-                  "--actor", "a1")
+    settled = run(
+        seeded, "resolve-contradiction", c["b_unit"], c["a_unit"], "confirm", "--actor", "a1"
+    )
     assert settled["settlement"]["decision"] == "confirm"
     tomb = run(seeded, "reject", c["b_unit"], "--reason", "typo", "--actor", "rev1")
     assert tomb["tombstone"]["reason"] == "typo"
@@ -77,9 +82,23 @@ def test_rules_invalidate_and_purge(seeded):
     assert unit["memory"]["valid_until"].startswith("2025-03-01")
     dry = run(seeded, "purge", c["a_unit"], "--actor", "dpo", "--reason", "erasure", "--dry-run")
     assert dry["plan"]["units"] == [c["a_unit"]]
-    refused = CliRunner().invoke(cli, ["--db", seeded, "--embedder", "hashing", "purge",
-                                       c["a_unit"], "--actor", "dpo", "--reason", "erasure"])
-    assert refused.exit_code == 2 and "--yes" in refused.output
+    refused = CliRunner().invoke(
+        cli,
+        [
+            "--db",
+            seeded,
+            "--embedder",
+            "hashing",
+            "purge",
+            c["a_unit"],
+            "--actor",
+            "dpo",
+            "--reason",
+            "erasure",
+        ],
+    )
+    assert refused.exit_code == 2
+    assert "--yes" in refused.output
     done = run(seeded, "purge", c["a_unit"], "--actor", "dpo", "--reason", "erasure", "--yes")
     assert done["purged"]["units"] == [c["a_unit"]]
     assert run(seeded, "audit", "verify")  # still verifies after the purge

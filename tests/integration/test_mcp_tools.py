@@ -13,7 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client
+from mcp import ClientSession
+from mcp.shared.memory import create_connected_server_and_client_session as connect
+from mcp.types import TextResourceContents
+from pydantic import AnyUrl
 
 import mneme
 from mneme.embed.hashing import HashingEmbedder
@@ -30,19 +33,25 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-async def call(client: Client, name: str, args: dict[str, Any]) -> Any:
+async def call(client: ClientSession, name: str, args: dict[str, Any]) -> Any:
     res = await client.call_tool(name, args)
-    assert not res.is_error, res.content[0].text  # type: ignore[union-attr]
+    assert not res.isError, res.content[0].text  # type: ignore[union-attr]
     return json.loads(res.content[0].text)  # type: ignore[union-attr]
 
 
-async def fail(client: Client, name: str, args: dict[str, Any]) -> dict[str, str]:
+async def fail(client: ClientSession, name: str, args: dict[str, Any]) -> dict[str, str]:
     res = await client.call_tool(name, args)
-    assert res.is_error, f"{name} should have failed"
+    assert res.isError, f"{name} should have failed"
     body = json.loads(res.content[0].text)  # type: ignore[union-attr]
     assert set(body) == {"error"}
     assert set(body["error"]) == {"code", "message"}
     return body["error"]  # type: ignore[no-any-return]
+
+
+async def read(client: ClientSession, uri: str) -> str:
+    (content,) = (await client.read_resource(AnyUrl(uri))).contents
+    assert isinstance(content, TextResourceContents)
+    return content.text
 
 
 def snapshot(mem: mneme.Memory) -> tuple[Any, ...]:
@@ -52,7 +61,7 @@ def snapshot(mem: mneme.Memory) -> tuple[Any, ...]:
 AB = {"bank": "b", "agent": "a1"}
 
 
-async def add(client: Client, text: str, **extra: Any) -> dict[str, Any]:
+async def add(client: ClientSession, text: str, **extra: Any) -> dict[str, Any]:
     out: dict[str, Any] = await call(client, "add_memory", {"text": text, **AB, **extra})
     return out
 
@@ -61,7 +70,7 @@ async def add(client: Client, text: str, **extra: Any) -> dict[str, Any]:
 
 
 async def test_every_tool_is_listed_with_a_typed_schema_and_an_actionable_description(mem):
-    async with Client(build_server(mem)) as client:
+    async with connect(build_server(mem)) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert len(tools) >= 30
     assert set(TOOL_NAMES) == set(tools)
@@ -69,13 +78,13 @@ async def test_every_tool_is_listed_with_a_typed_schema_and_an_actionable_descri
         assert tool.description, tool.name
         assert len(tool.description) > 60, tool.name
         assert "Returns" in tool.description or "returns" in tool.description, tool.name
-        schema = tool.input_schema
+        schema = tool.inputSchema
         assert schema["type"] == "object", tool.name
         assert schema["required"], tool.name
         for prop, spec in schema["properties"].items():
             assert "type" in spec or "anyOf" in spec or "enum" in spec, (tool.name, prop)
-    assert tools["search_memory"].annotations.read_only_hint is True  # type: ignore[union-attr]
-    assert tools["add_memory"].annotations.read_only_hint is False  # type: ignore[union-attr]
+    assert tools["search_memory"].annotations.readOnlyHint is True  # type: ignore[union-attr]
+    assert tools["add_memory"].annotations.readOnlyHint is False  # type: ignore[union-attr]
 
 
 def test_every_tool_is_documented() -> None:
@@ -90,7 +99,7 @@ def test_every_tool_is_documented() -> None:
 
 
 async def test_add_then_search_finds_it_with_its_evidence(mem):
-    async with Client(build_server(mem)) as client:
+    async with connect(build_server(mem)) as client:
         added = await add(client, "Quentin keeps the spare badge in drawer D-41.", source_id="ev-1")
         assert added["status"] == "ok"
         assert added["source_id"] == "ev-1"
@@ -104,7 +113,7 @@ async def test_add_then_search_finds_it_with_its_evidence(mem):
 
 
 async def test_add_with_wait_goes_through_the_buffer_and_get_add_status_follows_it(mem):
-    async with Client(build_server(mem)) as client:
+    async with connect(build_server(mem)) as client:
         first = await add(client, "Ines waters the ferns on Mondays.", wait=0.0)
         assert first["status"] == "accepted"
         assert first["pending_id"]
@@ -121,7 +130,7 @@ async def test_add_with_wait_goes_through_the_buffer_and_get_add_status_follows_
 
 
 async def test_update_memory_supersedes_and_keeps_the_old_one_in_history(mem):
-    async with Client(build_server(mem)) as client:
+    async with connect(build_server(mem)) as client:
         old = (await add(client, "The staging server is called Birch."))["memory_ids"][0]
         new = await call(
             client,
@@ -152,7 +161,7 @@ async def test_update_memory_supersedes_and_keeps_the_old_one_in_history(mem):
 
 
 async def test_search_modes_set_the_time_window_and_the_graph_depth(mem, clock):
-    async with Client(build_server(mem)) as client:
+    async with connect(build_server(mem)) as client:
         await add(client, "Pia painted the boathouse green.", occurred_at="2024-05-01")
         await add(client, "Pia painted the garden shed blue.")
         recent = await call(
@@ -185,7 +194,7 @@ async def test_search_modes_set_the_time_window_and_the_graph_depth(mem, clock):
 
 
 async def test_connect_chain_concept_and_graph(mem):
-    async with Client(build_server(mem)) as client:
+    async with connect(build_server(mem)) as client:
         cause = (await add(client, "The cooling fan in rack 7 failed."))["memory_ids"][0]
         effect = (await add(client, "Rack 7 overheated on Tuesday."))["memory_ids"][0]
         edge = await call(
@@ -217,7 +226,7 @@ async def test_connect_chain_concept_and_graph(mem):
 
 
 async def test_resolve_contradiction_answers_the_question_add_memory_raised(mem):
-    async with Client(build_server(mem)) as client:
+    async with connect(build_server(mem)) as client:
         await add(client, "I work at Acme Robotics.", occurred_at="2024-02-01")
         second = await add(client, "I work at Globex Labs.", occurred_at="2024-03-01")
         (conflict,) = await call(client, "list_conflicts", {"bank": "b"})
@@ -263,7 +272,7 @@ async def test_resolve_contradiction_answers_the_question_add_memory_raised(mem)
 
 
 async def test_review_queue_decide_conflicts_reject_and_restore(mem):
-    async with Client(build_server(mem)) as client:
+    async with connect(build_server(mem)) as client:
         await add(client, "I work at Acme Robotics.", occurred_at="2024-02-01")
         await add(client, "I work at Globex Labs.", occurred_at="2024-03-01")
         queue = await call(client, "review_queue", {"bank": "b"})
@@ -324,7 +333,7 @@ async def test_review_queue_decide_conflicts_reject_and_restore(mem):
 
 
 async def test_roster_presence_and_swarm_status(mem):
-    async with Client(build_server(mem)) as client:
+    async with connect(build_server(mem)) as client:
         await add(client, "Deploys happen on Thursdays.")
         enrolled = await call(client, "enroll_agent", {"bank": "b", "agent": "a2", "host": "h2"})
         beat = await call(client, "agent_heartbeat", {"bank": "b", "agent": "a2", "status": "busy"})
@@ -349,7 +358,7 @@ async def test_roster_presence_and_swarm_status(mem):
 
 
 async def test_think_tools_reason_privately_then_commit_one_conclusion(mem):
-    async with Client(build_server(mem)) as client:
+    async with connect(build_server(mem)) as client:
         fact = (await add(client, "Quentin keeps the spare badge in drawer D-41."))["memory_ids"][0]
         before = snapshot(mem)
         sid = (await call(client, "think_start", {**AB, "goal": "Find the spare badge"}))[
@@ -419,11 +428,11 @@ async def test_resources_give_rules_redacted_config_and_status(tmp_path):
         str(tmp_path / "r.db"), embedder=HashingEmbedder(), embedder_api_key="sk-very-secret"
     )
     try:
-        async with Client(build_server(memory)) as client:
+        async with connect(build_server(memory)) as client:
             listed = {str(r.uri) for r in (await client.list_resources()).resources}
-            rules = json.loads((await client.read_resource("memory://rules")).contents[0].text)  # type: ignore[union-attr]
-            raw = (await client.read_resource("memory://config")).contents[0].text  # type: ignore[union-attr]
-            status = json.loads((await client.read_resource("memory://status")).contents[0].text)  # type: ignore[union-attr]
+            rules = json.loads(await read(client, "memory://rules"))
+            raw = await read(client, "memory://config")
+            status = json.loads(await read(client, "memory://status"))
     finally:
         memory.close()
     assert listed == {"memory://rules", "memory://config", "memory://status"}
@@ -454,9 +463,9 @@ def _valid_args(schema: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("name", TOOL_NAMES)
 async def test_bad_arguments_are_clear_errors_and_write_nothing(mem, name):
-    async with Client(build_server(mem)) as client:
+    async with connect(build_server(mem)) as client:
         await add(client, "Seed memory so the bank exists.")
-        schema = next(t for t in (await client.list_tools()).tools if t.name == name).input_schema
+        schema = next(t for t in (await client.list_tools()).tools if t.name == name).inputSchema
         before = snapshot(mem)
         missing = await fail(client, name, {})
         strings = [p for p in schema["required"] if schema["properties"][p].get("type") == "string"]
@@ -476,7 +485,7 @@ async def test_bad_arguments_are_clear_errors_and_write_nothing(mem, name):
 
 
 async def test_strict_types_refuse_numbers_as_strings_and_an_unknown_tool(mem):
-    async with Client(build_server(mem)) as client:
+    async with connect(build_server(mem)) as client:
         await add(client, "Seed memory so the bank exists.")
         before = snapshot(mem)
         k = await fail(client, "search_memory", {"query": "seed", **AB, "k": "5"})
@@ -498,7 +507,7 @@ async def test_an_unexpected_failure_is_internal_and_leaks_nothing(mem, monkeypa
         raise RuntimeError("secret detail from deep inside")
 
     monkeypatch.setattr(mem, "stats", boom)
-    async with Client(build_server(mem)) as client:
+    async with connect(build_server(mem)) as client:
         err = await fail(client, "swarm_status", {"bank": "b"})
     assert err["code"] == "internal"
     assert "secret" not in err["message"]
@@ -512,12 +521,12 @@ async def test_a_factory_opens_one_memory_for_every_connection_and_closes_it_aft
         return opened[-1]
 
     server = build_server(factory)
-    async with Client(server) as one, Client(server) as two:
+    async with connect(server) as one, connect(server) as two:
         await call(one, "add_memory", {"text": "Ada likes chess.", **AB})
         found = await call(two, "search_memory", {"query": "chess", **AB})
         assert found["hits"]
     assert len(opened) == 1
-    async with Client(server) as three:
+    async with connect(server) as three:
         err = await call(three, "list_memories", {"bank": "b", "agent": "a1"})
     assert len(opened) == 2
     assert len(err) == 1

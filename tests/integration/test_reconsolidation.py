@@ -22,19 +22,18 @@ def vendor(mem: mneme.Memory) -> dict[str, str]:
     assert mem.get(ids["belief"]).type == UnitType.BELIEF
     r = mem.retain("Use Kestrel Payments for billing.", bank="ops", agent="a1")
     ids["plan"] = r.memory_ids[0]
-    r = mem.retain("Kestrel Payments missed two settlement windows in May.", bank="ops",
-                   agent="a1")
+    r = mem.retain("Kestrel Payments missed two settlement windows in May.", bank="ops", agent="a1")
     ids["support"] = r.memory_ids[0]
     mem.support(ids["support"], belief=ids["belief"], actor="a1")
-    mem.review.decide(ids["plan"], "reject", "rev1", "not while Kestrel is unreliable",
-                      because=ids["belief"])
+    mem.review.decide(
+        ids["plan"], "reject", "rev1", "not while Kestrel is unreliable", because=ids["belief"]
+    )
     return ids
 
 
 def test_a_rejection_can_name_the_belief_behind_it(mem, vendor):
     edges = mem.graph(vendor["plan"]).edges
-    assert any(e.type == EdgeType.CONTESTED_BECAUSE and e.dst == vendor["belief"]
-               for e in edges)
+    assert any(e.type == EdgeType.CONTESTED_BECAUSE and e.dst == vendor["belief"] for e in edges)
     assert mem.get(vendor["plan"]).status == UnitStatus.REJECTED
 
 
@@ -52,9 +51,11 @@ def test_the_sweep_reaccepts_what_the_belief_blocked_and_flags_its_supporters(me
     assert vendor["support"] in report.flagged
     assert mem.get(vendor["plan"]).status == UnitStatus.ACTIVE
     events = mem.store.review_events("ops", vendor["plan"])
-    assert events[-1].actor == "sweep:reconsolidate" and "evidence" in events[-1].note
+    assert events[-1].actor == "sweep:reconsolidate"
+    assert "evidence" in events[-1].note
     (proposal,) = mem.sweep_proposals(bank="ops")
-    assert proposal.unit_id == vendor["support"] and proposal.verdict == "unsupported"
+    assert proposal.unit_id == vendor["support"]
+    assert proposal.verdict == "unsupported"
     assert not mem.has_pending_reconsolidation("ops")
     hits = mem.recall("What do we use for billing?", bank="ops", agent="a1")
     assert any("billing" in h.text for h in hits)
@@ -68,8 +69,7 @@ def test_every_move_of_the_sweep_can_be_restored(mem, vendor):
 
 
 def test_a_memory_with_another_live_reason_is_left_alone(mem, vendor):
-    r = mem.retain("I think billing vendors must be PCI certified first.", bank="ops",
-                   agent="a1")
+    r = mem.retain("I think billing vendors must be PCI certified first.", bank="ops", agent="a1")
     second = r.memory_ids[0]
     mem.contest(vendor["plan"], because=second, actor="rev1")
     mem.reject(vendor["belief"], reason="they fixed it", actor="rev1")
@@ -92,11 +92,13 @@ def test_a_chain_of_two_belief_changes(mem):
     b1 = mem.retain("I believe the Falcon cluster is overloaded.", bank="c", agent="a1")
     plan = mem.retain("Schedule the nightly jobs on the Falcon cluster.", bank="c", agent="a1")
     mem.review.decide(plan.memory_ids[0], "reject", "rev1", because=b1.memory_ids[0])
-    b2 = mem.update(b1.memory_ids[0], "I believe the Falcon cluster is overloaded at night.",
-                    agent="a1")
+    b2 = mem.update(
+        b1.memory_ids[0], "I believe the Falcon cluster is overloaded at night.", agent="a1"
+    )
     assert mem.get(b1.memory_ids[0]).status == UnitStatus.SUPERSEDED
     first = mem.reconsolidate(bank="c")
-    assert first and first[0].reaccepted == ()  # superseded: confidence below the bar
+    assert first
+    assert first[0].reaccepted == ()
     (proposal,) = [p for p in mem.sweep_proposals(bank="c") if p.verdict == "reaccept"]
     assert proposal.unit_id == plan.memory_ids[0]
     mem.reject(b2.memory_ids[0], reason="capacity was doubled", actor="rev1")
@@ -131,8 +133,10 @@ def test_health_reports_sweep_rates(mem, vendor):
     mem.reject(vendor["belief"], reason="they fixed it", actor="rev1")
     mem.reconsolidate(bank="ops")
     h = mem.health()["reconsolidation"]
-    assert h["sweeps"] == 1 and h["examined"] == 2
-    assert h["rates"]["reaccepted"] == 0.5 and h["open_proposals"]["ops"] == 1
+    assert h["sweeps"] == 1
+    assert h["examined"] == 2
+    assert h["rates"]["reaccepted"] == 0.5
+    assert h["open_proposals"]["ops"] == 1
 
 
 def test_the_background_worker_runs_pending_sweeps(db_path):

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from mcp import Client
+from mcp.shared.memory import create_connected_server_and_client_session as connect
 
 import mneme
 from mneme.errors import Conflict, InvalidInput, NotFound
@@ -200,7 +200,7 @@ async def test_a_timed_out_session_is_found_by_the_search_incomplete_thoughts_to
     mem, facts, clock, anyio_backend
 ):
     ab = {"bank": "b", "agent": "a1"}
-    async with Client(build_server(mem)) as client:
+    async with connect(build_server(mem)) as client:
         started = await client.call_tool("think_start", {**ab, "goal": "Audit the badge log"})
         sid = json.loads(started.content[0].text)["session_id"]  # type: ignore[union-attr]
         await client.call_tool("think_add", {"session_id": sid, **ab, "text": "Check D-41."})
@@ -210,5 +210,5 @@ async def test_a_timed_out_session_is_found_by_the_search_incomplete_thoughts_to
     (item,) = json.loads(res.content[0].text)  # type: ignore[union-attr]
     assert item["session_id"] == sid
     assert item["thoughts"][0]["text"] == "Check D-41."
-    assert gone.is_error
+    assert gone.isError
     assert "incomplete" in gone.content[0].text  # type: ignore[union-attr]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -33,10 +34,12 @@ def _events(db_path: str) -> int:
 
 
 def test_a_claim_starts_active_and_pending_review_and_gathers_evidence(mem):
-    mem.retain("My favorite color is blue.", bank="u", agent="a1", source_id="s1",
-               occurred_at=day(0))
-    mem.retain("My favourite colour is blue.", bank="u", agent="a1", source_id="s2",
-               occurred_at=day(1))
+    mem.retain(
+        "My favorite color is blue.", bank="u", agent="a1", source_id="s1", occurred_at=day(0)
+    )
+    mem.retain(
+        "My favourite colour is blue.", bank="u", agent="a1", source_id="s2", occurred_at=day(1)
+    )
     queue = mem.review.queue(bank="u")
     assert len(queue) == 1
     claim = queue[0]
@@ -53,7 +56,8 @@ def test_the_same_slot_with_another_value_is_a_conflict_on_both_claims(mem):
     claims = mem.review.queue(bank="job")
     assert len(claims) == 2
     a, b = claims
-    assert b.id in a.contradiction_refs and a.id in b.contradiction_refs
+    assert b.id in a.contradiction_refs
+    assert a.id in b.contradiction_refs
     (conflict,) = mem.conflicts(bank="job")
     assert {conflict.a_claim, conflict.b_claim} == {a.id, b.id}
 
@@ -68,7 +72,8 @@ def test_every_decision_is_an_event_with_both_axes_before_and_after(mem):
     assert (ev.prior_status, ev.prior_review_status) == ("active", "pending_review")
     assert (ev.new_status, ev.new_review_status) == ("active", "approved")
     hist = [h for h in mem.history(claim.id) if h.kind == "review"]
-    assert hist[-1].actor == "rev1" and hist[-1].detail["decision"] == "approve"
+    assert hist[-1].actor == "rev1"
+    assert hist[-1].detail["decision"] == "approve"
     assert mem.review.queue(bank="u") == []
     assert mem.review.queue(bank="u", status="approved")[0].id == claim.id
 
@@ -112,8 +117,9 @@ def test_history_of_a_claim_rebuilds_from_its_events_alone(mem):
         ("none", lambda m, c: m.review.decide(c, "approve", "bad actor!"), InvalidInput),
     ],
 )
-def test_a_decision_that_does_not_apply_is_refused_and_writes_no_event(mem, db_path, setup,
-                                                                       call, error):
+def test_a_decision_that_does_not_apply_is_refused_and_writes_no_event(
+    mem, db_path, setup, call, error
+):
     mem.retain("Quill's birthday is 3 March.", bank="u", agent="a1")
     (claim,) = mem.review.queue(bank="u")
     if setup == "approved":
@@ -130,15 +136,18 @@ def test_a_decision_that_does_not_apply_is_refused_and_writes_no_event(mem, db_p
 def test_a_rejected_value_stays_rejected_from_any_source_or_agent_until_restored(mem):
     r = mem.retain("My favorite color is blue.", bank="u", agent="a1", source_id="s1")
     tomb = mem.reject(r.memory_ids[0], reason="wrong user", actor="rev1")
-    assert tomb.reason == "wrong user" and tomb.actor == "rev1"
+    assert tomb.reason == "wrong user"
+    assert tomb.actor == "rev1"
     again = mem.retain("My favorite color is blue.", bank="u", agent="a2", source_id="s3")
-    assert again.questions and again.questions[0].conflict_type == "tombstoned"
+    assert again.questions
+    assert again.questions[0].conflict_type == "tombstoned"
     para = mem.retain("My favourite colour is blue!", bank="u", agent="a3", source_id="s4")
     hits = mem.recall("favorite color", bank="u", agent="a1", scope="collective")
     assert not [h for h in hits if "blue" in h.text.lower()]
     stones = mem.store.find_tombstones("u", unit_id=r.memory_ids[0])
     assert {"s3"} <= set(stones[0].evidence)
-    assert para.memory_ids and mem.get(para.memory_ids[0]).status == UnitStatus.REJECTED
+    assert para.memory_ids
+    assert mem.get(para.memory_ids[0]).status == UnitStatus.REJECTED
     mem.restore(r.memory_ids[0], actor="rev1", note="was right")
     assert mem.get(r.memory_ids[0]).status == UnitStatus.ACTIVE
     assert mem.store.find_tombstones("u", unit_id=r.memory_ids[0]) == []
@@ -154,18 +163,30 @@ def test_a_rejected_unit_or_claim_comes_back_only_through_review(mem, db_path):
     mem.reject(uid, reason="wrong", actor="rev1")
     (claim,) = mem.store.find_claims("u", unit_id=uid)
     assert claim.status == ClaimStatus.REJECTED
-    for attempt in (
-        lambda: mem.store.update_unit("u", uid, UnitChanges(status=UnitStatus.ACTIVE),
-                                      actor="x", reason="sneak"),
-        lambda: mem.store.update_claim("u", claim.id, ClaimChanges(status=ClaimStatus.ACTIVE),
-                                       actor="x", reason="sneak", now=day(1)),
-    ):
-        with pytest.raises(mneme.MnemeError, match="only through a review"), \
-                mem.store.transaction():
+    attempts: list[Callable[[], object]] = [
+        lambda: mem.store.update_unit(
+            "u", uid, UnitChanges(status=UnitStatus.ACTIVE), actor="x", reason="sneak"
+        ),
+        lambda: mem.store.update_claim(
+            "u",
+            claim.id,
+            ClaimChanges(status=ClaimStatus.ACTIVE),
+            actor="x",
+            reason="sneak",
+            now=day(1),
+        ),
+    ]
+    for attempt in attempts:
+        with (
+            pytest.raises(mneme.MnemeError, match="only through a review"),
+            mem.store.transaction(),
+        ):
             attempt()
     con = sqlite3.connect(db_path)
-    for sql in ("UPDATE units SET status = 'active' WHERE id = ?",
-                "UPDATE claims SET status = 'active' WHERE id = ?"):
+    for sql in (
+        "UPDATE units SET status = 'active' WHERE id = ?",
+        "UPDATE claims SET status = 'active' WHERE id = ?",
+    ):
         with pytest.raises(sqlite3.IntegrityError):
             con.execute(sql, (uid if "units" in sql else claim.id,))
     con.close()
@@ -185,10 +206,11 @@ def _conflict(mem: mneme.Memory, bank: str) -> tuple[str, str, str]:
 
 
 def test_a_conflict_keeps_both_parties_and_links_them(mem):
-    cid, a, b = _conflict(mem, "c1")
+    _cid, a, b = _conflict(mem, "c1")
     ua, ub = mem.get(a), mem.get(b)
     assert ua.status == ub.status == UnitStatus.CONFLICTED
-    assert b in ua.contradictions and a in ub.contradictions
+    assert b in ua.contradictions
+    assert a in ub.contradictions
     assert any(e.type == "CONTRADICTS" for e in mem.graph(b).edges)
     hits = mem.recall("When is the launch?", bank="c1", agent="a1", scope="collective")
     assert any(h.conflicts for h in hits)
@@ -197,7 +219,8 @@ def test_a_conflict_keeps_both_parties_and_links_them(mem):
 def test_resolving_as_supersede_retires_the_loser(mem):
     cid, a, b = _conflict(mem, "c2")
     mem.resolve(cid, "supersede", actor="rev1", winner=b)
-    assert mem.get(a).status == UnitStatus.SUPERSEDED and mem.get(a).superseded_by == b
+    assert mem.get(a).status == UnitStatus.SUPERSEDED
+    assert mem.get(a).superseded_by == b
     assert mem.get(b).status == UnitStatus.ACTIVE
     assert mem.conflicts(bank="c2") == []
     with pytest.raises(Conflict, match="already resolved"):
@@ -230,7 +253,8 @@ def test_a_scoped_exception_holds_both_and_recall_honours_the_scope(mem):
     mem.resolve(c.id, "scoped_exception", actor="rev1", scope_a="at home", scope_b="at work")
     work = mem.recall("What do I drink in the morning at work?", bank="s", agent="a1")
     home = mem.recall("What do I drink in the morning at home?", bank="s", agent="a1")
-    assert "coffee" in work[0].text and "tea" in home[0].text
+    assert "coffee" in work[0].text
+    assert "tea" in home[0].text
 
 
 # -- audit -----------------------------------------------------------------------------------
@@ -243,15 +267,17 @@ def test_audit_verify_detects_tampering_behind_mneme_s_back(mem, db_path, tamper
     assert mem.audit_verify()["b1"].ok
     mem.close()
     con = sqlite3.connect(db_path)
-    seqs = [r[0] for r in con.execute("SELECT seq FROM audit_log WHERE bank_id = 'b1' "
-                                      "ORDER BY seq")]
+    seqs = [
+        r[0] for r in con.execute("SELECT seq FROM audit_log WHERE bank_id = 'b1' ORDER BY seq")
+    ]
     if tamper == "edit":
         con.execute("UPDATE audit_log SET reason = reason || '!' WHERE seq = ?", (seqs[3],))
     elif tamper == "delete":
         con.execute("DELETE FROM audit_log WHERE seq = ?", (seqs[3],))
     elif tamper == "reorder":
-        a, b = con.execute("SELECT op, target FROM audit_log WHERE seq IN (?, ?) ORDER BY seq",
-                           (seqs[2], seqs[3])).fetchall()
+        a, b = con.execute(
+            "SELECT op, target FROM audit_log WHERE seq IN (?, ?) ORDER BY seq", (seqs[2], seqs[3])
+        ).fetchall()
         con.execute("UPDATE audit_log SET op = ?, target = ? WHERE seq = ?", (*b, seqs[2]))
         con.execute("UPDATE audit_log SET op = ?, target = ? WHERE seq = ?", (*a, seqs[3]))
     else:
@@ -261,7 +287,8 @@ def test_audit_verify_detects_tampering_behind_mneme_s_back(mem, db_path, tamper
     again = mneme.Memory.open(db_path, embedder="hashing")
     report = again.audit_verify()["b1"]
     again.close()
-    assert not report.ok and report.problem
+    assert not report.ok
+    assert report.problem
 
 
 # -- bitemporal ------------------------------------------------------------------------------
@@ -289,7 +316,8 @@ def test_a_reverted_supersession_is_in_force_only_between_its_two_records(mem, c
     clock.advance(hours=1)
     mem.restore(paris, actor="rev1", note="never moved")
     restored = mem.get(paris)
-    assert restored.status == UnitStatus.ACTIVE and restored.superseded_by is None
+    assert restored.status == UnitStatus.ACTIVE
+    assert restored.superseded_by is None
     assert restored.valid_until is None
     assert mem.state_at(paris, superseded_at)["status"] == "superseded"
     assert mem.state_at(paris, clock())["status"] == "active"
@@ -305,7 +333,8 @@ def test_purge_erases_content_everywhere_and_leaves_an_audit_record_without_it(m
     keep = mem.retain("Nadia likes sailing.", bank="p", agent="a1", source_id="ev-keep")
     uid = r.memory_ids[0]
     dry = mem.purge(uid, actor="dpo", reason="GDPR art. 17 request #12", dry_run=True)
-    assert dry.units == (uid,) and dry.sources == ("ev-secret",)
+    assert dry.units == (uid,)
+    assert dry.sources == ("ev-secret",)
     assert mem.get(uid)  # a dry run changes nothing
     done = mem.purge(uid, actor="dpo", reason="GDPR art. 17 request #12")
     assert not done.dry_run
@@ -323,7 +352,8 @@ def test_purge_erases_content_everywhere_and_leaves_an_audit_record_without_it(m
     again = mneme.Memory.open(db_path, embedder="hashing")
     assert again.audit_verify()["p"].ok
     purges = [rec for rec in again.store.audit_records("p") if rec.op == "purge"]
-    assert purges and purges[0].reason == "GDPR art. 17 request #12"
+    assert purges
+    assert purges[0].reason == "GDPR art. 17 request #12"
     assert "X9-4471" not in repr(purges[0].after)
     again.close()
 
@@ -332,11 +362,11 @@ def test_content_erased_outside_a_purge_is_detected(mem, db_path):
     mem.retain("Omar keeps the spare key under the mat.", bank="p", agent="a1")
     mem.close()
     con = sqlite3.connect(db_path)
-    con.execute("UPDATE audit_log SET after = NULL, purged_at = '2030-01-01' "
-                "WHERE op = 'unit.put'")
+    con.execute("UPDATE audit_log SET after = NULL, purged_at = '2030-01-01' WHERE op = 'unit.put'")
     con.commit()
     con.close()
     again = mneme.Memory.open(db_path, embedder="hashing")
     report = again.audit_verify()["p"]
     again.close()
-    assert not report.ok and "outside a purge" in report.problem
+    assert not report.ok
+    assert "outside a purge" in report.problem

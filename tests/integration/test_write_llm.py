@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from tests.integration.llm_servers import (
@@ -30,36 +31,63 @@ def server() -> Iterator[FakeServer]:
 
 
 @pytest.fixture
-def llm_mem(tmp_path, server: FakeServer) -> Iterator[mneme.Memory]:
-    tier = {"provider": "openai", "model": SERVED_MODEL, "base_url": server.base_url + "/v1",
-            "api_key_env": "MNEME_TEST_KEY", "timeout": 2.0, "max_retries": 0}
-    mem = mneme.Memory.open(str(tmp_path / "llm.db"), embedder="hashing", llm=[tier],
-                            env={"MNEME_TEST_KEY": OPENAI_KEY})
+def llm_mem(tmp_path: Path, server: FakeServer) -> Iterator[mneme.Memory]:
+    tier = {
+        "provider": "openai",
+        "model": SERVED_MODEL,
+        "base_url": server.base_url + "/v1",
+        "api_key_env": "MNEME_TEST_KEY",
+        "timeout": 2.0,
+        "max_retries": 0,
+    }
+    mem = mneme.Memory.open(
+        str(tmp_path / "llm.db"), embedder="hashing", llm=[tier], env={"MNEME_TEST_KEY": OPENAI_KEY}
+    )
     yield mem
     mem.close()
 
 
-def facts(*items: dict) -> Reply:
+def facts(*items: dict[str, object]) -> Reply:
     return openai_json({"facts": list(items)})
 
 
 def test_the_llm_splits_a_because_into_two_facts_and_an_edge(llm_mem, server):
-    server.push(facts(
-        {"text": "Sam missed the standup on 3 March 2025.", "type": "experience",
-         "network": "world", "entities": ["Sam"], "occurred_start": "2025-03-03",
-         "relations": [{"type": "BECAUSE", "target_index": 1}]},
-        {"text": "Sam's train was cancelled on 3 March 2025.", "type": "fact",
-         "network": "world", "entities": ["Sam"]},
-    ))
-    r = llm_mem.retain("Sam missed the standup because his train was cancelled.", bank="b",
-                       agent="a1", occurred_at=T0)
+    server.push(
+        facts(
+            {
+                "text": "Sam missed the standup on 3 March 2025.",
+                "type": "experience",
+                "network": "world",
+                "entities": ["Sam"],
+                "occurred_start": "2025-03-03",
+                "relations": [{"type": "BECAUSE", "target_index": 1}],
+            },
+            {
+                "text": "Sam's train was cancelled on 3 March 2025.",
+                "type": "fact",
+                "network": "world",
+                "entities": ["Sam"],
+            },
+        )
+    )
+    r = llm_mem.retain(
+        "Sam missed the standup because his train was cancelled.",
+        bank="b",
+        agent="a1",
+        occurred_at=T0,
+    )
     assert r.metadata["extracted_by"] == "llm"
     assert len(r.memory_ids) == 2
     missed, cancelled = (llm_mem.get(i) for i in r.memory_ids)
     assert missed.text.startswith("Sam missed")
     edges = llm_mem.graph(missed.id).edges
-    assert any(e.type == EdgeType.BECAUSE and e.src == missed.id and e.dst == cancelled.id
-               and e.made_by == "llm" for e in edges)
+    assert any(
+        e.type == EdgeType.BECAUSE
+        and e.src == missed.id
+        and e.dst == cancelled.id
+        and e.made_by == "llm"
+        for e in edges
+    )
     body = server.requests[0].body
     assert body["model"] == SERVED_MODEL
     assert server.requests[0].headers["authorization"] == f"Bearer {OPENAI_KEY}"
@@ -70,11 +98,18 @@ def test_an_llm_verdict_is_validated_and_applied(llm_mem, server):
     first = llm_mem.retain("Vera lives in Oslo.", bank="b", agent="a1", occurred_at=T0)
     server.push(
         facts({"text": "Vera moved to Bergen.", "type": "fact", "network": "world"}),
-        openai_json({"verdict": "SUPERSEDE", "target_id": first.memory_ids[0],
-                     "reason": "she moved", "confidence": 0.9}),
+        openai_json(
+            {
+                "verdict": "SUPERSEDE",
+                "target_id": first.memory_ids[0],
+                "reason": "she moved",
+                "confidence": 0.9,
+            }
+        ),
     )
-    r = llm_mem.retain("Vera moved to Bergen.", bank="b", agent="a1",
-                       occurred_at=T0 + dt.timedelta(days=30))
+    r = llm_mem.retain(
+        "Vera moved to Bergen.", bank="b", agent="a1", occurred_at=T0 + dt.timedelta(days=30)
+    )
     assert r.decisions[0].verdict == Verdict.SUPERSEDE
     assert "llm" in r.decisions[0].reason
     assert llm_mem.get(first.memory_ids[0]).status == mneme.UnitStatus.SUPERSEDED
@@ -83,10 +118,17 @@ def test_an_llm_verdict_is_validated_and_applied(llm_mem, server):
 def test_an_unknown_verdict_never_reaches_the_store(llm_mem, server):
     server.push(facts({"text": "Vera lives in Oslo.", "type": "fact", "network": "world"}))
     first = llm_mem.retain("Vera lives in Oslo.", bank="b", agent="a1", occurred_at=T0)
-    bad = openai_json({"verdict": "OBLITERATE", "target_id": first.memory_ids[0],
-                       "reason": "x", "confidence": 0.9})
-    server.push(facts({"text": "Vera lives in Tromso.", "type": "fact", "network": "world"}),
-                bad, bad)  # the client re-asks once, then gives up
+    bad = openai_json(
+        {
+            "verdict": "OBLITERATE",
+            "target_id": first.memory_ids[0],
+            "reason": "x",
+            "confidence": 0.9,
+        }
+    )
+    server.push(
+        facts({"text": "Vera lives in Tromso.", "type": "fact", "network": "world"}), bad, bad
+    )  # the client re-asks once, then gives up
     r = llm_mem.retain("Vera lives in Tromso.", bank="b", agent="a1")
     assert r.decisions[0].verdict == Verdict.ADD
     assert any(q.conflict_type == "escalated" for q in r.questions)
@@ -102,18 +144,30 @@ def test_a_provider_returning_garbage_never_loses_the_callers_text(llm_mem, serv
     assert r.metadata.get("llm_errors")
     assert llm_mem.source(r.source_id).text == text
     hits = llm_mem.recall("Where is the spare router?", bank="b", agent="a1")
-    assert hits and "C-7" in hits[0].text
+    assert hits
+    assert "C-7" in hits[0].text
 
 
 def test_an_unreachable_llm_falls_back_to_the_offline_engine(tmp_path):
-    tier = {"provider": "openai", "model": "m", "base_url": "http://127.0.0.1:9/v1",
-            "api_key_env": "K", "timeout": 0.5, "max_retries": 0}
-    mem = mneme.Memory.open(str(tmp_path / "down.db"), embedder="hashing", llm=[tier],
-                            env={"K": "secret-key"})
+    tier = {
+        "provider": "openai",
+        "model": "m",
+        "base_url": "http://127.0.0.1:9/v1",
+        "api_key_env": "K",
+        "timeout": 0.5,
+        "max_retries": 0,
+    }
+    mem = mneme.Memory.open(
+        str(tmp_path / "down.db"), embedder="hashing", llm=[tier], env={"K": "secret-key"}
+    )
     try:
         mem.retain("I live in Paris.", bank="b", agent="a1", occurred_at=T0)
-        r = mem.retain("I moved to Berlin last month.", bank="b", agent="a1",
-                       occurred_at=T0 + dt.timedelta(days=60))
+        r = mem.retain(
+            "I moved to Berlin last month.",
+            bank="b",
+            agent="a1",
+            occurred_at=T0 + dt.timedelta(days=60),
+        )
         assert any(d.verdict == Verdict.SUPERSEDE for d in r.decisions)
         assert "secret-key" not in repr(r.metadata)
     finally:
@@ -123,8 +177,7 @@ def test_an_unreachable_llm_falls_back_to_the_offline_engine(tmp_path):
 def test_a_tier_without_credentials_is_skipped_with_a_warning(tmp_path):
     tier = {"provider": "anthropic", "model": "claude-x", "api_key_env": "NO_SUCH_KEY"}
     with pytest.warns(UserWarning, match="NO_SUCH_KEY|credential|key"):
-        mem = mneme.Memory.open(str(tmp_path / "skip.db"), embedder="hashing", llm=[tier],
-                                env={})
+        mem = mneme.Memory.open(str(tmp_path / "skip.db"), embedder="hashing", llm=[tier], env={})
     try:
         assert mem.llm is None
         assert mem.retain("Xena sings.", bank="b", agent="a1").memory_ids

@@ -16,18 +16,21 @@ from mneme.core.model import (
     Viewer,
     Visibility,
 )
-from mneme.errors import Conflict, NotFound
+from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.store.codec import unit_summary
 from mneme.store.postgres.channels import RecallChannels
 from mneme.store.postgres.database import Database
 from mneme.store.postgres.graph import GraphMixin
 from mneme.store.postgres.portable import PortableMixin
+from mneme.store.postgres.purge import PurgeMixin
 from mneme.store.postgres.queue import QueueMixin
 from mneme.store.postgres.rows import UNIT_COLS, unit_row, utc, utc_opt
 from mneme.store.postgres.scoping import where
+from mneme.store.postgres.sweeps import SweepsMixin
 from mneme.store.postgres.trust import TrustMixin
 from mneme.store.postgres.vectors import VectorIndexes, literal
 from mneme.store.protocol import (
+    CLEARABLE_UNIT_FIELDS,
     Capabilities,
     Filters,
     StoreStats,
@@ -41,7 +44,15 @@ _DOC_LEN = (
 )
 
 
-class PostgresStore(TrustMixin, GraphMixin, RecallChannels, QueueMixin, PortableMixin):
+class PostgresStore(
+    TrustMixin,
+    SweepsMixin,
+    PurgeMixin,
+    GraphMixin,
+    RecallChannels,
+    QueueMixin,
+    PortableMixin,
+):
     """The shared backend: one PostgreSQL database (one per team), many writers at once."""
 
     capabilities = Capabilities(
@@ -252,6 +263,7 @@ class PostgresStore(TrustMixin, GraphMixin, RecallChannels, QueueMixin, Portable
             "SELECT bank_id FROM sources WHERE id = %s LIMIT 1",
             "SELECT bank_id FROM claims WHERE id = %s LIMIT 1",
             "SELECT bank_id FROM conflicts WHERE id = %s LIMIT 1",
+            "SELECT bank_id FROM sweep_proposals WHERE id = %s LIMIT 1",
         ):
             rows = self.db.query(sql, (object_id,))
             if rows:
@@ -393,6 +405,10 @@ class PostgresStore(TrustMixin, GraphMixin, RecallChannels, QueueMixin, Portable
         if changes.metadata:
             sets.append("metadata = %s")
             params.append(Jsonb({**before.metadata, **changes.metadata}))
+        unknown = changes.clear - CLEARABLE_UNIT_FIELDS
+        if unknown:
+            raise InvalidInput(f"cannot clear {sorted(unknown)} on a unit")
+        sets.extend(f"{col} = NULL" for col in sorted(changes.clear))
         if not sets:
             return before
         self._w(

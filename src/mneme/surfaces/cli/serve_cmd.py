@@ -186,7 +186,13 @@ def token() -> None:
 @token.command("create")
 @click.option("--bank", "-b", required=True, help='The bank it opens ("*": every bank, admin).')
 @click.option("--agent", "-a", required=True, help="The agent it acts as.")
-@click.option("--role", type=click.Choice(ROLES), default="agent", show_default=True)
+@click.option(
+    "--role",
+    type=click.Choice(ROLES),
+    default="agent",
+    show_default=True,
+    help="agent: its own memories; reviewer: review and conflicts; admin: all.",
+)
 @click.option("--label", default="", help="A note to recognise it by.")
 @tokens_option
 @output_options

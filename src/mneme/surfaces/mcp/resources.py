@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.fastmcp import FastMCP
 
 from mneme.config import Config
 from mneme.memory import Memory
@@ -54,7 +54,7 @@ def status(memory: Memory) -> dict[str, Any]:
     }
 
 
-def register(server: MCPServer[Any], runtime: Runtime) -> None:
+def register(server: FastMCP[Any], runtime: Runtime) -> None:
     """Add the resources; each reads the running server's Memory in a worker thread."""
 
     async def read(work: Any) -> str:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
-from mcp.server.mcpserver import Context
+from mcp.server.fastmcp import Context
+from mcp.server.session import ServerSession
 from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError
 
@@ -24,7 +25,7 @@ from mneme.surfaces.mcp.runtime import Runtime
 log = logging.getLogger("mneme.mcp")
 
 #: The MCP tool context, as tool signatures spell it (its lifespan context is the Runtime).
-Ctx = Context
+Ctx = Context[ServerSession, Runtime, Any]
 
 
 def ok(value: Any) -> CallToolResult:
@@ -32,7 +33,7 @@ def ok(value: Any) -> CallToolResult:
     structured = data if isinstance(data, dict) else {"result": data}
     return CallToolResult(
         content=[TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
-        structured_content=structured,
+        structuredContent=structured,
     )
 
 
@@ -40,8 +41,8 @@ def error(code: str, message: str) -> CallToolResult:
     body = {"error": {"code": code, "message": message}}
     return CallToolResult(
         content=[TextContent(type="text", text=json.dumps(body, ensure_ascii=False))],
-        structured_content=body,
-        is_error=True,
+        structuredContent=body,
+        isError=True,
     )
 
 
@@ -55,7 +56,7 @@ def invalid_arguments(tool: str, exc: ValidationError) -> CallToolResult:
 
 
 async def run(ctx: Ctx, work: Callable[[Memory], Any]) -> CallToolResult:
-    runtime = cast(Runtime, ctx.request_context.lifespan_context)
+    runtime = ctx.request_context.lifespan_context
     try:
         value = await runtime.call(work)
     except MnemeError as exc:

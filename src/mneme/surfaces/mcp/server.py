@@ -17,8 +17,9 @@ from typing import Any
 
 try:
     import anyio
-    from mcp.server.mcpserver import Context, MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.fastmcp import FastMCP
+    from mcp.server.fastmcp.exceptions import ToolError
+    from mcp.server.fastmcp.utilities.func_metadata import FuncMetadata
     from mcp.server.transport_security import TransportSecuritySettings
     from mcp.types import CallToolResult, Icon, ToolAnnotations
     from pydantic import ValidationError
@@ -52,8 +53,20 @@ def _version() -> str:
         return "0"
 
 
-class MnemeServer(MCPServer[Runtime]):
-    """An ``MCPServer`` whose tool failures are all ``{"error": {"code", "message"}}`` results.
+class _VerbatimArguments(FuncMetadata):
+    """Tool arguments validated exactly as sent.
+
+    FastMCP first tries to parse string arguments as JSON for any parameter not typed ``str``
+    (``"true"`` would become true, ``"null"`` None, ``"[...]"`` a list); mneme's types are
+    strict, so a string stays a string and the schema decides.
+    """
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        return data
+
+
+class MnemeServer(FastMCP[Runtime]):
+    """A ``FastMCP`` server whose tool failures are all ``{"error": {"code", "message"}}``.
 
     The SDK turns a schema violation or a crash into free text; here a violation names each
     bad field (``invalid_input``), an argument the tool does not take is refused rather than
@@ -86,15 +99,15 @@ class MnemeServer(MCPServer[Runtime]):
             meta=meta,
             structured_output=structured_output,
         )
+        tool = self._tool_manager.get_tool(name or fn.__name__)
+        assert tool is not None
+        tool.fn_metadata = _VerbatimArguments.model_construct(
+            **{field: getattr(tool.fn_metadata, field) for field in FuncMetadata.model_fields}
+        )
         params = inspect.signature(fn).parameters
         self._arguments[name or fn.__name__] = frozenset(p for p in params if p != "ctx")
 
-    async def call_tool(
-        self,
-        name: str,
-        arguments: dict[str, Any],
-        context: Context[Runtime, Any] | None = None,
-    ) -> Any:
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
         known = self._arguments.get(name)
         if known is None:
             return error("not_found", f"no tool named {name[:100]!r}")
@@ -106,7 +119,7 @@ class MnemeServer(MCPServer[Runtime]):
                 f"its arguments are: {', '.join(sorted(known))}",
             )
         try:
-            return await super().call_tool(name, arguments, context)
+            return await super().call_tool(name, arguments)
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
                 return invalid_arguments(name, exc.__cause__)
@@ -114,28 +127,30 @@ class MnemeServer(MCPServer[Runtime]):
             return error("internal", "internal error; the details were logged by the server")
 
 
-def build_server(memory: MemorySource, *, name: str = "mneme") -> MnemeServer:
+def build_server(memory: MemorySource, *, name: str = "mneme", **settings: Any) -> MnemeServer:
     """A new MCP server over ``memory`` (a ``Memory``, or a callable that opens one).
 
     A factory is called once, when the first connection starts, and its Memory is closed
     after the last connection ends. A ready ``Memory`` belongs to the caller: never closed.
+    ``settings`` are FastMCP's (the HTTP transport's host, path, security...).
     """
     runtime = Runtime(memory)
 
     @asynccontextmanager
-    async def lifespan(_: MCPServer[Runtime]) -> AsyncIterator[Runtime]:
+    async def lifespan(_: FastMCP[Runtime]) -> AsyncIterator[Runtime]:
         async with runtime.running():
             yield runtime
 
     server = MnemeServer(
         runtime,
         name=name,
-        title="mneme: long-term memory for agents",
         instructions=INSTRUCTIONS,
-        version=_version(),
         lifespan=lifespan,
         log_level="WARNING",
+        **settings,
     )
+    # FastMCP takes no version; the low-level server reports it in serverInfo.
+    server._mcp_server.version = _version()
     tools.register(server)
     resources.register(server, runtime)
     return server
@@ -152,8 +167,9 @@ def streamable_http_app(
 ) -> Starlette:
     """MCP over streamable HTTP as an ASGI (Starlette) app serving ``path``.
 
-    The app's lifespan runs the SDK's session manager, which opens ``memory`` (a factory is
-    called then); whoever mounts the app must run that lifespan (see docs/mcp.md). ``host``
+    The app's lifespan opens ``memory`` (a factory is called then) for the app's whole life,
+    shared by every session, and runs the SDK's session manager; whoever mounts the app must
+    run that lifespan (see docs/mcp.md). ``host``
     is the address the server binds: for 127.0.0.1/localhost the SDK refuses other Host
     headers (DNS-rebinding protection); ``allowed_hosts`` ("name:port" patterns, "*" ports
     allowed) sets that list explicitly for any bind address.
@@ -166,13 +182,25 @@ def streamable_http_app(
             allowed_origins=[f"http://{h}" for h in allowed_hosts]
             + [f"https://{h}" for h in allowed_hosts],
         )
-    return build_server(memory).streamable_http_app(
+    server = build_server(
+        memory,
         streamable_http_path=path,
         host=host,
         transport_security=security,
         json_response=json_response,
         stateless_http=stateless,
     )
+    app = server.streamable_http_app()
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        # The SDK enters the server's lifespan once per session; holding the store open here
+        # keeps one Memory for the app's life instead of one per session.
+        async with server.runtime.running(), server.session_manager.run():
+            yield
+
+    app.router.lifespan_context = lifespan
+    return app
 
 
 def run_stdio(memory: MemorySource) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.fastmcp import FastMCP
 from mcp.types import ToolAnnotations
 
 from mneme.surfaces.mcp.tools import memories, reasoning, review, swarm, think
@@ -13,9 +13,9 @@ from mneme.surfaces.mcp.tools import memories, reasoning, review, swarm, think
 #: (tool function, its behaviour hints) for every module, in the order they are listed.
 ToolSpec = tuple[Callable[..., Any], ToolAnnotations]
 
-READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-DECIDE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+READ = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
+DECIDE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
 
 MODULES = (memories, reasoning, swarm, think, review)
 
@@ -28,6 +28,6 @@ def specs() -> list[ToolSpec]:
     return out
 
 
-def register(server: MCPServer[Any]) -> None:
+def register(server: FastMCP[Any]) -> None:
     for fn, hints in specs():
         server.add_tool(fn, annotations=hints, structured_output=False)
