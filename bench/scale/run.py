@@ -346,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "",
             "Targets at 1M units on SQLite: recall p95 <= 100 ms, peak RSS <= 4 GiB. "
             "A memories cell `N of M` is a partial run: ingest stopped at the time budget "
-            f"({args.ingest_budget_min or 'none'} min) and the store was measured at N.",
+            f"({args.ingest_budget_min:g} min; 0 = none) and the store was measured at N.",
         ]
     )
     print(md)

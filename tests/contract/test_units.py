@@ -170,6 +170,49 @@ def test_update_unit_with_no_change_writes_nothing(store: Store, make: Any) -> N
     assert store.audit_head("b1") == head
 
 
+def test_update_unit_clears_nullable_fields_back_to_null(store: Store, make: Any) -> None:
+    make.bank()
+    old = make.unit("Alice lives in Lisbon")
+    new = make.unit("Alice lives in Porto")
+    until = make.t0 + dt.timedelta(days=3)
+    with store.transaction():
+        store.update_unit(
+            "b1",
+            old.id,
+            UnitChanges(
+                status=UnitStatus.SUPERSEDED,
+                superseded_by=new.id,
+                valid_until=until,
+                retired_at=until,
+            ),
+            actor="judge",
+            reason="superseded",
+        )
+        back = store.update_unit(
+            "b1",
+            old.id,
+            UnitChanges(
+                status=UnitStatus.ACTIVE,
+                clear=frozenset({"superseded_by", "valid_until", "retired_at"}),
+            ),
+            actor="pat",
+            reason="the supersession was reverted",
+        )
+    assert (back.status, back.superseded_by, back.valid_until, back.retired_at) == (
+        UnitStatus.ACTIVE,
+        None,
+        None,
+        None,
+    )
+    assert store.get_units(make.viewer(), [old.id])[old.id] == back
+    before = next(r for r in store.audit_records("b1", target=old.id) if r.reason.startswith("the"))
+    assert (before.before or {}).get("superseded_by") == new.id
+    assert (before.after or {}).get("superseded_by") is None
+    bad = UnitChanges(clear=frozenset({"text"}))
+    with pytest.raises(MnemeError, match="cannot clear"), store.transaction():
+        store.update_unit("b1", old.id, bad, actor="x", reason="")
+
+
 def test_update_of_a_missing_unit_raises_not_found(store: Store, make: Any) -> None:
     make.bank()
     with pytest.raises(NotFound), store.transaction():

@@ -220,3 +220,20 @@ def test_extract_claim_never_raises_on_claim_shaped_noise(words: list[str]) -> N
     result = extract_claim(" ".join(words))
     if result is not None:
         assert result.subject
+
+
+def test_a_vague_or_interjected_subject_makes_no_claim() -> None:
+    for text in ("It was awesome!", "That's so special.", "Melanie: Wow, Caroline! That's great",
+                 "They are late again."):
+        assert extract_claim(text) is None, text
+
+
+def test_descriptions_of_a_person_accumulate_but_a_things_property_holds_one_value() -> None:
+    from mneme.core.claims import is_single_valued
+
+    excited = extract_claim("Caroline: I'm so excited about the parade.")
+    assert excited is not None
+    assert not is_single_valued(excited)
+    launch = extract_claim("The launch date is 3 May.")
+    assert launch is not None
+    assert is_single_valued(launch)

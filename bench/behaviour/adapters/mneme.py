@@ -101,6 +101,10 @@ class MnemeAdapter:
                     notes.append(f"retain {step.event_id} failed: {exc}")
                     continue
                 units_of[step.event_id] = res.memory_ids
+                if step.because:
+                    # mneme's retain has no "rests on" argument; Memory.contest may become the
+                    # mapping once its semantics settle. Until then the relation is dropped.
+                    notes.append(f"{step.event_id}: because={list(step.because)} not passed")
             clock.now = case.query.time
             hits = mem.recall(
                 case.query.text,
@@ -120,6 +124,8 @@ class MnemeAdapter:
         notes: list[str],
         unsupported: list[str],
     ) -> None:
+        if action.because:
+            notes.append(f"{action.do} {action.event}: because={list(action.because)} not passed")
         units = units_of.get(action.event, ())
         if not units:
             notes.append(f"{action.do} {action.event}: the event left no unit to act on")

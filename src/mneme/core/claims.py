@@ -90,9 +90,19 @@ def is_single_valued(claim: Claim) -> bool:
     has one amount of RAM.
     """
     base = base_attribute(claim.attribute)
+    if base == "is" and _describes_someone(claim):
+        # "Caroline is excited" / "Caroline is tired", "I am a painter" / "I am a mother":
+        # descriptions of a person accumulate. A thing's property holds one value ("the
+        # launch date is 3 May"), and so does a number or a date about anyone.
+        return bool(claim.dates) or any(ch.isdigit() for ch in claim.text)
     if base in SINGLE_VALUED_ATTRIBUTES:
         return True
     return base.startswith("has ") and bool(claim.numbers)
+
+
+def _describes_someone(claim: Claim) -> bool:
+    """The subject is a person (the speaker, "user", or a bare name), not a thing's property."""
+    return " " not in claim.subject.strip()
 
 
 def is_preference(claim: Claim) -> bool:
@@ -712,9 +722,27 @@ def extract_claim(text: str) -> Claim | None:
     Never raises: arbitrary text either yields a claim or None.
     """
     try:
-        return _extract(text)
+        claim = _extract(text)
     except (ValueError, IndexError, KeyError, AttributeError, TypeError):  # pragma: no cover
         return None
+    if claim is None or not _names_a_subject(claim.subject):
+        return None
+    return claim
+
+
+#: A claim needs a subject one can hold a value about: "it", "that" or "wow caroline" name
+#: nothing that stays put, and comparing two of them only manufactures conflicts.
+_VAGUE_SUBJECTS = frozenset(
+    "it this that these those there they he she you one something everything nothing "
+    "anything someone everyone".split())
+_INTERJECTIONS = frozenset(
+    "wow oh ah haha hah lol yeah yes no hey hi hello well omg aw aww ooh wait ok okay "
+    "sure thanks thank congrats congratulations".split())
+
+
+def _names_a_subject(subject: str) -> bool:
+    words = subject.split()
+    return bool(words) and words[0] not in _INTERJECTIONS and subject not in _VAGUE_SUBJECTS
 
 
 def _extract(text: str) -> Claim | None:

@@ -8,13 +8,15 @@ the charter whether a rewrite may be applied or must become a question for a per
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from mneme.core import charter as charter_rules
-from mneme.core.claims import Claim, extract_claim
+from mneme.core.claims import Claim
+from mneme.core.claims import extract_claim as _extract_claim
 from mneme.core.judgement import (
     JUDGED_STATUSES,
     Candidate,
@@ -28,6 +30,10 @@ from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLMError, LLMInvalid
 from mneme.store.protocol import Filters, Store
 from mneme.trust.claims import keys_of
+
+#: Claims of texts already stored are read again for every new atom they neighbour: cache them
+#: (extract_claim is pure).
+extract_claim = functools.lru_cache(maxsize=65_536)(_extract_claim)
 
 LIVE = frozenset(UnitStatus(s) for s in JUDGED_STATUSES)
 NEIGHBOURS = 8

@@ -38,9 +38,15 @@ class PurgeMixin(PostgresBase):
             "WHERE bank_id = %s AND NOT unit_id = ANY(%s::text[]))",
             b, u, b, u,
         )  # fmt: skip
+        # A rejected value's tombstone holds its text: by the unit, or by the key of a claim or
+        # of a unit that goes (rejecting a memory tombstones its claim's key).
         tombs = ids(
-            "SELECT id FROM tombstones WHERE bank_id = %s AND unit_id = ANY(%s::text[])", b, u
-        )
+            "SELECT id FROM tombstones WHERE bank_id = %s AND (unit_id = ANY(%s::text[]) "
+            "OR claim_key IN (SELECT claim_key FROM claims WHERE bank_id = %s "
+            "AND id = ANY(%s::text[])) OR content_key IN (SELECT content_key FROM units "
+            "WHERE bank_id = %s AND id = ANY(%s::text[])))",
+            b, u, b, claims, b, u,
+        )  # fmt: skip
         entities = ids(
             "SELECT DISTINCT entity_id FROM mentions WHERE bank_id = %s "
             "AND unit_id = ANY(%s::text[]) AND entity_id NOT IN (SELECT entity_id FROM mentions "
@@ -63,10 +69,14 @@ class PurgeMixin(PostgresBase):
         )
         self._w("DELETE FROM claims WHERE bank_id = %s AND id = ANY(%s::text[])", (b, claims))
         self._w("DELETE FROM tombstones WHERE bank_id = %s AND id = ANY(%s::text[])", (b, tombs))
-        self._w(
-            "UPDATE conflicts SET question = '' WHERE bank_id = %s "
+        conflicts = ids(
+            "SELECT id FROM conflicts WHERE bank_id = %s "
             "AND (a_unit = ANY(%s::text[]) OR b_unit = ANY(%s::text[]))",
-            (b, u, u),
+            b, u, u,
+        )  # fmt: skip
+        self._w(
+            "UPDATE conflicts SET question = '' WHERE bank_id = %s AND id = ANY(%s::text[])",
+            (b, conflicts),
         )
         # The generated tsv and its GIN entries go with the row.
         self._w("DELETE FROM units WHERE bank_id = %s AND id = ANY(%s::text[])", (b, u))
@@ -80,7 +90,8 @@ class PurgeMixin(PostgresBase):
             "AND payload ->> 'source_id' = ANY(%s::text[])",
             (b, s),
         )
-        self._scrub_audit(bank_id, [*units, *sources, *claims, *tombs])
+        erased = sorted({*units, *sources, *claims, *tombs, *conflicts})
+        self._scrub_audit(bank_id, erased)
         counts = PurgeCounts(units=len(units), sources=len(sources), claims=len(claims))
         self.audit(
             bank_id,
@@ -92,7 +103,7 @@ class PurgeMixin(PostgresBase):
                 "units": counts.units,
                 "sources": counts.sources,
                 "claims": counts.claims,
-                "targets": sorted({*units, *sources, *claims, *tombs}),
+                "targets": erased,
             },
             reason,
         )

@@ -461,8 +461,9 @@ class TrustMixin(PostgresBase):
             "conflict.open",
             c.id,
             None,
-            conflict_summary(c),
-            c.question or c.kind,
+            # The question quotes both memories: content, so in the erasable part (ADR 0008).
+            {**conflict_summary(c), "question": c.question},
+            c.kind,
         )
 
     def get_conflict(self, bank_id: str, conflict_id: str) -> ConflictRecord | None:

@@ -50,8 +50,10 @@ class SQLiteBase:
             self._touched.discard(bank_id)
             for (b, _m), idx in list(self._indexes.items()):
                 if b == bank_id:
-                    if idx.generation == gen - 1:
-                        idx.generation = gen  # our own changes were applied as they happened
+                    if idx.generation in (gen - 1, gen):
+                        # Our own changes were applied as they happened (or the index was
+                        # built inside this transaction, after our bump, and saw them).
+                        idx.generation = gen
                     else:
                         del self._indexes[(b, _m)]  # another writer got in between: rebuild
 

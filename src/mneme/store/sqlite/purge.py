@@ -36,14 +36,19 @@ class PurgeMixin(SQLiteBase):
                 (bank_id, *units, bank_id, *units),
             )
         ]
+        c = _marks(claims)
+        # A rejected value's tombstone holds its text: by the unit, or by the key of a claim or
+        # of a unit that goes (rejecting a memory tombstones its claim's key).
         tombs = [
             r[0]
             for r in self.db.query(
-                f"SELECT id FROM tombstones WHERE bank_id = ? AND unit_id IN ({u})",
-                (bank_id, *units),
+                f"SELECT id FROM tombstones WHERE bank_id = ? AND (unit_id IN ({u}) "
+                f"OR claim_key IN (SELECT claim_key FROM claims WHERE bank_id = ? AND id IN ({c})) "
+                f"OR content_key IN (SELECT content_key FROM units WHERE bank_id = ? "
+                f"AND id IN ({u})))",
+                (bank_id, *units, bank_id, *claims, bank_id, *units),
             )
         ]
-        c = _marks(claims)
         entities = [
             r[0]
             for r in self.db.query(
@@ -67,11 +72,21 @@ class PurgeMixin(SQLiteBase):
             (bank_id, *units, *units, *sources),
         )
         self._w(f"DELETE FROM claims WHERE bank_id = ? AND id IN ({c})", (bank_id, *claims))
-        self._w(f"DELETE FROM tombstones WHERE bank_id = ? AND unit_id IN ({u})", (bank_id, *units))
         self._w(
-            f"UPDATE conflicts SET question = '' WHERE bank_id = ? AND (a_unit IN ({u}) "
-            f"OR b_unit IN ({u}))",
-            (bank_id, *units, *units),
+            f"DELETE FROM tombstones WHERE bank_id = ? AND id IN ({_marks(tombs)})",
+            (bank_id, *tombs),
+        )
+        conflicts = [
+            r[0]
+            for r in self.db.query(
+                f"SELECT id FROM conflicts WHERE bank_id = ? AND (a_unit IN ({u}) "
+                f"OR b_unit IN ({u}))",
+                (bank_id, *units, *units),
+            )
+        ]
+        self._w(
+            f"UPDATE conflicts SET question = '' WHERE bank_id = ? AND id IN ({_marks(conflicts)})",
+            (bank_id, *conflicts),
         )
         self._w(f"DELETE FROM units WHERE bank_id = ? AND id IN ({u})", (bank_id, *units))
         # A name only the erased memories mentioned is content too.
@@ -91,7 +106,8 @@ class PurgeMixin(SQLiteBase):
             f"AND json_extract(payload, '$.source_id') IN ({s})",
             (bank_id, *sources),
         )
-        self._scrub_audit(bank_id, [*units, *sources, *claims, *tombs])
+        erased = sorted({*units, *sources, *claims, *tombs, *conflicts})
+        self._scrub_audit(bank_id, erased)
         self._touch(bank_id)
         for key in [k for k in self._indexes if k[0] == bank_id]:
             del self._indexes[key]
@@ -106,7 +122,7 @@ class PurgeMixin(SQLiteBase):
                 "units": counts.units,
                 "sources": counts.sources,
                 "claims": counts.claims,
-                "targets": sorted({*units, *sources, *claims, *tombs}),
+                "targets": erased,
             },
             reason,
         )
