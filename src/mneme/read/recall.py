@@ -29,7 +29,7 @@ from mneme.core.model import (
 from mneme.core.timeexpr import query_time_range
 from mneme.embed.protocol import Embedder
 from mneme.errors import InvalidInput
-from mneme.store.protocol import Filters, Scored, Store
+from mneme.store.protocol import Filters, Scored, Store, UnitBrief
 
 MAX_QUERY_CHARS = 8_192
 QUERY_NODE = "<query>"
@@ -58,7 +58,7 @@ LINK_WEIGHTS: Mapping[str, float] = {
 
 @dataclass(slots=True)
 class _Candidate:
-    unit: Unit
+    brief: UnitBrief
     channels: dict[str, int] = field(default_factory=dict)
     similarity: float = 0.0
     graph_mass: float = 0.0
@@ -228,7 +228,7 @@ class Recaller:
         graph: Mapping[str, ranking.Activation],
     ) -> dict[str, _Candidate]:
         ids = list(dict.fromkeys(uid for ids in order.values() for uid in ids))
-        units = self.store.get_units(q.viewer, ids)
+        units = self.store.unit_briefs(q.viewer, ids)
         sims = {s.unit_id: s.score for s in channels.get(Channel.SEMANTIC, [])}
         seeded = {uid for c, ids in order.items() if c != Channel.GRAPH for uid in ids}
         out: dict[str, _Candidate] = {}
@@ -247,7 +247,7 @@ class Recaller:
             if uid not in seeded:
                 parent = None if act.parent == QUERY_NODE else act.parent
                 cand.origin, cand.via_edge, cand.parent = "graph", act.via, parent
-                cand.flashback = q.window and not _in_window(cand.unit, q.filters)
+                cand.flashback = q.window and not _in_window(cand.brief, q.filters)
         return out
 
     def _score(
@@ -269,15 +269,15 @@ class Recaller:
         gnorm = ranking.normalize({u: c.graph_mass for u, c in cands.items()})
         now = self.clock()
         for uid, c in cands.items():
-            when = c.unit.occurred_start or c.unit.recorded_at
+            when = c.brief.occurred_start or c.brief.recorded_at
             age = (now - when).total_seconds() / 86400.0
             c.score = ranking.blend(
                 norm.get(uid, 0.0),
                 c.similarity,
                 gnorm.get(uid, 0.0),
                 ranking.freshness(age, cfg.freshness_half_life_days),
-                len(c.unit.knowers),
-                _is_superseded(c.unit, None),
+                c.brief.knowers,
+                _is_superseded(c.brief, None),
                 w,
             )
         self._honour_scopes(query_text, cands)
@@ -290,11 +290,7 @@ class Recaller:
         elsewhere; a query that names none leaves both as they are.
         """
         text = normalize_text(query_text)
-        scoped = {
-            uid: str(c.unit.metadata["scope"])
-            for uid, c in cands.items()
-            if c.unit.metadata.get("scope")
-        }
+        scoped = {uid: c.brief.scope for uid, c in cands.items() if c.brief.scope}
         named = {uid for uid, scope in scoped.items() if normalize_text(scope) in text}
         if not named:
             return
@@ -307,59 +303,66 @@ class Recaller:
     def _successors(self, q: Query, cands: dict[str, _Candidate]) -> None:
         """A superseded hit brings its successor along, ranked just above it."""
         wanted = {
-            c.unit.superseded_by: uid
+            c.brief.superseded_by: uid
             for uid, c in cands.items()
-            if _is_superseded(c.unit, q.as_of) and c.unit.superseded_by
+            if _is_superseded(c.brief, q.as_of) and c.brief.superseded_by
         }
         missing = [s for s in wanted if s and s not in cands]
-        found = self.store.get_units(q.viewer, missing) if missing else {}
+        found = self.store.unit_briefs(q.viewer, missing) if missing else {}
         for succ_id, old_id in wanted.items():
             if succ_id is None:
                 continue
             old = cands[old_id]
             succ = cands.get(succ_id)
             if succ is None:
-                unit = found.get(succ_id)
-                if unit is None or (q.filters.statuses and unit.status not in q.filters.statuses):
+                brief = found.get(succ_id)
+                if brief is None or (q.filters.statuses and brief.status not in q.filters.statuses):
                     continue
-                succ = _Candidate(unit, origin="graph", via_edge="SUPERSEDES", parent=old_id)
+                succ = _Candidate(brief, origin="graph", via_edge="SUPERSEDES", parent=old_id)
                 cands[succ_id] = succ
             succ.score = max(succ.score, old.score * 1.0001 + 1e-9)
 
     def _shape(self, q: Query, cands: Mapping[str, _Candidate]) -> list[Hit]:
-        ranked = sorted(cands.values(), key=lambda c: (-c.score, c.unit.id))
-        hits: list[Hit] = []
-        families: dict[str, int] = {}
+        ranked = sorted(cands.values(), key=lambda c: (-c.score, c.brief.id))
+        chosen: list[_Candidate] = []
+        members: dict[str, list[str]] = {}
         flashbacks = 0
         for c in ranked:
             if c.flashback and flashbacks >= self.config.flashback_cap:
                 continue
-            family = c.unit.evidence[0] if c.unit.evidence else c.unit.id
-            if family in families:
+            family = c.brief.family
+            if family in members:
                 # A source's other atoms never take another slot: they ride on the first hit.
-                i = families[family]
-                hits[i] = _with_family(hits[i], c.unit.id)
+                members[family].append(c.brief.id)
                 continue
-            if len(hits) >= q.k:
+            if len(chosen) >= q.k:
                 continue
             flashbacks += c.flashback
-            families[family] = len(hits)
-            hits.append(self._hit(q, c))
+            members[family] = []
+            chosen.append(c)
+        # Only now read whole units, and only for the hits returned.
+        units = self.store.get_units(q.viewer, [c.brief.id for c in chosen])
+        hits = [
+            self._hit(q, c, units[c.brief.id], tuple(members[c.brief.family]))
+            for c in chosen
+            if c.brief.id in units
+        ]
         return self._with_conflicts(q, hits)
 
-    def _hit(self, q: Query, c: _Candidate) -> Hit:
-        sup = _is_superseded(c.unit, q.as_of)
+    def _hit(self, q: Query, c: _Candidate, unit: Unit, family: tuple[str, ...]) -> Hit:
+        sup = _is_superseded(unit, q.as_of)
         return Hit(
-            unit=c.unit,
+            unit=unit,
             score=round(c.score, 6),
             channels=dict(c.channels),
             origin=c.origin,
             via_edge=c.via_edge,
             parent=c.parent,
             superseded=sup,
-            successor=c.unit.superseded_by if sup else None,
+            successor=unit.superseded_by if sup else None,
             flashback=c.flashback,
-            evidence_source_ids=c.unit.evidence,
+            evidence_source_ids=unit.evidence,
+            family=family,
         )
 
     def _with_conflicts(self, q: Query, hits: list[Hit]) -> list[Hit]:
@@ -385,7 +388,7 @@ def entity_candidates(text: str) -> list[str]:
     return sorted(k for k in keys if k)
 
 
-def _is_superseded(unit: Unit, as_of: dt.datetime | None) -> bool:
+def _is_superseded(unit: Unit | UnitBrief, as_of: dt.datetime | None) -> bool:
     if unit.status != UnitStatus.SUPERSEDED:
         return False
     if as_of is None:
@@ -394,7 +397,7 @@ def _is_superseded(unit: Unit, as_of: dt.datetime | None) -> bool:
     return unit.valid_until is not None and unit.valid_until <= as_of
 
 
-def _in_window(unit: Unit, f: Filters) -> bool:
+def _in_window(unit: Unit | UnitBrief, f: Filters) -> bool:
     start = unit.occurred_start or unit.recorded_at
     end = unit.occurred_end or start
     lo = f.occurred_from
@@ -404,10 +407,6 @@ def _in_window(unit: Unit, f: Filters) -> bool:
 
 def _replace(hit: Hit, **changes: Any) -> Hit:
     return replace(hit, **changes)
-
-
-def _with_family(hit: Hit, unit_id: str) -> Hit:
-    return _replace(hit, family=(*hit.family, unit_id))
 
 
 def evidence_sources(hits: Iterable[Hit]) -> list[str]:

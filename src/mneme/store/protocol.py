@@ -89,6 +89,23 @@ CLEARABLE_UNIT_FIELDS = frozenset({"valid_until", "retired_at", "superseded_by"}
 
 
 @dataclass(frozen=True, slots=True)
+class UnitBrief:
+    """What ranking needs of a candidate, without its text, lists or JSON: recall reads this for
+    every candidate and hydrates whole units only for the hits it returns."""
+
+    id: str
+    status: UnitStatus
+    occurred_start: dt.datetime | None
+    occurred_end: dt.datetime | None
+    recorded_at: dt.datetime
+    valid_until: dt.datetime | None
+    superseded_by: str | None
+    knowers: int
+    family: str  # the first evidence source (atoms of one source are one family)
+    scope: str | None  # a scoped exception's scope ("at work"), if any
+
+
+@dataclass(frozen=True, slots=True)
 class Link:
     """One step of graph expansion: from a unit to a visible neighbour unit."""
 
@@ -224,6 +241,7 @@ class Store(Protocol):
     ) -> Unit: ...
     def get_units(self, viewer: Viewer, ids: Sequence[str]) -> dict[str, Unit]: ...
     def units_of_source(self, viewer: Viewer, source_id: str) -> list[Unit]: ...
+    def unit_briefs(self, viewer: Viewer, ids: Sequence[str]) -> dict[str, UnitBrief]: ...
     def list_units(
         self, viewer: Viewer, filters: Filters, limit: int, offset: int = 0
     ) -> list[Unit]: ...

@@ -17,6 +17,7 @@ from mneme.core.model import (
     Scope,
     Source,
     Unit,
+    UnitStatus,
     Viewer,
     Visibility,
 )
@@ -28,6 +29,7 @@ from mneme.store.protocol import (
     EmbeddingRow,
     Filters,
     StoreStats,
+    UnitBrief,
     UnitChanges,
     Vector,
 )
@@ -432,6 +434,39 @@ class SQLiteStore(
                 (*params, *chunk),
             )
             out.update({u.id: u for u in self._hydrate(rows)})
+        return out
+
+    def unit_briefs(self, viewer: Viewer, ids: Sequence[str]) -> dict[str, UnitBrief]:
+        if not ids:
+            return {}
+        clause, params = where(viewer, Filters())
+        out: dict[str, UnitBrief] = {}
+        unique = list(dict.fromkeys(ids))
+        for i in range(0, len(unique), 500):
+            chunk = unique[i : i + 500]
+            rows = self.db.query(
+                "SELECT u.id, u.status, u.occurred_start, u.occurred_end, u.recorded_at, "
+                "u.valid_until, u.superseded_by, json_extract(u.metadata, '$.scope'), "
+                "(SELECT count(*) FROM unit_knowers k WHERE k.bank_id = u.bank_id "
+                "AND k.unit_id = u.id), "
+                "(SELECT ev.source_id FROM unit_evidence ev WHERE ev.bank_id = u.bank_id "
+                "AND ev.unit_id = u.id ORDER BY ev.at, ev.source_id LIMIT 1) "
+                f"FROM units u WHERE {clause} AND u.id IN ({','.join('?' * len(chunk))})",
+                (*params, *chunk),
+            )
+            for r in rows:
+                out[r[0]] = UnitBrief(
+                    id=r[0],
+                    status=UnitStatus(r[1]),
+                    occurred_start=parse_ts(r[2]),
+                    occurred_end=parse_ts(r[3]),
+                    recorded_at=parse_ts(r[4]) or epoch(),
+                    valid_until=parse_ts(r[5]),
+                    superseded_by=r[6],
+                    scope=None if r[7] is None else str(r[7]),
+                    knowers=int(r[8]),
+                    family=r[9] or r[0],
+                )
         return out
 
     def units_of_source(self, viewer: Viewer, source_id: str) -> list[Unit]:
