@@ -21,19 +21,27 @@ from mneme.errors import InvalidInput
 class RecallConfig:
     """Read-path knobs. Defaults are defended by the LoCoMo benchmark (ADR 0005)."""
 
-    rrf_k: float = 60.0
-    semantic_weight: float = 1.0
+    rrf_k: float = 20.0
+    semantic_weight: float = 0.7
     lexical_weight: float = 1.0
-    graph_weight: float = 0.5
+    graph_weight: float = 0.3
     temporal_weight: float = 0.7
     candidates: int = 60  # per channel
     semantic_floor: float = 0.1  # cosine below this is noise, not a semantic match
+    #: BM25 matches scoring below this fraction of the best one are dropped before fusion: a
+    #: lone common term (a speaker's name on every line) must not outvote a strong match.
+    lexical_floor: float = 0.15
     graph_seeds: int = 8
     graph_links: int = 400
+    #: What the graph channel follows: typed edges ("EDGE"), shared entities ("ENTITY"),
+    #: sibling atoms ("SOURCE"); and whether the query links to the units of entities it
+    #: names. Entity hops hurt LoCoMo recall@10 and cost most of the latency (ADR 0010).
+    graph_kinds: tuple[str, ...] = ("EDGE",)
+    graph_query_entities: bool = False
     flashback_cap: int = 2
     freshness_half_life_days: float = 365.0
     blend_similarity: float = 0.25
-    blend_graph: float = 0.15
+    blend_graph: float = 0.0
     blend_freshness: float = 0.02
     blend_consensus: float = 0.05
     superseded_penalty: float = 0.5

@@ -8,6 +8,8 @@ import socket
 import pytest
 
 import mneme
+import mneme.core.model
+import mneme.store.protocol
 from mneme.core.model import Channel
 from mneme.embed.hashing import HashingEmbedder
 
@@ -104,7 +106,7 @@ def test_graph_hits_name_the_edge_and_the_parent_that_brought_them(mem):
     hits = mem.recall("Who maintains things for Quinn?", bank="b1", agent="a1", k=5)
     graph = [h for h in hits if h.origin == "graph"]
     assert graph
-    assert all(h.via_edge in {"ENTITY", "SOURCE", "SUPERSEDES"} for h in graph)
+    assert all(h.via_edge and h.parent for h in graph)
 
 
 def test_a_source_and_its_atoms_never_fill_one_window(mem):
@@ -207,3 +209,21 @@ def test_the_read_path_makes_no_model_call_but_the_query_embedding(diary, monkey
     assert counting.calls == [["What happens in June 2024 with Harbor Labs?"]]
     assert opened == []
     assert not hasattr(diary, "llm") or diary.llm is None or diary.llm.calls == 0
+
+
+def test_entity_hops_can_be_turned_on_for_the_graph_channel(db_path):
+    mem = mneme.Memory.open(db_path, embedder="hashing",
+                            recall={"graph_kinds": ["EDGE", "ENTITY"],
+                                    "graph_query_entities": True})
+    try:
+        mem.retain("Quinn maintains the Osprey telescope.", bank="b1", agent="a1")
+        mem.retain("Tomas polished the mirror of the Osprey telescope.", bank="b1", agent="a1")
+        hits = mem.recall("What about Osprey?", bank="b1", agent="a1", k=5)
+        assert any(h.channels.get("graph") for h in hits)
+        links = mem.store.graph_links(
+            mneme.core.model.Viewer("b1", "a1", mneme.Scope.COLLECTIVE), [hits[0].id],
+            mneme.store.protocol.Filters(), 10, kinds=frozenset({"ENTITY"}))
+        assert links
+        assert all(li.type == "ENTITY" for li in links)
+    finally:
+        mem.close()

@@ -48,7 +48,7 @@ LINK_WEIGHTS: Mapping[str, float] = {
     "DERIVED_FROM": 0.6,
     "PART_OF": 0.5,
     "IS_A": 0.5,
-    "RELATES_TO": 0.5,
+    "RELATES_TO": 0.2,  # topical links the judge adds: weak evidence of relevance
     "ENTITY": 0.6,
     # Sibling atoms of one source fold into one hit (family collapse); letting them feed each
     # other graph mass would only reorder a family against its own best member.
@@ -173,9 +173,13 @@ class Recaller:
             )
             if s.score >= cfg.semantic_floor
         ]
+        lexical_hits = lexical.result()
+        if lexical_hits and cfg.lexical_floor > 0:
+            bar = cfg.lexical_floor * lexical_hits[0].score
+            lexical_hits = [s for s in lexical_hits if s.score >= bar]
         channels: dict[str, list[Scored]] = {
             Channel.SEMANTIC: semantic,
-            Channel.LEXICAL: lexical.result(),
+            Channel.LEXICAL: lexical_hits,
         }
         if temporal is not None:
             channels[Channel.TEMPORAL] = temporal.result()
@@ -209,15 +213,18 @@ class Recaller:
         gfilters = Filters(
             statuses=q.filters.statuses, types=q.filters.types, valid_at=q.filters.valid_at
         )
-        links = self.store.graph_links(q.viewer, seeds, gfilters, cfg.graph_links)
+        links = self.store.graph_links(
+            q.viewer, seeds, gfilters, cfg.graph_links, kinds=frozenset(cfg.graph_kinds)
+        )
         steps = [ranking.Step(li.src, li.dst, li.type, li.weight) for li in links]
         # The query itself is a node too: it links to the units that mention an entity it
         # names ("Where does Alice live?" reaches every unit about Alice).
-        named = self.store.search_entities(
-            q.viewer, entity_candidates(q.text), gfilters, cfg.candidates
-        )
-        steps.extend(ranking.Step(QUERY_NODE, s.unit_id, "ENTITY", s.score) for s in named)
-        seed_mass[QUERY_NODE] = 1.0
+        if cfg.graph_query_entities:
+            named = self.store.search_entities(
+                q.viewer, entity_candidates(q.text), gfilters, cfg.candidates
+            )
+            steps.extend(ranking.Step(QUERY_NODE, s.unit_id, "ENTITY", s.score) for s in named)
+            seed_mass[QUERY_NODE] = 1.0
         return ranking.spread(seed_mass, steps, LINK_WEIGHTS)
 
     def _candidates(

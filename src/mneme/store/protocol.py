@@ -116,6 +116,10 @@ class Link:
     via: str | None = None  # the edge id, entity name or source id that links them
 
 
+#: What graph expansion may follow: typed edges between units, shared entities, sibling atoms.
+LINK_KINDS: frozenset[str] = frozenset({"EDGE", "ENTITY", "SOURCE"})
+
+
 @dataclass(frozen=True, slots=True)
 class AuditRecord:
     seq: int
@@ -274,7 +278,12 @@ class Store(Protocol):
         self, viewer: Viewer, keys: Sequence[str], filters: Filters, limit: int
     ) -> list[Scored]: ...  # units mentioning named entities
     def graph_links(
-        self, viewer: Viewer, unit_ids: Sequence[str], filters: Filters, limit: int
+        self,
+        viewer: Viewer,
+        unit_ids: Sequence[str],
+        filters: Filters,
+        limit: int,
+        kinds: frozenset[str] = LINK_KINDS,
     ) -> list[Link]: ...
 
     # the ingest buffer: persisted before acknowledged, done in the write's own transaction

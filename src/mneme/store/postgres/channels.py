@@ -15,7 +15,7 @@ from mneme.core.model import Viewer
 from mneme.store.postgres.database import Database
 from mneme.store.postgres.scoping import where
 from mneme.store.postgres.vectors import EF_SEARCH, semantic_query
-from mneme.store.protocol import Filters, Link, Scored, Vector
+from mneme.store.protocol import LINK_KINDS, Filters, Link, Scored, Vector
 from mneme.store.ranking import temporal_order
 
 #: Entities mentioned by more units than this are hubs (a speaker's name in every line of a
@@ -140,61 +140,69 @@ class RecallChannels:
         return [Scored(uid, s) for uid, s in ranked]
 
     def graph_links(
-        self, viewer: Viewer, unit_ids: Sequence[str], filters: Filters, limit: int
+        self,
+        viewer: Viewer,
+        unit_ids: Sequence[str],
+        filters: Filters,
+        limit: int,
+        kinds: frozenset[str] = LINK_KINDS,
     ) -> list[Link]:
         if not unit_ids:
             return []
         seeds = list(dict.fromkeys(unit_ids))
         clause, params = where(viewer, filters, "b")
         links: list[Link] = []
-        # typed edges between units, both directions
-        rows = self.db.query(
-            "SELECT e.src, e.dst, e.type, e.weight * e.confidence, e.id FROM edges e "
-            "JOIN units b ON b.bank_id = e.bank_id "
-            "AND b.id = CASE WHEN e.src = ANY(%s::text[]) THEN e.dst ELSE e.src END "
-            "WHERE e.bank_id = %s AND (e.src = ANY(%s::text[]) OR e.dst = ANY(%s::text[])) "
-            f"AND {clause} ORDER BY e.weight DESC, e.id LIMIT %s",
-            (seeds, viewer.bank_id, seeds, seeds, *params, limit),
-        )
         seedset = set(seeds)
-        for src, dst, typ, w, eid in rows:
-            a, b = (src, dst) if src in seedset else (dst, src)
-            links.append(Link(a, b, typ, float(w), eid))
-        # shared entities (hubs excluded), weighted by rarity
-        rows = self.db.query(
-            "WITH deg AS (SELECT entity_id, count(*) AS n FROM mentions WHERE bank_id = %s "
-            "AND entity_id IN (SELECT entity_id FROM mentions WHERE bank_id = %s "
-            "AND unit_id = ANY(%s::text[])) GROUP BY entity_id HAVING count(*) <= %s) "
-            "SELECT m1.unit_id, m2.unit_id, en.name, deg.n FROM mentions m1 "
-            "JOIN deg ON deg.entity_id = m1.entity_id "
-            "JOIN mentions m2 ON m2.bank_id = m1.bank_id AND m2.entity_id = m1.entity_id "
-            "AND m2.unit_id != m1.unit_id "
-            "JOIN entities en ON en.bank_id = m1.bank_id AND en.id = m1.entity_id "
-            "JOIN units b ON b.bank_id = m2.bank_id AND b.id = m2.unit_id "
-            f"WHERE m1.bank_id = %s AND m1.unit_id = ANY(%s::text[]) AND {clause} "
-            "ORDER BY deg.n, m2.unit_id LIMIT %s",
-            (
-                viewer.bank_id,
-                viewer.bank_id,
-                seeds,
-                MAX_ENTITY_DEGREE,
-                viewer.bank_id,
-                seeds,
-                *params,
-                limit,
-            ),
-        )
-        for a, b, name, n in rows:
-            links.append(Link(a, b, "ENTITY", 1.0 / (1.0 + math.log1p(float(n))), name))
-        # sibling atoms of the same source
-        rows = self.db.query(
-            "SELECT e1.unit_id, e2.unit_id, e1.source_id FROM unit_evidence e1 "
-            "JOIN unit_evidence e2 ON e2.bank_id = e1.bank_id AND e2.source_id = e1.source_id "
-            "AND e2.unit_id != e1.unit_id "
-            "JOIN units b ON b.bank_id = e2.bank_id AND b.id = e2.unit_id "
-            f"WHERE e1.bank_id = %s AND e1.unit_id = ANY(%s::text[]) AND {clause} "
-            "ORDER BY e2.unit_id LIMIT %s",
-            (viewer.bank_id, seeds, *params, limit),
-        )
-        links.extend(Link(a, b, "SOURCE", 0.5, sid) for a, b, sid in rows)
+        if "EDGE" in kinds:
+            # typed edges between units, both directions
+            rows = self.db.query(
+                "SELECT e.src, e.dst, e.type, e.weight * e.confidence, e.id FROM edges e "
+                "JOIN units b ON b.bank_id = e.bank_id "
+                "AND b.id = CASE WHEN e.src = ANY(%s::text[]) THEN e.dst ELSE e.src END "
+                "WHERE e.bank_id = %s AND (e.src = ANY(%s::text[]) OR e.dst = ANY(%s::text[])) "
+                f"AND {clause} ORDER BY e.weight DESC, e.id LIMIT %s",
+                (seeds, viewer.bank_id, seeds, seeds, *params, limit),
+            )
+            for src, dst, typ, w, eid in rows:
+                a, b = (src, dst) if src in seedset else (dst, src)
+                links.append(Link(a, b, typ, float(w), eid))
+        if "ENTITY" in kinds:
+            # shared entities (hubs excluded), weighted by rarity
+            rows = self.db.query(
+                "WITH deg AS (SELECT entity_id, count(*) AS n FROM mentions WHERE bank_id = %s "
+                "AND entity_id IN (SELECT entity_id FROM mentions WHERE bank_id = %s "
+                "AND unit_id = ANY(%s::text[])) GROUP BY entity_id HAVING count(*) <= %s) "
+                "SELECT m1.unit_id, m2.unit_id, en.name, deg.n FROM mentions m1 "
+                "JOIN deg ON deg.entity_id = m1.entity_id "
+                "JOIN mentions m2 ON m2.bank_id = m1.bank_id AND m2.entity_id = m1.entity_id "
+                "AND m2.unit_id != m1.unit_id "
+                "JOIN entities en ON en.bank_id = m1.bank_id AND en.id = m1.entity_id "
+                "JOIN units b ON b.bank_id = m2.bank_id AND b.id = m2.unit_id "
+                f"WHERE m1.bank_id = %s AND m1.unit_id = ANY(%s::text[]) AND {clause} "
+                "ORDER BY deg.n, m2.unit_id LIMIT %s",
+                (
+                    viewer.bank_id,
+                    viewer.bank_id,
+                    seeds,
+                    MAX_ENTITY_DEGREE,
+                    viewer.bank_id,
+                    seeds,
+                    *params,
+                    limit,
+                ),
+            )
+            for a, b, name, n in rows:
+                links.append(Link(a, b, "ENTITY", 1.0 / (1.0 + math.log1p(float(n))), name))
+        if "SOURCE" in kinds:
+            # sibling atoms of the same source
+            rows = self.db.query(
+                "SELECT e1.unit_id, e2.unit_id, e1.source_id FROM unit_evidence e1 "
+                "JOIN unit_evidence e2 ON e2.bank_id = e1.bank_id AND e2.source_id = e1.source_id "
+                "AND e2.unit_id != e1.unit_id "
+                "JOIN units b ON b.bank_id = e2.bank_id AND b.id = e2.unit_id "
+                f"WHERE e1.bank_id = %s AND e1.unit_id = ANY(%s::text[]) AND {clause} "
+                "ORDER BY e2.unit_id LIMIT %s",
+                (viewer.bank_id, seeds, *params, limit),
+            )
+            links.extend(Link(a, b, "SOURCE", 0.5, sid) for a, b, sid in rows)
         return links

@@ -13,6 +13,7 @@ from mneme.core.model import (
     Scope,
     Source,
     Unit,
+    UnitStatus,
     Viewer,
     Visibility,
 )
@@ -34,6 +35,7 @@ from mneme.store.protocol import (
     Capabilities,
     Filters,
     StoreStats,
+    UnitBrief,
     UnitChanges,
     Vector,
 )
@@ -449,6 +451,36 @@ class PostgresStore(
             (*params, list(dict.fromkeys(ids))),
         )
         return {u.id: u for u in self._hydrate(rows)}
+
+    def unit_briefs(self, viewer: Viewer, ids: Sequence[str]) -> dict[str, UnitBrief]:
+        if not ids:
+            return {}
+        clause, params = where(viewer, Filters())
+        rows = self.db.query(
+            "SELECT u.id, u.status, u.occurred_start, u.occurred_end, u.recorded_at, "
+            "u.valid_until, u.superseded_by, u.metadata ->> 'scope', "
+            "(SELECT count(*) FROM unit_knowers k WHERE k.bank_id = u.bank_id "
+            "AND k.unit_id = u.id), "
+            "(SELECT ev.source_id FROM unit_evidence ev WHERE ev.bank_id = u.bank_id "
+            "AND ev.unit_id = u.id ORDER BY ev.at, ev.source_id LIMIT 1) "
+            f"FROM units u WHERE {clause} AND u.id = ANY(%s::text[])",
+            (*params, list(dict.fromkeys(ids))),
+        )
+        return {
+            r[0]: UnitBrief(
+                id=r[0],
+                status=UnitStatus(r[1]),
+                occurred_start=utc_opt(r[2]),
+                occurred_end=utc_opt(r[3]),
+                recorded_at=utc(r[4]),
+                valid_until=utc_opt(r[5]),
+                superseded_by=r[6],
+                scope=r[7],
+                knowers=int(r[8]),
+                family=r[9] or r[0],
+            )
+            for r in rows
+        }
 
     def units_of_source(self, viewer: Viewer, source_id: str) -> list[Unit]:
         clause, params = where(viewer, Filters())
