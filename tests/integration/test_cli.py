@@ -210,11 +210,26 @@ def _args_for(command: tuple[str, ...], uid: str, jsonl: Path) -> list[str]:
         ("conflicts", "resolve"): ["conflicts", "resolve", "cfl_none", "reject", "--actor", "r"],
         ("reject",): ["reject", uid, "--reason", "wrong", "--actor", "rev1"],
         ("restore",): ["restore", uid, "--actor", "rev1"],
-        ("resolve-contradiction",): ["resolve-contradiction", uid, "u_none", "confirm",
-                                     "--actor", "rev1"],
+        ("resolve-contradiction",): [
+            "resolve-contradiction",
+            uid,
+            "u_none",
+            "confirm",
+            "--actor",
+            "rev1",
+        ],
         ("rules",): ["rules"],
-        ("adopt-rule",): ["adopt-rule", "--bank", "b", "--kind", "value", "--decision",
-                          "confirm", "--actor", "rev1"],
+        ("adopt-rule",): [
+            "adopt-rule",
+            "--bank",
+            "b",
+            "--kind",
+            "value",
+            "--decision",
+            "confirm",
+            "--actor",
+            "rev1",
+        ],
         ("invalidate",): ["invalidate", uid, "--until", "2030-01-01", "--actor", "rev1"],
         ("purge",): ["purge", uid, "--actor", "dpo", "--reason", "erasure", "--yes"],
         ("reconsolidate",): ["reconsolidate"],
@@ -222,13 +237,30 @@ def _args_for(command: tuple[str, ...], uid: str, jsonl: Path) -> list[str]:
         ("proposals", "decide"): ["proposals", "decide", "prop_none", "accept", "--actor", "r"],
         ("serve",): ["serve", "--get", "/healthz"],
         ("setup",): ["setup"],
-        ("token", "create"): ["token", "create", "--bank", "b", "--agent", "a",
-                              "--tokens", str(jsonl.with_name("t.json"))],
+        ("token", "create"): [
+            "token",
+            "create",
+            "--bank",
+            "b",
+            "--agent",
+            "a",
+            "--tokens",
+            str(jsonl.with_name("t.json")),
+        ],
         ("token", "list"): ["token", "list", "--tokens", str(jsonl.with_name("t.json"))],
-        ("token", "revoke"): ["token", "revoke", "tok_none",
-                              "--tokens", str(jsonl.with_name("t.json"))],
-        ("db", "copy"): ["db", "copy", str(jsonl.with_name("src.db")),
-                         str(jsonl.with_name("dst.db"))],
+        ("token", "revoke"): [
+            "token",
+            "revoke",
+            "tok_none",
+            "--tokens",
+            str(jsonl.with_name("t.json")),
+        ],
+        ("db", "copy"): [
+            "db",
+            "copy",
+            str(jsonl.with_name("src.db")),
+            str(jsonl.with_name("dst.db")),
+        ],
     }[command]
 
 
@@ -238,16 +270,22 @@ PROTOCOL_ON_STDOUT = {("mcp",)}
 
 #: Commands whose success needs state this test does not build (a conflict, precedents, a
 #: proposal): they must still answer in JSON on stdout, as an error object.
-ANSWERS_WITH_AN_ERROR = {("conflicts", "resolve"), ("resolve-contradiction",),
-                         ("adopt-rule",), ("proposals", "decide"), ("restore",),
-                         ("token", "revoke")}
+ANSWERS_WITH_AN_ERROR = {
+    ("conflicts", "resolve"),
+    ("resolve-contradiction",),
+    ("adopt-rule",),
+    ("proposals", "decide"),
+    ("restore",),
+    ("token", "revoke"),
+}
 
 
 ALL_COMMANDS = sorted(leaf_commands(cli))
 
 
-@pytest.mark.parametrize("command", [c for c in ALL_COMMANDS if c not in PROTOCOL_ON_STDOUT],
-                         ids=" ".join)
+@pytest.mark.parametrize(
+    "command", [c for c in ALL_COMMANDS if c not in PROTOCOL_ON_STDOUT], ids=" ".join
+)
 @pytest.mark.parametrize("placement", ["subcommand", "root"])
 def test_every_command_prints_json_on_stdout(
     run: Run, tmp_path: Path, command: tuple[str, ...], placement: str

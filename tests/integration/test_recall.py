@@ -212,17 +212,23 @@ def test_the_read_path_makes_no_model_call_but_the_query_embedding(diary, monkey
 
 
 def test_entity_hops_can_be_turned_on_for_the_graph_channel(db_path):
-    mem = mneme.Memory.open(db_path, embedder="hashing",
-                            recall={"graph_kinds": ["EDGE", "ENTITY"],
-                                    "graph_query_entities": True})
+    mem = mneme.Memory.open(
+        db_path,
+        embedder="hashing",
+        recall={"graph_kinds": ["EDGE", "ENTITY"], "graph_query_entities": True},
+    )
     try:
         mem.retain("Quinn maintains the Osprey telescope.", bank="b1", agent="a1")
         mem.retain("Tomas polished the mirror of the Osprey telescope.", bank="b1", agent="a1")
         hits = mem.recall("What about Osprey?", bank="b1", agent="a1", k=5)
         assert any(h.channels.get("graph") for h in hits)
         links = mem.store.graph_links(
-            mneme.core.model.Viewer("b1", "a1", mneme.Scope.COLLECTIVE), [hits[0].id],
-            mneme.store.protocol.Filters(), 10, kinds=frozenset({"ENTITY"}))
+            mneme.core.model.Viewer("b1", "a1", mneme.Scope.COLLECTIVE),
+            [hits[0].id],
+            mneme.store.protocol.Filters(),
+            10,
+            kinds=frozenset({"ENTITY"}),
+        )
         assert links
         assert all(li.type == "ENTITY" for li in links)
     finally:

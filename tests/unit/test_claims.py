@@ -223,8 +223,12 @@ def test_extract_claim_never_raises_on_claim_shaped_noise(words: list[str]) -> N
 
 
 def test_a_vague_or_interjected_subject_makes_no_claim() -> None:
-    for text in ("It was awesome!", "That's so special.", "Melanie: Wow, Caroline! That's great",
-                 "They are late again."):
+    for text in (
+        "It was awesome!",
+        "That's so special.",
+        "Melanie: Wow, Caroline! That's great",
+        "They are late again.",
+    ):
         assert extract_claim(text) is None, text
 
 

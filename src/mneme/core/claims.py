@@ -733,11 +733,18 @@ def extract_claim(text: str) -> Claim | None:
 #: A claim needs a subject one can hold a value about: "it", "that" or "wow caroline" name
 #: nothing that stays put, and comparing two of them only manufactures conflicts.
 _VAGUE_SUBJECTS = frozenset(
-    "it this that these those there they he she you one something everything nothing "
-    "anything someone everyone".split())
+    {
+        *("it", "this", "that", "these", "those", "there", "they", "he", "she", "you"),
+        *("one", "something", "everything", "nothing", "anything", "someone", "everyone"),
+    }
+)
 _INTERJECTIONS = frozenset(
-    "wow oh ah haha hah lol yeah yes no hey hi hello well omg aw aww ooh wait ok okay "
-    "sure thanks thank congrats congratulations".split())
+    {
+        *("wow", "oh", "ah", "haha", "hah", "lol", "yeah", "yes", "no", "hey", "hi", "hello"),
+        *("well", "omg", "aw", "aww", "ooh", "wait", "ok", "okay", "sure", "thanks", "thank"),
+        *("congrats", "congratulations"),
+    }
+)
 
 
 def _names_a_subject(subject: str) -> bool:
