@@ -40,8 +40,18 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(PY) -m pytest -q tests/unit
 
+# Benchmarks report numbers (tests assert behaviour). Results land in bench/results/.
 bench: $(STAMP)
 	$(PY) -m bench.locomo.run
+	$(PY) -m bench.decisions.run
+	$(PY) -m bench.behaviour.run
+	$(PY) -m bench.buffer --n 200
+	$(PY) -m bench.reconsolidation
+	$(PY) -m bench.scale.run --sizes 1000,10000 --ingest-budget-min 20
+
+bench-scale: $(STAMP)
+	$(PY) -m bench.scale.run --sizes 100000,1000000 --backends sqlite,postgres --ingest-budget-min 30
+	$(PY) -m bench.scale_pg --units 100000
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

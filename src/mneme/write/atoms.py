@@ -33,6 +33,7 @@ from mneme.core.model import (
     UnitStatus,
     UnitType,
     Verdict,
+    Visibility,
 )
 from mneme.embed.protocol import Embedder
 from mneme.ids import new_id
@@ -214,6 +215,19 @@ class AtomWriter:
             # Atoms of one source are already linked through it; relate only to other sources.
             self._relate(unit, tuple(r for r in j.relates_to if r not in out.new_ids))
             out.decisions.append(Decision(Verdict.ADD, text, unit.id, None, j.reason))
+            return
+        crosses = unit.visibility == Visibility.PRIVATE and target.visibility != Visibility.PRIVATE
+        if crosses and j.verdict in (Verdict.SUPERSEDE, Verdict.UPDATE):
+            # A private memory may not retire what everyone else sees: both stand.
+            out.decisions.append(
+                Decision(
+                    j.verdict,
+                    text,
+                    unit.id,
+                    target.id,
+                    f"{j.reason}; not applied: a private memory cannot retire a shared one",
+                )
+            )
             return
         if j.verdict in (Verdict.SUPERSEDE, Verdict.UPDATE) and not a.ruling.ask:
             retire(

@@ -30,6 +30,7 @@ from mneme.core.model import (
     UnitStatus,
     Verdict,
     Viewer,
+    Visibility,
 )
 from mneme.embed.protocol import Embedder
 from mneme.errors import Conflict, NotFound
@@ -203,6 +204,17 @@ class Retainer:
         successor = self.store.get_units(viewer, [new_ids[0]])[new_ids[0]]
         for old in targets:
             if old.id in new_ids or old.status in (UnitStatus.SUPERSEDED, UnitStatus.REJECTED):
+                continue
+            if successor.visibility == Visibility.PRIVATE and old.visibility != Visibility.PRIVATE:
+                decisions.append(
+                    Decision(
+                        Verdict.SUPERSEDE,
+                        old.text,
+                        successor.id,
+                        old.id,
+                        "not applied: a private memory cannot retire a shared one",
+                    )
+                )
                 continue
             if old.metadata.get("immutable") and self.atoms.charter().protect_immutable:
                 decisions.append(
