@@ -162,10 +162,20 @@ def test_listing_units_as_an_agent_hides_other_agents_private_units(mem, world):
 
 def test_a_private_correction_never_retires_what_others_see(mem):
     shared = mem.retain("I live in Paris.", bank="p", agent="a1", occurred_at=T0).memory_ids[0]
-    mem.retain("I moved to Berlin last month.", bank="p", agent="a2",
-               occurred_at=T0 + dt.timedelta(days=60), visibility="private")
-    mem.retain("Paris is wrong, it is Rome.", bank="p", agent="a2", visibility="private",
-               supersedes=[shared])
+    mem.retain(
+        "I moved to Berlin last month.",
+        bank="p",
+        agent="a2",
+        occurred_at=T0 + dt.timedelta(days=60),
+        visibility="private",
+    )
+    mem.retain(
+        "Paris is wrong, it is Rome.",
+        bank="p",
+        agent="a2",
+        visibility="private",
+        supersedes=[shared],
+    )
     assert mem.get(shared).status != mneme.UnitStatus.SUPERSEDED
     hits = mem.recall("Where do I live?", bank="p", agent="a1", scope="collective")
     assert any(h.id == shared and not h.superseded for h in hits)
