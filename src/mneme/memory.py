@@ -48,6 +48,7 @@ from mneme.llm.chain import build_chain
 from mneme.llm.extract import LLMExtractor
 from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLM
+from mneme.llm.sweep import LLMSweepJudge
 from mneme.presence import PRESENCE_TTL, Presence, Roster
 from mneme.read.chain import DIRECTIONS as CHAIN_DIRECTIONS
 from mneme.read.chain import ChainStep
@@ -165,6 +166,7 @@ class Memory:
             clock,
             bar=config.reconsolidation_bar,
             batch=config.reconsolidation_batch,
+            llm_judge=LLMSweepJudge(llm) if llm is not None else None,
         )
         self._sweeper = Worker("reconsolidate", self._sweep_step, config.reconsolidate_every)
         self._buffer = IngestBuffer(store, self._retainer, clock)

@@ -191,3 +191,53 @@ def test_recall_never_calls_the_llm(llm_mem, server):
     before = len(server.requests)
     assert llm_mem.recall("Who fixes drones?", bank="b", agent="a1")
     assert len(server.requests) == before
+
+
+def _blocked_plan(mem: mneme.Memory, server: FakeServer) -> tuple[str, str]:
+    server.push(
+        facts({"text": "I believe Kestrel is unreliable.", "type": "belief", "network": "opinion"})
+    )
+    belief = mem.retain("I believe Kestrel is unreliable.", bank="r", agent="a1").memory_ids[0]
+    server.push(
+        facts({"text": "Use Kestrel for billing.", "type": "action", "network": "world"}),
+        openai_json({"verdict": "ADD", "target_id": None, "reason": "new", "confidence": 0.9}),
+    )
+    plan = mem.retain("Use Kestrel for billing.", bank="r", agent="a1").memory_ids[0]
+    mem.review.decide(plan, "reject", "rev1", because=belief)
+    mem.reject(belief, reason="they fixed it", actor="rev1")
+    return belief, plan
+
+
+def test_a_sweep_verdict_from_the_llm_is_validated_and_applied(llm_mem, server):
+    belief, plan = _blocked_plan(llm_mem, server)
+    review_id = llm_mem.store.review_events("r", belief)[-1].id
+    server.push(
+        openai_json(
+            {
+                "verdict": "reaccept",
+                "reason": "the belief was retracted",
+                "evidence": [f"review:{review_id}"],
+                "confidence": 0.95,
+            }
+        )
+    )
+    (report,) = llm_mem.reconsolidate(bank="r")
+    assert report.reaccepted == (plan,)
+    assert "llm" in llm_mem.store.review_events("r", plan)[-1].note
+
+
+def test_a_sweep_verdict_citing_nothing_it_was_given_is_not_applied(llm_mem, server):
+    belief, plan = _blocked_plan(llm_mem, server)
+    bogus = openai_json(
+        {
+            "verdict": "reaccept",
+            "reason": "trust me",
+            "evidence": ["review:made-up"],
+            "confidence": 0.99,
+        }
+    )
+    server.push(bogus, bogus)
+    (report,) = llm_mem.reconsolidate(bank="r")
+    # the invented evidence is refused; the offline rules decide instead (and cite the record)
+    assert report.reaccepted == (plan,)
+    assert "llm" not in llm_mem.store.review_events("r", plan)[-1].note

@@ -43,6 +43,8 @@ from mneme.core.model import (
 )
 from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.ids import new_id
+from mneme.llm.protocol import LLMError
+from mneme.llm.sweep import LLMSweepJudge
 from mneme.store.protocol import Store
 from mneme.trust.conflicts import Conflicts
 from mneme.trust.review import Review
@@ -82,7 +84,9 @@ class Reconsolidator:
         *,
         bar: float = 0.7,
         batch: int = 16,
+        llm_judge: LLMSweepJudge | None = None,
     ) -> None:
+        self.llm_judge = llm_judge
         self.store = store
         self.review = review
         self.conflicts = conflicts
@@ -171,11 +175,17 @@ class Reconsolidator:
             for uid in contested:
                 if uid in units:
                     tally.examined += 1
-                    self._settle(self._contested(belief, units[uid], evidence), tally)
+                    offline = self._contested(belief, units[uid], evidence)
+                    self._settle(
+                        self._ask(belief, units[uid], "contested", offline, evidence), tally
+                    )
             for uid in supporters:
                 if uid in units:
                     tally.examined += 1
-                    self._settle(self._supporter(belief, units[uid], evidence), tally)
+                    offline = self._supporter(belief, units[uid], evidence)
+                    self._settle(
+                        self._ask(belief, units[uid], "supports", offline, evidence), tally
+                    )
             report = SweepReport(
                 belief.id,
                 tally.examined,
@@ -207,6 +217,43 @@ class Reconsolidator:
             if r.op == "unit.update"
         ]
         return (f"audit:{records[-1].seq}", f"belief:{belief.id}") if records else ()
+
+    def _ask(
+        self,
+        belief: Unit,
+        unit: Unit,
+        relation: str,
+        offline: Verdict_ | None,
+        evidence: tuple[str, ...],
+    ) -> Verdict_ | None:
+        """The LLM's verdict when one is configured and answers validly; else the rules'."""
+        if self.llm_judge is None or not evidence:
+            return offline
+        successor = None
+        if belief.superseded_by:
+            owner = Viewer(belief.bank_id, "owner", Scope.OWNER)
+            found = self.store.get_units(owner, [belief.superseded_by])
+            successor = found[belief.superseded_by].text if found else None
+        try:
+            v = self.llm_judge.verdict(
+                relation=relation,
+                memory=unit.text,
+                belief=belief.text,
+                belief_status=belief.status.value,
+                successor=successor,
+                evidence=list(evidence),
+            )
+        except LLMError:
+            return offline  # unreachable or unusable: the offline rules decide
+        if v.verdict == "keep":
+            return None
+        if v.verdict == "contradicts" and belief.superseded_by:
+            cited = (*v.evidence, f"successor:{belief.superseded_by}")
+        else:
+            cited = v.evidence
+        return Verdict_(
+            unit, belief.id, v.verdict, f"llm ({v.provider}): {v.reason}", cited, v.confidence
+        )
 
     def _contested(self, belief: Unit, unit: Unit, evidence: tuple[str, ...]) -> Verdict_ | None:
         if belief.status in LIVE:
