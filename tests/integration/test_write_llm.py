@@ -227,7 +227,7 @@ def test_a_sweep_verdict_from_the_llm_is_validated_and_applied(llm_mem, server):
 
 
 def test_a_sweep_verdict_citing_nothing_it_was_given_is_not_applied(llm_mem, server):
-    belief, plan = _blocked_plan(llm_mem, server)
+    _, plan = _blocked_plan(llm_mem, server)
     bogus = openai_json(
         {
             "verdict": "reaccept",
