@@ -144,6 +144,9 @@ def test_a_rejected_value_stays_rejected_from_any_source_or_agent_until_restored
     para = mem.retain("My favourite colour is blue!", bank="u", agent="a3", source_id="s4")
     hits = mem.recall("favorite color", bank="u", agent="a1", scope="collective")
     assert not [h for h in hits if "blue" in h.text.lower()]
+    # surfaced for review: the rejected claim is back in the queue, still rejected
+    (queued,) = mem.review.queue(bank="u")
+    assert queued.status == ClaimStatus.REJECTED
     stones = mem.store.find_tombstones("u", unit_id=r.memory_ids[0])
     assert {"s3"} <= set(stones[0].evidence)
     assert para.memory_ids

@@ -28,6 +28,7 @@ from mneme.core.model import (
     EdgeType,
     Entity,
     Question,
+    ReviewStatus,
     Rule,
     Unit,
     UnitStatus,
@@ -163,7 +164,12 @@ class AtomWriter:
             self.store.update_claim(
                 src.bank_id,
                 claim.id,
-                ClaimChanges(add_evidence_refs=(src.id, unit.id), last_evidence_at=now),
+                # Back in front of a person: the rejected value was asserted again.
+                ClaimChanges(
+                    add_evidence_refs=(src.id, unit.id),
+                    last_evidence_at=now,
+                    review_status=ReviewStatus.PENDING_REVIEW,
+                ),
                 actor="system",
                 reason="a rejected value asserted again",
                 now=now,
