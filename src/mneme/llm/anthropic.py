@@ -16,7 +16,13 @@ from typing import Any
 
 from mneme.llm.protocol import LLMInvalid, LLMRefused, LLMReply, LLMUnavailable
 from mneme.llm.structured import Turn, complete_structured
-from mneme.llm.transport import RETRY_STATUSES, JSONTransport, check_common, check_max_tokens
+from mneme.llm.transport import (
+    RETRY_STATUSES,
+    HTTPClient,
+    JSONTransport,
+    check_common,
+    check_max_tokens,
+)
 
 ANTHROPIC_VERSION = "2023-06-01"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -25,7 +31,7 @@ _TOOL = "reply"
 _RETRY_STATUSES = RETRY_STATUSES | {529}
 
 
-class AnthropicChat:
+class AnthropicChat(HTTPClient):
     """Structured completions from the Anthropic Messages API, synchronous, over httpx.
 
     ``base_url`` has no API prefix (default ``https://api.anthropic.com``); requests go to
@@ -67,19 +73,6 @@ class AnthropicChat:
             backoff=backoff,
             retry_statuses=_RETRY_STATUSES,
         )
-
-    def __repr__(self) -> str:
-        return f"AnthropicChat(url={self._http.shown_url!r}, model={self.model!r})"
-
-    def __enter__(self) -> AnthropicChat:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Close the connection pool."""
-        self._http.close()
 
     def complete_json(
         self,

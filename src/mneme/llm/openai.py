@@ -13,12 +13,12 @@ from typing import Any
 
 from mneme.llm.protocol import LLMInvalid, LLMRefused, LLMReply, LLMUnavailable
 from mneme.llm.structured import Turn, complete_structured
-from mneme.llm.transport import JSONTransport, check_common, check_max_tokens
+from mneme.llm.transport import HTTPClient, JSONTransport, check_common, check_max_tokens
 
 _REFUSAL_REASONS = frozenset({"content_filter"})
 
 
-class OpenAIChat:
+class OpenAIChat(HTTPClient):
     """Structured completions from an OpenAI-compatible chat endpoint, synchronous, over httpx.
 
     ``base_url`` includes the API prefix, e.g. ``https://api.openai.com/v1`` or
@@ -63,19 +63,6 @@ class OpenAIChat:
         self._json_mode = True
         self._send_temperature = temperature is not None
         self._tokens_field = "max_tokens"
-
-    def __repr__(self) -> str:
-        return f"OpenAIChat(url={self._http.shown_url!r}, model={self.model!r})"
-
-    def __enter__(self) -> OpenAIChat:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Close the connection pool."""
-        self._http.close()
 
     def complete_json(
         self,

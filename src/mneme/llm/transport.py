@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
+from typing import Any, Self
 
 import httpx
 
@@ -140,3 +140,23 @@ def check_common(model: str, repair_attempts: int) -> None:
 def check_max_tokens(max_tokens: int) -> None:
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
         raise InvalidInput(f"max_tokens must be a positive integer, got {max_tokens!r}")
+
+
+class HTTPClient:
+    """What every provider client shares: its transport, a readable repr, closing the pool."""
+
+    _http: JSONTransport
+    model: str
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(url={self._http.shown_url!r}, model={self.model!r})"
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._http.close()
