@@ -43,7 +43,6 @@ from mneme.core.model import (
 )
 from mneme.embed.protocol import Embedder
 from mneme.errors import BackendUnavailable, InvalidInput, NotFound
-from mneme.ids import new_id
 from mneme.llm.chain import build_chain
 from mneme.llm.extract import LLMExtractor
 from mneme.llm.judge import LLMJudge
@@ -68,6 +67,7 @@ from mneme.trust.settle import Settler
 from mneme.write.buffer import IngestBuffer
 from mneme.write.charter import CharterFile
 from mneme.write.decide import Judge
+from mneme.write.links import connect as connect_memories
 from mneme.write.retain import Retainer
 
 
@@ -549,8 +549,6 @@ class Memory:
             raise NotFound(f"no memory {memory_id!r} visible to {viewer.agent_id}")
         return GraphView(memory_id, units, tuple(edges.values()))
 
-    # -- banks, agents, maintenance -----------------------------------------------------
-
     def resolve_contradiction(
         self, from_id: str, to_id: str, decision: str, *, actor: str, note: str = ""
     ) -> Settlement:
@@ -639,38 +637,13 @@ class Memory:
         viewer = Viewer(
             validate.ident(bank, "bank"), validate.ident(agent, "agent"), Scope.COLLECTIVE
         )
-        if not isinstance(type, str) or not type.replace("_", "").isalpha() or len(type) > 40:
-            raise InvalidInput(f"edge type must be a word like RELATES_TO, not {type!r}")
-        if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0 < weight <= 1:
-            raise InvalidInput("weight must be a number in (0, 1]")
-        ends = [self._resolve_end(x, viewer) for x in (a, b)]
-        if ends[0].id == ends[1].id:
-            raise InvalidInput("cannot connect a memory to itself")
-        edge = Edge(
-            id=new_id("e_"),
-            bank_id=bank,
-            src=ends[0].id,
-            dst=ends[1].id,
-            type=type.upper(),
-            made_by=f"agent:{agent}",
-            created_at=self.clock(),
-            weight=float(weight),
-            metadata={"note": note} if note else {},
-        )
-        with self.store.transaction():
-            self.store.put_edge(edge)
-        return edge
 
-    def _resolve_end(self, ref: str, viewer: Viewer) -> Unit:
-        if isinstance(ref, str) and ref.startswith("u_"):
-            unit = self.store.get_units(viewer, [ref]).get(ref)
-            if unit is None:
-                raise NotFound(f"no memory {ref!r} visible to {viewer.agent_id}")
-            return unit
-        hits = self.recall(ref, bank=viewer.bank_id, agent=viewer.agent_id, scope="collective", k=1)
-        if not hits:
-            raise NotFound(f"nothing matches {ref!r} in bank {viewer.bank_id}")
-        return hits[0].unit
+        def best(query: str, v: Viewer) -> list[Hit]:
+            return self.recall(query, bank=v.bank_id, agent=v.agent_id, scope="collective", k=1)
+
+        return connect_memories(
+            self.store, best, viewer, a, b, type=type, weight=weight, note=note, now=self.clock()
+        )
 
     def concept(
         self, name: str, *, bank: str, agent: str, scope: str = "collective", k: int = 20
@@ -749,6 +722,8 @@ class Memory:
         if not self.reconsolidator.has_pending():
             return False
         return bool(self.reconsolidator.run_pending())
+
+    # -- banks, agents, maintenance -----------------------------------------------------
 
     def banks(self) -> list[Bank]:
         return self.store.list_banks()
