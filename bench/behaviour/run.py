@@ -3,6 +3,7 @@
     python -m bench.behaviour.run [--adapter mneme|transcript|window30|command ...]
                                   [--cmd "python my_system.py"] [--embedder minilm|hashing]
                                   [--k 5] [--out bench/results] [--no-write]
+                                  [--dimension D ...] [--case ID ...]
 
 All of mneme, transcript and window30 run by default (``command`` only when named, with
 ``--cmd``). Prints one Markdown table (a row per dimension, a column per adapter, and the
@@ -220,6 +221,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="mneme's embedder: minilm (the default product embedder) or hashing (fast)",
     )
     ap.add_argument("--k", type=int, default=5, help="mneme's recall depth (default 5)")
+    ap.add_argument(
+        "--dimension",
+        action="append",
+        choices=DIMENSIONS,
+        help="run only this dimension (repeatable); implies --no-write",
+    )
+    ap.add_argument(
+        "--case", action="append", help="run only this case id (repeatable); implies --no-write"
+    )
     ap.add_argument("--out", type=Path, default=RESULTS_DIR)
     ap.add_argument("--no-write", action="store_true", help="print only")
     args = ap.parse_args(argv)
@@ -231,6 +241,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.dimension or args.case:
+        # A subset is for working on a system, never a result to commit.
+        args.no_write = True
+        cases = [
+            c
+            for c in cases
+            if (not args.dimension or c.dimension in args.dimension)
+            and (not args.case or c.id in args.case)
+        ]
+        if not cases:
+            print("error: no case matches the filters", file=sys.stderr)
+            return 2
     runs: dict[str, tuple[Adapter, list[Prediction], list[CaseScore], float]] = {}
     for name in names:
         adapter = build_adapter(name, cmd=args.cmd, embedder=args.embedder, k=args.k)
