@@ -122,11 +122,61 @@ def test_a_supporter_that_contradicts_the_new_belief_opens_a_conflict(mem):
     assert opened or queued
 
 
-def test_why_edges_only_point_at_beliefs(mem):
-    a = mem.retain("Ilse repairs pianos.", bank="w", agent="a1").memory_ids[0]
-    b = mem.retain("Ilse lives in Graz.", bank="w", agent="a1").memory_ids[0]
-    with pytest.raises(InvalidInput, match="not a belief"):
-        mem.contest(a, because=b, actor="rev1")
+def test_a_why_edge_makes_any_memory_a_belief_by_its_role(mem):
+    a = mem.retain("Book the Ilse piano repair for Friday.", bank="w", agent="a1").memory_ids[0]
+    b = mem.retain("Ilse is away all of May.", bank="w", agent="a1").memory_ids[0]
+    assert mem.get(b).type not in (UnitType.BELIEF, UnitType.OPINION)
+    with pytest.raises(InvalidInput, match="itself"):
+        mem.contest(a, because=a, actor="rev1")
+    mem.review.decide(a, "reject", "rev1", "she is away", because=b)
+    mem.reject(b, reason="she is back on 3 May", actor="rev1")
+    assert mem.has_pending_reconsolidation("w")
+    (report,) = mem.reconsolidate(bank="w")
+    assert report.reaccepted == (a,)
+    assert mem.get(a).status == UnitStatus.ACTIVE
+
+
+@pytest.fixture
+def correction(mem: mneme.Memory) -> dict[str, str]:
+    """A plan superseded by a correction made because of a belief (why-edges both ways)."""
+    ids = {"plan": mem.retain("The Q3 labels vendor is Kestrel Print.", bank="q", agent="a1")}
+    ids["belief"] = mem.retain("Kestrel Print failed the security audit.", bank="q", agent="a1")
+    ids["fix"] = mem.retain(
+        "The Q3 labels vendor is undecided after the audit.",
+        bank="q",
+        agent="a1",
+        supersedes=ids["plan"].memory_ids,
+    )
+    out = {k: r.memory_ids[0] for k, r in ids.items()}
+    mem.contest(out["plan"], because=out["belief"], actor="a1")
+    mem.connect(out["fix"], out["belief"], bank="q", agent="a1", type="BECAUSE")
+    assert mem.get(out["plan"]).status == UnitStatus.SUPERSEDED
+    return out
+
+
+def test_retracting_the_belief_undoes_the_correction_that_rested_on_it(mem, correction):
+    mem.reject(correction["belief"], reason="it was Kestrel Freight", actor="rev1")
+    (report,) = mem.reconsolidate(correction["belief"])
+    assert report.reaccepted == (correction["plan"],)
+    assert report.flagged == (correction["fix"],)
+    plan = mem.get(correction["plan"])
+    assert plan.status == UnitStatus.ACTIVE
+    assert plan.superseded_by is None and plan.valid_until is None
+    assert mem.get(correction["fix"]).status == UnitStatus.REJECTED
+    hits = mem.recall("Which vendor makes the Q3 labels?", bank="q", agent="a1", k=3)
+    assert hits[0].id == correction["plan"]
+    assert not hits[0].superseded
+
+
+def test_restoring_the_belief_brings_the_correction_back(mem, correction):
+    mem.reject(correction["belief"], reason="it was Kestrel Freight", actor="rev1")
+    mem.reconsolidate(correction["belief"])
+    mem.restore(correction["belief"], actor="rev1", note="it was Kestrel Print after all")
+    mem.reconsolidate(correction["belief"])
+    assert mem.get(correction["fix"]).status == UnitStatus.ACTIVE
+    plan = mem.get(correction["plan"])
+    assert plan.status == UnitStatus.SUPERSEDED
+    assert plan.superseded_by == correction["fix"]
 
 
 def test_health_reports_sweep_rates(mem, vendor):

@@ -1,16 +1,22 @@
 """Reconsolidation: when a belief changes, re-examine what it held back and what held it up.
 
-A belief is a unit of type belief or opinion. Why-edges record what hangs on it: a memory
-CONTESTED_BECAUSE a belief was rejected, conflicted or held back because of it; a memory that
-SUPPORTS a belief is evidence for it. When a belief is superseded, rejected, restored, or loses
-confidence, a pending sweep is recorded (inside the same transaction as the change). The sweep
-works both ways:
+A belief is a unit of type belief or opinion, or any memory a why-edge points at (a fact such
+as "the vendor failed the audit" is a belief by its role once a decision rests on it). Why-edges
+record what hangs on it: a memory CONTESTED_BECAUSE a belief was rejected, conflicted or
+superseded (held back) because of it; a memory that SUPPORTS a belief is evidence for it; a
+memory BECAUSE a belief was concluded from it (a correction made because of the belief). When
+a belief is superseded, rejected, restored, or loses confidence, a pending sweep is recorded
+(inside the same transaction as the change). The sweep works both ways:
 
 (a) memories CONTESTED_BECAUSE the old belief: with the belief gone and no other live reason
-    contesting them, they become candidates for re-acceptance; with the belief back (restored),
-    memories an earlier sweep re-accepted are contested again;
+    contesting them, they become candidates for re-acceptance (a rejected or conflicted one is
+    approved, a superseded one holds again); with the belief back (restored), memories an
+    earlier sweep re-accepted are contested again (superseded again by their old successor);
 (b) memories that SUPPORTS the old belief: checked against its successor they may now
-    contradict it (a conflict is opened); with no successor they stand unsupported (flagged).
+    contradict it (a conflict is opened); with no successor they stand unsupported (flagged);
+(c) memories BECAUSE the old belief: with the belief refuted they lose their ground and are
+    withdrawn (rejected by the sweep, restorable); with the belief back, what an earlier sweep
+    withdrew is reinstated.
 
 Verdicts are validated before anything moves: a verdict must cite the evidence it rests on (the
 record of the belief's change) and its unit must have no other live contesting reason. A valid
@@ -46,10 +52,12 @@ from mneme.ids import new_id
 from mneme.llm.protocol import LLMError
 from mneme.llm.sweep import LLMSweepJudge
 from mneme.store.protocol import Store
-from mneme.trust.conflicts import Conflicts
+from mneme.trust.conflicts import Conflicts, retire
 from mneme.trust.review import Review
 
 BELIEF_TYPES = frozenset({UnitType.BELIEF, UnitType.OPINION})
+#: Edges that say a memory hangs on another one (the other is then a belief by its role).
+WHY_EDGES = frozenset({EdgeType.CONTESTED_BECAUSE, EdgeType.SUPPORTS, EdgeType.BECAUSE})
 LIVE = frozenset({UnitStatus.ACTIVE, UnitStatus.PROPOSED, UnitStatus.CONFLICTED})
 SWEEP_ACTOR = "sweep:reconsolidate"
 
@@ -58,7 +66,7 @@ SWEEP_ACTOR = "sweep:reconsolidate"
 class Verdict_:
     unit: Unit
     belief_id: str
-    verdict: str  # reaccept | recontest | contradicts | unsupported
+    verdict: str  # reaccept | recontest | withdraw | reinstate | contradicts | unsupported
     reason: str
     evidence: tuple[str, ...]
     confidence: float
@@ -98,7 +106,7 @@ class Reconsolidator:
     # -- recording pending work (inside the changing transaction) -----------------------
 
     def note_change(self, unit: Unit, why: str) -> None:
-        if unit.type not in BELIEF_TYPES:
+        if unit.type not in BELIEF_TYPES and not self._is_reason(unit):
             return
         if any(p.belief_id == unit.id for p in self.store.pending_sweeps(unit.bank_id, 10_000)):
             return  # one pending sweep per belief: it reads the belief's state when it runs
@@ -113,24 +121,32 @@ class Reconsolidator:
             )
         )
 
+    def _is_reason(self, unit: Unit) -> bool:
+        """Whether a why-edge points at the unit: something rests on it, whatever its type."""
+        owner = Viewer(unit.bank_id, "owner", Scope.OWNER)
+        return any(
+            e.dst == unit.id and e.type in WHY_EDGES for e in self.store.edges_of(owner, unit.id)
+        )
+
     def has_pending(self, bank: str | None = None) -> bool:
         return self.store.has_pending_sweep(bank)
 
     # -- why-edges made through the API -------------------------------------------------
 
     def link(self, unit_id: str, belief_id: str, edge_type: str, *, actor: str) -> Edge:
-        """Record that a memory is contested because of, or supports, a belief."""
-        if edge_type not in (EdgeType.CONTESTED_BECAUSE, EdgeType.SUPPORTS):
-            raise InvalidInput("a why-edge is CONTESTED_BECAUSE or SUPPORTS")
+        """Record that a memory is contested because of, supports, or rests on a belief.
+
+        The belief may be any memory: pointing a why-edge at it makes it one by its role.
+        """
+        if edge_type not in WHY_EDGES:
+            raise InvalidInput("a why-edge is CONTESTED_BECAUSE, SUPPORTS or BECAUSE")
+        if unit_id == belief_id:
+            raise InvalidInput("a memory cannot rest on itself")
         bank = self.store.locate(unit_id)
         owner = Viewer(bank or "", "owner", Scope.OWNER)
         found = self.store.get_units(owner, [unit_id, belief_id]) if bank else {}
         if unit_id not in found or belief_id not in found:
             raise NotFound(f"no memories {unit_id!r} and {belief_id!r} in one bank")
-        if found[belief_id].type not in BELIEF_TYPES:
-            raise InvalidInput(
-                f"{belief_id} is a {found[belief_id].type.value}, not a belief or opinion"
-            )
         edge = Edge(
             id=new_id("e_"),
             bank_id=found[unit_id].bank_id,
@@ -170,8 +186,15 @@ class Reconsolidator:
             e.src for e in edges if e.type == EdgeType.CONTESTED_BECAUSE and e.dst == belief.id
         ]
         supporters = [e.src for e in edges if e.type == EdgeType.SUPPORTS and e.dst == belief.id]
-        units = self.store.get_units(owner, contested + supporters)
+        dependents = [e.src for e in edges if e.type == EdgeType.BECAUSE and e.dst == belief.id]
+        units = self.store.get_units(owner, contested + supporters + dependents)
         with self.store.transaction():
+            # What rests on the belief first: a withdrawn (or reinstated) conclusion is what a
+            # memory it had superseded is judged against below.
+            for uid in dict.fromkeys(dependents):
+                if uid in units:
+                    tally.examined += 1
+                    self._settle(self._dependent(belief, units[uid], evidence), tally)
             for uid in contested:
                 if uid in units:
                     tally.examined += 1
@@ -274,7 +297,7 @@ class Reconsolidator:
                     0.9,
                 )
             return None
-        if unit.status not in (UnitStatus.REJECTED, UnitStatus.CONFLICTED):
+        if unit.status not in (UnitStatus.REJECTED, UnitStatus.CONFLICTED, UnitStatus.SUPERSEDED):
             return None
         rejected_by_person = belief.status == UnitStatus.REJECTED
         # A refuted belief frees what it held back; a refined one (superseded) may still hold it
@@ -287,6 +310,37 @@ class Reconsolidator:
             f"it was held back because of {belief.id}, which is now {belief.status.value}",
             evidence,
             confidence,
+        )
+
+    def _dependent(self, belief: Unit, unit: Unit, evidence: tuple[str, ...]) -> Verdict_ | None:
+        """A memory concluded because of the belief: withdrawn with it, back when it holds."""
+        last = self.store.review_events(unit.bank_id, unit.id)[-1:]
+        if belief.status in LIVE:
+            if (
+                unit.status == UnitStatus.REJECTED
+                and last
+                and last[0].actor == SWEEP_ACTOR
+                and last[0].decision == "reject"
+            ):
+                return Verdict_(
+                    unit,
+                    belief.id,
+                    "reinstate",
+                    f"the belief {belief.id} holds again",
+                    evidence,
+                    0.9,
+                )
+            return None
+        if unit.status not in LIVE:
+            return None
+        rejected_by_person = belief.status == UnitStatus.REJECTED
+        return Verdict_(
+            unit,
+            belief.id,
+            "withdraw",
+            f"it was concluded because of {belief.id}, which is now {belief.status.value}",
+            evidence,
+            0.9 if rejected_by_person else 0.55,
         )
 
     def _supporter(self, belief: Unit, unit: Unit, evidence: tuple[str, ...]) -> Verdict_ | None:
@@ -343,7 +397,7 @@ class Reconsolidator:
         if not v.evidence:
             tally.refused.append(unit.id)  # a verdict that cites nothing is never applied
             return
-        if v.verdict == "reaccept" and self._other_live_reasons(unit, v):
+        if v.verdict in ("reaccept", "reinstate") and self._other_live_reasons(unit, v):
             tally.left_alone.append(unit.id)  # another live belief still contests it
             return
         if v.verdict in ("unsupported", "contradicts"):
@@ -365,9 +419,9 @@ class Reconsolidator:
             tally.queued.append(proposal.id)
             return
         self._apply(v)
-        if v.verdict == "reaccept":
+        if v.verdict in ("reaccept", "reinstate"):
             tally.reaccepted.append(unit.id)
-        elif v.verdict == "recontest":
+        elif v.verdict in ("recontest", "withdraw"):
             tally.flagged.append(unit.id)
 
     def _other_live_reasons(self, unit: Unit, v: Verdict_) -> bool:
@@ -385,18 +439,28 @@ class Reconsolidator:
     def _apply(self, v: Verdict_) -> None:
         target = self.review.target(v.unit.id)
         note = f"{v.reason} (evidence: {', '.join(v.evidence)})"
-        if v.verdict in ("reaccept", "recontest"):
+        if v.verdict in ("reaccept", "recontest", "withdraw", "reinstate"):
             # Pushed as a new decision (approve / reject), never by popping a person's: a
             # person's `restore` then undoes exactly what the sweep did.
-            decision = "approve" if v.verdict == "reaccept" else "reject"
-            self.review._apply(
-                target,
-                decision,
-                SWEEP_ACTOR,
-                note,
-                cause=None,
-                metadata={"evidence": list(v.evidence)},
-            )
+            decision = "approve" if v.verdict in ("reaccept", "reinstate") else "reject"
+            metadata: dict[str, object] = {"evidence": list(v.evidence)}
+            if v.verdict == "reaccept" and v.unit.superseded_by:
+                metadata["superseded_by"] = v.unit.superseded_by  # what a recontest brings back
+            former = self._former_successor(v.unit) if v.verdict == "recontest" else None
+            if former is not None:
+                # It was superseded, not rejected, before the sweep freed it: superseded again.
+                retire(
+                    self.store,
+                    former,
+                    v.unit,
+                    actor=SWEEP_ACTOR,
+                    made_by=SWEEP_ACTOR,
+                    reason=note,
+                    now=self.clock(),
+                    on_change=self.review.on_change,
+                )
+                return
+            self.review._apply(target, decision, SWEEP_ACTOR, note, cause=None, metadata=metadata)
         elif v.verdict == "contradicts":
             successor = next(e.split(":", 1)[1] for e in v.evidence if e.startswith("successor:"))
             owner = Viewer(v.unit.bank_id, "owner", Scope.OWNER)
@@ -411,6 +475,18 @@ class Reconsolidator:
                 ),
                 made_by=SWEEP_ACTOR,
             )
+
+    def _former_successor(self, unit: Unit) -> Unit | None:
+        """The live unit that superseded this one before a sweep re-accepted it, if any."""
+        events = self.store.review_events(unit.bank_id, unit.id)
+        if not events or events[-1].actor != SWEEP_ACTOR or events[-1].decision != "approve":
+            return None
+        succ_id = events[-1].metadata.get("superseded_by")
+        if not isinstance(succ_id, str):
+            return None
+        owner = Viewer(unit.bank_id, "owner", Scope.OWNER)
+        succ = self.store.get_units(owner, [succ_id]).get(succ_id)
+        return succ if succ is not None and succ.status in LIVE else None
 
     # -- proposals waiting for a person -----------------------------------------------
 
@@ -430,7 +506,7 @@ class Reconsolidator:
         if proposal.status != "open":
             raise Conflict(f"proposal {proposal_id} is already {proposal.status}")
         with self.store.transaction():
-            if accept and proposal.verdict in ("reaccept", "recontest"):
+            if accept and proposal.verdict in ("reaccept", "recontest", "withdraw", "reinstate"):
                 unit = self.store.get_units(
                     Viewer(proposal.bank_id, "owner", Scope.OWNER), [proposal.unit_id]
                 )[proposal.unit_id]

@@ -27,7 +27,6 @@ from mneme.core.model import (
     Tombstone,
     Unit,
     UnitStatus,
-    UnitType,
     Viewer,
 )
 from mneme.errors import Conflict, InvalidInput, NotFound
@@ -149,8 +148,11 @@ class Review:
         )
         if belief is None:
             raise NotFound(f"no belief {because!r} in bank {target.bank_id}")
-        if belief.type not in (UnitType.BELIEF, UnitType.OPINION):
-            raise InvalidInput(f"{because} is a {belief.type.value}, not a belief or opinion")
+        if belief.id == target.id:
+            raise InvalidInput("a memory cannot be held back because of itself")
+        # Any memory a decision rests on is a belief by its role ("Kestrel Print failed the
+        # audit" is a fact by grammar and the reason for a rejection): reconsolidation
+        # re-examines the decision when that memory changes.
         return belief
 
     def target(self, target_id: str) -> Target:
@@ -212,6 +214,12 @@ class Review:
             self._carry_rejection(target, event, actor, note)
         elif decision == "approve" and target.state.status == "rejected":
             self._lift_tombstones(target, actor)  # accepted after all: the value may return
+        elif (
+            decision == "approve"
+            and target.unit is not None
+            and target.state.status == (UnitStatus.SUPERSEDED.value)
+        ):
+            self._lift_supersession(target.unit, actor, note)
         elif decision == "restore":
             undone = rules.in_force(self._steps_of(events))[-1]
             self._carry_restore(target, events, undone, actor, note)
@@ -225,6 +233,27 @@ class Review:
                     reason=note or "supersession reverted",
                 )
         return event
+
+    def _lift_supersession(self, unit: Unit, actor: str, note: str) -> None:
+        """A superseded memory approved again holds again: no end, no successor, and its
+        claims are live again (the successor keeps its own state; a caller retires it)."""
+        self.store.update_unit(
+            unit.bank_id,
+            unit.id,
+            UnitChanges(clear=frozenset({"valid_until", "retired_at", "superseded_by"})),
+            actor=actor,
+            reason=note or "supersession lifted",
+        )
+        for claim in self.store.find_claims(unit.bank_id, unit_id=unit.id):
+            if claim.status == ClaimStatus.SUPERSEDED:
+                self.store.update_claim(
+                    unit.bank_id,
+                    claim.id,
+                    ClaimChanges(status=ClaimStatus.ACTIVE),
+                    actor=actor,
+                    reason=note or "supersession lifted",
+                    now=self.clock(),
+                )
 
     @staticmethod
     def _steps_of(events: list[ReviewEvent]) -> list[rules.Step]:
