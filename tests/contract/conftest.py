@@ -258,7 +258,16 @@ class Make:
     def edge(
         self, src: str, dst: str, type: str = "SUPPORTS", bank_id: str = "b1", **kw: Any
     ) -> Edge:
-        edge = Edge(
+        edge = self.edge_value(src, dst, type, bank_id, **kw)
+        with self.store.transaction():
+            self.store.put_edge(edge)
+        return edge
+
+    def edge_value(
+        self, src: str, dst: str, type: str = "SUPPORTS", bank_id: str = "b1", **kw: Any
+    ) -> Edge:
+        """An edge, not yet written."""
+        return Edge(
             id=kw.pop("id", None) or self._id("e"),
             bank_id=bank_id,
             src=src,
@@ -268,9 +277,6 @@ class Make:
             created_at=kw.pop("created_at", T0),
             **kw,
         )
-        with self.store.transaction():
-            self.store.put_edge(edge)
-        return edge
 
     def agent(self, agent_id: str, bank_id: str = "b1", seen: dt.datetime = T0, **kw: Any) -> Agent:
         agent = Agent(id=agent_id, bank_id=bank_id, first_seen=seen, last_seen=seen, **kw)

@@ -133,3 +133,53 @@ def test_get_source_scope_rules(store: Store, make: Any) -> None:
     assert store.get_source(personal, theirs.id) is None
     assert store.get_source(collective, theirs.id) == theirs
     assert store.get_source(make.viewer("a1", Scope.OWNER, bank="b2"), mine.id) is None
+
+
+def test_put_edges_writes_all_in_one_audit_entry_and_chains(store: Store, make: Any) -> None:
+    make.bank()
+    a, b, c = (make.unit(t) for t in ("a", "b", "c"))
+    before = len(list(store.audit_records("b1")))
+    edges = [make.edge_value(a.id, b.id, "RELATES_TO"), make.edge_value(a.id, c.id, "RELATES_TO")]
+    with store.transaction():
+        store.put_edges(edges)
+        store.put_edges([])  # nothing to write, nothing audited
+    assert [e.id for e in store.edges_of(make.viewer(), a.id)] == [e.id for e in edges]
+    records = list(store.audit_records("b1"))
+    assert len(records) == before + 1
+    assert records[-1].op == "edge.put"
+    assert records[-1].after is not None
+    assert [e["id"] for e in records[-1].after["edges"]] == [e.id for e in edges]
+    assert verify_chain((r.seq, r.prev_hash, r.hash, r.hashed) for r in records).ok
+
+
+def test_audit_chain_survives_a_rolled_back_savepoint(store: Store, make: Any) -> None:
+    """The head a transaction caches must not outlive a savepoint that rolled back."""
+    make.bank()
+    with store.transaction():
+        store.audit("b1", "p", "op.one", "t", None, {"n": 1}, "")
+        try:
+            with store.transaction():
+                store.audit("b1", "p", "op.lost", "t", None, {"n": 2}, "")
+                raise RuntimeError("undo the savepoint")
+        except RuntimeError:
+            pass
+        store.audit("b1", "p", "op.two", "t", None, {"n": 3}, "")
+    with store.transaction():
+        store.audit("b1", "p", "op.three", "t", None, {"n": 4}, "")
+    records = list(store.audit_records("b1"))
+    assert [r.op for r in records][-3:] == ["op.one", "op.two", "op.three"]
+    assert verify_chain((r.seq, r.prev_hash, r.hash, r.hashed) for r in records).ok
+    assert store.audit_head("b1") == (records[-1].seq, records[-1].hash, len(records))
+
+
+def test_lean_units_carry_knowers_but_not_evidence_or_entities(store: Store, make: Any) -> None:
+    make.bank()
+    src = make.source()
+    unit = make.unit("Alice in Lisbon", evidence=(src.id,))
+    make.mention(unit, make.entity("Lisbon"))
+    full = store.get_units(make.viewer(), [unit.id])[unit.id]
+    lean = store.get_units(make.viewer(), [unit.id], lean=True)[unit.id]
+    assert (full.evidence, full.entities) == ((src.id,), ("Lisbon",))
+    assert (lean.evidence, lean.entities) == ((), ())
+    assert (lean.knowers, lean.text) == (full.knowers, full.text)
+    assert store.get_units(make.viewer("stranger", Scope.PERSONAL), [unit.id], lean=True) == {}

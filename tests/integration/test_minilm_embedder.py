@@ -136,3 +136,25 @@ def test_loads_in_a_fresh_process_where_every_hub_route_is_dead(tmp_path: Path) 
     assert done.stdout.strip() == "(1, 384)"
     assert "Loading weights" not in done.stderr  # no progress bar on the CLI's stderr
     assert not (tmp_path / "hf").exists() or not any((tmp_path / "hf").rglob("*.safetensors"))
+
+
+def test_precision_is_validated_before_anything_loads() -> None:
+    with pytest.raises(InvalidInput, match="precision"):
+        MiniLMEmbedder(precision="int4")
+    assert MiniLMEmbedder(precision="fp32").precision == "fp32"
+
+
+def test_bf16_batches_match_fp32_vectors(minilm: MiniLMEmbedder) -> None:
+    """Autocast batches (on CPUs with native bfloat16) give the float32 vectors, near enough
+    that one model identity covers both: cosine >= 0.9999 on every text."""
+    texts = [f"Caroline went to a support group on day {i}; it was so powerful" for i in range(12)]
+    texts += ["Melanie: I'm swamped with the kids & work.", "What's up with you? Anything new?"]
+    fast = minilm.embed(texts)
+    exact = MiniLMEmbedder(precision="fp32").embed(texts)
+    assert fast.shape == exact.shape == (len(texts), 384)
+    assert float(np.min(np.sum(fast * exact, axis=1))) >= 0.9999
+    assert np.allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-5)
+    # A single query stays in float32 whatever the CPU.
+    text = "Anything new with Melanie?"
+    exact_query = MiniLMEmbedder(precision="fp32").embed_query(text)
+    assert float(minilm.embed_query(text) @ exact_query) > 0.99999

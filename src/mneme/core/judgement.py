@@ -46,6 +46,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mneme.core.claims import (
     STRONG_CHANGE,
@@ -368,14 +369,19 @@ def _differs_only_in_numbers(a: Claim, b: Claim) -> bool:
     return wa == wb and not _same_numbers(a, b)
 
 
-def content_words(text: str) -> list[str]:
-    """Normalized content words of a text (spelling, number words), stopwords dropped."""
+@lru_cache(maxsize=16384)
+def content_words(text: str) -> tuple[str, ...]:
+    """Normalized content words of a text (spelling, number words), stopwords dropped.
+
+    Memoized: the write path compares each new atom with up to a dozen neighbours, and the
+    same neighbour texts come back atom after atom.
+    """
     out: list[str] = []
     for tok in tokens(text):
         w = normalize_word(tok)
         if w not in STOPWORDS or w[:1].isdigit():
             out.append(w)
-    return out
+    return tuple(out)
 
 
 _NEGATORS = frozenset({"not", "no", "never", "nor", "t", "doesn", "don", "isn", "aren", "didn"})
@@ -386,7 +392,7 @@ def _negative(text: str) -> bool:
     return _NEGATOR_RE.search(text.casefold().replace("’", "'")) is not None
 
 
-def _numbers_of(words: list[str]) -> list[str]:
+def _numbers_of(words: Sequence[str]) -> list[str]:
     return sorted(w for w in words if _is_numeric(w) or w in _DATE_WORDS)
 
 

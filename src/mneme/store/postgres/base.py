@@ -4,7 +4,7 @@ that every write appends to in its own transaction."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from mneme.core.chain import GENESIS, record_hash
@@ -29,6 +29,11 @@ class PostgresBase:
         if not self.db.in_transaction:
             raise MnemeError("writes run inside Store.transaction()")
         return self.db.execute(sql, params)
+
+    def _many(self, sql: Any, rows: Sequence[Any]) -> None:
+        if not self.db.in_transaction:
+            raise MnemeError("writes run inside Store.transaction()")
+        self.db.execute_many(sql, rows)
 
     def _touch(self, bank_id: str) -> None:
         """Bump the bank's index generation once per transaction (parity with SQLite)."""

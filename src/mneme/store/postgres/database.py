@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
@@ -152,6 +152,15 @@ class Database:
         with self.conn() as conn:
             try:
                 return conn.execute(sql, params).rowcount
+            except psycopg.Error as exc:
+                raise translate(exc, self.where) from exc
+
+    def execute_many(self, sql: str | Any, rows: Sequence[Any]) -> None:
+        """Run one statement for every parameter row, pipelined in one round trip."""
+        with self.conn() as conn:
+            try:
+                with conn.cursor() as cur:
+                    cur.executemany(sql, rows)
             except psycopg.Error as exc:
                 raise translate(exc, self.where) from exc
 

@@ -442,7 +442,9 @@ class PostgresStore(
             raise NotFound(f"no unit {unit_id} in bank {bank_id}")
         return units[0]
 
-    def get_units(self, viewer: Viewer, ids: Sequence[str]) -> dict[str, Unit]:
+    def get_units(
+        self, viewer: Viewer, ids: Sequence[str], *, lean: bool = False
+    ) -> dict[str, Unit]:
         if not ids:
             return {}
         clause, params = where(viewer, Filters())
@@ -450,7 +452,7 @@ class PostgresStore(
             f"SELECT {UNIT_COLS} FROM units u WHERE {clause} AND u.id = ANY(%s::text[])",
             (*params, list(dict.fromkeys(ids))),
         )
-        return {u.id: u for u in self._hydrate(rows)}
+        return {u.id: u for u in self._hydrate(rows, lean=lean)}
 
     def unit_briefs(self, viewer: Viewer, ids: Sequence[str]) -> dict[str, UnitBrief]:
         if not ids:
@@ -503,13 +505,15 @@ class PostgresStore(
         )
         return self._hydrate(rows)
 
-    def _hydrate(self, rows: Sequence[Any]) -> list[Unit]:
+    def _hydrate(self, rows: Sequence[Any], *, lean: bool = False) -> list[Unit]:
         if not rows:
             return []
         keys = [(r[0], r[1]) for r in rows]
         knowers = self._group(
             "SELECT unit_id, agent_id FROM unit_knowers", keys, "ORDER BY first_at, agent_id"
         )
+        if lean:
+            return [unit_row(r, knowers.get(r[1], ()), (), ()) for r in rows]
         evidence = self._group(
             "SELECT unit_id, source_id FROM unit_evidence", keys, "ORDER BY at, source_id"
         )

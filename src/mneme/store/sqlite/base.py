@@ -27,10 +27,15 @@ class SQLiteBase:
     db: Database
     _indexes: dict[tuple[str, str], VectorIndex]
     _touched: set[str]
+    _audit_heads: dict[str, tuple[int, str, int]]
 
     def _w(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
         assert self.db.in_transaction, "writes run inside Store.transaction()"
         return self.db.execute(sql, params)
+
+    def _many(self, sql: str, rows: Sequence[Any]) -> None:
+        assert self.db.in_transaction, "writes run inside Store.transaction()"
+        self.db.execute_many(sql, rows)
 
     def _touch(self, bank_id: str) -> None:
         """Bump the bank's index generation once per transaction, and keep indexes in step."""
@@ -73,13 +78,15 @@ class SQLiteBase:
             raise NotFound(f"no unit {unit_id} in bank {bank_id}")
         return units[0]
 
-    def _hydrate(self, rows: Sequence[Any]) -> list[Unit]:
+    def _hydrate(self, rows: Sequence[Any], *, lean: bool = False) -> list[Unit]:
         if not rows:
             return []
         keys = [(r[0], r[1]) for r in rows]
         knowers = self._group(
             "SELECT unit_id, agent_id FROM unit_knowers", keys, "ORDER BY first_at, agent_id"
         )
+        if lean:
+            return [unit_row(r, knowers.get(r[1], ()), (), ()) for r in rows]
         evidence = self._group(
             "SELECT unit_id, source_id FROM unit_evidence", keys, "ORDER BY at, source_id"
         )
@@ -125,11 +132,15 @@ class SQLiteBase:
         after: Mapping[str, Any] | None,
         reason: str,
     ) -> None:
-        head = self.db.query(
-            "SELECT seq, hash, count FROM audit_head WHERE bank_id = ?", (bank_id,)
-        )
-        prev = head[0][1] if head else GENESIS
-        count = int(head[0][2]) if head else 0
+        cached = self._audit_heads.get(bank_id)
+        if cached is not None and cached[0] == self.db.epoch:
+            prev, count = cached[1], cached[2]
+        else:
+            head = self.db.query(
+                "SELECT seq, hash, count FROM audit_head WHERE bank_id = ?", (bank_id,)
+            )
+            prev = head[0][1] if head else GENESIS
+            count = int(head[0][2]) if head else 0
         at = ts(self._clock())
         before_s = None if before is None else dumps(dict(before))
         after_s = None if after is None else dumps(dict(after))
@@ -169,3 +180,6 @@ class SQLiteBase:
             "count = excluded.count",
             (bank_id, cur.lastrowid, digest, count + 1),
         )
+        # The head this transaction just wrote: the next entry chains on it without reading
+        # it back. A rollback or a new transaction changes the epoch and voids the copy.
+        self._audit_heads[bank_id] = (self.db.epoch, digest, count + 1)

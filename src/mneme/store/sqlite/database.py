@@ -15,7 +15,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -86,6 +86,9 @@ class Database:
         self._all: list[sqlite3.Connection] = []
         self._writer = self._connect(writer=True)
         self._depth = 0
+        #: Changes whenever a transaction begins or anything rolls back (a savepoint included):
+        #: state cached for one transaction is valid only while the epoch stays the same.
+        self.epoch = 0
         self._owner: int | None = None
         self._on_commit: list[Callable[[], None]] = []
         self._on_rollback: list[Callable[[], None]] = []
@@ -143,6 +146,12 @@ class Database:
         except sqlite3.Error as exc:
             raise translate(exc, self.path) from exc
 
+    def execute_many(self, sql: str, rows: Sequence[Any]) -> None:
+        try:
+            self.conn().executemany(sql, rows)
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
+
     def query(self, sql: str, params: Any = ()) -> list[sqlite3.Row | tuple[Any, ...]]:
         return list(self.execute(sql, params).fetchall())
 
@@ -170,6 +179,7 @@ class Database:
             if outer:
                 self._begin()
                 self._owner = threading.get_ident()
+                self.epoch += 1
             else:
                 self._writer.execute(f"SAVEPOINT {name}")
             self._depth += 1
@@ -177,6 +187,7 @@ class Database:
                 yield
             except BaseException:
                 self._depth -= 1
+                self.epoch += 1
                 try:
                     if outer:
                         self._writer.execute("ROLLBACK")

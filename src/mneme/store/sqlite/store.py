@@ -23,6 +23,7 @@ from mneme.core.model import (
 )
 from mneme.errors import Conflict, InvalidInput
 from mneme.store.codec import dumps, loads, parse_ts, ts, unit_summary, vector_bytes
+from mneme.store.edges import edge_audit, edge_groups
 from mneme.store.protocol import (
     CLEARABLE_UNIT_FIELDS,
     Capabilities,
@@ -45,6 +46,9 @@ from mneme.store.sqlite.scoping import where
 from mneme.store.sqlite.sweeps import SweepsMixin
 from mneme.store.sqlite.trust import TrustMixin
 from mneme.store.sqlite.vectors import VectorIndex
+
+#: Tables whose ids are global: locate() finds the bank of any of them in one statement.
+_ID_TABLES = ("units", "sources", "claims", "conflicts", "sweep_proposals")
 
 
 class SQLiteStore(
@@ -69,6 +73,7 @@ class SQLiteStore(
         self.path = self.db.path
         self._indexes: dict[tuple[str, str], VectorIndex] = {}
         self._touched: set[str] = set()
+        self._audit_heads: dict[str, tuple[int, str, int]] = {}
         if migrate:
             self.migrate()
         else:
@@ -248,17 +253,15 @@ class SQLiteStore(
         )
 
     def locate(self, object_id: str) -> str | None:
-        for sql in (
-            "SELECT bank_id FROM units WHERE id = ? LIMIT 1",
-            "SELECT bank_id FROM sources WHERE id = ? LIMIT 1",
-            "SELECT bank_id FROM claims WHERE id = ? LIMIT 1",
-            "SELECT bank_id FROM conflicts WHERE id = ? LIMIT 1",
-            "SELECT bank_id FROM sweep_proposals WHERE id = ? LIMIT 1",
-        ):
-            rows = self.db.query(sql, (object_id,))
-            if rows:
-                return str(rows[0][0])
-        return None
+        rows = self.db.query(
+            " UNION ALL ".join(
+                f"SELECT * FROM (SELECT bank_id FROM {table} WHERE id = ? LIMIT 1)"
+                for table in _ID_TABLES
+            )
+            + " LIMIT 1",
+            (object_id,) * len(_ID_TABLES),
+        )
+        return str(rows[0][0]) if rows else None
 
     def put_unit(self, unit: Unit, vector: Vector | None) -> None:
         owner = unit.agent_id if unit.visibility == Visibility.PRIVATE else ""
@@ -420,7 +423,9 @@ class SQLiteStore(
         )
         return after
 
-    def get_units(self, viewer: Viewer, ids: Sequence[str]) -> dict[str, Unit]:
+    def get_units(
+        self, viewer: Viewer, ids: Sequence[str], *, lean: bool = False
+    ) -> dict[str, Unit]:
         if not ids:
             return {}
         out: dict[str, Unit] = {}
@@ -433,7 +438,7 @@ class SQLiteStore(
                 f"AND u.id IN ({','.join('?' * len(chunk))})",
                 (*params, *chunk),
             )
-            out.update({u.id: u for u in self._hydrate(rows)})
+            out.update({u.id: u for u in self._hydrate(rows, lean=lean)})
         return out
 
     def unit_briefs(self, viewer: Viewer, ids: Sequence[str]) -> dict[str, UnitBrief]:
@@ -535,31 +540,40 @@ class SQLiteStore(
             )
 
     def put_edge(self, edge: Edge) -> None:
-        self._w(
+        self.put_edges([edge])
+
+    def put_edges(self, edges: Sequence[Edge]) -> None:
+        if not edges:
+            return
+        self._many(
             "INSERT INTO edges (bank_id, id, src, dst, type, weight, confidence, made_by, "
             "created_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                edge.bank_id,
-                edge.id,
-                edge.src,
-                edge.dst,
-                edge.type,
-                edge.weight,
-                edge.confidence,
-                edge.made_by,
-                ts(edge.created_at),
-                dumps(dict(edge.metadata)),
-            ),
+            [
+                (
+                    e.bank_id,
+                    e.id,
+                    e.src,
+                    e.dst,
+                    e.type,
+                    e.weight,
+                    e.confidence,
+                    e.made_by,
+                    ts(e.created_at),
+                    dumps(dict(e.metadata)),
+                )
+                for e in edges
+            ],
         )
-        self.audit(
-            edge.bank_id,
-            edge.made_by,
-            "edge.put",
-            edge.id,
-            None,
-            {"src": edge.src, "dst": edge.dst, "type": edge.type},
-            "link",
-        )
+        for (bank_id, made_by), group in edge_groups(edges).items():
+            self.audit(
+                bank_id,
+                made_by,
+                "edge.put",
+                group[0].id if len(group) == 1 else group[0].src,
+                None,
+                edge_audit(group),
+                "link",
+            )
 
     def edges_of(self, viewer: Viewer, unit_id: str) -> list[Edge]:
         """Edges touching a visible unit whose other end is visible too (or is a source)."""

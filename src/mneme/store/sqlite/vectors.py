@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +38,14 @@ def _one_blas_thread() -> Any:
 _STATUS = {s: i for i, s in enumerate(UnitStatus)}
 _TYPE = {t: i for i, t in enumerate(UnitType)}
 _NAN = float("nan")
+
+
+def _lookup(codes: Mapping[Any, int], wanted: Iterable[Any]) -> np.ndarray:
+    """A boolean table over codes: indexing it with a code column masks rows in one step
+    (np.isin sorts on every call and cost more than the vector product on small banks)."""
+    table = np.zeros(len(codes), dtype=bool)
+    table[[codes[w] for w in wanted]] = True
+    return table
 
 
 def _epoch(value: dt.datetime | None, missing: float = _NAN) -> float:
@@ -186,10 +194,9 @@ class VectorIndex:
                 known[np.asarray(rows, dtype=np.int64)] = True
             mask &= known
         if filters.statuses is not None:
-            codes = [_STATUS[s] for s in filters.statuses]
-            mask &= np.isin(self._status[:n], codes)
+            mask &= _lookup(_STATUS, filters.statuses)[self._status[:n]]
         if filters.types is not None:
-            mask &= np.isin(self._type[:n], [_TYPE[t] for t in filters.types])
+            mask &= _lookup(_TYPE, filters.types)[self._type[:n]]
         if filters.occurred_from is not None or filters.occurred_to is not None:
             lo = _epoch(filters.occurred_from, -math.inf)
             hi = _epoch(filters.occurred_to, math.inf)
