@@ -241,3 +241,49 @@ def test_descriptions_of_a_person_accumulate_but_a_things_property_holds_one_val
     launch = extract_claim("The launch date is 3 May.")
     assert launch is not None
     assert is_single_valued(launch)
+
+
+def test_a_label_before_a_whole_clause_is_where_it_comes_from_not_what_it_is_about() -> None:
+    a = extract_claim("Guess from the hallway: the master key is with Oskar.")
+    b = extract_claim("Key log: the master key is with Priya Nair since Monday.")
+    assert a is not None
+    assert b is not None
+    assert (a.subject, a.attribute) == (b.subject, b.attribute) == ("master key", "is")
+    label = extract_claim("Favourite colour: blue")
+    assert label is not None
+    assert (label.subject, label.value) == ("favorite color", "blue")
+
+
+def test_a_correction_label_is_a_change() -> None:
+    claim = extract_claim("Correction: the team offsite is in Braga.")
+    assert claim is not None
+    assert (claim.subject, claim.value, claim.change) == ("team offsite", "braga", True)
+
+
+def test_a_fronted_reason_is_not_the_claim() -> None:
+    claim = extract_claim("Because of the almond allergy, Jun's lunch plan drops the granola bowl.")
+    assert claim is not None
+    assert (claim.subject, claim.attribute, claim.value) == (
+        "jun lunch plan",
+        "drops",
+        "granola bowl",
+    )
+
+
+def test_long_subjects_before_a_copula_and_appositive_names() -> None:
+    owner = extract_claim("The owner of the Lumen notification service is Rafael Duarte.")
+    assert owner is not None
+    assert owner.subject == "lumen notification service owner"
+    lock = extract_claim("The combination of the red cargo bike lock is 3-9-1-4.")
+    assert lock is not None
+    assert lock.subject == "red cargo bike lock combination"
+    assert extract_claim("Gate 12, then 300 m to the left.") is None
+    elin = extract_claim("Our contact at Norrby Foods, Elin Berg, lives in Uppsala.")
+    assert elin is not None
+    assert (elin.subject, elin.attribute) == ("elin berg", "lives_in")
+
+
+def test_a_new_job_is_a_new_employer() -> None:
+    claim = extract_claim("Keanu started a new job at Orbital Foods.")
+    assert claim is not None
+    assert (claim.attribute, claim.value, claim.change) == ("works_at", "orbital foods", True)

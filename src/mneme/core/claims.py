@@ -227,13 +227,13 @@ _THIRD_IRREGULAR = {"has": "have", "does": "do", "goes": "go", "is": "be"}
 _CHANGE = re.compile(
     r"\b(?:moved|moving|relocated|relocating|now|no\s+longer|switched|switching|changed|"
     r"started|starting|stopped|joined|these\s+days|nowadays|anymore|any\s+more|instead|migrated|"
-    r"renamed|got\s+a\s+(?:new\s+)?job|became|quit)\b"
+    r"renamed|got\s+a\s+(?:new\s+)?job|became|quit|correction|corrected)\b"
 )
 #: Change words a multi-valued attribute needs to let a new value replace an old one: "I play
 #: golf" then "I started tennis" adds a hobby, "I drink tea instead" replaces the coffee.
 STRONG_CHANGE = re.compile(
     r"\b(?:no\s+longer|anymore|any\s+more|instead|switched|switching|changed\s+to|replaced|stopped|"
-    r"these\s+days|nowadays|now)\b"
+    r"these\s+days|nowadays|now|correction|corrected)\b"
 )
 _CHANGE_TAIL = re.compile(
     r"(?:\s+(?:instead|anymore|any\s+more|now|these\s+days|nowadays|again|too|as\s+well|"
@@ -289,6 +289,16 @@ _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     )
 )
 _COLON = re.compile(r"^([^:]{2,60}?)\s*:\s+(.+)$")
+#: A fronted reason or circumstance ("Because of the strike, ...", "After the audit, ..."):
+#: the claim is the main clause after the comma. Conditions ("if", "when") are not dropped.
+_FRONTED_CLAUSE = re.compile(
+    r"^(?:because|since|although|though|given|due\s+to|following|according\s+to|after|before)"
+    r"\b[^,;:]{1,80},\s+(?=\S)"
+)
+#: The longest subject noun phrase read ("the combination of the red cargo bike lock"); one
+#: longer than _SHORT_SUBJECT words is read only before a copula.
+MAX_SUBJECT_WORDS = 10
+_SHORT_SUBJECT = 7
 _EDGE = "\"'“”‘’()[]{}.,;!?"
 
 
@@ -462,7 +472,7 @@ def _find_subject(words: list[str], speaker: str | None, capitalized: bool) -> _
     if first in _PRONOUNS:
         name, _ = _subject_name([first], speaker)
         return _Subject(name, first != "it", 1)
-    limit = min(len(words), 7)
+    limit = min(len(words), MAX_SUBJECT_WORDS + 1)
     determined = first in _ARTICLES or first in {"my", "our", "your"} or first in _POSSESSIVE_DETS
     for k in range(2 if determined else 1, limit):
         w = words[k]
@@ -470,6 +480,8 @@ def _find_subject(words: list[str], speaker: str | None, capitalized: bool) -> _
             nxt = words[k + 1] if k + 1 < len(words) else ""
             if _is_noun_modifier(w, nxt) or w.endswith("ing"):
                 continue
+            if k >= _SHORT_SUBJECT and w not in _COPULAS:
+                return None  # a long subject only before "is" ("the owner of the X Y is")
             np = words[:k]
             name, person = _subject_name(np, speaker)
             if not name:
@@ -614,9 +626,9 @@ def _verb(head: str, rest: list[str], subject: _Subject, negated: bool) -> _Draf
         return _Draft("works_at", _clean_value(obj[1:]), negated)
     if base == "work" and obj[:1] == ["as"]:
         return _Draft("is", _clean_value(obj[1:]), negated)
-    if subject.person and _joins_employer(base, obj):
-        skip = 2 if obj[:2] == ["working", "at"] else 1 if base == "start" else 0
-        return _Draft("works_at", _clean_value(obj[skip:]), negated)
+    employer_at = _employer_skip(base, obj) if subject.person else None
+    if employer_at is not None:
+        return _Draft("works_at", _clean_value(obj[employer_at:]), negated)
     if head == "got" and obj[:3] == ["a", "job", "at"]:
         return _Draft("works_at", _clean_value(obj[3:]), negated)
     if base in {"switch", "migrate"} and obj[:1] == ["to"]:
@@ -630,11 +642,22 @@ def _verb(head: str, rest: list[str], subject: _Subject, negated: bool) -> _Draf
     return _Draft(_third_person(base), _clean_value(obj), negated)
 
 
-def _joins_employer(base: str, obj: list[str]) -> bool:
-    """ "joined X", "started at X", "started working at X": a new employer."""
+_NEW_JOB = re.compile(
+    r"^(?:(?:a|the|her|his|their|my)\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s"
+)
+
+
+def _employer_skip(base: str, obj: list[str]) -> int | None:
+    """ "joined X", "started at X", "started working at X", "started (got, took) a new job at
+    X": a new employer; how many words come before its name, or None."""
     if base == "join":
-        return bool(obj)
-    return base == "start" and (obj[:1] == ["at"] or obj[:2] == ["working", "at"])
+        return 0 if obj else None
+    if base == "start" and obj[:1] == ["at"]:
+        return 1
+    if base == "start" and obj[:2] == ["working", "at"]:
+        return 2
+    m = _NEW_JOB.match(" ".join(obj) + " ") if base in {"start", "get", "take", "land"} else None
+    return len(m.group(0).split()) if m else None
 
 
 def _has(obj: list[str], negated: bool) -> _Draft:
@@ -678,6 +701,37 @@ def _colon_claim(low: str, speaker: str | None) -> tuple[str, _Draft] | None:
         return None
     name, _ = _subject_name(left, speaker)
     return name, _Draft("is", _clean_value(_words(m.group(2))))
+
+
+_APPOSITIVE = re.compile(
+    r"^(?P<head>[^,:;]{2,60}),\s+(?P<name>(?:[A-Z][\w'’.-]*\s+){0,3}[A-Z][\w'’.-]*),\s+"
+    r"(?P<rest>[a-z].*)$"
+)
+
+
+def _appositive_name(text: str) -> str:
+    """ "Our contact at Norrby Foods, Elin Berg, lives in Uppsala." -> "Elin Berg lives in
+    Uppsala.": a name set off by commas after a description is the subject it describes."""
+    m = _APPOSITIVE.match(text.strip())
+    if not m or not _is_verb(normalize_word(m.group("rest").split()[0].strip(_EDGE).casefold())):
+        return text
+    return f"{m.group('name')} {m.group('rest')}"
+
+
+def _labelled_clause(low: str, speaker: str | None) -> tuple[str, _Draft] | None:
+    """ "Key log: the master key is with Priya": a label, then a whole clause; the clause's
+    claim (the label says where it comes from, not what it is about)."""
+    m = _COLON.match(low)
+    if not m or _colon_claim(low, speaker) is None:
+        return None
+    rest = m.group(2)
+    if _COLON.match(rest):
+        return None
+    words, _ = _front(_words(rest))
+    found = _draft(words, speaker, False)
+    if found is None or not _names_a_subject(found[0]):
+        return None
+    return found
 
 
 def _canonical(subject: str, draft: _Draft) -> tuple[str, _Draft]:
@@ -760,12 +814,19 @@ def _extract(text: str) -> Claim | None:
     if speaker:
         body = text.split(":", 1)[1]
         speaker = " ".join(_words(speaker.casefold()))
+    body = _appositive_name(body)
     low, capitalized = _prepare(body)
-    change = _CHANGE.search(low) is not None
+    # A change word anywhere counts, a label a speaker-like prefix took too ("Correction: ...").
+    change = _CHANGE.search(_prepare(text)[0]) is not None
+    fronted_clause = _FRONTED_CLAUSE.match(low)
+    if fronted_clause:
+        low, capitalized = low[fronted_clause.end() :], False
     words = _words(low)
     numbers = _numbers(words)
     dates = _dates(" ".join(words))
-    found = _colon_claim(low, speaker)
+    found = _labelled_clause(low, speaker)
+    if found is None:
+        found = _colon_claim(low, speaker)
     if found is None:
         words, fronted = _front(words)
         found = _draft(words, speaker, capitalized)
