@@ -230,6 +230,19 @@ def test_resolving_as_supersede_retires_the_loser(mem):
         mem.resolve(cid, "reject", actor="rev1")
 
 
+def test_an_explicit_supersession_settles_the_open_conflict_between_the_two(mem):
+    _cid, a, b = _conflict(mem, "c2b")
+    c = mem.retain(
+        "The launch date is 10 May, as agreed.", bank="c2b", agent="a1", supersedes=[a, b]
+    )
+    assert mem.get(a).status == mem.get(b).status == UnitStatus.SUPERSEDED
+    assert mem.conflicts(bank="c2b") == []
+    settled = mem.conflicts(bank="c2b", status="resolved")
+    assert settled
+    assert {c.resolution.value for c in settled if c.resolution} == {"supersede"}
+    assert mem.get(c.memory_ids[0]).status == UnitStatus.ACTIVE
+
+
 def test_resolving_as_reject_tombstones_the_loser(mem):
     cid, a, b = _conflict(mem, "c3")
     mem.resolve(cid, "reject", actor="rev1", winner=a)

@@ -254,6 +254,7 @@ class Conflicts:
             reason=note or "superseded in conflict resolution",
             now=now,
             on_change=self.review.on_change,
+            settle_conflicts=False,
         )
 
 
@@ -267,11 +268,14 @@ def retire(
     reason: str,
     now: dt.datetime,
     on_change: Sequence[Callable[[Unit, str], None]] = (),
+    settle_conflicts: bool = True,
 ) -> None:
     """The winner supersedes the loser: flagged, valid until the winner's start, linked.
 
     Shared by every path that supersedes (the write path's judgement, a caller's explicit
-    ``supersedes=``, a person resolving a conflict), so all of them leave the same trace.
+    ``supersedes=``, a person resolving a conflict), so all of them leave the same trace. An
+    open conflict between the two is settled by the supersession (``settle_conflicts``; a
+    person resolving that very conflict settles it themselves).
     """
     bank = winner.bank_id
     until = winner.valid_from or now
@@ -333,10 +337,57 @@ def retire(
             successor = min(winners) if winners else None
             changes = ClaimChanges(status=ClaimStatus.SUPERSEDED, superseded_by=successor)
             store.update_claim(bank, claim.id, changes, actor=actor, reason=reason, now=now)
+    if settle_conflicts:
+        _settled_by_supersession(store, winner, loser, actor=actor, reason=reason, now=now)
     if on_change:
         retired = store.get_units(Viewer(bank, "owner", Scope.OWNER), [loser.id])[loser.id]
         for listener in on_change:
             listener(retired, f"superseded by {winner.id}")
+
+
+def _settled_by_supersession(
+    store: Store, winner: Unit, loser: Unit, *, actor: str, reason: str, now: dt.datetime
+) -> None:
+    """An open conflict is over when a supersession decides it: between a memory and the one
+    that supersedes it, or once both of its parties are superseded. The supersession is its
+    resolution (recorded like a person's, with the same review event)."""
+    bank = winner.bank_id
+    owner = Viewer(bank, "owner", Scope.OWNER)
+    for c in store.list_conflicts(bank, status="open", unit_id=loser.id, limit=1000):
+        other_id = c.b_unit if c.a_unit == loser.id else c.a_unit
+        if other_id != winner.id:
+            other = store.get_units(owner, [other_id]).get(other_id)
+            if other is None or other.status != UnitStatus.SUPERSEDED:
+                continue
+        store.put_review_event(
+            ReviewEvent(
+                id=new_id("rev_"),
+                bank_id=bank,
+                target_kind="conflict",
+                target_id=c.id,
+                decision=Resolution.SUPERSEDE.value,
+                actor=actor,
+                at=now,
+                note=reason,
+                prior_status="open",
+                new_status="resolved",
+                metadata={"winner": winner.id, "superseded": loser.id, "by": "supersession"},
+            )
+        )
+        store.update_conflict(
+            bank,
+            c.id,
+            ConflictChanges(
+                status="resolved",
+                resolution=Resolution.SUPERSEDE,
+                winner=winner.id if other_id == winner.id else None,
+                resolved_at=now,
+                resolved_by=actor,
+                note=reason,
+            ),
+            actor=actor,
+            reason=reason or "settled by a supersession",
+        )
 
 
 def _scope(value: str | None, what: str) -> str:
