@@ -31,8 +31,9 @@ import itertools
 from collections.abc import Iterable
 
 from bench.behaviour.adapters import SYSTEM
-from bench.behaviour.model import Action, Case, Prediction
+from bench.behaviour.model import Action, Case, Event, Prediction
 from mneme import Memory
+from mneme.core.claims import claim_slot, extract_claim
 from mneme.core.model import Hit, Unit, UnitStatus
 from mneme.embed.factory import build_embedder
 from mneme.embed.protocol import Embedder
@@ -40,6 +41,9 @@ from mneme.errors import MnemeError
 
 #: Recall depth. The answer takes the first current hit within it.
 K = 5
+#: How much a memory's confidence weighs on the answer: a score is scaled by
+#: ``1 - TRUST_WEIGHT * (1 - confidence)`` (a fully trusted memory keeps its score).
+TRUST_WEIGHT = 0.5
 #: Never an answer: a person rejected it, or it was archived.
 RETIRED = frozenset({UnitStatus.REJECTED, UnitStatus.ARCHIVED})
 
@@ -102,9 +106,7 @@ class MnemeAdapter:
                     continue
                 units_of[step.event_id] = res.memory_ids
                 if step.because:
-                    # mneme's retain has no "rests on" argument; Memory.contest may become the
-                    # mapping once its semantics settle. Until then the relation is dropped.
-                    notes.append(f"{step.event_id}: because={list(step.because)} not passed")
+                    self._rests_on(mem, bank, step, res.memory_ids, units_of, notes)
             clock.now = case.query.time
             hits = mem.recall(
                 case.query.text,
@@ -116,6 +118,32 @@ class MnemeAdapter:
             )
             return self._answer(mem, bank, case, hits, notes, unsupported)
 
+    @staticmethod
+    def _rests_on(
+        mem: Memory,
+        bank: str,
+        step: Event,
+        new_units: tuple[str, ...],
+        units_of: dict[str, tuple[str, ...]],
+        notes: list[str],
+    ) -> None:
+        """A correction made because of beliefs: why-edges, so a retraction can undo it.
+
+        What it supersedes is held back because of each belief (``Memory.contest``); what it
+        says rests on each belief (a BECAUSE edge, ``Memory.connect``).
+        """
+        beliefs = [u for b in step.because for u in units_of.get(b, ())]
+        targets = [u for s in step.supersedes for u in units_of.get(s, ())]
+        conclusions = [u for u in new_units if u not in targets and u not in beliefs]
+        for belief in beliefs:
+            try:
+                for uid in targets:
+                    mem.contest(uid, because=belief, actor=step.agent)
+                for uid in conclusions:
+                    mem.connect(uid, belief, bank=bank, agent=step.agent, type="BECAUSE")
+            except MnemeError as exc:
+                notes.append(f"{step.event_id}: because {belief}: {exc}")
+
     def _act(
         self,
         mem: Memory,
@@ -124,14 +152,21 @@ class MnemeAdapter:
         notes: list[str],
         unsupported: list[str],
     ) -> None:
-        if action.because:
-            notes.append(f"{action.do} {action.event}: because={list(action.because)} not passed")
+        beliefs = [u for b in action.because for u in units_of.get(b, ())]
         units = units_of.get(action.event, ())
         if not units:
             notes.append(f"{action.do} {action.event}: the event left no unit to act on")
         for uid in units:
             try:
-                if action.do in ("reject", "retract_belief"):
+                if action.do == "reject" and beliefs:
+                    # A rejection resting on beliefs: the first is named on the decision, any
+                    # other is recorded as a further reason (both are CONTESTED_BECAUSE edges).
+                    mem.review.decide(
+                        uid, "reject", action.actor, note=action.reason, because=beliefs[0]
+                    )
+                    for belief in beliefs[1:]:
+                        mem.contest(uid, because=belief, actor=action.actor)
+                elif action.do in ("reject", "retract_belief"):
                     mem.reject(uid, action.reason or action.do, action.actor)
                 elif action.do == "restore":
                     mem.restore(uid, action.actor, note=action.reason)
@@ -163,7 +198,7 @@ class MnemeAdapter:
     ) -> Prediction:
         known = {e.event_id for e in case.events}
         as_of = case.query.as_of
-        top = next((h for h in hits if _current(h)), None)
+        top = _best(hits)
         if top is None:
             return Prediction("", (), (), tuple(unsupported), (*notes, "no current hit"))
         units: list[Unit] = [top.unit]
@@ -179,11 +214,23 @@ class MnemeAdapter:
             s for u in units for s in (*top.evidence_source_ids, *u.evidence) if s in known
         )
         answer_ids = {u.id for u in units}
-        groups: list[tuple[str, ...]] = []
+        pairs: list[tuple[str, str]] = []
+        rivals: list[str] = []
         for c in mem.conflicts(bank=bank, status="open", limit=1000):
             if c.a_unit not in answer_ids and c.b_unit not in answer_ids:
                 continue
-            a, b = (self._evidence(mem, bank, uid, known) for uid in (c.a_unit, c.b_unit))
+            pairs.append((c.a_unit, c.b_unit))
+            rivals.extend(u for u in (c.a_unit, c.b_unit) if u not in answer_ids)
+        # A set of values for one slot: the answer's rivals disagree with each other too when
+        # they fill the same slot (mneme opens a conflict against one neighbour per write).
+        pairs.extend(
+            (x, y)
+            for x, y in itertools.combinations(dict.fromkeys(rivals), 2)
+            if self._same_slot(mem, bank, x, y)
+        )
+        groups: list[tuple[str, ...]] = []
+        for ua, ub in pairs:
+            a, b = (self._evidence(mem, bank, uid, known) for uid in (ua, ub))
             groups.extend(tuple(sorted({x, y})) for x, y in itertools.product(a, b) if x != y)
         return Prediction(
             answer=text,
@@ -194,12 +241,31 @@ class MnemeAdapter:
         )
 
     @staticmethod
+    def _same_slot(mem: Memory, bank: str, a: str, b: str) -> bool:
+        try:
+            claims = [extract_claim(mem.get(uid, bank=bank).text) for uid in (a, b)]
+        except MnemeError:
+            return False
+        ca, cb = claims
+        return ca is not None and cb is not None and claim_slot(ca) == claim_slot(cb)
+
+    @staticmethod
     def _evidence(mem: Memory, bank: str, unit_id: str, known: set[str]) -> tuple[str, ...]:
         try:
             unit = mem.get(unit_id, bank=bank)  # the owner's view: a conflict may be private
         except MnemeError:
             return ()
         return tuple(s for s in unit.evidence if s in known)
+
+
+def _best(hits: list[Hit]) -> Hit | None:
+    """The current hit an answer commits to: recall's score weighed by the memory's
+    confidence (set from its source's trust and corroboration), so a verified record beats a
+    hallway rumour that happens to be worded closer to the question."""
+    current = [h for h in hits if _current(h)]
+    if not current:
+        return None
+    return max(current, key=lambda h: h.score * (1.0 - TRUST_WEIGHT * (1.0 - h.unit.confidence)))
 
 
 def _current(hit: Hit) -> bool:
