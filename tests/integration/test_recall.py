@@ -233,3 +233,28 @@ def test_entity_hops_can_be_turned_on_for_the_graph_channel(db_path):
         assert all(li.type == "ENTITY" for li in links)
     finally:
         mem.close()
+
+
+def test_an_alias_statement_bridges_a_query_to_the_other_name(mem):
+    bank = "alias"
+    a = mem.retain(
+        "Nnamdi Okafor joined the billing team; everyone calls him Nam.", bank=bank, agent="a1"
+    ).memory_ids[0]
+    fact = mem.retain(
+        "Nam promised to fix ticket BIL-207 before the freeze.", bank=bank, agent="a1"
+    ).memory_ids[0]
+    hits = mem.recall("Which ticket did Nnamdi Okafor promise to fix?", bank=bank, agent="a1")
+    assert hits[0].id == fact
+    assert (hits[0].via_edge, hits[0].parent) == ("ALIAS", a)
+
+
+def test_my_means_the_asking_agent(mem):
+    bank = "self"
+    mem.retain("The team sandbox account is sbx-team-01.", bank=bank, agent="builder")
+    mine = mem.retain(
+        "My own sandbox account is sbx-scout-44.", bank=bank, agent="scout", visibility="private"
+    ).memory_ids[0]
+    hits = mem.recall(
+        "What is my own sandbox account?", bank=bank, agent="scout", scope="collective"
+    )
+    assert hits[0].id == mine

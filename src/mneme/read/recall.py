@@ -6,6 +6,7 @@ The read path makes no model call besides embedding the query (a test holds it t
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -29,12 +30,19 @@ from mneme.core.model import (
 from mneme.core.timeexpr import query_time_range
 from mneme.embed.protocol import Embedder
 from mneme.errors import InvalidInput
+from mneme.read import aliases
 from mneme.store.protocol import Filters, Scored, Store, UnitBrief
 
 MAX_QUERY_CHARS = 8_192
 QUERY_NODE = "<query>"
 SCOPE_BOOST = 2.0
 MAX_K = 1_000
+#: A first-person query ("my account") lifts the asking agent's own first-person memories.
+SELF_BOOST = 1.25
+#: At most this many alias statements bridge one query (each costs one more pass).
+ALIAS_BRIDGES = 2
+#: The ``via_edge`` of a hit reached under another name through an alias statement.
+ALIAS_EDGE = "ALIAS"
 
 #: How much one step of each link type passes on in spreading activation.
 LINK_WEIGHTS: Mapping[str, float] = {
@@ -151,6 +159,13 @@ class Recaller:
     # -- the read path ------------------------------------------------------------------
 
     def recall(self, q: Query) -> list[Hit]:
+        cands = self._pass(q)
+        self._aliases(q, cands)
+        self._successors(q, cands)
+        return self._shape(q, cands)
+
+    def _pass(self, q: Query) -> dict[str, _Candidate]:
+        """Channels, fusion, graph and rerank for one query text: the scored candidates."""
         cfg = self.config
         n = max(cfg.candidates, q.k * 3)
         anchor = q.as_of or self.clock()
@@ -199,8 +214,42 @@ class Recaller:
             fused = ranking.rrf(order, weights, cfg.rrf_k)
         cands = self._candidates(q, order, channels, graph)
         self._score(cands, fused, graph, q.text)
-        self._successors(q, cands)
-        return self._shape(q, cands)
+        return cands
+
+    def _aliases(self, q: Query, cands: dict[str, _Candidate]) -> None:
+        """An alias statement among the best candidates bridges the query to the other name.
+
+        The query is asked again with the other name; what that finds saying the other name
+        is reached through the alias statement (its parent) and ranked just above it, as a
+        successor is above what it superseded. One extra pass per alias, at most
+        ``ALIAS_BRIDGES``; none when no top candidate is an alias statement.
+        """
+        top = sorted(cands.values(), key=lambda c: (-c.score, c.brief.id))[: q.k]
+        units = self.store.get_units(q.viewer, [c.brief.id for c in top]) if top else {}
+        bridges = 0
+        for c in top:
+            unit = units.get(c.brief.id)
+            found = aliases.rewrite(q.text, unit.text) if unit is not None else None
+            if found is None or bridges >= ALIAS_BRIDGES:
+                continue
+            bridges += 1
+            other = self._pass(replace(q, text=found.text))
+            ranked = sorted(other.values(), key=lambda o: (-o.score, o.brief.id))[: q.k]
+            texts = self.store.get_units(
+                q.viewer, [o.brief.id for o in ranked if o.brief.id != c.brief.id]
+            )
+            for rank, o in enumerate(ranked):
+                said = texts.get(o.brief.id)
+                if said is None or not aliases.mentions(said.text, found.name):
+                    continue
+                if aliases.sides(said.text) is not None:
+                    continue  # another alias statement is no answer either
+                mine = cands.get(o.brief.id)
+                if mine is None:
+                    mine = cands[o.brief.id] = replace(o, origin="graph")
+                mine.via_edge, mine.parent = ALIAS_EDGE, c.brief.id
+                # Just above the alias statement, in the order the other name found them.
+                mine.score = max(mine.score, c.score * (1.0001 + 1e-5 * (q.k - rank)) + 1e-9)
 
     def _graph(self, q: Query, fused: Mapping[str, float]) -> dict[str, ranking.Activation]:
         cfg = self.config
@@ -349,6 +398,7 @@ class Recaller:
             chosen.append(c)
         # Only now read whole units, and only for the hits returned.
         units = self.store.get_units(q.viewer, [c.brief.id for c in chosen])
+        chosen = _honour_speaker(q, chosen, units)
         hits = [
             self._hit(q, c, units[c.brief.id], tuple(members[c.brief.family]))
             for c in chosen
@@ -384,6 +434,24 @@ class Recaller:
             )
             out.append(_replace(h, conflicts=refs) if refs else h)
         return out
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)
+
+
+def _honour_speaker(
+    q: Query, chosen: list[_Candidate], units: Mapping[str, Unit]
+) -> list[_Candidate]:
+    """ "my" in a query means the asking agent: what that agent said about itself, in the first
+    person, ranks above what others said (SELF_BOOST), among the hits already chosen."""
+    if not _FIRST_PERSON.search(q.text):
+        return chosen
+    for c in chosen:
+        unit = units.get(c.brief.id)
+        mine = unit is not None and unit.agent_id == q.viewer.agent_id
+        if mine and unit is not None and _FIRST_PERSON.search(unit.text):
+            c.score *= SELF_BOOST
+    return sorted(chosen, key=lambda c: (-c.score, c.brief.id))
 
 
 def entity_candidates(text: str) -> list[str]:
