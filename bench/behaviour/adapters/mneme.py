@@ -38,6 +38,7 @@ from mneme.core.model import Hit, Unit, UnitStatus
 from mneme.embed.factory import build_embedder
 from mneme.embed.protocol import Embedder
 from mneme.errors import MnemeError
+from mneme.read.recall import ALIAS_EDGE
 
 #: Recall depth. The answer takes the first current hit within it.
 K = 5
@@ -209,6 +210,12 @@ class MnemeAdapter:
                 continue
             if _holds(sib, as_of):
                 units.append(sib)
+        if top.via_edge == ALIAS_EDGE and top.parent:
+            # Found under another name: the alias statement is part of the answer's evidence.
+            try:
+                units.append(mem.get(top.parent, bank=bank, agent=case.query.agent))
+            except MnemeError:
+                notes.append(f"alias bridge {top.parent} not readable")
         text = "\n".join(_render(u) for u in units)
         citations = _ordered(
             s for u in units for s in (*top.evidence_source_ids, *u.evidence) if s in known
