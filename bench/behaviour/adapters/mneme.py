@@ -7,21 +7,28 @@ No LLM anywhere. For each case:
 - every event is retained in time order with ``source_id = event_id`` (so evidence ids are
   event ids), ``occurred_at`` = its time, ``trust`` and ``source_kind`` from its source, its
   session, its agent and visibility, and for a correction ``supersedes=`` the events it names;
-- actions: ``reject`` and ``restore`` go to ``Memory.reject`` / ``Memory.restore`` on every
-  unit the event produced. ``retract_belief`` has no mechanism of its own yet: it is mapped to
-  the closest one, rejecting the belief's units, and ``Memory.reconsolidate`` is called on them
-  when mneme has it. Nothing else is done on the system's behalf;
+- a correction made ``because`` of belief events: what it supersedes is held back because of
+  each belief (``Memory.contest``) and what it says rests on each belief (a BECAUSE edge,
+  ``Memory.connect``), so reconsolidation can undo it when a belief is retracted;
+- actions: ``reject`` goes to ``Memory.reject`` on every unit the event produced, or, when it
+  names the beliefs it rests on, to ``mem.review.decide(..., because=belief)``; ``restore`` to
+  ``Memory.restore``; ``retract_belief`` rejects the belief's units (a person withdraws it) and
+  runs ``Memory.reconsolidate`` on them: what they held back comes back, what rested on them is
+  withdrawn. Nothing else is done on the system's behalf;
 - the query: ``Memory.recall(text, scope="collective", k=K)`` as the query's agent, with
   ``as_of`` only when the case asks what held at a past instant.
 
-The answer is mneme's single best current memory: the first hit that is not superseded (at
-``as_of`` when given), not a flashback, and live, together with the sibling atoms of the same
-source folded into it; each text is followed by its event date. One committed answer is what a
-judge-free phrase match can fairly score: an answer that lists every hit would pass any phrase
-test by listing everything, which is exactly what the forbidden phrases are there to punish in
-the transcript baseline. Citations are the answer's evidence source ids (= event ids);
-contradictions are the bank's open conflicts that involve an answer unit, each mapped to the
-evidence event ids of its two units.
+The answer is mneme's single best current memory: among the hits that are not superseded (at
+``as_of`` when given), not flashbacks, and live, the best by recall score weighed by the
+memory's confidence (``TRUST_WEIGHT``: a trusted record beats a rumour worded closer to the
+question), together with the sibling atoms of the same source folded into it and, for a hit
+found under another name, the alias statement that bridged it; each text is followed by its
+event date. One committed answer is what a judge-free phrase match can fairly score: an answer
+that lists every hit would pass any phrase test by listing everything, which is exactly what the
+forbidden phrases are there to punish in the transcript baseline. Citations are the answer's
+evidence source ids (= event ids); contradictions are the bank's open conflicts that involve an
+answer unit, plus pairs of its rivals that fill the same claim slot (a set of values), each
+mapped to the evidence event ids of its two units.
 """
 
 from __future__ import annotations
