@@ -166,8 +166,8 @@ def report(
         "scored without a judge (normalized phrase match, forbidden phrases, F1 on citations "
         "and on contradiction pairs; see bench/behaviour/README.md). Each cell: mean case "
         "score 0-100 (cases at 100 / cases).",
-        f"mneme: offline, no LLM, embedder `{embedder}`, recall k={k}, answer = the first "
-        "current hit. † = reference_baseline_not_a_product.",
+        f"mneme: offline, no LLM, embedder `{embedder}`, recall k={k}, answer = the best "
+        "current hit (recall score weighed by confidence). † = reference_baseline_not_a_product.",
         "",
         table(summaries, labels),
         "",
