@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -12,11 +13,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from mneme.embed.onnx_query import OnnxQueryEncoder
 from mneme.embed.protocol import Vectors
 from mneme.errors import BackendUnavailable, InvalidInput
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
+
+log = logging.getLogger(__name__)
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 DIM = 384
@@ -30,6 +34,9 @@ BF16_MIN_BATCH = 8
 
 #: ``precision`` values: "auto" (bfloat16 batches on CPUs built for it), "fp32" (never).
 PRECISIONS = ("auto", "fp32")
+
+#: ``query_backend`` values: "auto" (ONNX Runtime when it loads, else torch), "torch".
+QUERY_BACKENDS = ("auto", "torch")
 
 
 def packaged_model_path() -> Path:
@@ -91,11 +98,17 @@ class MiniLMEmbedder:
         query_cache_size: int = 1024,
         max_cached_query_chars: int = 512,
         precision: str | None = None,
+        query_backend: str | None = None,
     ) -> None:
         precision = precision or os.environ.get("MNEME_EMBED_PRECISION") or "auto"
         if precision not in PRECISIONS:
             raise InvalidInput(
                 f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}"
+            )
+        query_backend = query_backend or os.environ.get("MNEME_QUERY_BACKEND") or "auto"
+        if query_backend not in QUERY_BACKENDS:
+            raise InvalidInput(
+                f"query_backend must be one of {', '.join(QUERY_BACKENDS)}, got {query_backend!r}"
             )
         if batch_size < 1:
             raise InvalidInput(f"batch_size must be at least 1, got {batch_size}")
@@ -103,7 +116,12 @@ class MiniLMEmbedder:
             raise InvalidInput(f"num_threads must be at least 1, got {num_threads}")
         self.batch_size = batch_size
         self.precision = precision
+        self.query_backend = query_backend
+        #: Why the ONNX query path is off, when "auto" asked for it and it would not load.
+        self.query_fallback: str | None = None
         self._bf16 = False  # decided when the model loads (needs torch)
+        self._onnx: OnnxQueryEncoder | None = None
+        self._onnx_tried = False
         self._num_threads = num_threads
         self._max_cached_query_chars = max_cached_query_chars
         self._model: SentenceTransformer | None = None
@@ -148,7 +166,8 @@ class MiniLMEmbedder:
         return self._cached_query(text)
 
     def _embed_query_uncached(self, text: str) -> Vectors:
-        vector: Vectors = self._encode([text])[0]
+        onnx = self._query_encoder()
+        vector: Vectors = onnx.encode(text) if onnx is not None else self._encode([text])[0]
         # The cache hands the same array to every caller: nobody may write into it.
         vector.flags.writeable = False
         return vector
@@ -180,6 +199,22 @@ class MiniLMEmbedder:
             )
         out: Vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         return out
+
+    def _query_encoder(self) -> OnnxQueryEncoder | None:
+        """The ONNX Runtime query encoder, loaded (or exported) on first use; None on torch."""
+        if self._onnx_tried:
+            return self._onnx
+        with self._load_lock:
+            if not self._onnx_tried:
+                if self.query_backend == "auto":
+                    threads = self._num_threads or min(2, _available_cpus())
+                    try:
+                        self._onnx = OnnxQueryEncoder(packaged_model_path(), threads=threads)
+                    except BackendUnavailable as exc:
+                        self.query_fallback = str(exc)
+                        log.warning("queries embed on torch: %s", exc)
+                self._onnx_tried = True
+        return self._onnx
 
     def _load(self) -> SentenceTransformer:
         model = self._model
