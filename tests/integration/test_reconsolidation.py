@@ -161,7 +161,7 @@ def test_retracting_the_belief_undoes_the_correction_that_rested_on_it(mem, corr
     assert report.flagged == (correction["fix"],)
     plan = mem.get(correction["plan"])
     assert plan.status == UnitStatus.ACTIVE
-    assert plan.superseded_by is None and plan.valid_until is None
+    assert (plan.superseded_by, plan.valid_until) == (None, None)
     assert mem.get(correction["fix"]).status == UnitStatus.REJECTED
     hits = mem.recall("Which vendor makes the Q3 labels?", bank="q", agent="a1", k=3)
     assert hits[0].id == correction["plan"]

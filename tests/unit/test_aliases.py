@@ -42,7 +42,9 @@ from mneme.read.aliases import mentions, rewrite, sides
         ),
     ],
 )
-def test_a_query_naming_one_side_is_asked_with_the_other(query, statement, text, name) -> None:
+def test_a_query_naming_one_side_is_asked_with_the_other(
+    query: str, statement: str, text: str, name: str
+) -> None:
     found = rewrite(query, statement)
     assert found is not None
     assert (found.text, found.name) == (text, name)
