@@ -287,3 +287,48 @@ def test_a_new_job_is_a_new_employer() -> None:
     claim = extract_claim("Keanu started a new job at Orbital Foods.")
     assert claim is not None
     assert (claim.attribute, claim.value, claim.change) == ("works_at", "orbital foods", True)
+
+
+def test_a_verb_looking_noun_before_of_stays_in_the_subject() -> None:
+    assert sav("The Basic tier of Orbit costs 8 euros a month.") == sav(
+        "Orbit's Basic tier costs 8 euros a month."
+    )
+    assert sav("The Basic plan of Orbit costs 8 euros.") == (
+        "orbit basic plan",
+        "costs",
+        "8 euros",
+    )
+    assert claim("The use of tabs is forbidden.").subject == "tabs use"
+    # A gerund after "of", or no verb after the phrase: the word is the verb it looks like.
+    parents = claim("My parents think of moving to Spain.")
+    assert (parents.subject, parents.attribute) == ("user parents", "thinks")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "The Basic plan of Orbit costs 8 euros a month.",
+            "Orbit raised the Basic plan to 9 euros a month.",
+        ),
+        ("Orbit's Basic plan costs 8 euros.", "Orbit cut the price of the Basic plan to 6 euros."),
+        ("My rent costs 900 euros.", "The landlord increased my rent by 50 euros to 950 euros."),
+        (
+            "The price of the gym membership is 40 dollars.",
+            "The gym lowered the membership fee from 40 to 35 dollars.",
+        ),
+        ("The fee is 10 dollars.", "We reduced the fee to 7 dollars."),
+    ],
+)
+def test_an_amount_moved_to_a_figure_fills_the_things_price_slot(old: str, new: str) -> None:
+    before, after = claim(old), claim(new)
+    assert claim_slot(after) == claim_slot(before)
+    assert after.attribute == "costs"
+    assert after.change
+    assert not same_value(before, after)
+
+
+def test_an_amount_verb_without_a_figure_is_an_ordinary_verb() -> None:
+    hair = claim("Tom cut his hair.")
+    assert (hair.subject, hair.attribute, hair.change) == ("tom", "cuts", False)
+    assert claim("I reduced sugar to once a week.").attribute != "costs"

@@ -343,3 +343,15 @@ def test_extracted_claims_with_different_subjects_never_clash(a: str, b: str, si
 def test_numbered_subjects_are_different_subjects() -> None:
     j = decide("Server 1 has 64 GB of RAM.", "Server 2 has 64 GB of RAM.", 0.97)
     assert j.verdict is Verdict.ADD
+
+
+def test_an_amount_raised_to_a_new_figure_supersedes_the_old_price() -> None:
+    j = decide(
+        "The Basic plan of Orbit costs 8 euros a month.",
+        "Orbit raised the Basic plan to 9 euros a month.",
+        0.6,
+    )
+    assert j.verdict == Verdict.SUPERSEDE
+    # Without a word that it moved, another figure is a numbers conflict, not a rewrite.
+    j = decide("Orbit's Basic plan costs 8 euros.", "Orbit's Basic plan costs 9 euros.", 0.9)
+    assert (j.verdict, j.conflict_type) == (Verdict.CONTRADICT, "numbers")

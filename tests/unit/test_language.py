@@ -298,6 +298,7 @@ def test_classify_follows_the_documented_rules(
         "I speak to him every day.",
         "I never liked olives.",
         "I always drink coffee in the morning.",
+        "Orbit raised the Basic plan to 9 euros a month.",
     ],
 )
 def test_classify_does_not_overreach(atom: str) -> None:

@@ -213,8 +213,13 @@ _BASE_VERBS = _wordset(
     lift train practice practise volunteer belong report say own operate power back mirror
     replicate scale fail pass block break answer own drop point route forward map expose
     listen stream log alert page cache stop quit index sync store share produce consume manage
+    lower increase decrease reduce cut bump hike slash
     """
 )
+#: Verbs that move an amount: "Stackly raised the Pro plan to 15 dollars" sets the plan's price.
+_AMOUNT_VERBS = _wordset("raise lower increase decrease reduce cut drop bump hike slash")
+#: Nouns that name a thing's price rather than the thing ("the price of the Pro plan").
+_PRICE_NOUNS = _wordset("price cost fee prices costs fees")
 _IRREGULAR_PAST = _wordset(
     """
     ate drank took ran went came left led spoke wrote slept drove rode taught held began
@@ -224,16 +229,22 @@ _IRREGULAR_PAST = _wordset(
 )
 _THIRD_IRREGULAR = {"has": "have", "does": "do", "goes": "go", "is": "be"}
 
+#: An amount moved to a new figure ("raised the Pro plan to 15 dollars", "cut the fee to $5"):
+#: the old figure no longer holds.
+_AMOUNT_CHANGE = (
+    r"\b(?:raised|lowered|increased|decreased|reduced|cut|dropped|bumped|hiked|slashed)\s+"
+    r"(?:[^\s.;:]+\s+){1,8}?to\s+[^\s\d]?\d"
+)
 _CHANGE = re.compile(
     r"\b(?:moved|moving|relocated|relocating|now|no\s+longer|switched|switching|changed|"
     r"started|starting|stopped|joined|these\s+days|nowadays|anymore|any\s+more|instead|migrated|"
-    r"renamed|got\s+a\s+(?:new\s+)?job|became|quit|correction|corrected)\b"
+    r"renamed|got\s+a\s+(?:new\s+)?job|became|quit|correction|corrected)\b|" + _AMOUNT_CHANGE
 )
 #: Change words a multi-valued attribute needs to let a new value replace an old one: "I play
 #: golf" then "I started tennis" adds a hobby, "I drink tea instead" replaces the coffee.
 STRONG_CHANGE = re.compile(
     r"\b(?:no\s+longer|anymore|any\s+more|instead|switched|switching|changed\s+to|replaced|stopped|"
-    r"these\s+days|nowadays|now|correction|corrected)\b"
+    r"these\s+days|nowadays|now|correction|corrected)\b|" + _AMOUNT_CHANGE
 )
 _CHANGE_TAIL = re.compile(
     r"(?:\s+(?:instead|anymore|any\s+more|now|these\s+days|nowadays|again|too|as\s+well|"
@@ -472,14 +483,28 @@ def _find_subject(words: list[str], speaker: str | None, capitalized: bool) -> _
     if first in _PRONOUNS:
         name, _ = _subject_name([first], speaker)
         return _Subject(name, first != "it", 1)
-    limit = min(len(words), MAX_SUBJECT_WORDS + 1)
     determined = first in _ARTICLES or first in {"my", "our", "your"} or first in _POSSESSIVE_DETS
-    for k in range(2 if determined else 1, limit):
+    return _subject_from(words, 2 if determined else 1, speaker, capitalized)
+
+
+def _subject_from(
+    words: list[str], start: int, speaker: str | None, capitalized: bool
+) -> _Subject | None:
+    """The subject noun phrase ends at the first verb from ``start`` on (see _find_subject)."""
+    first = words[0]
+    limit = min(len(words), MAX_SUBJECT_WORDS + 1)
+    for k in range(start, limit):
         w = words[k]
         if w in _ADVERBS or w in {"no", "now"} or _is_verb(w):
             nxt = words[k + 1] if k + 1 < len(words) else ""
             if _is_noun_modifier(w, nxt) or w.endswith("ing"):
                 continue
+            if _noun_before_of(words, k):
+                # "The Pro plan of Stackly costs ...": a noun, when a verb follows the "of"
+                # phrase; otherwise the verb it looked like ("My parents think of moving").
+                longer = _subject_from(words, k + 2, speaker, capitalized)
+                if longer is not None:
+                    return longer
             if k >= _SHORT_SUBJECT and w not in _COPULAS:
                 return None  # a long subject only before "is" ("the owner of the X Y is")
             np = words[:k]
@@ -492,6 +517,16 @@ def _find_subject(words: list[str], speaker: str | None, capitalized: bool) -> _
     return None
 
 
+def _noun_before_of(words: list[str], k: int) -> bool:
+    """Whether a verb-looking word in its base form heads an "of" phrase ("the plan of X",
+    "the use of Y"): a noun, unless a gerund follows ("think of moving")."""
+    w = words[k]
+    if w not in _BASE_VERBS or w in _NOT_NOUNS or words[k + 1 : k + 2] != ["of"]:
+        return False
+    after = words[k + 2] if k + 2 < len(words) else ""
+    return bool(after) and not (after.endswith("ing") and _base_of(after) is not None)
+
+
 # ---------------------------------------------------------------------------------------------
 # Verb phrases
 # ---------------------------------------------------------------------------------------------
@@ -502,6 +537,7 @@ class _Draft:
     attribute: str
     value: str
     negated: bool = False
+    subject: str | None = None  # when the verb names another subject than the sentence's
 
 
 @dataclass
@@ -631,8 +667,9 @@ def _verb(head: str, rest: list[str], subject: _Subject, negated: bool) -> _Draf
         return _Draft("works_at", _clean_value(obj[employer_at:]), negated)
     if head == "got" and obj[:3] == ["a", "job", "at"]:
         return _Draft("works_at", _clean_value(obj[3:]), negated)
-    if base in {"switch", "migrate"} and obj[:1] == ["to"]:
-        return _Draft("uses", _clean_value(obj[1:]), negated)
+    moved = _moved_to(base, obj, subject, negated)
+    if moved is not None:
+        return moved
     if base in {"stop", "quit"} and obj and obj[0].endswith("ing") and _base_of(obj[0]):
         return _verb(obj[0], obj[1:], subject, not negated)  # "stopped drinking X"
     if base == "have" or head in {"has", "have", "had"}:
@@ -640,6 +677,61 @@ def _verb(head: str, rest: list[str], subject: _Subject, negated: bool) -> _Draf
     if head in _IRREGULAR_PAST or (head.endswith("ed") and head not in _BASE_VERBS):
         return _Draft(head, _clean_value(obj), negated)
     return _Draft(_third_person(base), _clean_value(obj), negated)
+
+
+#: Words that end the thing whose amount moved: "raised the rent by 50 euros to 950 euros",
+#: "cut the fee from 10 to 5 dollars".
+_AMOUNT_STOPS = _wordset("by from")
+_OWNERS = _wordset("my our your his her their")
+_NOT_OWNERS = _wordset("we they you he she it one someone everyone")
+
+
+def _moved_to(base: str, obj: list[str], subject: _Subject, negated: bool) -> _Draft | None:
+    """ "switched to X" (what is used now) and "raised Y to V" (Y's amount now)."""
+    if base in {"switch", "migrate"} and obj[:1] == ["to"]:
+        return _Draft("uses", _clean_value(obj[1:]), negated)
+    draft = _amount(obj, subject) if base in _AMOUNT_VERBS else None
+    if draft is not None:
+        draft.negated = negated
+    return draft
+
+
+def _amount(obj: list[str], subject: _Subject) -> _Draft | None:
+    """ "X raised (lowered, cut, increased, reduced ...) Y to V": Y's amount is now V, the
+    same slot as "Y costs V". Y without an owner of its own is the agent's ("Stackly raised
+    the Pro plan" is Stackly's Pro plan); "the price of Y" is Y."""
+    if "to" not in obj:
+        return None
+    k = len(obj) - 1 - obj[::-1].index("to")
+    figure = obj[k + 1 :]
+    if not figure or not any(ch.isdigit() for ch in figure[0]):
+        return None
+    thing = obj[:k]
+    for i, w in enumerate(thing):
+        if w in _AMOUNT_STOPS:
+            thing = thing[:i]
+            break
+    head = [w for w in thing if w not in _ARTICLES]
+    if "of" in head and all(w in _PRICE_NOUNS for w in head[: head.index("of")]):
+        thing = head[head.index("of") + 1 :]  # "the price of the Pro plan": the plan
+    name, _ = _subject_name(thing, None)
+    words = _without_price_noun(name.split())
+    if not words:
+        return None
+    owned = bool(thing) and (
+        thing[0] in _OWNERS or any(w.endswith("'s") or w == "of" for w in thing)
+    )
+    agent = subject.name
+    if not owned and agent not in _NOT_OWNERS and not set(agent.split()) <= set(words):
+        words = [*agent.split(), *words]
+    return _Draft("costs", _clean_value(figure), subject=" ".join(words))
+
+
+def _without_price_noun(words: list[str]) -> list[str]:
+    """ "pro plan price" -> "pro plan": a thing's price is the thing's amount slot."""
+    while len(words) > 1 and words[-1] in _PRICE_NOUNS:
+        words = words[:-1]
+    return words
 
 
 _NEW_JOB = re.compile(
@@ -740,6 +832,11 @@ def _canonical(subject: str, draft: _Draft) -> tuple[str, _Draft]:
         if draft.attribute in {"is", "when"} and subject.endswith(" " + noun):
             subject = subject[: -len(noun) - 1]
             draft = _Draft(attr, draft.value, draft.negated)
+    priced = subject.split()[-1:] in (["price"], ["cost"], ["fee"])
+    if draft.attribute == "is" and priced and any(ch.isdigit() for ch in draft.value):
+        # "The price of the Pro plan is 12 dollars": the plan costs 12 dollars.
+        subject = " ".join(_without_price_noun(subject.split()))
+        draft = _Draft("costs", draft.value, draft.negated)
     if draft.attribute in {"birthday", "when", "location", "lives_in", "works_at"}:
         words = draft.value.split()
         if words[:1] and words[0] in {"on", "in", "at"} and len(words) > 1:
@@ -767,7 +864,7 @@ def _draft(words: list[str], speaker: str | None, capitalized: bool) -> tuple[st
     if draft is None:
         return None
     draft.negated = draft.negated != vp.negated
-    return subject.name, draft
+    return draft.subject or subject.name, draft
 
 
 def extract_claim(text: str) -> Claim | None:

@@ -218,7 +218,9 @@ _ACTION = _words(
 _GOAL = _words(
     r"\b(?:want|wants|wanted|plan|plans|planning|hope|hopes|hoping|aim|aims|aiming|intend|"
     r"intends|intending|aspire|aspires|decided|would\s+like|would\s+love|'d\s+like|'d\s+love)"
-    r"\s+to\b|\bgoing\s+to\s+(?!the\b|a\b|an\b|my\b|our\b|his\b|her\b|their\b|be\s+\w+ing\b)"
+    # "plans to <verb>" is an intention; "the Pro plan to 15 dollars" is an amount.
+    r"\s+to\b(?!\s+[$€£]?\d)|"
+    r"\bgoing\s+to\s+(?!the\b|a\b|an\b|my\b|our\b|his\b|her\b|their\b|be\s+\w+ing\b)"
     r"\w+|\b(?:my|our|his|her|their)\s+(?:goal|dream|plan|ambition)\b|\bdream\s+of\b|"
     r"\bsaving\s+up\s+for\b"
 )
