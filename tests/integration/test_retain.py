@@ -210,3 +210,48 @@ def test_whatever_is_retained_can_be_read_back_exactly(mem, text):
     assert mem.source(r.source_id).text == text
     for uid in r.memory_ids:
         assert mem.get(uid).bank_id == "fuzz"
+
+
+def test_a_correction_is_never_merged_into_what_it_corrects(mem):
+    # Worded close enough to be "more evidence" for the original (it says less): with
+    # supersedes= it is a new unit that retires the original.
+    old = mem.retain(
+        "The launch party is at the Grand Hotel ballroom.", bank="b1", agent="a1", source_id="ev-1"
+    )
+    new = mem.retain(
+        "The launch party is at the Grand Hotel.",
+        bank="b1",
+        agent="a1",
+        source_id="ev-2",
+        supersedes=["ev-1"],
+    )
+    (was_id,) = old.memory_ids
+    (now_id,) = new.memory_ids
+    assert now_id != was_id
+    assert was_id not in new.deduped
+    assert not any(d.verdict == Verdict.NOOP for d in new.decisions)
+    was = mem.get(was_id)
+    assert was.status == mneme.UnitStatus.SUPERSEDED
+    assert was.superseded_by == now_id
+    assert mem.get(now_id).evidence == ("ev-2",)
+
+
+def test_the_same_wording_without_supersedes_is_still_more_evidence(mem):
+    old = mem.retain(
+        "The launch party is at the Grand Hotel ballroom.", bank="b1", agent="a1", source_id="ev-1"
+    )
+    new = mem.retain("The launch party is at the Grand Hotel.", bank="b1", agent="a1")
+    assert new.memory_ids == old.memory_ids
+    assert mem.get(old.memory_ids[0]).status == mneme.UnitStatus.ACTIVE
+
+
+def test_a_correction_that_repeats_another_known_unit_supersedes_through_it(mem):
+    old = mem.retain("I live in Paris.", bank="b1", agent="a1", source_id="ev-1")
+    berlin = mem.retain("I live in Berlin.", bank="b1", agent="a2", source_id="ev-2")
+    fix = mem.retain(
+        "I live in Berlin.", bank="b1", agent="a1", source_id="ev-3", supersedes=["ev-1"]
+    )
+    assert fix.memory_ids == berlin.memory_ids
+    was = mem.get(old.memory_ids[0])
+    assert was.status == mneme.UnitStatus.SUPERSEDED
+    assert was.superseded_by == berlin.memory_ids[0]

@@ -72,17 +72,27 @@ class AtomWriter:
         self.conflicts = conflicts
         self.charter = charter
 
-    def write(self, plan: Plan, atom: Atom, out: Outcome) -> str:
-        """Write one atom; the id of the unit that now holds it (new or existing)."""
+    def write(
+        self, plan: Plan, atom: Atom, out: Outcome, corrected: frozenset[str] = frozenset()
+    ) -> str:
+        """Write one atom; the id of the unit that now holds it (new or existing).
+
+        ``corrected``: the units the input supersedes (``supersedes=``). A correction is never
+        merged into what it corrects as more evidence: it is judged again without them.
+        """
         src = plan.source
         found = self.store.find_by_content_key(src.bank_id, atom.key, src.visibility, src.agent_id)
         if found is not None:
             self._repeat(plan, atom, found, out)
             return found.id
         vector = self._vector(plan, atom)
-        a = self.judge.assess(
-            atom.text, atom.type, src.agent_id, src.bank_id, vector, self.charter()
-        )
+        charter = self.charter()
+        a = self.judge.assess(atom.text, atom.type, src.agent_id, src.bank_id, vector, charter)
+        if is_merge(a) and a.target is not None and a.target.id in corrected:
+            out.llm_errors.extend(a.errors)
+            a = self.judge.assess(
+                atom.text, atom.type, src.agent_id, src.bank_id, vector, charter, corrected
+            )
         out.llm_errors.extend(a.errors)
         if is_merge(a) and a.target is not None:
             self._evidence(plan, atom, a.target, a.judgement.verdict, a.judgement.reason, out)

@@ -58,7 +58,12 @@ class Judge:
         self.llm_judge = llm_judge
 
     def neighbours(
-        self, bank_id: str, agent_id: str, claim: Claim | None, vector: np.ndarray | None
+        self,
+        bank_id: str,
+        agent_id: str,
+        claim: Claim | None,
+        vector: np.ndarray | None,
+        exclude: frozenset[str] = frozenset(),
     ) -> list[tuple[Unit, float]]:
         viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
         live = Filters(statuses=LIVE)
@@ -84,6 +89,8 @@ class Judge:
                     found[s.unit_id] = s.score
             for uid in missing:
                 found.setdefault(uid, 0.0)
+        for uid in exclude:
+            found.pop(uid, None)
         units = self.store.get_units(viewer, list(found), lean=True)
         return [(units[u], found[u]) for u in found if u in units and units[u].status in LIVE]
 
@@ -95,9 +102,11 @@ class Judge:
         bank_id: str,
         vector: np.ndarray | None,
         charter: charter_rules.Charter,
+        exclude: frozenset[str] = frozenset(),
     ) -> Assessment:
+        """The verdict on a new atom; units in ``exclude`` are not judged against."""
         claim = extract_claim(text)
-        near = self.neighbours(bank_id, agent_id, claim, vector)
+        near = self.neighbours(bank_id, agent_id, claim, vector, exclude)
         candidate = Candidate(
             text=text,
             type=unit_type,

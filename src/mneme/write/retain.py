@@ -149,7 +149,9 @@ class Retainer:
             raise Conflict(f"source id {src.id!r} is already used in another bank")
         store.put_source(src)
         out = Outcome()
-        held = [self.atoms.write(plan, atom, out) for atom in plan.atoms]
+        targets = self._corrected(plan)
+        corrected = frozenset(u.id for u in targets)
+        held = [self.atoms.write(plan, atom, out, corrected) for atom in plan.atoms]
         for a, b, kind in plan.relations:
             # "A because B" from the LLM extractor: an edge A -BECAUSE-> B between the units.
             if held[a] != held[b]:
@@ -164,8 +166,11 @@ class Retainer:
                         created_at=now,
                     )
                 )
-        if plan.supersedes and out.new_ids:
-            self._supersede(plan, out)
+        # The successor: the first new unit, else the first existing unit the input was
+        # merged into (it already said the corrected value), never a unit it corrects.
+        successors = [*out.new_ids, *(h for h in held if h not in corrected)]
+        if targets and successors:
+            self._supersede(plan, out, targets, successors[0])
         return RetainResult(
             status=RetainStatus.NEEDS_CLARIFICATION if out.questions else RetainStatus.OK,
             source_id=src.id,
@@ -183,8 +188,8 @@ class Retainer:
             },
         )
 
-    def _supersede(self, plan: Plan, out: Outcome) -> None:
-        """The caller said this input corrects earlier sources or units: retire them."""
+    def _corrected(self, plan: Plan) -> list[Unit]:
+        """The units the caller names as corrected (``supersedes=``: unit or source ids)."""
         src = plan.source
         viewer = Viewer(src.bank_id, src.agent_id, Scope.COLLECTIVE)
         targets: list[Unit] = []
@@ -200,10 +205,23 @@ class Retainer:
                     f"visible to {src.agent_id} in bank {src.bank_id}"
                 )
             targets.extend(by_source)
-        new_ids, decisions = out.new_ids, out.decisions
-        successor = self.store.get_units(viewer, [new_ids[0]])[new_ids[0]]
-        for old in targets:
-            if old.id in new_ids or old.status in (UnitStatus.SUPERSEDED, UnitStatus.REJECTED):
+        return targets
+
+    def _supersede(self, plan: Plan, out: Outcome, targets: list[Unit], successor_id: str) -> None:
+        """The caller said this input corrects earlier sources or units: retire them."""
+        src = plan.source
+        viewer = Viewer(src.bank_id, src.agent_id, Scope.COLLECTIVE)
+        decisions = out.decisions
+        successor = self.store.get_units(viewer, [successor_id])[successor_id]
+        if successor.status == UnitStatus.REJECTED and successor.id not in out.new_ids:
+            return  # merged into a rejected value: it retires nothing
+        for target in targets:
+            # Read again: writing the atoms may have retired it already.
+            old = self.store.get_units(viewer, [target.id]).get(target.id, target)
+            if old.id == successor.id or old.status in (
+                UnitStatus.SUPERSEDED,
+                UnitStatus.REJECTED,
+            ):
                 continue
             if successor.visibility == Visibility.PRIVATE and old.visibility != Visibility.PRIVATE:
                 decisions.append(
