@@ -386,3 +386,47 @@ def test_content_erased_outside_a_purge_is_detected(mem, db_path):
     again.close()
     assert not report.ok
     assert "outside a purge" in report.problem
+
+
+def _pairs(mem: mneme.Memory, bank: str) -> set[frozenset[str]]:
+    return {frozenset((c.a_unit, c.b_unit)) for c in mem.conflicts(bank=bank, status="open")}
+
+
+def test_a_new_value_disputes_every_other_live_value_of_a_one_valued_slot(mem):
+    rooms = ["Maple", "Birch", "Cedar"]
+    ids = [
+        mem.retain(
+            f"The standup is in room {room}.", bank="slot", agent=f"a{i}", source_id=f"ev-{i}"
+        ).memory_ids[0]
+        for i, room in enumerate(rooms)
+    ]
+    maple, birch, cedar = ids
+    # Cedar contradicts both earlier values, not only the closest one: every pair is a conflict.
+    assert _pairs(mem, "slot") == {
+        frozenset((maple, birch)),
+        frozenset((maple, cedar)),
+        frozenset((birch, cedar)),
+    }
+    # Nothing is overwritten: all three stand, each in conflict.
+    assert [mem.get(u).status for u in ids] == [UnitStatus.CONFLICTED] * 3
+
+
+def test_the_disputes_one_value_opens_are_bounded(mem):
+    rooms = ["Maple", "Birch", "Cedar", "Oak", "Elm", "Pine", "Ash", "Fir"]
+    ids = [
+        mem.retain(
+            f"The standup is in room {room}.", bank="many", agent="a1", source_id=f"ev-{i}"
+        ).memory_ids[0]
+        for i, room in enumerate(rooms)
+    ]
+    last = ids[-1]
+    with_last = [p for p in _pairs(mem, "many") if last in p]
+    # The unit the verdict names, plus at most MAX_SLOT_RIVALS (5) further slot-mates.
+    assert len(with_last) == 6
+    assert all(mem.get(u).status != UnitStatus.SUPERSEDED for u in ids)
+
+
+def test_a_multi_valued_slot_opens_no_extra_disputes(mem):
+    for i, food in enumerate(["pasta", "sushi", "tacos"]):
+        mem.retain(f"Dana likes {food}.", bank="multi", agent="a1", source_id=f"ev-{i}")
+    assert mem.conflicts(bank="multi", status="open") == []

@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mneme.core.charter import Charter
-from mneme.core.judgement import suggest_question
+from mneme.core import charter as charter_rules
+from mneme.core.charter import Charter, Ruling
+from mneme.core.judgement import Judgement, suggest_question
 from mneme.core.language import entity_key
 from mneme.core.model import (
+    ClaimRecord,
     ConflictRecord,
     Decision,
     Edge,
@@ -110,9 +112,14 @@ class AtomWriter:
         if stones:
             self._against_tombstone(plan, atom, unit, stones[0].id, claim_key, out)
             return unit.id
+        rivals: tuple[ClaimRecord, ...] = ()
         if a.claim is not None:
-            claim_layer.record(self.store, src.bank_id, unit.id, src.id, a.claim, src.recorded_at)
+            rivals = claim_layer.record(
+                self.store, src.bank_id, unit.id, src.id, a.claim, src.recorded_at
+            ).rivals
         self._apply(plan, unit, a, out)
+        if a.judgement.verdict == Verdict.CONTRADICT and a.target is not None and rivals:
+            self._slot_rivals(unit, a, rivals, out)
         return unit.id
 
     # -- the three outcomes ---------------------------------------------------------------
@@ -259,6 +266,42 @@ class AtomWriter:
             out.decisions.append(Decision(j.verdict, text, unit.id, target.id, j.reason))
             return
         # CONTRADICT, or a rewrite the charter holds back: both stand, a person decides.
+        self._dispute(unit, target, j, a.ruling, out)
+
+    def _slot_rivals(
+        self,
+        unit: Unit,
+        a: Assessment,
+        rivals: tuple[ClaimRecord, ...],
+        out: Outcome,
+    ) -> None:
+        """The other live values of a one-valued slot the new value contradicts: one conflict
+        with each (bounded), not only with the unit the verdict named. Nothing is overwritten."""
+        assert a.claim is not None
+        assert a.target is not None
+        skip = frozenset({a.target.id, *out.new_ids})
+        for other, j in self.judge.slot_rivals(unit, a.claim, rivals, skip):
+            ruling = charter_rules.evaluate(
+                self.charter(),
+                j.verdict,
+                j.confidence,
+                new_type=unit.type,
+                old_type=other.type,
+                old_immutable=bool(other.metadata.get("immutable")),
+                conflict_type=j.conflict_type,
+            )
+            self._dispute(unit, other, j, ruling, out)
+
+    def _dispute(
+        self,
+        unit: Unit,
+        target: Unit,
+        j: Judgement,
+        ruling: Ruling,
+        out: Outcome,
+    ) -> None:
+        """Both stand and a conflict is opened between them (or settled by an adopted rule)."""
+        text = unit.text
         question = suggest_question(j, text, target.text)
         kind = j.conflict_type or ("rewrite" if j.verdict != Verdict.CONTRADICT else "value")
         older_claim = next(iter(self.store.find_claims(target.bank_id, unit_id=target.id)), None)
@@ -284,7 +327,7 @@ class AtomWriter:
                     created_at=unit.recorded_at,
                 )
             )
-        held = a.ruling.reason if a.ruling.ask else "a contradiction is recorded, not resolved"
+        held = ruling.reason if ruling.ask else "a contradiction is recorded, not resolved"
         verdict = Verdict.CONTRADICT if j.verdict == Verdict.CONTRADICT else j.verdict
         rule = self._rule_for(record, unit.bank_id)
         if record is not None and rule is not None and self.settler is not None:
@@ -310,7 +353,7 @@ class AtomWriter:
         )
         if record is None:
             return  # a person said this pair is not a conflict
-        if j.verdict == Verdict.CONTRADICT or a.ruling.ask:
+        if j.verdict == Verdict.CONTRADICT or ruling.ask:
             out.questions.append(
                 Question(
                     conflict_type=kind,

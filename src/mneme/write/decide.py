@@ -25,7 +25,15 @@ from mneme.core.judgement import (
     Neighbour,
     judge,
 )
-from mneme.core.model import Scope, Unit, UnitStatus, UnitType, Verdict, Viewer
+from mneme.core.model import (
+    ClaimRecord,
+    Scope,
+    Unit,
+    UnitStatus,
+    UnitType,
+    Verdict,
+    Viewer,
+)
 from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLMError, LLMInvalid
 from mneme.store.protocol import Filters, Store
@@ -37,6 +45,9 @@ extract_claim = functools.lru_cache(maxsize=65_536)(_extract_claim)
 
 LIVE = frozenset(UnitStatus(s) for s in JUDGED_STATUSES)
 NEIGHBOURS = 8
+#: At most this many further conflicts are opened for one atom with the other values of its
+#: one-valued slot (besides the unit its verdict names).
+MAX_SLOT_RIVALS = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +158,52 @@ class Judge:
             conflict_type=verdict.conflict_type,
         )
         return Assessment(verdict, claim, target, ruling, errors)
+
+    def slot_rivals(
+        self,
+        unit: Unit,
+        claim: Claim,
+        rivals: Sequence[ClaimRecord],
+        skip: frozenset[str],
+        limit: int = MAX_SLOT_RIVALS,
+    ) -> list[tuple[Unit, Judgement]]:
+        """Live units holding another value of the new unit's one-valued slot that the rules
+        also judge as contradicting it (at most ``limit``; units in ``skip`` left out).
+
+        The verdict of an atom names one unit; a slot may hold several rival values ("Maple",
+        "Birch" and now "Cedar"), and each is a disagreement a person should see.
+        """
+        viewer = Viewer(unit.bank_id, unit.agent_id, Scope.COLLECTIVE)
+        ids = [
+            uid
+            for c in rivals
+            for uid in self.store.claim_unit_ids(unit.bank_id, c.id)
+            if uid not in skip and uid != unit.id
+        ]
+        units = self.store.get_units(viewer, list(dict.fromkeys(ids)), lean=True)
+        candidate = Candidate(text=unit.text, type=unit.type, agent_id=unit.agent_id, claim=claim)
+        found: list[tuple[Unit, Judgement]] = []
+        for uid, other in units.items():
+            if len(found) >= limit:
+                break
+            if other.status not in LIVE:
+                continue
+            nb = Neighbour(
+                unit_id=uid,
+                text=other.text,
+                type=other.type,
+                agent_id=other.agent_id,
+                status=other.status.value,
+                similarity=0.0,
+                claim=extract_claim(other.text),
+                knowers=other.knowers,
+            )
+            verdict = judge(candidate, [nb], self.config)
+            if verdict.verdict == Verdict.CONTRADICT:
+                full = self.store.get_units(viewer, [uid]).get(uid)
+                if full is not None:
+                    found.append((full, verdict))
+        return found
 
     def _llm(
         self, text: str, near: list[tuple[Unit, float]]
