@@ -27,7 +27,7 @@ event date. One committed answer is what a judge-free phrase match can fairly sc
 that lists every hit would pass any phrase test by listing everything, which is exactly what the
 forbidden phrases are there to punish in the transcript baseline. Citations are the answer's
 evidence source ids (= event ids); contradictions are the bank's open conflicts that involve an
-answer unit, plus pairs of its rivals that fill the same claim slot (a set of values), each
+answer unit, plus the open conflicts between its rivals (a set of values for one slot), each
 mapped to the evidence event ids of its two units.
 """
 
@@ -40,7 +40,6 @@ from collections.abc import Iterable
 from bench.behaviour.adapters import SYSTEM
 from bench.behaviour.model import Action, Case, Event, Prediction
 from mneme import Memory
-from mneme.core.claims import claim_slot, extract_claim
 from mneme.core.model import Hit, Unit, UnitStatus
 from mneme.embed.factory import build_embedder
 from mneme.embed.protocol import Embedder
@@ -228,20 +227,14 @@ class MnemeAdapter:
             s for u in units for s in (*top.evidence_source_ids, *u.evidence) if s in known
         )
         answer_ids = {u.id for u in units}
-        pairs: list[tuple[str, str]] = []
-        rivals: list[str] = []
-        for c in mem.conflicts(bank=bank, status="open", limit=1000):
-            if c.a_unit not in answer_ids and c.b_unit not in answer_ids:
-                continue
-            pairs.append((c.a_unit, c.b_unit))
-            rivals.extend(u for u in (c.a_unit, c.b_unit) if u not in answer_ids)
-        # A set of values for one slot: the answer's rivals disagree with each other too when
-        # they fill the same slot (mneme opens a conflict against one neighbour per write).
-        pairs.extend(
-            (x, y)
-            for x, y in itertools.combinations(dict.fromkeys(rivals), 2)
-            if self._same_slot(mem, bank, x, y)
-        )
+        open_pairs = [
+            (c.a_unit, c.b_unit) for c in mem.conflicts(bank=bank, status="open", limit=1000)
+        ]
+        pairs = [(a, b) for a, b in open_pairs if a in answer_ids or b in answer_ids]
+        rivals = {u for pair in pairs for u in pair if u not in answer_ids}
+        # A set of values for one slot: the conflicts open between the answer's rivals too
+        # (mneme disputes a new value with every other value of its slot).
+        pairs.extend((a, b) for a, b in open_pairs if a in rivals and b in rivals)
         groups: list[tuple[str, ...]] = []
         for ua, ub in pairs:
             a, b = (self._evidence(mem, bank, uid, known) for uid in (ua, ub))
@@ -253,15 +246,6 @@ class MnemeAdapter:
             unsupported=tuple(dict.fromkeys(unsupported)),
             notes=tuple(notes),
         )
-
-    @staticmethod
-    def _same_slot(mem: Memory, bank: str, a: str, b: str) -> bool:
-        try:
-            claims = [extract_claim(mem.get(uid, bank=bank).text) for uid in (a, b)]
-        except MnemeError:
-            return False
-        ca, cb = claims
-        return ca is not None and cb is not None and claim_slot(ca) == claim_slot(cb)
 
     @staticmethod
     def _evidence(mem: Memory, bank: str, unit_id: str, known: set[str]) -> tuple[str, ...]:
