@@ -19,7 +19,7 @@ SECRET = "Zanzibar"
 
 #: Rows of the lexical index that still match the secret, by backend (FTS5 / tsvector + GIN).
 LEXICAL_LEFT = {
-    "sqlite": "SELECT count(*) FROM units_fts WHERE units_fts MATCH 'zanzibar'",
+    "sqlite": "SELECT count(*) FROM units_fts_1 WHERE units_fts_1 MATCH 'zanzibar'",
     "postgres": "SELECT count(*) FROM units WHERE tsv @@ to_tsquery('english', 'zanzibar')",
 }
 

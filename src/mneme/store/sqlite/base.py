@@ -28,6 +28,7 @@ class SQLiteBase:
     _indexes: dict[tuple[str, str], VectorIndex]
     _touched: set[str]
     _audit_heads: dict[str, tuple[int, str, int]]
+    _fts_names: dict[str, str]
 
     def _w(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
         assert self.db.in_transaction, "writes run inside Store.transaction()"

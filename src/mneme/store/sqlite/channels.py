@@ -12,7 +12,7 @@ from mneme.core.model import UnitStatus, UnitType, Viewer, Visibility
 from mneme.store.codec import parse_ts, ts, vector_from
 from mneme.store.protocol import LINK_KINDS, Filters, Link, Scored, Vector
 from mneme.store.ranking import temporal_order
-from mneme.store.sqlite.base import SQLiteBase
+from mneme.store.sqlite.lexicon import LexiconMixin
 from mneme.store.sqlite.scoping import fts_query, where
 from mneme.store.sqlite.vectors import IndexRow, VectorIndex
 
@@ -21,18 +21,19 @@ from mneme.store.sqlite.vectors import IndexRow, VectorIndex
 MAX_ENTITY_DEGREE = 48
 
 
-class ChannelsMixin(SQLiteBase):
+class ChannelsMixin(LexiconMixin):
     def search_lexical(
         self, viewer: Viewer, terms: Sequence[str], filters: Filters, limit: int
     ) -> list[Scored]:
         match = fts_query(list(terms))
-        if not match:
+        table = self._fts(viewer.bank_id)
+        if not match or table is None:
             return []
         clause, params = where(viewer, filters)
         rows = self.db.query(
-            "SELECT u.id, bm25(units_fts) AS s FROM units_fts "
-            "JOIN units u ON u.rowid = units_fts.rowid "
-            f"WHERE units_fts MATCH ? AND {clause} ORDER BY s, u.id LIMIT ?",
+            f"SELECT u.id, bm25({table}) AS s FROM {table} "
+            f"JOIN units u ON u.rowid = {table}.rowid "
+            f"WHERE {table} MATCH ? AND {clause} ORDER BY s, u.id LIMIT ?",
             (match, *params, limit),
         )
         # FTS5's bm25() is lower-is-better; flip it so every channel is higher-is-better.

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from mneme.store.codec import dumps, loads, parse_ts, ts, vector_bytes, vector_from
-from mneme.store.sqlite.base import SQLiteBase
 from mneme.store.sqlite.database import translate
+from mneme.store.sqlite.lexicon import LexiconMixin
 from mneme.store.tables import Table, spec
 
 
@@ -50,7 +50,7 @@ def _order(table: Table) -> tuple[str, ...]:
     return ("rowid",) if table.key == ("insertion",) else table.key
 
 
-class PortableMixin(SQLiteBase):
+class PortableMixin(LexiconMixin):
     def export_rows(self, table: str, batch: int = 1000) -> Iterator[list[dict[str, Any]]]:
         t = spec(table)
         order = _order(t)
@@ -84,5 +84,26 @@ class PortableMixin(SQLiteBase):
             )
         except sqlite3.Error as exc:
             raise translate(exc, self.db.path) from exc
+        if t.name == "units":
+            self._fts_imported(rows)
         # In-memory vector indexes of this store are stale now: rebuild on next use.
         self._indexes.clear()
+
+    def _fts_imported(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Imported units join their bank's lexical index (a new bank's table is filled
+        from every unit it has, these included)."""
+        by_bank: dict[str, list[str]] = {}
+        for row in rows:
+            by_bank.setdefault(str(row["bank_id"]), []).append(str(row["id"]))
+        for bank_id, ids in by_bank.items():
+            existed = self._fts(bank_id) is not None
+            name = self._fts_create(bank_id)
+            if not existed:
+                continue
+            for i in range(0, len(ids), 500):
+                chunk = ids[i : i + 500]
+                self._w(
+                    f"INSERT INTO {name} (rowid, text) SELECT rowid, text FROM units "
+                    f"WHERE bank_id = ? AND id IN ({','.join('?' * len(chunk))})",
+                    (bank_id, *chunk),
+                )

@@ -7,14 +7,14 @@ from collections.abc import Sequence
 from mneme.core.chain import digest
 from mneme.store.codec import ts
 from mneme.store.protocol import PurgeCounts
-from mneme.store.sqlite.base import SQLiteBase
+from mneme.store.sqlite.lexicon import LexiconMixin
 
 
 def _marks(ids: Sequence[str]) -> str:
     return ",".join("?" * len(ids)) or "NULL"
 
 
-class PurgeMixin(SQLiteBase):
+class PurgeMixin(LexiconMixin):
     def purge(
         self,
         bank_id: str,
@@ -88,14 +88,14 @@ class PurgeMixin(SQLiteBase):
             f"UPDATE conflicts SET question = '' WHERE bank_id = ? AND id IN ({_marks(conflicts)})",
             (bank_id, *conflicts),
         )
+        # Out of the lexical index first (it reads the text it removes from the rows), merged.
+        self._fts_remove(bank_id, units)
         self._w(f"DELETE FROM units WHERE bank_id = ? AND id IN ({u})", (bank_id, *units))
         # A name only the erased memories mentioned is content too.
         self._w(
             f"DELETE FROM entities WHERE bank_id = ? AND id IN ({_marks(entities)})",
             (bank_id, *entities),
         )
-        # FTS5 keeps deleted tokens in old segments until a merge: rewrite the index now.
-        self._w("INSERT INTO units_fts (units_fts) VALUES ('optimize')")
         self._w(
             f"DELETE FROM unit_evidence WHERE bank_id = ? AND source_id IN ({s})",
             (bank_id, *sources),

@@ -191,11 +191,13 @@ class TrustMixin(SQLiteBase):
             sql += " AND c.slot_key = ?"
             params.append(slot_key)
         if unit_id is not None:
+            # Driven from the unit's claim links (an EXISTS per claim scanned the bank's
+            # claims: 12 ms per call at 10k units).
             sql += (
-                " AND EXISTS (SELECT 1 FROM claim_units cu WHERE cu.bank_id = c.bank_id "
-                "AND cu.claim_id = c.id AND cu.unit_id = ?)"
+                " AND c.id IN (SELECT cu.claim_id FROM claim_units cu "
+                "INDEXED BY claim_units_unit WHERE cu.bank_id = ? AND cu.unit_id = ?)"
             )
-            params.append(unit_id)
+            params += [bank_id, unit_id]
         rows = self.db.query(sql + " ORDER BY c.created_at, c.id", params)
         return [claim_row(r) for r in rows]
 

@@ -1,0 +1,86 @@
+"""The lexical index of the SQLite store: one FTS5 table per bank (ADR 0017).
+
+FTS5's ``bm25()`` takes its document frequencies and average length from the whole table. One
+table for every bank made one bank's scores depend on what other banks hold (on five LoCoMo
+conversations in one file: R@10 0.630, against 0.678 for the same data on PostgreSQL, whose
+BM25 counts within the bank; one conversation alone scored the same on both). Each
+bank's table is ``units_fts_<n>``, ``n`` from the ``units_fts_banks`` registry; it indexes the
+``units`` rows of that bank (external content, so the text is stored once) and is written by the
+store, not by triggers: a trigger per bank would run for every insert into any bank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mneme.store.sqlite.base import SQLiteBase
+
+#: The FTS5 options every bank's table is created with (the tokenizer is part of the schema).
+FTS_OPTIONS = "text, content = 'units', content_rowid = 'rowid', " + (
+    "tokenize = 'porter unicode61 remove_diacritics 2'"
+)
+
+
+class LexiconMixin(SQLiteBase):
+    def _fts(self, bank_id: str) -> str | None:
+        """The bank's FTS5 table name, or None when the bank has none yet."""
+        cached = self._fts_names.get(bank_id)
+        if cached is not None:
+            return cached
+        rows = self.db.query("SELECT n FROM units_fts_banks WHERE bank_id = ?", (bank_id,))
+        if not rows:
+            return None
+        name = f"units_fts_{int(rows[0][0])}"
+        self._fts_names[bank_id] = name
+        return name
+
+    def _fts_create(self, bank_id: str) -> str:
+        """The bank's table, created (and filled from its units) if missing. In a write."""
+        name = self._fts(bank_id)
+        if name is not None:
+            return name
+        n = int(self.db.query("SELECT coalesce(max(n), 0) + 1 FROM units_fts_banks")[0][0])
+        name = f"units_fts_{n}"
+        self._w("INSERT INTO units_fts_banks (bank_id, n) VALUES (?, ?)", (bank_id, n))
+        self._w(f"CREATE VIRTUAL TABLE {name} USING fts5({FTS_OPTIONS})")
+        self._w(
+            f"INSERT INTO {name} (rowid, text) SELECT rowid, text FROM units WHERE bank_id = ?",
+            (bank_id,),
+        )
+        def forget() -> None:  # a rolled-back transaction takes the table with it
+            self._fts_names.pop(bank_id, None)
+
+        self.db.after(lambda: None, forget)
+        self._fts_names[bank_id] = name
+        return name
+
+    def _fts_add(self, bank_id: str, rowid: int, text: str) -> None:
+        self._w(
+            f"INSERT INTO {self._fts_create(bank_id)} (rowid, text) VALUES (?, ?)", (rowid, text)
+        )
+
+    def _fts_remove(self, bank_id: str, unit_ids: Sequence[str]) -> None:
+        """Take units out of the bank's index (before their rows are deleted), then merge the
+        index so no segment keeps their tokens."""
+        name = self._fts(bank_id)
+        if name is None or not unit_ids:
+            return
+        for i in range(0, len(unit_ids), 500):
+            chunk = unit_ids[i : i + 500]
+            self._w(
+                f"INSERT INTO {name} ({name}, rowid, text) SELECT 'delete', rowid, text "
+                f"FROM units WHERE bank_id = ? AND id IN ({','.join('?' * len(chunk))})",
+                (bank_id, *chunk),
+            )
+        self._w(f"INSERT INTO {name} ({name}) VALUES ('optimize')")
+
+    def _fts_backfill(self) -> None:
+        """Every bank without its table gets one (after migration 8, or after an import)."""
+        missing = self.db.query(
+            "SELECT id FROM banks WHERE id NOT IN (SELECT bank_id FROM units_fts_banks) ORDER BY id"
+        )
+        if not missing or self.db.read_only:
+            return
+        with self.db.transaction():
+            for (bank_id,) in missing:
+                self._fts_create(str(bank_id))
