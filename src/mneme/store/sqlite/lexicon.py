@@ -47,6 +47,7 @@ class LexiconMixin(SQLiteBase):
             f"INSERT INTO {name} (rowid, text) SELECT rowid, text FROM units WHERE bank_id = ?",
             (bank_id,),
         )
+
         def forget() -> None:  # a rolled-back transaction takes the table with it
             self._fts_names.pop(bank_id, None)
 
