@@ -111,3 +111,20 @@ def test_memory_open_with_a_postgresql_url_retains_and_recalls(pg_database: Any)
         assert mem.recall("Where does Alice live?", bank="b1", agent="a2") == []
     finally:
         mem.close()
+
+
+def test_a_growing_store_refreshes_the_planners_statistics(pg_make: Any) -> None:
+    """Statistics of an empty table plan the semantic channel as a nested loop over every
+    unit; after its units double (from 256) the store analyses its tables on commit."""
+    store = pg_make.store
+    pg_make.bank()
+
+    def tuples() -> float:
+        # ANALYZE writes pg_class.reltuples transactionally (-1: never analysed).
+        return float(store.db.scalar("SELECT reltuples FROM pg_class WHERE relname = 'units'"))
+
+    for i in range(255):
+        pg_make.unit(f"memory {i}", embed=False)
+    assert tuples() < 255  # not due yet
+    pg_make.unit("the 256th memory", embed=False)
+    assert tuples() >= 256
