@@ -21,6 +21,7 @@ from threadpoolctl import ThreadpoolController
 
 from mneme.core.model import Scope, UnitStatus, UnitType, Viewer, Visibility
 from mneme.store.protocol import Filters, Scored, UnitChanges, Vector
+from mneme.store.sqlite.ivf import IVF_MIN_ROWS, CoarseQuantizer, probe_count
 
 
 @functools.cache
@@ -79,7 +80,10 @@ class VectorIndex:
         self._ids: list[str] = []
         self._row: dict[str, int] = {}
         self._agents: dict[str, int] = {}
-        self._knows: dict[int, list[int]] = {}  # agent index -> rows it knows
+        # agent index -> rows it knows (a dict as an ordered set: membership in O(1); a list
+        # made every add O(rows) and a 100k-unit ingest quadratic)
+        self._knows: dict[int, dict[int, None]] = {}
+        self._ivf: CoarseQuantizer | None = None
         cap = 64
         self._mat = np.zeros((cap, dim), dtype=np.float32)
         self._author = np.zeros(cap, dtype=np.int32)
@@ -138,6 +142,8 @@ class VectorIndex:
         self._occ_e[i] = _epoch(row.occurred_end, start)
         self._val_f[i] = _epoch(row.valid_from, -math.inf)
         self._val_u[i] = _epoch(row.valid_until, math.inf)
+        if self._ivf is not None:
+            self._ivf.add(i, self._mat[i])
         for agent in row.knowers:
             self.add_knower(row.unit_id, agent)
 
@@ -145,9 +151,7 @@ class VectorIndex:
         i = self._row.get(unit_id)
         if i is None:
             return
-        rows = self._knows.setdefault(self._agent(agent_id), [])
-        if i not in rows:
-            rows.append(i)
+        self._knows.setdefault(self._agent(agent_id), {})[i] = None
 
     def set_state(
         self,
@@ -182,42 +186,76 @@ class VectorIndex:
         if "valid_until" in changes.clear:
             self._val_u[i] = math.inf
 
-    def _mask(self, viewer: Viewer, filters: Filters) -> np.ndarray:
+    def _mask(self, viewer: Viewer, filters: Filters, rows: np.ndarray | None = None) -> np.ndarray:
+        """Which rows (all of them, or ``rows``) the viewer may see and the filters keep."""
         n = len(self._ids)
+        sel: slice | np.ndarray = slice(0, n) if rows is None else rows
+        size = n if rows is None else len(rows)
         agent = self._agents.get(viewer.agent_id, -1)
-        mine = self._author[:n] == agent
-        mask = np.ones(n, dtype=bool) if viewer.scope == Scope.OWNER else ~self._private[:n] | mine
+        mine = self._author[sel] == agent
+        mask = (
+            np.ones(size, dtype=bool) if viewer.scope == Scope.OWNER else ~self._private[sel] | mine
+        )
         if viewer.scope == Scope.PERSONAL:
             known = np.zeros(n, dtype=bool)
-            rows = self._knows.get(agent)
-            if rows:
-                known[np.asarray(rows, dtype=np.int64)] = True
-            mask &= known
+            knows = self._knows.get(agent)
+            if knows:
+                known[np.fromiter(knows, dtype=np.int64, count=len(knows))] = True
+            mask &= known[sel]
         if filters.statuses is not None:
-            mask &= _lookup(_STATUS, filters.statuses)[self._status[:n]]
+            mask &= _lookup(_STATUS, filters.statuses)[self._status[sel]]
         if filters.types is not None:
-            mask &= _lookup(_TYPE, filters.types)[self._type[:n]]
+            mask &= _lookup(_TYPE, filters.types)[self._type[sel]]
         if filters.occurred_from is not None or filters.occurred_to is not None:
             lo = _epoch(filters.occurred_from, -math.inf)
             hi = _epoch(filters.occurred_to, math.inf)
-            s, e = self._occ_s[:n], self._occ_e[:n]
+            s, e = self._occ_s[sel], self._occ_e[sel]
             with np.errstate(invalid="ignore"):
                 mask &= (s <= hi) & ((e > lo) | (s >= lo))
         if filters.valid_at is not None:
             t = filters.valid_at.timestamp()
-            mask &= (self._val_f[:n] <= t) & (self._val_u[:n] > t)
+            mask &= (self._val_f[sel] <= t) & (self._val_u[sel] > t)
         if filters.include_ids is not None:
             only = np.zeros(n, dtype=bool)
-            for unit_id in filters.include_ids:
-                i = self._row.get(unit_id)
-                if i is not None:
-                    only[i] = True
-            mask &= only
-        for unit_id in filters.exclude_ids:
-            i = self._row.get(unit_id)
-            if i is not None:
-                mask[i] = False
+            only[self._rows_of(filters.include_ids)] = True
+            mask &= only[sel]
+        if filters.exclude_ids:
+            hide = np.zeros(n, dtype=bool)
+            hide[self._rows_of(filters.exclude_ids)] = True
+            mask &= ~hide[sel]
         return mask
+
+    def _rows_of(self, unit_ids: Iterable[str]) -> np.ndarray:
+        found = [self._row[u] for u in unit_ids if u in self._row]
+        return np.asarray(sorted(found), dtype=np.int64)
+
+    def _quantizer(self) -> CoarseQuantizer:
+        """The coarse quantizer, trained now if missing or if the rows doubled since."""
+        n = len(self._ids)
+        if self._ivf is None or n >= 2 * self._ivf.trained_rows:
+            with _one_blas_thread():
+                self._ivf = CoarseQuantizer.train(self._mat[:n])
+        return self._ivf
+
+    def _candidates(
+        self, viewer: Viewer, q: np.ndarray, filters: Filters, limit: int
+    ) -> tuple[np.ndarray | None, np.ndarray]:
+        """The rows to rank (None: all of them) and their visibility mask."""
+        n = len(self._ids)
+        if filters.include_ids is not None:
+            rows = self._rows_of(filters.include_ids)  # a named few: rank exactly those
+            return rows, self._mask(viewer, filters, rows)
+        if n < IVF_MIN_ROWS:
+            return None, self._mask(viewer, filters)
+        ivf = self._quantizer()
+        probes = probe_count(ivf.lists)
+        while True:
+            rows = ivf.candidates(q, probes)
+            mask = self._mask(viewer, filters, rows)
+            # Too few visible rows among the probed clusters: widen (at the end, all of them).
+            if int(mask.sum()) >= limit or probes >= ivf.lists:
+                return rows, mask
+            probes *= 4
 
     def search(self, viewer: Viewer, query: Vector, filters: Filters, limit: int) -> list[Scored]:
         n = len(self._ids)
@@ -226,16 +264,19 @@ class VectorIndex:
         q = np.asarray(query, dtype=np.float32)
         if q.shape != (self.dim,):
             return []
-        mask = self._mask(viewer, filters)
+        rows, mask = self._candidates(viewer, q, filters, limit)
         visible = int(mask.sum())
         if visible == 0:
             return []
-        # Score every row (a view, no copy), then hide what the viewer may not see before
-        # ranking: the mask is the scope, applied inside the store.
+        # Score the candidate rows (all of them: a view, no copy), then hide what the viewer
+        # may not see before ranking: the mask is the scope, applied inside the store.
         with _one_blas_thread():
-            scores = self._mat[:n] @ q
+            scores = (self._mat[:n] if rows is None else self._mat[rows]) @ q
         scores[~mask] = -np.inf
         k = min(limit, visible)
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.lexsort((top, -scores[top]))]  # score desc, then row order: deterministic
-        return [Scored(self._ids[int(i)], float(scores[i])) for i in top]
+        found = top if rows is None else rows[top]
+        return [
+            Scored(self._ids[int(i)], float(scores[t])) for i, t in zip(found, top, strict=True)
+        ]

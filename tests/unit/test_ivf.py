@@ -1,0 +1,136 @@
+"""The coarse quantizer of large SQLite banks: close to exact, scope before ranking, widening."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from mneme.core.model import Scope, UnitStatus, UnitType, Viewer, Visibility
+from mneme.store.protocol import Filters
+from mneme.store.sqlite import ivf as ivf_mod
+from mneme.store.sqlite import vectors as vectors_mod
+from mneme.store.sqlite.ivf import CoarseQuantizer
+from mneme.store.sqlite.vectors import IndexRow, VectorIndex
+
+DIM = 32
+N = 6000
+
+
+def _clustered(n: int, seed: int = 3) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(60, DIM))
+    points = centres[rng.integers(0, 60, n)] + 0.35 * rng.normal(size=(n, DIM))
+    points /= np.linalg.norm(points, axis=1, keepdims=True)
+    return points.astype(np.float32)
+
+
+def _index(vectors: np.ndarray, private_every: int = 0) -> VectorIndex:
+    idx = VectorIndex("b1", "m", DIM, 0)
+    for i, v in enumerate(vectors):
+        private = private_every and i % private_every == 0
+        idx.add(
+            IndexRow(
+                unit_id=f"u{i}",
+                vector=v,
+                author="a2" if private else "a1",
+                visibility=Visibility.PRIVATE if private else Visibility.SHARED,
+                status=UnitStatus.ACTIVE,
+                type=UnitType.FACT,
+                occurred_start=None,
+                occurred_end=None,
+                valid_from=None,
+                valid_until=None,
+                knowers=("a2" if private else "a1",),
+            )
+        )
+    return idx
+
+
+@pytest.fixture
+def small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vectors_mod, "IVF_MIN_ROWS", 1000)
+
+
+def test_every_row_belongs_to_exactly_one_cluster() -> None:
+    vectors = _clustered(3000)
+    q = CoarseQuantizer.train(vectors, lists=40)
+    everything = q.candidates(vectors[0], q.lists)
+    assert everything.tolist() == list(range(3000))
+    assert q.trained_rows == 3000
+
+
+@pytest.mark.usefixtures("small_threshold")
+def test_partitioned_search_finds_what_the_exact_scan_finds() -> None:
+    vectors = _clustered(N)
+    idx = _index(vectors)
+    viewer = Viewer("b1", "a1", Scope.COLLECTIVE)
+    queries = _clustered(50, seed=9)
+    overlap = []
+    for q in queries:
+        got = {s.unit_id for s in idx.search(viewer, q, Filters(), 10)}
+        scores = vectors @ q
+        truth = {f"u{i}" for i in np.argsort(-scores)[:10]}
+        overlap.append(len(got & truth) / 10)
+    assert idx._ivf is not None  # the partitioned path ran
+    assert float(np.mean(overlap)) >= 0.9
+
+
+@pytest.mark.usefixtures("small_threshold")
+def test_scope_is_applied_before_ranking_and_a_selective_scope_widens_the_probe() -> None:
+    vectors = _clustered(N)
+    idx = _index(vectors, private_every=3)
+    other = Viewer("b1", "a1", Scope.COLLECTIVE)
+    owner = Viewer("b1", "a2", Scope.PERSONAL)  # sees only its own private third
+    for q in _clustered(20, seed=5):
+        hits = idx.search(other, q, Filters(), 10)
+        assert len(hits) == 10
+        assert all(int(h.unit_id[1:]) % 3 != 0 for h in hits)  # never another's private row
+        mine = idx.search(owner, q, Filters(), 10)
+        assert len(mine) == 10
+        assert all(int(h.unit_id[1:]) % 3 == 0 for h in mine)
+    # a filter that only a handful of rows pass still returns them all (the probe widens)
+    few = Filters(exclude_ids=frozenset(f"u{i}" for i in range(N - 5)))
+    assert {h.unit_id for h in idx.search(other, vectors[0], few, 10)} == {
+        f"u{i}" for i in range(N - 5, N) if i % 3 != 0
+    }
+
+
+@pytest.mark.usefixtures("small_threshold")
+def test_rows_added_after_training_are_found_and_doubling_retrains() -> None:
+    vectors = _clustered(2 * N, seed=4)
+    idx = _index(vectors[:N])
+    viewer = Viewer("b1", "a1", Scope.COLLECTIVE)
+    idx.search(viewer, vectors[0], Filters(), 5)
+    first = idx._ivf
+    assert first is not None
+    assert first.trained_rows == N
+    row = IndexRow(  # one more row, added to the trained index
+        unit_id="late",
+        vector=vectors[N],
+        author="a1",
+        visibility=Visibility.SHARED,
+        status=UnitStatus.ACTIVE,
+        type=UnitType.FACT,
+        occurred_start=None,
+        occurred_end=None,
+        valid_from=None,
+        valid_until=None,
+    )
+    idx.add(row)
+    assert idx.search(viewer, vectors[N], Filters(), 1)[0].unit_id == "late"
+    for i in range(N + 1, 2 * N):
+        idx.add(dataclasses.replace(row, unit_id=f"v{i}", vector=vectors[i]))
+    idx.search(viewer, vectors[0], Filters(), 5)
+    assert idx._ivf is not first
+    assert idx._ivf is not None
+    assert idx._ivf.trained_rows == 2 * N
+
+
+def test_the_exact_scan_stays_below_the_threshold() -> None:
+    idx = _index(_clustered(500))
+    idx.search(Viewer("b1", "a1", Scope.COLLECTIVE), _clustered(1)[0], Filters(), 5)
+    assert idx._ivf is None
+    assert ivf_mod.list_count(1_000_000) == 2000
+    assert ivf_mod.probe_count(2000) == 125
