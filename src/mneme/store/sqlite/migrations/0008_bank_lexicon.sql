@@ -11,3 +11,8 @@ CREATE TABLE units_fts_banks (
     bank_id TEXT PRIMARY KEY,
     n       INTEGER NOT NULL UNIQUE
 );
+
+-- A memory's conflicts, found from either side (a supersession settles the conflicts of the
+-- memory it retires): without these, every retirement scanned the bank's open conflicts.
+CREATE INDEX conflicts_a_unit ON conflicts (bank_id, a_unit);
+CREATE INDEX conflicts_b_unit ON conflicts (bank_id, b_unit);
