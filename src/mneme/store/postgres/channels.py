@@ -152,20 +152,24 @@ class RecallChannels:
         seeds = list(dict.fromkeys(unit_ids))
         clause, params = where(viewer, filters, "b")
         links: list[Link] = []
-        seedset = set(seeds)
         if "EDGE" in kinds:
-            # typed edges between units, both directions
+            # Typed edges between units, both directions: one indexed branch per direction
+            # (as on SQLite); an edge with both ends among the seeds comes once, from its src.
             rows = self.db.query(
-                "SELECT e.src, e.dst, e.type, e.weight * e.confidence, e.id FROM edges e "
-                "JOIN units b ON b.bank_id = e.bank_id "
-                "AND b.id = CASE WHEN e.src = ANY(%s::text[]) THEN e.dst ELSE e.src END "
-                "WHERE e.bank_id = %s AND (e.src = ANY(%s::text[]) OR e.dst = ANY(%s::text[])) "
-                f"AND {clause} ORDER BY e.weight DESC, e.id LIMIT %s",
-                (seeds, viewer.bank_id, seeds, seeds, *params, limit),
+                "SELECT a, o, type, w, id FROM ("
+                "SELECT e.src AS a, e.dst AS o, e.type AS type, e.weight * e.confidence AS w, "
+                "e.weight AS ew, e.id AS id FROM edges e "
+                "JOIN units b ON b.bank_id = e.bank_id AND b.id = e.dst "
+                f"WHERE e.bank_id = %s AND e.src = ANY(%s::text[]) AND {clause} "
+                "UNION ALL "
+                "SELECT e.dst, e.src, e.type, e.weight * e.confidence, e.weight, e.id FROM edges e "
+                "JOIN units b ON b.bank_id = e.bank_id AND b.id = e.src "
+                "WHERE e.bank_id = %s AND e.dst = ANY(%s::text[]) "
+                f"AND NOT (e.src = ANY(%s::text[])) AND {clause}"
+                ") x ORDER BY ew DESC, id LIMIT %s",
+                (viewer.bank_id, seeds, *params, viewer.bank_id, seeds, seeds, *params, limit),
             )
-            for src, dst, typ, w, eid in rows:
-                a, b = (src, dst) if src in seedset else (dst, src)
-                links.append(Link(a, b, typ, float(w), eid))
+            links.extend(Link(a, b, typ, float(w), eid) for a, b, typ, w, eid in rows)
         if "ENTITY" in kinds:
             # shared entities (hubs excluded), weighted by rarity
             rows = self.db.query(

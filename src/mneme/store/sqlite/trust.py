@@ -475,17 +475,26 @@ class TrustMixin(SQLiteBase):
         pair_key: str | None = None,
         limit: int = 100,
     ) -> list[ConflictRecord]:
-        sql = f"SELECT {CONFLICT_COLS} FROM conflicts WHERE bank_id = ?"
+        where = "bank_id = ?"
         params: list[Any] = [bank_id]
         if status is not None:
-            sql += " AND status = ?"
+            where += " AND status = ?"
             params.append(status)
-        if unit_id is not None:
-            sql += " AND (a_unit = ? OR b_unit = ?)"
-            params += [unit_id, unit_id]
         if pair_key is not None:
-            sql += " AND pair_key = ?"
+            where += " AND pair_key = ?"
             params.append(pair_key)
+        if unit_id is None:
+            sql = f"SELECT {CONFLICT_COLS} FROM conflicts WHERE {where}"
+        else:
+            # One indexed lookup per side: with "a_unit = ? OR b_unit = ?" the planner walked
+            # the (bank, status, created_at) index through every open conflict of the bank.
+            sql = (
+                f"SELECT {CONFLICT_COLS} FROM conflicts INDEXED BY conflicts_a_unit "
+                f"WHERE {where} AND a_unit = ? UNION "
+                f"SELECT {CONFLICT_COLS} FROM conflicts INDEXED BY conflicts_b_unit "
+                f"WHERE {where} AND b_unit = ?"
+            )
+            params = [*params, unit_id, *params, unit_id]
         rows = self.db.query(sql + " ORDER BY created_at, id LIMIT ?", (*params, limit))
         return [conflict_row(r) for r in rows]
 
