@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -26,25 +24,27 @@ def _clustered(n: int, seed: int = 3) -> np.ndarray:
     return points.astype(np.float32)
 
 
+def _row(unit_id: str, vector: np.ndarray, private: bool = False) -> IndexRow:
+    author = "a2" if private else "a1"
+    return IndexRow(
+        unit_id=unit_id,
+        vector=vector,
+        author=author,
+        visibility=Visibility.PRIVATE if private else Visibility.SHARED,
+        status=UnitStatus.ACTIVE,
+        type=UnitType.FACT,
+        occurred_start=None,
+        occurred_end=None,
+        valid_from=None,
+        valid_until=None,
+        knowers=(author,),
+    )
+
+
 def _index(vectors: np.ndarray, private_every: int = 0) -> VectorIndex:
     idx = VectorIndex("b1", "m", DIM, 0)
     for i, v in enumerate(vectors):
-        private = private_every and i % private_every == 0
-        idx.add(
-            IndexRow(
-                unit_id=f"u{i}",
-                vector=v,
-                author="a2" if private else "a1",
-                visibility=Visibility.PRIVATE if private else Visibility.SHARED,
-                status=UnitStatus.ACTIVE,
-                type=UnitType.FACT,
-                occurred_start=None,
-                occurred_end=None,
-                valid_from=None,
-                valid_until=None,
-                knowers=("a2" if private else "a1",),
-            )
-        )
+        idx.add(_row(f"u{i}", v, bool(private_every) and i % private_every == 0))
     return idx
 
 
@@ -106,22 +106,10 @@ def test_rows_added_after_training_are_found_and_doubling_retrains() -> None:
     first = idx._ivf
     assert first is not None
     assert first.trained_rows == N
-    row = IndexRow(  # one more row, added to the trained index
-        unit_id="late",
-        vector=vectors[N],
-        author="a1",
-        visibility=Visibility.SHARED,
-        status=UnitStatus.ACTIVE,
-        type=UnitType.FACT,
-        occurred_start=None,
-        occurred_end=None,
-        valid_from=None,
-        valid_until=None,
-    )
-    idx.add(row)
+    idx.add(_row("late", vectors[N]))  # one more row, added to the trained index
     assert idx.search(viewer, vectors[N], Filters(), 1)[0].unit_id == "late"
     for i in range(N + 1, 2 * N):
-        idx.add(dataclasses.replace(row, unit_id=f"v{i}", vector=vectors[i]))
+        idx.add(_row(f"v{i}", vectors[i]))
     idx.search(viewer, vectors[0], Filters(), 5)
     assert idx._ivf is not first
     assert idx._ivf is not None

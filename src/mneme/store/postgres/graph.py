@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from psycopg.types.json import Jsonb
 
 from mneme.core.model import Edge, Entity, Unit, Viewer
-from mneme.store.edges import edge_audit, edge_groups
+from mneme.store.edges import EDGE_COLUMNS, audit_edges, edge_values
 from mneme.store.postgres.base import PostgresBase
 from mneme.store.postgres.rows import utc
 from mneme.store.postgres.scoping import where
@@ -79,34 +79,10 @@ class GraphMixin(PostgresBase):
         if not edges:
             return
         self._many(
-            "INSERT INTO edges (bank_id, id, src, dst, type, weight, confidence, made_by, "
-            "created_at, metadata) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            [
-                (
-                    e.bank_id,
-                    e.id,
-                    e.src,
-                    e.dst,
-                    e.type,
-                    e.weight,
-                    e.confidence,
-                    e.made_by,
-                    utc(e.created_at),
-                    Jsonb(dict(e.metadata)),
-                )
-                for e in edges
-            ],
+            f"INSERT INTO edges ({EDGE_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            edge_values(edges, utc, Jsonb),
         )
-        for (bank_id, made_by), group in edge_groups(edges).items():
-            self.audit(
-                bank_id,
-                made_by,
-                "edge.put",
-                group[0].id if len(group) == 1 else group[0].src,
-                None,
-                edge_audit(group),
-                "link",
-            )
+        audit_edges(self.audit, edges)
 
     def edges_of(self, viewer: Viewer, unit_id: str) -> list[Edge]:
         """Edges touching a visible unit whose other end is visible too (or is a source)."""

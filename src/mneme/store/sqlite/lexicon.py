@@ -66,14 +66,28 @@ class LexiconMixin(SQLiteBase):
         name = self._fts(bank_id)
         if name is None or not unit_ids:
             return
+        self._fts_units(name, bank_id, unit_ids, delete=True)
+        self._w(f"INSERT INTO {name} ({name}) VALUES ('optimize')")
+
+    def _fts_units(
+        self, name: str, bank_id: str, unit_ids: Sequence[str], *, delete: bool = False
+    ) -> None:
+        """Index (or, with ``delete``, unindex) units of the bank by id, from their rows."""
+        columns, values = (
+            (f"{name}, rowid, text", "'delete', rowid, text")
+            if delete
+            else (
+                "rowid, text",
+                "rowid, text",
+            )
+        )
         for i in range(0, len(unit_ids), 500):
             chunk = unit_ids[i : i + 500]
             self._w(
-                f"INSERT INTO {name} ({name}, rowid, text) SELECT 'delete', rowid, text "
-                f"FROM units WHERE bank_id = ? AND id IN ({','.join('?' * len(chunk))})",
+                f"INSERT INTO {name} ({columns}) SELECT {values} FROM units "
+                f"WHERE bank_id = ? AND id IN ({','.join('?' * len(chunk))})",
                 (bank_id, *chunk),
             )
-        self._w(f"INSERT INTO {name} ({name}) VALUES ('optimize')")
 
     def _fts_backfill(self) -> None:
         """Every bank without its table gets one (after migration 8, or after an import)."""

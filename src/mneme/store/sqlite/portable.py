@@ -98,12 +98,5 @@ class PortableMixin(LexiconMixin):
         for bank_id, ids in by_bank.items():
             existed = self._fts(bank_id) is not None
             name = self._fts_create(bank_id)
-            if not existed:
-                continue
-            for i in range(0, len(ids), 500):
-                chunk = ids[i : i + 500]
-                self._w(
-                    f"INSERT INTO {name} (rowid, text) SELECT rowid, text FROM units "
-                    f"WHERE bank_id = ? AND id IN ({','.join('?' * len(chunk))})",
-                    (bank_id, *chunk),
-                )
+            if existed:
+                self._fts_units(name, bank_id, ids)

@@ -23,7 +23,7 @@ from mneme.core.model import (
 )
 from mneme.errors import Conflict, InvalidInput
 from mneme.store.codec import dumps, loads, parse_ts, ts, unit_summary, vector_bytes
-from mneme.store.edges import edge_audit, edge_groups
+from mneme.store.edges import EDGE_COLUMNS, audit_edges, edge_values
 from mneme.store.protocol import (
     CLEARABLE_UNIT_FIELDS,
     Capabilities,
@@ -553,34 +553,10 @@ class SQLiteStore(
         if not edges:
             return
         self._many(
-            "INSERT INTO edges (bank_id, id, src, dst, type, weight, confidence, made_by, "
-            "created_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    e.bank_id,
-                    e.id,
-                    e.src,
-                    e.dst,
-                    e.type,
-                    e.weight,
-                    e.confidence,
-                    e.made_by,
-                    ts(e.created_at),
-                    dumps(dict(e.metadata)),
-                )
-                for e in edges
-            ],
+            f"INSERT INTO edges ({EDGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            edge_values(edges, ts, dumps),
         )
-        for (bank_id, made_by), group in edge_groups(edges).items():
-            self.audit(
-                bank_id,
-                made_by,
-                "edge.put",
-                group[0].id if len(group) == 1 else group[0].src,
-                None,
-                edge_audit(group),
-                "link",
-            )
+        audit_edges(self.audit, edges)
 
     def edges_of(self, viewer: Viewer, unit_id: str) -> list[Edge]:
         """Edges touching a visible unit whose other end is visible too (or is a source)."""
