@@ -223,27 +223,21 @@ class Retainer:
                 UnitStatus.REJECTED,
             ):
                 continue
-            if successor.visibility == Visibility.PRIVATE and old.visibility != Visibility.PRIVATE:
-                decisions.append(
-                    Decision(
-                        Verdict.SUPERSEDE,
-                        old.text,
-                        successor.id,
-                        old.id,
-                        "not applied: a private memory cannot retire a shared one",
-                    )
+            private = (
+                successor.visibility == Visibility.PRIVATE and old.visibility != Visibility.PRIVATE
+            )
+            immutable = not private and bool(
+                old.metadata.get("immutable") and self.atoms.charter().protect_immutable
+            )
+            if private or immutable:
+                why = (
+                    "a private memory cannot retire a shared one"
+                    if private
+                    else "the memory is marked immutable"
                 )
-                continue
-            if old.metadata.get("immutable") and self.atoms.charter().protect_immutable:
-                decisions.append(
-                    Decision(
-                        Verdict.SUPERSEDE,
-                        old.text,
-                        successor.id,
-                        old.id,
-                        "not applied: the memory is marked immutable",
-                    )
-                )
+                held = f"not applied: {why}"
+                decisions.append(Decision(Verdict.SUPERSEDE, old.text, successor.id, old.id, held))
+            if immutable:
                 out.questions.append(
                     Question(
                         conflict_type="immutable",
@@ -256,6 +250,7 @@ class Retainer:
                         confidence=1.0,
                     )
                 )
+            if private or immutable:
                 continue
             retire(
                 self.store,
