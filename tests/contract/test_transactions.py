@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mneme.core.chain import verify_chain
-from mneme.core.model import Bank, Scope
+from mneme.core.model import Bank, Entity, Scope, Tombstone
 from mneme.store.protocol import Store
 
 
@@ -94,3 +94,59 @@ def test_concurrent_writers_match_the_declared_capability(store: Store, make: An
     t2.join(10)
     assert finished_while_held == store.capabilities.concurrent_writers
     assert {a.id for a in store.list_agents("b1")} == {"a1", "a2"}
+
+
+def test_reads_inside_a_transaction_see_its_own_writes(store: Store, make: Any) -> None:
+    """Reads a write transaction repeats (banks, entities by key, tombstones, the audit head)
+    may be remembered for the transaction: each must still see the writes made before it."""
+    make.bank()
+    with store.transaction():
+        assert store.get_bank("b9") is None
+        store.ensure_bank(Bank(id="b9", name="b9", created_at=make.t0))
+        assert store.get_bank("b9") is not None
+        assert store.find_tombstones("b1", content_key="k1") == []
+        store.put_tombstone(
+            Tombstone(
+                id="t1",
+                bank_id="b1",
+                text="x",
+                reason="wrong",
+                actor="a1",
+                at=make.t0,
+                content_key="k1",
+            )
+        )
+        assert [t.id for t in store.find_tombstones("b1", content_key="k1")] == ["t1"]
+        first = store.upsert_entity(
+            Entity(id="ent_1", bank_id="b1", name="Lisbon", key="lisbon", aliases=("LIS",))
+        )
+        again = store.upsert_entity(
+            Entity(id="ent_2", bank_id="b1", name="Lisbon", key="lisbon", aliases=("Lisboa",))
+        )
+        assert again.id == first.id and set(again.aliases) == {"LIS", "Lisboa"}
+        third = store.upsert_entity(Entity(id="ent_3", bank_id="b1", name="Lisbon", key="lisbon"))
+        assert third.id == first.id and set(third.aliases) == {"LIS", "Lisboa"}
+
+
+def test_the_audit_head_follows_a_rolled_back_savepoint(store: Store, make: Any) -> None:
+    make.bank()
+
+    def nested_failure() -> None:
+        with store.transaction():
+            make.unit("dropped")
+            raise Boom
+
+    with store.transaction():
+        make.unit("kept")
+        records = list(store.audit_records("b1"))
+        assert store.audit_head("b1") == (records[-1].seq, records[-1].hash, len(records))
+        with pytest.raises(Boom):
+            nested_failure()
+        make.unit("kept too")
+    records = list(store.audit_records("b1"))
+    assert store.audit_head("b1") == (records[-1].seq, records[-1].hash, len(records))
+    assert verify_chain((r.seq, r.prev_hash, r.hash, r.hashed) for r in records).ok
+    make.unit("after commit")
+    records = list(store.audit_records("b1"))
+    assert store.audit_head("b1") == (records[-1].seq, records[-1].hash, len(records))
+    assert verify_chain((r.seq, r.prev_hash, r.hash, r.hashed) for r in records).ok

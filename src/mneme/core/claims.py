@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mneme.core.language import STOPWORDS, speaker_of
 
@@ -867,10 +868,13 @@ def _draft(words: list[str], speaker: str | None, capitalized: bool) -> tuple[st
     return draft.subject or subject.name, draft
 
 
+@lru_cache(maxsize=32768)
 def extract_claim(text: str) -> Claim | None:
     """The subject-attribute-value claim of one atom, or None when no rule matches.
 
-    Never raises: arbitrary text either yields a claim or None.
+    Never raises: arbitrary text either yields a claim or None. Memoized (a Claim is frozen):
+    the write path reads the claim of every neighbour of every new atom, and the same
+    neighbours come back atom after atom.
     """
     try:
         claim = _extract(text)

@@ -5,13 +5,17 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from functools import lru_cache
 
 _SPACE = re.compile(r"\s+")
 _EDGE_PUNCT = re.compile(r"^[\s\"'`([{]+|[\s\"'`)\]}.!?;:,]+$")
 
 
+@lru_cache(maxsize=32768)
 def normalize_text(text: str) -> str:
-    """Case-, width- and whitespace-insensitive form of a claim, trailing punctuation dropped."""
+    """Case-, width- and whitespace-insensitive form of a claim, trailing punctuation dropped.
+
+    Memoized: the judge compares every new atom with the same recent neighbours."""
     t = unicodedata.normalize("NFKC", text).casefold()
     t = (
         t.replace("\u2019", "'")

@@ -73,6 +73,9 @@ class AtomWriter:
         self.judge = judge
         self.conflicts = conflicts
         self.charter = charter
+        #: The new unit's rule-made edges (PART_OF its source, RELATES_TO its topic
+        #: neighbours), written together when the atom is done: one insert, one audit entry.
+        self._edges: list[Edge] = []
 
     def write(
         self, plan: Plan, atom: Atom, out: Outcome, corrected: frozenset[str] = frozenset()
@@ -82,6 +85,13 @@ class AtomWriter:
         ``corrected``: the units the input supersedes (``supersedes=``). A correction is never
         merged into what it corrects as more evidence: it is judged again without them.
         """
+        self._edges = []
+        held = self._write(plan, atom, out, corrected)
+        edges, self._edges = self._edges, []
+        self.store.put_edges(edges)
+        return held
+
+    def _write(self, plan: Plan, atom: Atom, out: Outcome, corrected: frozenset[str]) -> str:
         src = plan.source
         found = self.store.find_by_content_key(src.bank_id, atom.key, src.visibility, src.agent_id)
         if found is not None:
@@ -429,7 +439,7 @@ class AtomWriter:
         ]
         if ids:
             self.store.add_mentions(src.bank_id, unit.id, ids)
-        self.store.put_edge(
+        self._edges.append(
             Edge(
                 id=new_id("e_"),
                 bank_id=src.bank_id,
@@ -442,7 +452,7 @@ class AtomWriter:
         )
 
     def _relate(self, unit: Unit, others: tuple[str, ...]) -> None:
-        self.store.put_edges(
+        self._edges.extend(
             [
                 Edge(
                     id=new_id("e_"),

@@ -57,6 +57,8 @@ class AuditMixin(SQLiteBase):
             )
 
     def audit_head(self, bank_id: str) -> tuple[int, str, int] | None:
+        if self.db.owns_transaction and bank_id in self._audit_dirty:
+            return self._audit_tip(bank_id)  # the head row is written at commit
         rows = self.db.query(
             "SELECT seq, hash, count FROM audit_head WHERE bank_id = ?", (bank_id,)
         )

@@ -27,8 +27,37 @@ class SQLiteBase:
     db: Database
     _indexes: dict[tuple[str, str], VectorIndex]
     _touched: set[str]
-    _audit_heads: dict[str, tuple[int, str, int]]
+    _audit_heads: dict[str, tuple[int, int, str, int]]  # bank -> (epoch, seq, hash, count)
+    _audit_dirty: set[str]
     _fts_names: dict[str, str]
+    _memo: dict[Any, Any]
+    _memo_epoch: int
+
+    def _memoized(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """A read remembered for the rest of this thread's write transaction.
+
+        Inside it this thread holds the file's write lock (BEGIN IMMEDIATE): no other writer
+        changes anything, and the writes that would change the answer forget the key. The
+        epoch changes when a transaction begins and on any rollback (a savepoint included), so
+        nothing outlives the state it was read from. Outside a write transaction: no memo.
+        """
+        if not self.db.owns_transaction:
+            return compute()
+        if self._memo_epoch != self.db.epoch:
+            self._memo.clear()
+            self._memo_epoch = self.db.epoch
+        try:
+            return self._memo[key]
+        except KeyError:
+            value = self._memo[key] = compute()
+            return value
+
+    def _forget(self, key: Any = None) -> None:
+        """Drop one memoized read (all of them when ``key`` is None) after a write."""
+        if key is None:
+            self._memo.clear()
+        else:
+            self._memo.pop(key, None)
 
     def _w(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
         assert self.db.in_transaction, "writes run inside Store.transaction()"
@@ -48,6 +77,7 @@ class SQLiteBase:
             "ON CONFLICT (bank_id) DO UPDATE SET generation = generation + 1",
             (bank_id,),
         )
+        self._forget(("generation", bank_id))
         gen = int(
             self.db.query("SELECT generation FROM index_state WHERE bank_id = ?", (bank_id,))[0][0]
         )
@@ -135,13 +165,9 @@ class SQLiteBase:
     ) -> None:
         cached = self._audit_heads.get(bank_id)
         if cached is not None and cached[0] == self.db.epoch:
-            prev, count = cached[1], cached[2]
+            prev, count = cached[2], cached[3]
         else:
-            head = self.db.query(
-                "SELECT seq, hash, count FROM audit_head WHERE bank_id = ?", (bank_id,)
-            )
-            prev = head[0][1] if head else GENESIS
-            count = int(head[0][2]) if head else 0
+            _, prev, count = self._audit_tip(bank_id)
         at = ts(self._clock())
         before_s = None if before is None else dumps(dict(before))
         after_s = None if after is None else dumps(dict(after))
@@ -175,12 +201,48 @@ class SQLiteBase:
                 content_digest(after_s),
             ),
         )
+        # The head row is written once, just before commit (``_write_head``): one write per
+        # transaction instead of one per entry. Until then this copy is the head; a rollback
+        # or a new transaction changes the epoch and voids it (``_audit_tip`` reads it again).
+        self._audit_heads[bank_id] = (self.db.epoch, int(cur.lastrowid or 0), digest, count + 1)
+        if bank_id not in self._audit_dirty:
+            self._audit_dirty.add(bank_id)
+            self.db.before_commit(lambda: self._write_head(bank_id))
+            self.db.after(self._audit_dirty.clear, self._audit_dirty.clear)
+
+    def _audit_tip(self, bank_id: str) -> tuple[int, str, int]:
+        """The bank's last audit entry (seq, hash, count), read from the file: the head row,
+        then any entries this transaction appended after it and has not yet folded in."""
+        head = self.db.query(
+            "SELECT seq, hash, count FROM audit_head WHERE bank_id = ?", (bank_id,)
+        )
+        seq, digest, count = (
+            (int(head[0][0]), str(head[0][1]), int(head[0][2]))
+            if head
+            else (
+                0,
+                GENESIS,
+                0,
+            )
+        )
+        n, last = self.db.query(
+            "SELECT count(*), max(seq) FROM audit_log WHERE bank_id = ? AND seq > ?",
+            (bank_id, seq),
+        )[0]
+        if n:
+            seq, count = int(last), count + int(n)
+            digest = str(self.db.query("SELECT hash FROM audit_log WHERE seq = ?", (seq,))[0][0])
+        return seq, digest, count
+
+    def _write_head(self, bank_id: str) -> None:
+        cached = self._audit_heads.get(bank_id)
+        if cached is not None and cached[0] == self.db.epoch:
+            seq, digest, count = cached[1], cached[2], cached[3]
+        else:
+            seq, digest, count = self._audit_tip(bank_id)
         self._w(
             "INSERT INTO audit_head (bank_id, seq, hash, count) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (bank_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, "
             "count = excluded.count",
-            (bank_id, cur.lastrowid, digest, count + 1),
+            (bank_id, seq, digest, count),
         )
-        # The head this transaction just wrote: the next entry chains on it without reading
-        # it back. A rollback or a new transaction changes the epoch and voids the copy.
-        self._audit_heads[bank_id] = (self.db.epoch, digest, count + 1)

@@ -68,7 +68,12 @@ class ChannelsMixin(LexiconMixin):
         return idx.search(viewer, vector, filters, limit)
 
     def _index(self, bank_id: str, model: str, dim: int) -> VectorIndex:
-        gen_rows = self.db.query("SELECT generation FROM index_state WHERE bank_id = ?", (bank_id,))
+        gen_rows = self._memoized(
+            ("generation", bank_id),
+            lambda: self.db.query(
+                "SELECT generation FROM index_state WHERE bank_id = ?", (bank_id,)
+            ),
+        )
         gen = int(gen_rows[0][0]) if gen_rows else 0
         idx = self._indexes.get((bank_id, model))
         if idx is not None:

@@ -92,6 +92,7 @@ class Database:
         self._owner: int | None = None
         self._on_commit: list[Callable[[], None]] = []
         self._on_rollback: list[Callable[[], None]] = []
+        self._before_commit: list[Callable[[], None]] = []
 
     def _check_file(self) -> None:
         p = Path(self.path)
@@ -199,6 +200,21 @@ class Database:
                 if outer:
                     self._finish(commit=False)
                 raise
+            if outer:
+                try:
+                    # Writes deferred to the end of the transaction (the audit chain's head);
+                    # they run while it is still open, so a failure rolls everything back.
+                    while self._before_commit:
+                        self._before_commit.pop(0)()
+                except BaseException:
+                    self._depth -= 1
+                    self.epoch += 1
+                    try:
+                        self._writer.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
+                    self._finish(commit=False)
+                    raise
             self._depth -= 1
             if not outer:
                 self._writer.execute(f"RELEASE {name}")
@@ -216,10 +232,15 @@ class Database:
 
     def _finish(self, *, commit: bool) -> None:
         self._owner = None
+        self._before_commit = []
         hooks = self._on_commit if commit else self._on_rollback
         self._on_commit, self._on_rollback = [], []
         for hook in hooks:
             hook()
+
+    def before_commit(self, hook: Callable[[], None]) -> None:
+        """Run a write just before the current outer transaction commits, inside it."""
+        self._before_commit.append(hook)
 
     def after(self, on_commit: Callable[[], None], on_rollback: Callable[[], None]) -> None:
         """Run a hook when the current transaction ends (keeps in-memory state in step)."""
@@ -229,6 +250,11 @@ class Database:
     @property
     def in_transaction(self) -> bool:
         return self._depth > 0
+
+    @property
+    def owns_transaction(self) -> bool:
+        """Whether this thread is inside the write transaction (so it holds the file's lock)."""
+        return self._depth > 0 and self._owner == threading.get_ident()
 
     # -- schema --------------------------------------------------------------------------
 

@@ -76,6 +76,7 @@ class PortableMixin(LexiconMixin):
         if not rows:
             return
         assert self.db.in_transaction, "writes run inside Store.transaction()"
+        self._forget()
         try:
             self.db.conn().executemany(
                 f"INSERT INTO {t.name} ({', '.join(t.names)}) "

@@ -25,6 +25,7 @@ class PurgeMixin(LexiconMixin):
         reason: str,
         target: str,
     ) -> PurgeCounts:
+        self._forget()  # entities, tombstones and banks may go: no memoized read survives
         units, sources = list(dict.fromkeys(unit_ids)), list(dict.fromkeys(source_ids))
         u, s = _marks(units), _marks(sources)
         claims = [

@@ -73,7 +73,10 @@ class SQLiteStore(
         self.path = self.db.path
         self._indexes: dict[tuple[str, str], VectorIndex] = {}
         self._touched: set[str] = set()
-        self._audit_heads: dict[str, tuple[int, str, int]] = {}
+        self._audit_heads: dict[str, tuple[int, int, str, int]] = {}
+        self._audit_dirty: set[str] = set()
+        self._memo: dict[Any, Any] = {}
+        self._memo_epoch = -1
         self._fts_names: dict[str, str] = {}
         if migrate:
             self.migrate()
@@ -123,6 +126,7 @@ class SQLiteStore(
             "ON CONFLICT (bank_id) DO NOTHING",
             (bank.id,),
         )
+        self._forget(("bank", bank.id))
         self._fts_create(bank.id)
         self.audit(
             bank.id,
@@ -136,8 +140,11 @@ class SQLiteStore(
         return self.get_bank(bank.id) or bank
 
     def get_bank(self, bank_id: str) -> Bank | None:
-        rows = self.db.query(
-            "SELECT id, name, created_at, config FROM banks WHERE id = ?", (bank_id,)
+        rows = self._memoized(
+            ("bank", bank_id),
+            lambda: self.db.query(
+                "SELECT id, name, created_at, config FROM banks WHERE id = ?", (bank_id,)
+            ),
         )
         if not rows:
             return None
@@ -503,11 +510,16 @@ class SQLiteStore(
         return self._hydrate(rows)
 
     def upsert_entity(self, entity: Entity) -> Entity:
-        rows = self.db.query(
-            "SELECT id, name, kind, aliases FROM entities WHERE bank_id = ? AND key = ?",
-            (entity.bank_id, entity.key),
+        memo = ("entity", entity.bank_id, entity.key)
+        rows = self._memoized(
+            memo,
+            lambda: self.db.query(
+                "SELECT id, name, kind, aliases FROM entities WHERE bank_id = ? AND key = ?",
+                (entity.bank_id, entity.key),
+            ),
         )
         if not rows:
+            self._forget(memo)
             self._w(
                 "INSERT INTO entities (bank_id, id, name, key, kind, aliases) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -526,6 +538,7 @@ class SQLiteStore(
         merged = list(dict.fromkeys([*known, *entity.aliases]))
         better_kind = kind if kind != "thing" else entity.kind
         if merged != known or better_kind != kind:
+            self._forget(memo)
             self._w(
                 "UPDATE entities SET aliases = ?, kind = ? WHERE bank_id = ? AND id = ?",
                 (dumps(merged), better_kind, entity.bank_id, eid),
@@ -540,11 +553,10 @@ class SQLiteStore(
         )
 
     def add_mentions(self, bank_id: str, unit_id: str, entity_ids: Sequence[str]) -> None:
-        for eid in dict.fromkeys(entity_ids):
-            self._w(
-                "INSERT INTO mentions VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                (bank_id, unit_id, eid),
-            )
+        self._many(
+            "INSERT INTO mentions VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            [(bank_id, unit_id, eid) for eid in dict.fromkeys(entity_ids)],
+        )
 
     def put_edge(self, edge: Edge) -> None:
         self.put_edges([edge])

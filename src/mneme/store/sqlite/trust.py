@@ -335,6 +335,7 @@ class TrustMixin(SQLiteBase):
 
     def put_tombstone(self, tombstone: Tombstone) -> None:
         t = tombstone
+        self._forget(("tombstones", t.bank_id))
         self._w(
             f"INSERT INTO tombstones ({TOMB_COLS}) VALUES ({','.join('?' * 12)})",
             (
@@ -379,6 +380,14 @@ class TrustMixin(SQLiteBase):
         keys = [("content_key", content_key), ("claim_key", claim_key), ("unit_id", unit_id)]
         wanted = [(c, v) for c, v in keys if v is not None]
         if not wanted:
+            return []
+        # Most banks hold no tombstone at all: inside a write transaction that is read once.
+        if not self._memoized(
+            ("tombstones", bank_id),
+            lambda: bool(
+                self.db.query("SELECT 1 FROM tombstones WHERE bank_id = ? LIMIT 1", (bank_id,))
+            ),
+        ):
             return []
         match = " OR ".join(f"{c} = ?" for c, _ in wanted)
         rows = self.db.query(
