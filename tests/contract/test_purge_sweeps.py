@@ -17,10 +17,13 @@ from mneme.store.tables import TABLES
 
 SECRET = "Zanzibar"
 
-#: Rows of the lexical index that still match the secret, by backend (FTS5 / tsvector + GIN).
+#: Rows of the lexical index that still match the secret, by backend (FTS5 / tsvector + GIN,
+#: and PostgreSQL's postings and document frequencies).
 LEXICAL_LEFT = {
     "sqlite": "SELECT count(*) FROM units_fts_1 WHERE units_fts_1 MATCH 'zanzibar'",
-    "postgres": "SELECT count(*) FROM units WHERE tsv @@ to_tsquery('english', 'zanzibar')",
+    "postgres": "SELECT (SELECT count(*) FROM units WHERE tsv @@ to_tsquery('english', 'zanzibar'))"
+    " + (SELECT count(*) FROM lexeme_postings WHERE lexeme = 'zanzibar')"
+    " + (SELECT count(*) FROM lexeme_df WHERE lexeme = 'zanzibar')",
 }
 
 

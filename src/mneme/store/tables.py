@@ -5,12 +5,14 @@ A portable row is a dict of column name to a plain Python value of the column's 
 (str), ``int``, ``float``, ``bool``, ``ts`` (an aware UTC datetime), ``json`` (the parsed value)
 and ``vector`` (a list of float32 values as floats). Each backend converts to and from its own
 storage (SQLite text and blobs; PostgreSQL timestamptz, jsonb, boolean and pgvector). Derived
-columns are not portable: SQLite's FTS index and PostgreSQL's ``tsv``, ``doc_len``, ``units.seq``
-and the BM25 statistics in ``index_state`` are rebuilt by the importing backend. Insertion order
-is kept (units are exported in the order they were written), so tie-breaks survive the move.
+columns and tables are not portable: SQLite's FTS index and PostgreSQL's ``tsv``, ``doc_len``,
+``units.seq``, the BM25 statistics in ``index_state`` and the ``lexeme_df`` and
+``lexeme_postings`` tables (``store.postgres.lexical.DERIVED_TABLES``) are rebuilt by the
+importing backend. Insertion order is kept (units are exported in the order they were written),
+so tie-breaks survive the move.
 
-Adding a table to a migration means adding it here: the contract suite compares this list with
-the tables each backend really has.
+Adding a table to a migration means adding it here, or to the backend's derived tables: the
+contract suite compares this list with the tables each backend really has.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The recall channels on PostgreSQL: lexical (BM25 over tsvector), semantic (pgvector HNSW),
-temporal, named entities, and graph expansion, each with scope and filters inside its query.
+"""The recall channels on PostgreSQL: lexical (BM25 from per-bank postings, see ``lexical``),
+semantic (pgvector HNSW), temporal, named entities, and graph expansion, each with scope and
+filters inside its query.
 
 Scores, orderings and tie-breaks follow the SQLite backend, the reference: every channel is
 higher-is-better and ties go to the smaller id (or to insertion order where SQLite uses rowid).
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 
 from mneme.core.model import Viewer
 from mneme.store.postgres.database import Database
+from mneme.store.postgres.lexical import BM25
 from mneme.store.postgres.scoping import where
 from mneme.store.postgres.vectors import EF_SEARCH, semantic_query
 from mneme.store.protocol import LINK_KINDS, Filters, Link, Scored, Vector
@@ -22,46 +24,6 @@ from mneme.store.ranking import temporal_order
 #: transcript): they link everything to everything and carry no signal for graph expansion.
 #: The same cap as the SQLite backend's.
 MAX_ENTITY_DEGREE = 48
-
-#: BM25 parameters, FTS5's defaults, so both backends rank a corpus alike.
-BM25_K1 = 1.2
-BM25_B = 0.75
-
-# BM25 as FTS5 computes it (idf = ln((N - n + 0.5) / (n + 0.5)), floored at 1e-6; term
-# frequency saturated by k1 and normalised by document length with b), over the bank's units.
-# ts_rank_cd ranks by cover density with no idf at all, so a common word weighs as much as a
-# rare one; that is the gap this closes. N and the average length come from index_state
-# (kept exact by put_unit), document frequencies from the GIN index, one lookup per query term.
-# Lexemes are turned into tsquery operands by quoting, never parsed as query syntax.
-# The CTEs are MATERIALIZED: inlined, df's per-lexeme count ran once per matching row
-# (measured: 105 s instead of 0.13 s for a term in all 20k units of a bank).
-_LEXEME = "('''' || replace(replace({x}, '\\', '\\\\'), '''', '''''') || '''')::tsquery"
-_BM25 = f"""
-WITH q AS MATERIALIZED (
-    SELECT DISTINCT x.lexeme FROM unnest(to_tsvector('english', %s)) AS x
-), st AS MATERIALIZED (
-    SELECT greatest(s.docs, 1)::float8 AS n,
-           greatest(s.total_len::float8 / greatest(s.docs, 1), 1.0) AS avgdl
-    FROM (SELECT coalesce(max(docs), 0) AS docs, coalesce(max(total_len), 0) AS total_len
-          FROM index_state WHERE bank_id = %s) s
-), df AS MATERIALIZED (
-    SELECT q.lexeme, (SELECT count(*) FROM units d WHERE d.bank_id = %s
-                      AND d.tsv @@ {_LEXEME.format(x="q.lexeme")}) AS n
-    FROM q
-), m AS MATERIALIZED (
-    SELECT string_agg({_LEXEME.format(x="lexeme")}::text, ' | ')::tsquery AS query FROM q
-)
-SELECT u.id, sum(
-    greatest(ln((st.n - df.n + 0.5) / (df.n + 0.5)), 1e-6)
-    * (cardinality(t.positions) * ({BM25_K1} + 1))
-    / (cardinality(t.positions) + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * u.doc_len / st.avgdl))
-) AS score
-FROM units u CROSS JOIN st CROSS JOIN m
-CROSS JOIN LATERAL unnest(u.tsv) AS t
-JOIN df ON df.lexeme = t.lexeme
-WHERE u.tsv @@ m.query AND {{clause}}
-GROUP BY u.id ORDER BY score DESC, u.id LIMIT %s
-"""
 
 
 class RecallChannels:
@@ -73,14 +35,20 @@ class RecallChannels:
         self, viewer: Viewer, terms: Sequence[str], filters: Filters, limit: int
     ) -> list[Scored]:
         text = " ".join(t for t in terms if t.strip())
-        if not text:
+        if not text or limit <= 0:
             return []
         clause, params = where(viewer, filters)
-        rows = self.db.query(
-            _BM25.replace("{clause}", clause),
-            (text, viewer.bank_id, viewer.bank_id, *params, limit),
-        )
-        return [Scored(r[0], float(r[1])) for r in rows]
+        sql = BM25.replace("{clause}", clause)
+        bank = viewer.bank_id
+        # The bank's top `fetch` by BM25, then scope and filters on those units (ADR 0019),
+        # widening as the SQLite backend does until `limit` are visible or the ranking ends.
+        fetch = max(4 * limit, 64)
+        while True:
+            rows = self.db.query(sql, (text, bank, bank, bank, fetch, bank, *params, limit))
+            hits = [Scored(r[0], float(r[1])) for r in rows if r[0] is not None]
+            if len(hits) >= limit or not rows or int(rows[0][2]) < fetch:
+                return hits
+            fetch *= 4
 
     def search_semantic(
         self, viewer: Viewer, vector: Vector, model: str, filters: Filters, limit: int

@@ -3,8 +3,10 @@
 
 Derived columns are rebuilt on import: ``tsv`` (generated), ``doc_len`` (computed as put_unit
 does), ``units.seq`` (insertion order: units arrive in the order they were written), the BM25
-statistics of ``index_state``, the identity sequences of ``audit_log`` and ``review_events``
-(moved past the imported seqs), and the HNSW index of each imported (model, dim).
+statistics (``index_state``'s counts, and the bank's ``lexeme_postings`` and ``lexeme_df``,
+rebuilt when its ``index_state`` row arrives, after its units), the identity sequences of
+``audit_log`` and ``review_events`` (moved past the imported seqs), and the HNSW index of each
+imported (model, dim).
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ import numpy as np
 import psycopg
 from psycopg.types.json import Jsonb
 
-from mneme.store.postgres.base import PostgresBase
 from mneme.store.postgres.database import translate
+from mneme.store.postgres.lexical import LexicalIndexMixin
 from mneme.store.postgres.rows import utc_opt
 from mneme.store.postgres.vectors import VectorIndexes, literal
 from mneme.store.tables import spec
@@ -57,7 +59,7 @@ def _in(kind: str, value: Any) -> Any:
     return value
 
 
-class PortableMixin(PostgresBase):
+class PortableMixin(LexicalIndexMixin):
     vectors: VectorIndexes
 
     def export_rows(self, table: str, batch: int = 1000) -> Iterator[list[dict[str, Any]]]:
@@ -122,6 +124,9 @@ class PortableMixin(PostgresBase):
                 f"SELECT setval(pg_get_serial_sequence('{t.name}', 'seq'), "
                 f"(SELECT max(seq) FROM {t.name}))"
             )
+        if t.name == "index_state":
+            # The bank's row is ours (inserted, uncommitted) before its lexeme rows are written.
+            self._rebuild_lexemes(sorted({str(r["bank_id"]) for r in rows}))
         if t.name == "embeddings":
             for model, dim in {(r["model"], int(r["dim"])) for r in rows}:
                 self.vectors.ensure(model, dim)

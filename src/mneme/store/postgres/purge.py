@@ -1,20 +1,21 @@
 """Legal erasure in PostgreSQL: the one path that deletes, explicit and audited (ADR 0008).
 
-The same rows go as in the SQLite backend's ``purge`` module. The lexical index needs no extra
-step: ``tsv`` is a generated column of the unit row and its GIN entries point at that row, so
-deleting the row takes its text out of the index (dead tuples are reclaimed by VACUUM, as for
-every deleted row). The BM25 statistics in ``index_state`` are kept in step here.
+The same rows go as in the SQLite backend's ``purge`` module. ``tsv`` is a generated column of
+the unit row and its GIN entries point at that row, so deleting the row takes its text out of
+that index (dead tuples are reclaimed by VACUUM, as for every deleted row). The BM25 statistics
+are kept in step here: ``index_state``, and the units' postings and document frequencies (a
+lexeme no remaining unit holds leaves ``lexeme_df``, so no erased word stays behind).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mneme.store.postgres.base import PostgresBase
+from mneme.store.postgres.lexical import LexicalIndexMixin
 from mneme.store.protocol import PurgeCounts
 
 
-class PurgeMixin(PostgresBase):
+class PurgeMixin(LexicalIndexMixin):
     def purge(
         self,
         bank_id: str,
@@ -60,6 +61,7 @@ class PurgeMixin(PostgresBase):
             "WHERE bank_id = %s AND id = ANY(%s::text[])) g WHERE bank_id = %s",
             (b, u, b),
         )
+        self._unindex_lexemes(b, u)  # reads the units' tsv: before the units go
         for table in ("embeddings", "unit_knowers", "unit_evidence", "mentions", "claim_units"):
             self._w(f"DELETE FROM {table} WHERE bank_id = %s AND unit_id = ANY(%s::text[])", (b, u))
         self._w(

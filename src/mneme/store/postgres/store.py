@@ -23,6 +23,7 @@ from mneme.store.codec import unit_summary
 from mneme.store.postgres.channels import RecallChannels
 from mneme.store.postgres.database import Database
 from mneme.store.postgres.graph import GraphMixin
+from mneme.store.postgres.lexical import LexicalIndexMixin
 from mneme.store.postgres.portable import PortableMixin
 from mneme.store.postgres.purge import PurgeMixin
 from mneme.store.postgres.queue import QueueMixin
@@ -55,6 +56,7 @@ class PostgresStore(
     RecallChannels,
     QueueMixin,
     PortableMixin,
+    LexicalIndexMixin,
 ):
     """The shared backend: one PostgreSQL database (one per team), many writers at once."""
 
@@ -115,7 +117,7 @@ class PostgresStore(
         try:
             self.db.execute(
                 "ANALYZE units, embeddings, edges, mentions, entities, claims, claim_units, "
-                "unit_evidence, unit_knowers"
+                "unit_evidence, unit_knowers, lexeme_postings, lexeme_df"
             )
         except MnemeError:  # statistics are an optimisation: never fail a committed write
             pass
@@ -124,7 +126,10 @@ class PostgresStore(
         return self.db.schema_version()
 
     def migrate(self) -> list[int]:
-        return self.db.migrate()
+        applied = self.db.migrate()
+        if 9 in applied:  # the backfill of the BM25 postings (ADR 0019)
+            self._vacuum_lexemes()
+        return applied
 
     def transaction(self) -> AbstractContextManager[None]:
         return self.db.transaction()
@@ -347,6 +352,7 @@ class PostgresStore(
             "(SELECT doc_len FROM units WHERE bank_id = %s AND id = %s) WHERE bank_id = %s",
             (unit.bank_id, unit.id, unit.bank_id),
         )
+        self._index_lexemes(unit.bank_id, [unit.id])  # under the index_state lock just taken
         first_source = unit.evidence[0] if unit.evidence else None
         for agent in unit.knowers or (unit.agent_id,):
             self._w(

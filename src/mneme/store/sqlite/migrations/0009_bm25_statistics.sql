@@ -1,0 +1,1 @@
+-- No-op: schema 9 is PostgreSQL's BM25 statistics (ADR 0019); versions stay equal for `mneme db copy`.
