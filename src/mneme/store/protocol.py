@@ -281,6 +281,9 @@ class Store(Protocol):
     def search_semantic(
         self, viewer: Viewer, vector: Vector, model: str, filters: Filters, limit: int
     ) -> list[Scored]: ...
+    def search_semantic_many(
+        self, viewer: Viewer, vectors: Sequence[Vector], model: str, filters: Filters, limit: int
+    ) -> list[list[Scored]]: ...  # search_semantic for each vector, in order
     def search_temporal(
         self, viewer: Viewer, start: dt.datetime, end: dt.datetime, filters: Filters, limit: int
     ) -> list[Scored]: ...

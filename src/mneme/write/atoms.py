@@ -99,11 +99,20 @@ class AtomWriter:
             return found.id
         vector = self._vector(plan, atom)
         charter = self.charter()
-        a = self.judge.assess(atom.text, atom.type, src.agent_id, src.bank_id, vector, charter)
+        a = self.judge.assess(
+            atom.text, atom.type, src.agent_id, src.bank_id, vector, charter, key=atom.key
+        )
         if is_merge(a) and a.target is not None and a.target.id in corrected:
             out.llm_errors.extend(a.errors)
             a = self.judge.assess(
-                atom.text, atom.type, src.agent_id, src.bank_id, vector, charter, corrected
+                atom.text,
+                atom.type,
+                src.agent_id,
+                src.bank_id,
+                vector,
+                charter,
+                corrected,
+                key=atom.key,
             )
         out.llm_errors.extend(a.errors)
         if is_merge(a) and a.target is not None:
@@ -419,6 +428,7 @@ class AtomWriter:
             metadata=_unit_metadata(plan),
         )
         self.store.put_unit(unit, vector)
+        self.judge.note_written(unit.bank_id, unit.id, vector)
         self._link(unit, atom, plan)
         return unit
 

@@ -8,15 +8,14 @@ the charter whether a rewrite may be applied or must become a question for a per
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from mneme.core import charter as charter_rules
-from mneme.core.claims import Claim
-from mneme.core.claims import extract_claim as _extract_claim
+from mneme.core.claims import Claim, extract_claim
 from mneme.core.judgement import (
     JUDGED_STATUSES,
     Candidate,
@@ -39,15 +38,41 @@ from mneme.llm.protocol import LLMError, LLMInvalid
 from mneme.store.protocol import Filters, Store
 from mneme.trust.claims import keys_of
 
-#: Claims of texts already stored are read again for every new atom they neighbour: cache them
-#: (extract_claim is pure).
-extract_claim = functools.lru_cache(maxsize=65_536)(_extract_claim)
-
 LIVE = frozenset(UnitStatus(s) for s in JUDGED_STATUSES)
 NEIGHBOURS = 8
+#: A prefetched neighbour list holds this many more than NEIGHBOURS: a unit the same batch
+#: retires before the atom is judged drops out, and the next one takes its place.
+PREFETCH_SLACK = 4
 #: At most this many further conflicts are opened for one atom with the other values of its
 #: one-valued slot (besides the unit its verdict names).
 MAX_SLOT_RIVALS = 5
+
+
+class _Written:
+    """The units a batch wrote after its neighbours were prefetched, with their vectors."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self._mat = np.zeros((0, 0), dtype=np.float32)
+
+    def add(self, unit_id: str, vector: np.ndarray) -> None:
+        n = len(self.ids)
+        if n == len(self._mat):
+            grown = np.zeros((max(16, 2 * n), len(vector)), dtype=np.float32)
+            if n:
+                grown[:n] = self._mat[:n]
+            self._mat = grown
+        self._mat[n] = vector
+        self.ids.append(unit_id)
+
+    def nearest(self, vector: np.ndarray) -> list[tuple[str, float]]:
+        """The written units most similar to ``vector`` (cosine: the vectors are unit
+        length), best first, at most NEIGHBOURS + PREFETCH_SLACK."""
+        sims = self._mat[: len(self.ids)] @ np.asarray(vector, dtype=np.float32)
+        k = min(NEIGHBOURS + PREFETCH_SLACK, len(sims))
+        top = np.argpartition(-sims, k - 1)[:k]
+        top = top[np.lexsort((top, -sims[top]))]
+        return [(self.ids[int(i)], float(sims[i])) for i in top]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +92,82 @@ class Judge:
         self.config = config
         self.model_id = model_id
         self.llm_judge = llm_judge
+        #: Per thread (a PostgreSQL store runs writers side by side): the neighbours searched
+        #: for a whole batch at once, by (bank, agent, content key), and the units written
+        #: since, per bank (``prefetch``; valid for one transaction).
+        self._local = threading.local()
+
+    @property
+    def _prefetched(self) -> dict[tuple[str, str, str], list[tuple[str, float]]]:
+        try:
+            found: dict[tuple[str, str, str], list[tuple[str, float]]] = self._local.prefetched
+        except AttributeError:
+            found = self._local.prefetched = {}
+        return found
+
+    @property
+    def _fresh(self) -> dict[str, _Written]:
+        try:
+            fresh: dict[str, _Written] = self._local.fresh
+        except AttributeError:
+            fresh = self._local.fresh = {}
+        return fresh
+
+    def prefetch(
+        self, bank_id: str, agent_id: str, atoms: Iterable[tuple[str, np.ndarray]]
+    ) -> None:
+        """Search the semantic neighbours of many atoms (content key, vector) in one pass.
+
+        Call it inside the write transaction, before the atoms are written: each atom's
+        ``neighbours`` then merges its prefetched list with the units written since
+        (``note_written``), which is the search it would have run itself.
+        """
+        todo = [(key, vec) for key, vec in atoms]
+        if not todo:
+            return
+        viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
+        found = self.store.search_semantic_many(
+            viewer,
+            [vec for _, vec in todo],
+            self.model_id,
+            Filters(statuses=LIVE),
+            NEIGHBOURS + PREFETCH_SLACK,
+        )
+        for (key, _), hits in zip(todo, found, strict=True):
+            self._prefetched[(bank_id, agent_id, key)] = [(h.unit_id, h.score) for h in hits]
+        self._fresh.setdefault(bank_id, _Written())
+
+    def note_written(self, bank_id: str, unit_id: str, vector: np.ndarray | None) -> None:
+        """A unit was written after the prefetch: later atoms must be judged against it too."""
+        fresh = self._fresh.get(bank_id)
+        if fresh is not None and vector is not None:
+            fresh.add(unit_id, vector)
+
+    def forget_prefetch(self) -> None:
+        self._prefetched.clear()
+        self._fresh.clear()
+
+    def _semantic(
+        self, viewer: Viewer, key: str | None, vector: np.ndarray
+    ) -> tuple[list[tuple[str, float]], bool]:
+        """The nearest live units, best first: (id, similarity) and whether the list is
+        prefetched (then it holds up to PREFETCH_SLACK more, for units retired since)."""
+        pre = None if key is None else self._prefetched.get((viewer.bank_id, viewer.agent_id, key))
+        if pre is None:
+            hits = self.store.search_semantic(
+                viewer, vector, self.model_id, Filters(statuses=LIVE), NEIGHBOURS
+            )
+            return [(h.unit_id, h.score) for h in hits], False
+        fresh = self._fresh.get(viewer.bank_id)
+        if fresh is None or not fresh.ids:
+            return pre, True
+        # Score desc; on a tie the older unit first (the order one search over all would give).
+        # What the viewer may not see or what is no longer live is dropped by ``neighbours``,
+        # whose read of the units is scoped by the store.
+        merged = [(uid, sim, 0, i) for i, (uid, sim) in enumerate(pre)]
+        merged += [(uid, sim, 1, i) for i, (uid, sim) in enumerate(fresh.nearest(vector))]
+        merged.sort(key=lambda m: (-m[1], m[2], m[3]))
+        return [(uid, sim) for uid, sim, _, _ in merged[: NEIGHBOURS + PREFETCH_SLACK]], True
 
     def neighbours(
         self,
@@ -75,17 +176,19 @@ class Judge:
         claim: Claim | None,
         vector: np.ndarray | None,
         exclude: frozenset[str] = frozenset(),
+        key: str | None = None,
     ) -> list[tuple[Unit, float]]:
         viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
-        live = Filters(statuses=LIVE)
         found: dict[str, float] = {}
+        slot_units: list[str] = []
+        near: list[tuple[str, float]] = []
+        prefetched = False
         if vector is not None:
-            for s in self.store.search_semantic(viewer, vector, self.model_id, live, NEIGHBOURS):
-                found[s.unit_id] = s.score
+            near, prefetched = self._semantic(viewer, key, vector)
+            found.update(near)
         if claim is not None:
             # Same-slot units are judged even when the embedder finds them far apart
             # ("I live in Paris" / "I moved to Berlin last month").
-            slot_units: list[str] = []
             for c in self.store.find_claims(bank_id, slot_key=keys_of(claim)[1]):
                 slot_units += self.store.claim_unit_ids(bank_id, c.id)
             missing = frozenset(u for u in slot_units if u not in found)
@@ -103,7 +206,16 @@ class Judge:
         for uid in exclude:
             found.pop(uid, None)
         units = self.store.get_units(viewer, list(found), lean=True)
-        return [(units[u], found[u]) for u in found if u in units and units[u].status in LIVE]
+        out = [(units[u], found[u]) for u in found if u in units and units[u].status in LIVE]
+        if prefetched:
+            # The search's share is its NEIGHBOURS best still live; slot units all stay.
+            # (An excluded unit keeps its place, as it did in a search of its own.)
+            semantic = [
+                u for u, _ in near if u in exclude or (u in units and units[u].status in LIVE)
+            ]
+            dropped = set(semantic[NEIGHBOURS:]) - set(slot_units)
+            out = [(u, sim) for u, sim in out if u.id not in dropped]
+        return out
 
     def assess(
         self,
@@ -114,10 +226,12 @@ class Judge:
         vector: np.ndarray | None,
         charter: charter_rules.Charter,
         exclude: frozenset[str] = frozenset(),
+        key: str | None = None,
     ) -> Assessment:
-        """The verdict on a new atom; units in ``exclude`` are not judged against."""
+        """The verdict on a new atom; units in ``exclude`` are not judged against. ``key``:
+        the atom's content key, under which ``prefetch`` may hold its neighbours."""
         claim = extract_claim(text)
-        near = self.neighbours(bank_id, agent_id, claim, vector, exclude)
+        near = self.neighbours(bank_id, agent_id, claim, vector, exclude, key)
         candidate = Candidate(
             text=text,
             type=unit_type,

@@ -122,8 +122,26 @@ class Retainer:
 
     def commit(self, plans: Sequence[Plan]) -> list[RetainResult]:
         """Write prepared plans in one transaction (nested in the caller's, if any)."""
+        judge = self.atoms.judge
         with self.store.transaction():
-            return [self._commit(plan) for plan in plans]
+            try:
+                self._prefetch(plans)
+                return [self._commit(plan) for plan in plans]
+            finally:
+                judge.forget_prefetch()
+
+    def _prefetch(self, plans: Sequence[Plan]) -> None:
+        """The neighbours of every atom to embed, one search per (bank, agent) (the judge
+        adds what the batch itself writes as it goes). A single atom searches on its own."""
+        groups: dict[tuple[str, str], dict[str, Any]] = {}
+        for plan in plans:
+            src = plan.source
+            group = groups.setdefault((src.bank_id, src.agent_id), {})
+            for key, vector in plan.vectors.items():
+                group.setdefault(key, vector)
+        for (bank_id, agent_id), atoms in groups.items():
+            if len(atoms) > 1:
+                self.atoms.judge.prefetch(bank_id, agent_id, atoms.items())
 
     def _commit(self, plan: Plan) -> RetainResult:
         src = plan.source

@@ -67,6 +67,15 @@ class ChannelsMixin(LexiconMixin):
         idx = self._index(viewer.bank_id, model, len(vector))
         return idx.search(viewer, vector, filters, limit)
 
+    def search_semantic_many(
+        self, viewer: Viewer, vectors: Sequence[Vector], model: str, filters: Filters, limit: int
+    ) -> list[list[Scored]]:
+        if len(vectors) == 0:
+            return []
+        matrix = np.asarray(vectors, dtype=np.float32)
+        idx = self._index(viewer.bank_id, model, matrix.shape[1])
+        return idx.search_many(viewer, matrix, filters, limit)
+
     def _index(self, bank_id: str, model: str, dim: int) -> VectorIndex:
         gen_rows = self._memoized(
             ("generation", bank_id),

@@ -366,6 +366,7 @@ class SQLiteStore(
         )
         new_knower = cur.rowcount > 0
         if new_knower:
+            self._forget_unit(unit_id)
             self._touch(bank_id)
             for (b, _m), idx in self._indexes.items():
                 if b == bank_id:
@@ -420,6 +421,7 @@ class SQLiteStore(
             f"UPDATE units SET {', '.join(sets)} WHERE bank_id = ? AND id = ?",
             (*params, bank_id, unit_id),
         )
+        self._forget_unit(unit_id)
         self._touch(bank_id)
         for (b, _m), idx in self._indexes.items():
             if b == bank_id:
@@ -441,9 +443,20 @@ class SQLiteStore(
     ) -> dict[str, Unit]:
         if not ids:
             return {}
+        if not (lean and self.db.owns_transaction):
+            return self._fetch_units(viewer, list(dict.fromkeys(ids)), lean=lean)
+        # Lean units read inside a write transaction are remembered per viewer until the
+        # transaction changes them (``_forget_unit``): the write path reads the same recent
+        # neighbours for atom after atom.
+        seen: dict[str, Unit] = self._memoized(("lean units", viewer), dict)
+        missing = [u for u in dict.fromkeys(ids) if u not in seen]
+        if missing:
+            seen.update(self._fetch_units(viewer, missing, lean=True))
+        return {u: seen[u] for u in ids if u in seen}
+
+    def _fetch_units(self, viewer: Viewer, unique: list[str], *, lean: bool) -> dict[str, Unit]:
         out: dict[str, Unit] = {}
         clause, params = where(viewer, Filters())
-        unique = list(dict.fromkeys(ids))
         for i in range(0, len(unique), 500):
             chunk = unique[i : i + 500]
             rows = self.db.query(
@@ -453,6 +466,11 @@ class SQLiteStore(
             )
             out.update({u.id: u for u in self._hydrate(rows, lean=lean)})
         return out
+
+    def _forget_unit(self, unit_id: str) -> None:
+        for key, units in self._memo.items():
+            if key[0] == "lean units":
+                units.pop(unit_id, None)
 
     def unit_briefs(self, viewer: Viewer, ids: Sequence[str]) -> dict[str, UnitBrief]:
         if not ids:
@@ -624,6 +642,7 @@ class SQLiteStore(
             "UPDATE units SET embedding_model = ?, embedding_dim = ? WHERE bank_id = ? AND id = ?",
             (model, len(vector), bank_id, unit_id),
         )
+        self._forget_unit(unit_id)
         self._touch(bank_id)
         self._indexes.pop((bank_id, model), None)
         self.audit(

@@ -36,6 +36,13 @@ def _one_blas_thread() -> Any:
     return _blas().limit(limits=1, user_api="blas")
 
 
+#: ``search_many`` scores the rows in blocks of this many (the score matrix of a block of
+#: 65,536 rows and 256 queries is 64 MiB).
+SEARCH_BLOCK_ROWS = 65_536
+#: On a bank large enough for the coarse quantizer, fewer queries than this are searched one
+#: by one through it; more are cheaper as one exact pass over all rows.
+BATCH_EXACT_MIN_QUERIES = 32
+
 _STATUS = {s: i for i, s in enumerate(UnitStatus)}
 _TYPE = {t: i for i, t in enumerate(UnitType)}
 _NAN = float("nan")
@@ -228,6 +235,50 @@ class VectorIndex:
     def _rows_of(self, unit_ids: Iterable[str]) -> np.ndarray:
         found = [self._row[u] for u in unit_ids if u in self._row]
         return np.asarray(sorted(found), dtype=np.int64)
+
+    def search_many(
+        self, viewer: Viewer, queries: np.ndarray, filters: Filters, limit: int
+    ) -> list[list[Scored]]:
+        """``search`` for many query vectors at once (rows: queries), always exact.
+
+        The write path asks for the neighbours of every atom of a batch: one matrix product
+        over the bank's rows (in blocks, so the score matrix stays small) replaces a product,
+        a mask and a sort per atom. Few queries on a large bank go through ``search`` (its
+        coarse quantizer reads less than a full pass over the rows would).
+        """
+        q = np.asarray(queries, dtype=np.float32)
+        n = len(self._ids)
+        if q.ndim != 2 or q.shape[1] != self.dim:
+            return [[] for _ in range(len(q))]
+        if n == 0 or limit <= 0 or len(q) == 0:
+            return [[] for _ in range(len(q))]
+        if n >= IVF_MIN_ROWS and len(q) < BATCH_EXACT_MIN_QUERIES:
+            return [self.search(viewer, v, filters, limit) for v in q]
+        mask = self._mask(viewer, filters)
+        k = min(limit, int(mask.sum()))
+        if k == 0:
+            return [[] for _ in range(len(q))]
+        best_s = np.full((0, len(q)), -np.inf, dtype=np.float32)
+        best_r = np.zeros((0, len(q)), dtype=np.int64)
+        cols = np.arange(len(q))
+        for start in range(0, n, SEARCH_BLOCK_ROWS):
+            stop = min(n, start + SEARCH_BLOCK_ROWS)
+            with _one_blas_thread():
+                scores = self._mat[start:stop] @ q.T  # (rows, queries)
+            scores[~mask[start:stop]] = -np.inf
+            kk = min(k, stop - start)
+            top = np.argpartition(-scores, kk - 1, axis=0)[:kk]
+            best_s = np.concatenate([best_s, scores[top, cols]])
+            best_r = np.concatenate([best_r, top + start])
+            if len(best_s) > k:
+                keep = np.argpartition(-best_s, k - 1, axis=0)[:k]
+                best_s, best_r = best_s[keep, cols], best_r[keep, cols]
+        out: list[list[Scored]] = []
+        for j in range(len(q)):
+            s, r = best_s[:, j], best_r[:, j]
+            order = np.lexsort((r, -s))  # score desc, then row order: as ``search``
+            out.append([Scored(self._ids[int(r[i])], float(s[i])) for i in order if s[i] > -np.inf])
+        return out
 
     def _quantizer(self) -> CoarseQuantizer:
         """The coarse quantizer, trained now if missing or if the rows doubled since."""

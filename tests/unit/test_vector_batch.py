@@ -1,0 +1,90 @@
+"""Batched semantic search (the write path's neighbour prefetch): the same hits as one search
+per query, across row blocks, scopes and filters."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mneme.core.model import Scope, UnitStatus, UnitType, Viewer, Visibility
+from mneme.store.protocol import Filters
+from mneme.store.sqlite import vectors as vectors_mod
+from mneme.store.sqlite.vectors import IndexRow, VectorIndex
+
+DIM = 16
+
+
+def _index(n: int, seed: int = 5) -> tuple[VectorIndex, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    vectors = rng.normal(size=(n, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    idx = VectorIndex("b1", "m", DIM, 0)
+    for i, v in enumerate(vectors):
+        author = ("a1", "a2", "a3")[i % 3]
+        idx.add(
+            IndexRow(
+                unit_id=f"u{i}",
+                vector=v,
+                author=author,
+                visibility=Visibility.PRIVATE if i % 7 == 0 else Visibility.SHARED,
+                status=UnitStatus.SUPERSEDED if i % 11 == 0 else UnitStatus.ACTIVE,
+                type=UnitType.FACT,
+                occurred_start=None,
+                occurred_end=None,
+                valid_from=None,
+                valid_until=None,
+                knowers=(author,),
+            )
+        )
+    return idx, vectors
+
+
+@pytest.mark.parametrize("block", [7, 64, 65_536])
+@pytest.mark.parametrize("scope", [Scope.COLLECTIVE, Scope.PERSONAL, Scope.OWNER])
+def test_search_many_equals_one_search_per_query(
+    monkeypatch: pytest.MonkeyPatch, block: int, scope: Scope
+) -> None:
+    monkeypatch.setattr(vectors_mod, "SEARCH_BLOCK_ROWS", block)
+    idx, vectors = _index(300)
+    queries = np.vstack([vectors[:20], vectors[0:1]])
+    viewer = Viewer("b1", "a2", scope)
+    for filters in (Filters(), Filters(statuses=frozenset({UnitStatus.ACTIVE}))):
+        for limit in (1, 12, 500):
+            batch = idx.search_many(viewer, queries, filters, limit)
+            single = [idx.search(viewer, q, filters, limit) for q in queries]
+            # The same ids in the same order; scores equal up to the product's rounding
+            # (a matrix product and a vector product may differ in the last bit).
+            assert [[h.unit_id for h in hits] for hits in batch] == [
+                [h.unit_id for h in hits] for hits in single
+            ]
+            for got, want in zip(batch, single, strict=True):
+                assert np.allclose([h.score for h in got], [h.score for h in want], atol=1e-6)
+
+
+def test_search_many_never_returns_what_the_viewer_cannot_see() -> None:
+    idx, vectors = _index(200)
+    viewer = Viewer("b1", "a1", Scope.COLLECTIVE)
+    hidden = {f"u{i}" for i in range(200) if i % 7 == 0 and i % 3 != 0}
+    for hits in idx.search_many(viewer, vectors, Filters(), 200):
+        assert hidden.isdisjoint(h.unit_id for h in hits)
+
+
+def test_search_many_on_empty_or_mismatched_input() -> None:
+    idx, _ = _index(10)
+    viewer = Viewer("b1", "a1", Scope.COLLECTIVE)
+    assert idx.search_many(viewer, np.zeros((0, DIM), np.float32), Filters(), 5) == []
+    assert idx.search_many(viewer, np.zeros((2, DIM + 1), np.float32), Filters(), 5) == [[], []]
+    empty = VectorIndex("b1", "m", DIM, 0)
+    assert empty.search_many(viewer, np.ones((2, DIM), np.float32), Filters(), 5) == [[], []]
+
+
+def test_few_queries_on_a_large_bank_use_the_coarse_quantizer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(vectors_mod, "IVF_MIN_ROWS", 100)
+    idx, vectors = _index(400)
+    viewer = Viewer("b1", "a1", Scope.COLLECTIVE)
+    few = vectors[:3]
+    assert idx.search_many(viewer, few, Filters(), 5) == [
+        idx.search(viewer, q, Filters(), 5) for q in few
+    ]
