@@ -31,7 +31,7 @@ from mneme.core.language import classify
 from mneme.core.model import UnitStatus, Verdict
 
 PAIRS = Path(__file__).resolve().parent / "pairs.jsonl"
-PAIRS_SHA256 = "763631ec54225f6e2124364205933aed1c8e0643fd374fefa32a2d8643bcfc0e"
+PAIRS_SHA256 = "6464fa07d46790e345a2a5f8a47a2ca1e0dcfc1690681e60f67a8a16be7b1305"
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
 TARGET_MACRO_F1 = 0.85
 DESTRUCTIVE = frozenset({Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT})

@@ -9,10 +9,13 @@ from hypothesis import strategies as st
 from mneme.core.claims import (
     Claim,
     claim_slot,
+    copula_view,
     extract_claim,
+    is_identifier,
     is_preference,
     is_single_valued,
     same_value,
+    time_view,
 )
 
 
@@ -332,3 +335,155 @@ def test_an_amount_verb_without_a_figure_is_an_ordinary_verb() -> None:
     hair = claim("Tom cut his hair.")
     assert (hair.subject, hair.attribute, hair.change) == ("tom", "cuts", False)
     assert claim("I reduced sugar to once a week.").attribute != "costs"
+
+
+# --- copula complements, identifiers and event labels ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "single"),
+    [
+        (
+            "Bruno Brandt-773 is allergic to sesame.",
+            ("bruno brandt-773", "is_allergic_to", "sesame"),
+            False,
+        ),
+        ("My son is allergic to peanuts.", ("user son", "is_allergic_to", "peanuts"), False),
+        ("Priya Nair is fluent in Spanish.", ("priya nair", "is_fluent_in", "spanish"), False),
+        ("Ana Costa is married to Tom.", ("ana costa", "is_married_to", "tom"), True),
+        ("Caroline is amazing at chess.", ("caroline", "is_amazing_at", "chess"), False),
+    ],
+)
+def test_an_adjective_and_its_preposition_name_the_attribute(
+    text: str, expected: tuple[str, str, str], single: bool
+) -> None:
+    c = claim(text)
+    assert (c.subject, c.attribute, c.value) == expected
+    assert is_single_valued(c) is single
+
+
+def test_an_adjective_in_no_lexicon_reads_like_is() -> None:
+    # A thing's property holds one value, a person's descriptions accumulate (as for "is").
+    assert is_single_valued(claim("The Heron-72 service was down for 78 minutes."))
+    assert not is_single_valued(claim("Caroline is curious about pottery."))
+
+
+@pytest.mark.parametrize(
+    ("text", "attribute", "value"),
+    [
+        (
+            "Hannah Horak-2019 is mentoring Ines Duarte-1213 on SQL tuning.",
+            "mentors",
+            "ines duarte-1213 on sql tuning",
+        ),
+        ("Dana is tutoring Ravi.", "tutors", "ravi"),
+        ("Dana is interviewing three candidates.", "interviews", "3 candidates"),
+        ("Dana is supervising the interns.", "supervises", "interns"),
+        ("Dana is hiring two engineers.", "hires", "2 engineers"),
+    ],
+)
+def test_a_progressive_verb_is_the_verbs_attribute(text: str, attribute: str, value: str) -> None:
+    c = claim(text)
+    assert (c.attribute, c.value) == (attribute, value)
+    assert not is_single_valued(c)
+
+
+def test_is_mentoring_and_mentors_fill_one_slot() -> None:
+    assert claim_slot(claim("Dana is mentoring Ravi.")) == claim_slot(claim("Dana mentors Ravi."))
+
+
+def test_an_ing_adjective_or_noun_is_no_verb() -> None:
+    assert sav("The movie is boring.") == ("movie", "is", "boring")
+    assert claim("The review is pending approval.").attribute == "is"
+    assert claim("Dana is nothing like her brother.").attribute == "is"
+
+
+def test_a_participle_with_to_gives_the_new_value() -> None:
+    branch = claim("The default branch was renamed to main.")
+    assert (branch.subject, branch.attribute, branch.value, branch.change) == (
+        "default branch",
+        "is",
+        "main",
+        True,
+    )
+    assert sav("The sync was moved to Friday.") == ("sync", "when", "friday")
+    assert sav("The office was moved to Ghent.") == ("office", "location", "ghent")
+
+
+def test_a_moved_deadline_says_when() -> None:
+    moved = claim("The Piper-952 deadline moved to 6 October.")
+    assert (moved.subject, moved.attribute, moved.value) == (
+        "piper-952 deadline",
+        "when",
+        "6 october",
+    )
+    assert moved.change
+    assert claim("Dana moved to Lisbon.").attribute == "lives_in"
+
+
+def test_a_past_tense_the_lexicon_does_not_know_ends_the_subject_before_to() -> None:
+    c = claim("Rafael Duarte promised to fix ticket HW-579 before Friday.")
+    assert (c.subject, c.attribute) == ("rafael duarte", "promised")
+    assert claim("Ravi agreed to review the plan.").subject == "ravi"
+
+
+@pytest.mark.parametrize(
+    ("word", "previous", "expected"),
+    [
+        ("heron-72", "", True),
+        ("hw-579", "ticket", True),
+        ("eu-west-1", "", True),
+        ("#7", "order", True),
+        ("42", "ticket", True),
+        ("6068", "incident", True),
+        ("42", "has", False),
+        ("64gb", "", False),
+        ("2024-05-03", "", False),
+        ("3-day", "", False),
+        ("12", "", False),
+    ],
+)
+def test_identifiers_are_names_not_amounts(word: str, previous: str, expected: bool) -> None:
+    assert is_identifier(word, previous) is expected
+
+
+def test_identifiers_are_not_among_a_claims_numbers() -> None:
+    assert claim("Bruno Holm-3918 owns the Quarry-338 rollout.").numbers == ()
+    assert claim("Ticket 42: the printer is jammed for 3 days.").numbers == ("3",)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        (
+            "Incident 6068: the Heron-72 service was down for 78 minutes after a bad deploy.",
+            "incident 6068 heron-72 service",
+        ),
+        ("Ticket 42: the printer is jammed.", "ticket 42 printer"),
+        ("Incident 1989: the API was down for an hour.", "incident 1989 api"),
+        ("Order #7: the parcel is in Berlin.", "order 7 parcel"),
+        ("INC-1234: the database is read-only.", "inc-1234 database"),
+        ("Incident 3303: it was down for an hour.", "incident 3303"),
+        # A label that says when, or what kind of text follows, is no event's name.
+        ("Update 2: the deadline moved to 6 June.", "deadline"),
+        ("Key log: the master key is with Priya.", "master key"),
+    ],
+)
+def test_a_labelled_event_identifier_is_part_of_the_subject(text: str, subject: str) -> None:
+    assert claim(text).subject == subject
+
+
+def test_two_incidents_of_one_service_are_two_subjects() -> None:
+    a = claim("Incident 6068: the Heron-72 service was down for 78 minutes after a bad deploy.")
+    b = claim("Incident 3303: the Heron-72 service was down for 55 minutes after a bad deploy.")
+    assert a.subject != b.subject
+
+
+def test_copula_and_time_views() -> None:
+    blocked = claim("The release is blocked by the failing migration test.")
+    view = copula_view(blocked)
+    assert (view.attribute, view.value) == ("is", "blocked by failing migration test")
+    assert copula_view(claim("The release is blocked.")) == claim("The release is blocked.")
+    deadline = time_view(claim("The Piper-952 deadline is 6 October."))
+    assert (deadline.attribute, deadline.value) == ("when", "6 october")
+    assert time_view(claim("Caroline is 30.")).attribute == "is"

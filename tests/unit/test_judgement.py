@@ -355,3 +355,137 @@ def test_an_amount_raised_to_a_new_figure_supersedes_the_old_price() -> None:
     # Without a word that it moved, another figure is a numbers conflict, not a rewrite.
     j = decide("Orbit's Basic plan costs 8 euros.", "Orbit's Basic plan costs 9 euros.", 0.9)
     assert (j.verdict, j.conflict_type) == (Verdict.CONTRADICT, "numbers")
+
+
+# --- many-valued attributes, identifiers and event labels: no false conflicts ----------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "sim", "agent"),
+    [
+        (
+            "Bruno Brandt-773 is allergic to sesame.",
+            "Bruno Brandt-773 is mentoring Oona Silva-1380 on incident command.",
+            0.27,
+            "a1",
+        ),
+        (
+            "Hana Rahman-512 is mentoring Dana Fischer-1149 on hiring.",
+            "Hana Rahman-512 is allergic to shellfish.",
+            0.42,
+            "a2",
+        ),
+        (
+            "Hannah Horak-2019 is mentoring Ines Duarte-1213 on SQL tuning.",
+            "Hannah Horak-2019 is mentoring Ade Whitfield-3045 on public speaking.",
+            0.52,
+            "a1",
+        ),
+        (
+            "Bruno Holm-3918 owns the Quarry-338 rollout.",
+            "Bruno Holm-3918 owns the Tessel-564 rollout.",
+            0.68,
+            "a1",
+        ),
+        (
+            "Bruno Holm-3918 owns the Quarry-338 rollout.",
+            "Bruno Holm-3918 owns the Quarry-412 rollout.",
+            0.95,
+            "a2",
+        ),
+        (
+            "Incident 6068: the Heron-72 service was down for 78 minutes after a bad deploy.",
+            "Incident 3303: the Heron-72 service was down for 55 minutes after a bad deploy.",
+            0.95,
+            "a2",
+        ),
+        (
+            "Rafael Duarte promised to fix ticket HW-579 before Friday.",
+            "Rafael Duarte promised to fix ticket BIL-761 before Friday.",
+            0.86,
+            "a1",
+        ),
+        ("My son is allergic to peanuts.", "My son is allergic to eggs.", 0.71, "a1"),
+        (
+            "Vera Horak-476 is allergic to shellfish.",
+            "Vera Horak-476 is allergic to pollen.",
+            0.79,
+            "a2",
+        ),
+        ("Order #7: the parcel is in Leipzig.", "Order #9: the parcel is in Dresden.", 0.72, "a1"),
+        ("Priya Nair is fluent in Spanish.", "Priya Nair is fluent in Portuguese.", 0.90, "a1"),
+    ],
+)
+def test_many_valued_slots_and_distinct_identifiers_are_no_conflict(
+    old: str, new: str, sim: float, agent: str
+) -> None:
+    j = decide(old, new, sim, agent=agent)
+    assert j.verdict is Verdict.ADD, j.reason
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "sim", "agent", "kind"),
+    [
+        (
+            "The budget for Lark-372 is 144k this quarter.",
+            "The budget for Lark-372 is 336k this quarter.",
+            0.93,
+            "a1",
+            "numbers",
+        ),
+        (
+            "The Wren-539 sync is on Fridays at 09:30.",
+            "The Wren-539 sync is on Fridays at 14:30.",
+            0.99,
+            "a1",
+            "numbers",
+        ),
+        (
+            "The Wren-539 sync is on Fridays at 09:30.",
+            "The Wren-539 sync is on Fridays at 14:30.",
+            0.99,
+            "a2",
+            "cross_agent",
+        ),
+        (
+            "Incident 6068: the Heron-72 service was down for 78 minutes.",
+            "Incident 6068: the Heron-72 service was down for 45 minutes.",
+            0.98,
+            "a1",
+            "numbers",
+        ),
+        ("Ana Costa is married to Tom.", "Ana Costa is married to Luis.", 0.80, "a1", "value"),
+        # A change word around the same value is a conflict on the date, not a supersession.
+        ("I moved to Berlin in 2019.", "I moved to Berlin in 2021.", 0.95, "a1", "numbers"),
+    ],
+)
+def test_genuine_disagreements_stay_conflicts(
+    old: str, new: str, sim: float, agent: str, kind: str
+) -> None:
+    j = decide(old, new, sim, agent=agent)
+    assert (j.verdict, j.conflict_type) == (Verdict.CONTRADICT, kind), j.reason
+
+
+@pytest.mark.parametrize(
+    "old",
+    ["The Piper-952 deadline moved to 6 October.", "The Piper-952 deadline is 6 October."],
+)
+def test_a_moved_deadline_supersedes_the_old_date(old: str) -> None:
+    j = decide(old, "The Piper-952 deadline moved to 6 June.", 0.95)
+    assert j.verdict is Verdict.SUPERSEDE, j.reason
+
+
+def test_a_bare_adjective_and_its_complement_are_one_slot() -> None:
+    j = decide(
+        "The release is blocked.", "The release is blocked by the failing migration test.", 0.66
+    )
+    assert j.verdict is Verdict.UPDATE
+    assert decide("Ana is CEO of Acme.", "Ana is the CEO of Acme.", 1.0).verdict is Verdict.NOOP
+    # Values that include neither the other stay in their own slots: no clash.
+    j = decide("Bruno Brandt is a painter.", "Bruno Brandt is allergic to sesame.", 0.3)
+    assert j.verdict is Verdict.ADD
+
+
+def test_a_renamed_thing_supersedes_its_old_name() -> None:
+    j = decide("The default branch is master.", "The default branch was renamed to main.", 0.69)
+    assert j.verdict is Verdict.SUPERSEDE

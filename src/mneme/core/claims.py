@@ -16,17 +16,70 @@ Normal forms, so that paraphrases land on one slot:
   center, grey -> gray), number words become digits ("six" -> "6", "third" -> "3rd");
 * verbs become their third-person form ("does not eat" -> attribute ``eats``, negated);
 * a trailing situational phrase ("in the morning", "on long flights", "every night") becomes part
-  of the attribute (``prefers@in the morning``), so tea and coffee in the morning share a slot.
+  of the attribute (``prefers@in the morning``), so tea and coffee in the morning share a slot;
+* "is" with a progressive verb is that verb ("is mentoring Dana" -> ``mentors``, like "mentors
+  Dana"), and "is" with an adjective and its preposition is the adjective's own attribute ("is
+  allergic to sesame" -> ``is_allergic_to``, value ``sesame``), never a bare "is": being
+  allergic to sesame and mentoring Dana are two facts, not two values of one slot;
+* "was renamed (changed, set ...) to X" is "is X"; "moved to 6 October" (of a thing) is ``when``;
+* a label that names an event by an identifier ("Incident 6068: the service was down ...",
+  "Ticket 42: ...", "Order #7: ...") opens the subject (``incident 6068 service``), so two
+  incidents of one service are two subjects.
+
+Whether a slot holds one value or several is :func:`is_single_valued`'s answer (one home, one
+employer, one date, one budget; many allergies, many mentees, many rollouts). Identifiers in a
+value ("the Quarry-338 rollout", "ticket 42") are names, not amounts (:func:`is_identifier`).
+The word lists live in :mod:`mneme.core.lexicon`.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from mneme.core.language import STOPWORDS, speaker_of
+from mneme.core.lexicon import (
+    ADJECTIVE_PREPS,
+    ADVERBS,
+    AMOUNT_STOPS,
+    AMOUNT_VERBS,
+    ARTICLES,
+    AUX,
+    BASE_VERBS,
+    BRITISH_ISE,
+    CHANGED_TO,
+    COPULAS,
+    ID_NOUNS,
+    ING_NOT_VERBS,
+    INTERJECTIONS,
+    IRREGULAR_PAST,
+    MONTHS,
+    MOVED_TO,
+    MULTI_VALUED_ADJECTIVES,
+    NOT_ADJECTIVES,
+    NOT_EVENT_LABELS,
+    NOT_NOUNS,
+    NOT_OWNERS,
+    NUMBER_WORDS,
+    ORDINALS,
+    OWNERS,
+    PLAN_VERBS,
+    POSSESSIVE_DETS,
+    PREFERENCE_VERBS,
+    PRICE_NOUNS,
+    PRONOUNS,
+    RELATIONS,
+    RELATIVE_TIME,
+    SINGLE_VALUED_ADJECTIVES,
+    SPELLING,
+    SUBJECT_PREPS,
+    THIRD_IRREGULAR,
+    TIME_WORDS,
+    VAGUE_SUBJECTS,
+    WEEKDAYS,
+)
 
 # ---------------------------------------------------------------------------------------------
 # The claim
@@ -37,9 +90,11 @@ from mneme.core.language import STOPWORDS, speaker_of
 class Claim:
     """One subject-attribute-value claim read from an atom.
 
-    ``numbers`` holds every number in the atom as digits (number words and ordinals included);
-    ``dates`` the date and time expressions (normalized text). ``change`` is true when the atom
-    says something changed ("moved to", "now", "no longer", "switched to", "instead").
+    ``numbers`` holds every amount in the atom as digits (number words and ordinals included;
+    identifiers such as "heron-72" or "ticket 42" are names, not amounts: see
+    :func:`is_identifier`); ``dates`` the date and time expressions (normalized text).
+    ``change`` is true when the atom says something changed ("moved to", "now", "no longer",
+    "switched to", "instead").
     """
 
     subject: str
@@ -88,14 +143,24 @@ def is_single_valued(claim: Claim) -> bool:
     """Whether the claim's attribute holds one value at a time (see SINGLE_VALUED_ATTRIBUTES).
 
     A "has" attribute with a number in it ("has gb of ram") counts as single-valued: the server
-    has one amount of RAM.
+    has one amount of RAM. An adjective's complement (``is_allergic_to``, ``is_married_to``)
+    holds what its adjective says (lexicon.MULTI_VALUED_ADJECTIVES and SINGLE_VALUED_ADJECTIVES:
+    one is allergic to several things and married to one person); an adjective in neither list
+    reads like "is" does.
     """
     base = base_attribute(claim.attribute)
+    adjective = complement_adjective(base)
+    if adjective is not None:
+        if adjective in MULTI_VALUED_ADJECTIVES:
+            return False
+        if adjective in SINGLE_VALUED_ADJECTIVES:
+            return True
+        base = "is"
     if base == "is" and _describes_someone(claim):
         # "Caroline is excited" / "Caroline is tired", "I am a painter" / "I am a mother":
         # descriptions of a person accumulate. A thing's property holds one value ("the
         # launch date is 3 May"), and so does a number or a date about anyone.
-        return bool(claim.dates) or any(ch.isdigit() for ch in claim.text)
+        return bool(claim.dates) or _mentions_amount(claim.text)
     if base in SINGLE_VALUED_ATTRIBUTES:
         return True
     return base.startswith("has ") and bool(claim.numbers)
@@ -106,129 +171,74 @@ def _describes_someone(claim: Claim) -> bool:
     return " " not in claim.subject.strip()
 
 
+def _mentions_amount(text: str) -> bool:
+    """Whether a text has a digit outside identifiers ("Dana-12 is 30": yes; "Dana-12": no)."""
+    prev = ""
+    for raw in text.casefold().split():
+        word = raw.strip(_EDGE)
+        if any(ch.isdigit() for ch in word) and not is_identifier(word, prev):
+            return True
+        prev = word
+    return False
+
+
+#: The attribute of an adjective with its complement: ``is_<adjective>_<preposition>``.
+_COMPLEMENT = re.compile(r"^is_([^_@\s]+)_([a-z]+)$")
+
+
+def complement_adjective(attribute: str) -> str | None:
+    """The adjective of an ``is_<adjective>_<preposition>`` attribute, else None."""
+    m = _COMPLEMENT.match(base_attribute(attribute))
+    return m.group(1) if m else None
+
+
+def copula_view(claim: Claim) -> Claim:
+    """The claim read as a plain "is" claim: ``(release, is_blocked_by, test)`` is ``(release,
+    is, blocked by test)``; any other claim is itself. The judge compares such a claim with a
+    plain "is" claim about the same subject when one value includes the other ("the release is
+    blocked" -> "the release is blocked by the test": a refinement)."""
+    base = base_attribute(claim.attribute)
+    m = _COMPLEMENT.match(base)
+    if not m:
+        return claim
+    context = claim.attribute[len(base) :]
+    value = f"{m.group(1)} {m.group(2)} {claim.value}".strip()
+    return replace(claim, attribute="is" + context, value=value)
+
+
+def time_view(claim: Claim) -> Claim:
+    """The claim read as a "when" claim when it is a plain "is" whose value is only a date or a
+    time: "the deadline is 6 October" says when the deadline is, like "the deadline moved to 6
+    October" and "the sync is on Fridays"; any other claim is itself."""
+    base = base_attribute(claim.attribute)
+    if base != "is" or not _names_a_time(claim.value):
+        return claim
+    return replace(claim, attribute="when" + claim.attribute[len(base) :])
+
+
+#: An identifier spelled as one word: letters, a hyphen and a number ("hw-579", "heron-72",
+#: "eu-west-1", "inc-1234"), or a number after "#" ("#7").
+_IDENTIFIER = re.compile(r"^(?:#\w*\d[\w.-]*|[a-z]+(?:[-_][a-z]+)*[-_]\d[\w./-]*)$")
+
+
+def is_identifier(word: str, previous: str = "") -> bool:
+    """Whether a word with digits names one thing rather than giving an amount.
+
+    "heron-72", "hw-579" and "#7" name things; so does a number after a noun that numbers
+    things ("incident 6068", "ticket 42", "room 12": see lexicon.ID_NOUNS). Two values that
+    differ in an identifier are two values, not one value with other numbers: "owns the
+    Quarry-338 rollout" and "owns the Tessel-564 rollout" are two rollouts.
+    """
+    w = word.casefold().strip(_EDGE + ":")
+    if _IDENTIFIER.match(w):
+        return True
+    return previous.casefold().strip(_EDGE) in ID_NOUNS and any(ch.isdigit() for ch in w)
+
+
 def is_preference(claim: Claim) -> bool:
     """Whether the claim is about a taste, a preference or a plan (or a favourite thing)."""
     return base_attribute(claim.attribute) in PREFERENCE_ATTRIBUTES or "favorite" in claim.subject
 
-
-# ---------------------------------------------------------------------------------------------
-# Lexicons
-# ---------------------------------------------------------------------------------------------
-
-
-def _wordset(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
-def _wordlist(words: str) -> list[str]:
-    return words.split()
-
-
-def _mapping(pairs: str) -> dict[str, str]:
-    return dict(pair.split("=") for pair in pairs.split())
-
-
-_SPELLING = _mapping(
-    """
-    favourite=favorite favourites=favorites colour=color colours=colors coloured=colored
-    flavour=flavor honour=honor neighbour=neighbor neighbours=neighbors behaviour=behavior
-    favour=favor labour=labor humour=humor harbour=harbor centre=center centres=centers
-    theatre=theater metre=meter metres=meters litre=liter litres=liters fibre=fiber grey=gray
-    programme=program catalogue=catalog travelled=traveled travelling=traveling
-    cancelled=canceled jewellery=jewelry tyre=tire tyres=tires mum=mom
-    """
-)
-# A few synonyms that name the same slot in our domains (RAM is memory, auth is authentication).
-_SPELLING.update(_mapping("memory=ram auth=authentication implemented=written employed=works"))
-_ISE = re.compile(
-    r"^(organ|real|recogn|special|priorit|apolog|summar|optim|custom|standard|"
-    r"author|util|minim|maxim|visual|memor|categor|emphas|final|initial)is(e|es|ed|"
-    r"ing|ation|ations)$"
-)
-
-_NUMBER_WORDS: dict[str, str] = {
-    w: str(i)
-    for i, w in enumerate(
-        _wordlist(
-            "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-            "fourteen fifteen sixteen seventeen eighteen nineteen twenty"
-        )
-    )
-}
-_NUMBER_WORDS.update(_mapping("thirty=30 forty=40 fifty=50 hundred=100"))
-_ORDINALS = _mapping(
-    "first=1st second=2nd third=3rd fourth=4th fifth=5th sixth=6th seventh=7th eighth=8th "
-    "ninth=9th tenth=10th"
-)
-# "every second Tuesday" and "the second floor" are numbers; "a second opinion" is rare enough.
-
-_MONTHS = _wordset(
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec"
-)
-_WEEKDAYS = _wordset(
-    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays "
-    "thursdays fridays saturdays sundays weekday weekdays weekend weekends"
-)
-_RELATIVE_TIME = _wordset(
-    "today yesterday tomorrow tonight morning afternoon evening night week month year spring "
-    "summer autumn fall winter"
-)
-
-_ARTICLES = _wordset("a an the this that these those")
-_POSSESSIVE_DETS = _wordset("his her their its your")
-_PRONOUNS = {"i": "user", "me": "user", "we": "we", "you": "you", "he": "he", "she": "she"}
-_PRONOUNS.update({"they": "they", "it": "it"})
-_RELATIONS = _wordset(
-    """
-    sister brother mother father mom dad wife husband partner son daughter grandma grandpa
-    grandmother grandfather uncle aunt cousin friend boss manager colleague neighbor landlord
-    doctor kid kids child children parents family niece nephew boyfriend girlfriend fiance
-    fiancee roommate mentor teacher user
-    """
-)
-
-_NOT_NOUNS = _wordset("has have not never cannot no now")
-_SUBJECT_PREPS = _wordset("of to for in at from on")
-_ADVERBS = _wordset(
-    """
-    also still usually always often really mostly sometimes generally only just actually
-    definitely truly absolutely totally certainly currently normally typically rarely
-    occasionally even already finally very
-    """
-)
-_COPULAS = _wordset("is are am was were be")
-_AUX = _wordset("does do did will would can could should must may might shall")
-
-_BASE_VERBS = _wordset(
-    """
-    eat drink take use run play live work prefer like love enjoy hate dislike adore want plan
-    need keep go come leave lead speak study learn read write sleep own drive ride commute cook
-    bake brew visit teach manage include hold open close start end expire land depart arrive
-    listen cost last weigh turn change rotate host store build sit stay serve support require
-    contain mean know think believe smoke walk jog swim climb paint draw sing dance wear watch
-    buy sell rent pay owe attend join organize organise move relocate reside migrate switch
-    restore fix break follow call meet send receive lose win earn save spend check deploy
-    ship release handle process cover sound taste smell feel seem look become remain stand get
-    make give find hold show tell ask try help let put set grow raise fly travel hike run
-    lift train practice practise volunteer belong report say own operate power back mirror
-    replicate scale fail pass block break answer own drop point route forward map expose
-    listen stream log alert page cache stop quit index sync store share produce consume manage
-    lower increase decrease reduce cut bump hike slash
-    """
-)
-#: Verbs that move an amount: "Stackly raised the Pro plan to 15 dollars" sets the plan's price.
-_AMOUNT_VERBS = _wordset("raise lower increase decrease reduce cut drop bump hike slash")
-#: Nouns that name a thing's price rather than the thing ("the price of the Pro plan").
-_PRICE_NOUNS = _wordset("price cost fee prices costs fees")
-_IRREGULAR_PAST = _wordset(
-    """
-    ate drank took ran went came left led spoke wrote slept drove rode taught held began
-    built sat stood met bought sold paid lost won spent made gave found told kept grew flew
-    knew thought became got saw did had said
-    """
-)
-_THIRD_IRREGULAR = {"has": "have", "does": "do", "goes": "go", "is": "be"}
 
 #: An amount moved to a new figure ("raised the Pro plan to 15 dollars", "cut the fee to $5"):
 #: the old figure no longer holds.
@@ -321,11 +331,11 @@ _EDGE = "\"'“”‘’()[]{}.,;!?"
 
 def normalize_word(word: str) -> str:
     """One lowercase word in its canonical spelling (American, digits for number words)."""
-    w = _SPELLING.get(word, word)
-    m = _ISE.match(w)
+    w = SPELLING.get(word, word)
+    m = BRITISH_ISE.match(w)
     if m:
         w = f"{m.group(1)}iz{m.group(2)}"
-    return _NUMBER_WORDS.get(w) or _ORDINALS.get(w) or w
+    return NUMBER_WORDS.get(w) or ORDINALS.get(w) or w
 
 
 def _prepare(text: str) -> tuple[str, bool]:
@@ -354,8 +364,14 @@ def _words(text: str) -> list[str]:
 
 
 def _numbers(words: list[str]) -> tuple[str, ...]:
-    found = _NUMBER.finditer(" ".join(words))
-    return tuple(re.sub(r"(st|nd|rd|th)$", "", m.group(0)) for m in found)
+    """The amounts among the words: numbers, but not identifiers ("heron-72", "ticket 42")."""
+    out: list[str] = []
+    prev = ""
+    for w in words:
+        if not is_identifier(w, prev):
+            out += [re.sub(r"(st|nd|rd|th)$", "", m.group(0)) for m in _NUMBER.finditer(w)]
+        prev = w
+    return tuple(out)
 
 
 def _dates(text: str) -> tuple[str, ...]:
@@ -368,13 +384,13 @@ def _clean_value(words: list[str]) -> str:
 
 
 def _drop_articles(value: str) -> str:
-    kept = [w for w in value.split() if w not in _ARTICLES and w not in _POSSESSIVE_DETS]
+    kept = [w for w in value.split() if w not in ARTICLES and w not in POSSESSIVE_DETS]
     return " ".join(kept)
 
 
 def _third_person(verb: str) -> str:
     """Third-person singular of a verb given in base or third-person form."""
-    if verb in _THIRD_IRREGULAR:
+    if verb in THIRD_IRREGULAR:
         return verb
     if verb == "have":
         return "has"
@@ -382,7 +398,7 @@ def _third_person(verb: str) -> str:
         return verb + "es"
     if verb.endswith("s") and not verb.endswith("ss") and len(verb) > 3:
         stem = verb[:-1]
-        if stem in _BASE_VERBS or verb[:-2] in _BASE_VERBS or not verb.endswith("us"):
+        if stem in BASE_VERBS or verb[:-2] in BASE_VERBS or not verb.endswith("us"):
             return verb
     if verb.endswith(("s", "sh", "ch", "x", "z")):
         return verb + "es"
@@ -393,7 +409,7 @@ def _third_person(verb: str) -> str:
 
 def _base_of(word: str) -> str | None:
     """The base form of a present, past or -ing verb form in the lexicon, else None."""
-    if word in _BASE_VERBS:
+    if word in BASE_VERBS:
         return word
     candidates = []
     if word.endswith("ies"):
@@ -407,18 +423,18 @@ def _base_of(word: str) -> str | None:
     if word.endswith("ing"):
         candidates += [word[:-3], word[:-3] + "e"]
     for c in candidates:
-        if c and c in _BASE_VERBS:
+        if c and c in BASE_VERBS:
             return c
     return None
 
 
 def _is_verb(word: str) -> bool:
     return (
-        word in _COPULAS
-        or word in _AUX
+        word in COPULAS
+        or word in AUX
         or word in {"has", "have", "had", "cannot", "never", "not"}
-        or word in _IRREGULAR_PAST
-        or word in _THIRD_IRREGULAR
+        or word in IRREGULAR_PAST
+        or word in THIRD_IRREGULAR
         or _base_of(word) is not None
     )
 
@@ -441,9 +457,9 @@ def _is_noun_modifier(word: str, nxt: str) -> bool:
     It is when the next word is itself a finite verb: a copula, an auxiliary or a verb in the
     third person ("cache lives", "lead is"), or a participle before a copula ("stored ... are").
     """
-    if word in _COPULAS or word in _AUX or word in _ADVERBS or word in _NOT_NOUNS:
+    if word in COPULAS or word in AUX or word in ADVERBS or word in NOT_NOUNS:
         return False
-    if nxt in _COPULAS or nxt in _AUX or nxt in {"has", "have"}:
+    if nxt in COPULAS or nxt in AUX or nxt in {"has", "have"}:
         return True
     if word.endswith("s"):
         return False  # "Lena prefers trains": a verb in the third person, then its object
@@ -459,20 +475,20 @@ def _subject_name(np: list[str], speaker: str | None) -> tuple[str, bool]:
         if w in {"my", "i", "me"} or (w == "user" and i == 0):
             words.append(speaker or "user")
             person = True
-        elif w in _ARTICLES and not (i == 0 and len(np) > 1 and np[1] == "user"):
+        elif w in ARTICLES and not (i == 0 and len(np) > 1 and np[1] == "user"):
             continue
         elif w.endswith("'s") or w.endswith("s'"):
             words.append(w[:-2] if w.endswith("'s") else w[:-1])
-        elif w in _PRONOUNS and i == 0:
-            words.append(_PRONOUNS[w] if w not in {"i", "me"} else speaker or "user")
+        elif w in PRONOUNS and i == 0:
+            words.append(PRONOUNS[w] if w not in {"i", "me"} else speaker or "user")
             person = w != "it"
-        elif w not in _ARTICLES:
+        elif w not in ARTICLES:
             words.append(w)
-    preps = [i for i, w in enumerate(words) if w in _SUBJECT_PREPS and 0 < i < len(words) - 1]
+    preps = [i for i, w in enumerate(words) if w in SUBJECT_PREPS and 0 < i < len(words) - 1]
     if len(preps) == 1:
         k = preps[0]
         words = words[k + 1 :] + words[:k]
-    if words and words[-1] in _RELATIONS:
+    if words and words[-1] in RELATIONS:
         person = True
     return " ".join(words), person
 
@@ -481,10 +497,10 @@ def _find_subject(words: list[str], speaker: str | None, capitalized: bool) -> _
     if not words:
         return None
     first = words[0]
-    if first in _PRONOUNS:
+    if first in PRONOUNS:
         name, _ = _subject_name([first], speaker)
         return _Subject(name, first != "it", 1)
-    determined = first in _ARTICLES or first in {"my", "our", "your"} or first in _POSSESSIVE_DETS
+    determined = first in ARTICLES or first in {"my", "our", "your"} or first in POSSESSIVE_DETS
     return _subject_from(words, 2 if determined else 1, speaker, capitalized)
 
 
@@ -496,8 +512,8 @@ def _subject_from(
     limit = min(len(words), MAX_SUBJECT_WORDS + 1)
     for k in range(start, limit):
         w = words[k]
-        if w in _ADVERBS or w in {"no", "now"} or _is_verb(w):
-            nxt = words[k + 1] if k + 1 < len(words) else ""
+        nxt = words[k + 1] if k + 1 < len(words) else ""
+        if w in ADVERBS or w in {"no", "now"} or _is_verb(w) or _past_before_to(w, nxt):
             if _is_noun_modifier(w, nxt) or w.endswith("ing"):
                 continue
             if _noun_before_of(words, k):
@@ -506,23 +522,31 @@ def _subject_from(
                 longer = _subject_from(words, k + 2, speaker, capitalized)
                 if longer is not None:
                     return longer
-            if k >= _SHORT_SUBJECT and w not in _COPULAS:
+            if k >= _SHORT_SUBJECT and w not in COPULAS:
                 return None  # a long subject only before "is" ("the owner of the X Y is")
             np = words[:k]
             name, person = _subject_name(np, speaker)
             if not name:
                 return None
-            if capitalized and first not in _ARTICLES and first not in {"my", "our", "your"}:
-                person = person or first not in _POSSESSIVE_DETS
+            if capitalized and first not in ARTICLES and first not in {"my", "our", "your"}:
+                person = person or first not in POSSESSIVE_DETS
             return _Subject(name, person, k)
     return None
+
+
+def _past_before_to(word: str, nxt: str) -> bool:
+    """A past tense the lexicon does not know, before "to": "Dana promised to fix it", "Ravi
+    agreed to review it". The subject ends before it."""
+    if nxt != "to" or len(word) <= 4 or not word.isalpha() or not word.endswith("ed"):
+        return False
+    return not word.endswith("eed") and word != "hundred"  # "the upload speed to Oslo"
 
 
 def _noun_before_of(words: list[str], k: int) -> bool:
     """Whether a verb-looking word in its base form heads an "of" phrase ("the plan of X",
     "the use of Y"): a noun, unless a gerund follows ("think of moving")."""
     w = words[k]
-    if w not in _BASE_VERBS or w in _NOT_NOUNS or words[k + 1 : k + 2] != ["of"]:
+    if w not in BASE_VERBS or w in NOT_NOUNS or words[k + 1 : k + 2] != ["of"]:
         return False
     after = words[k + 2] if k + 2 < len(words) else ""
     return bool(after) and not (after.endswith("ing") and _base_of(after) is not None)
@@ -560,7 +584,7 @@ def _strip_modifiers(words: list[str]) -> _VerbPhrase:
             negated, i = True, i + 1
         elif w in {"do", "does", "did"} and nxt in {"not", "never"}:
             negated, i = True, i + 2
-        elif w in _ADVERBS or w == "now" or (w == "these" and nxt == "days"):
+        elif w in ADVERBS or w == "now" or (w == "these" and nxt == "days"):
             i += 2 if w == "these" else 1
         else:
             break
@@ -614,51 +638,105 @@ def _copula(rest: list[str], subject: _Subject) -> _Draft | None:
         return _Draft("plans", _clean_value(comp[2:]), vp.negated)
     if head.endswith("ing") and _base_of(head) is not None:
         return _verb(head, comp[1:], subject, vp.negated)  # "is learning X": the verb's slot
+    if len(comp) > 1:
+        base = _ing_base(head)
+        if base is not None:
+            # "is mentoring Dana": the verb "mentor" the lexicon does not know, the verb's slot
+            return _verb(head, comp[1:], subject, vp.negated, base)
+        if len(comp) > 2 and comp[1] == "to" and head in CHANGED_TO | MOVED_TO:
+            return _changed_to(head, _clean_value(comp[2:]), subject, vp.negated)
+        if len(comp) > 2 and comp[1] in ADJECTIVE_PREPS and _adjective_head(head):
+            # "is allergic to sesame": the adjective's slot, not "is" (see is_single_valued)
+            return _Draft(f"is_{head}_{comp[1]}", _clean_value(comp[2:]), vp.negated)
     return _Draft("is", _clean_value(comp), vp.negated)
 
 
-_TIME_WORDS = _MONTHS | _WEEKDAYS | _RELATIVE_TIME | _wordset("every at on in of am pm utc")
+def _changed_to(head: str, value: str, subject: _Subject, negated: bool) -> _Draft:
+    """ "was renamed to main": the thing is main now; "was moved to Friday": it is on Friday
+    ("when"), "was moved to Ghent": it is in Ghent ("location")."""
+    if head in MOVED_TO and _names_a_time(value):
+        return _Draft("when", value, negated)
+    if head in MOVED_TO and not subject.person:
+        return _Draft("location", value, negated)
+    return _Draft("is", value, negated)
+
+
+def _ing_base(word: str) -> str | None:
+    """The base of an "-ing" verb form the lexicon does not know ("mentoring" -> "mentor",
+    "hiring" -> "hire", "planning" -> "plan"), or None for a word that is no verb form
+    ("nothing", "amazing": lexicon.ING_NOT_VERBS). The base only names the attribute, which
+    :func:`_third_person` makes the same for "is mentoring" and "mentors"."""
+    if not word.endswith("ing") or word in ING_NOT_VERBS or not word.isalpha():
+        return None
+    stem = word[:-3]
+    if len(stem) < 2:
+        return None
+    if len(stem) >= 3 and stem[-1] == stem[-2] and stem[-1] not in "aeioulsz":
+        return stem[:-1]  # "planning", "running" (not "telling", "passing", "buzzing")
+    if _dropped_e(stem):
+        return stem + "e"  # "hiring", "using", "making", "organizing"
+    return stem
+
+
+def _dropped_e(stem: str) -> bool:
+    """Whether an "-ing" stem lost a final "e" ("hir"-ing, "us"-ing, "mak"-ing, "danc"-ing)."""
+    vowels = "aeiouy"
+    last, before = stem[-1], stem[-2]
+    if last in "vzcu" or (last == "g" and before != "n"):
+        return True  # "serving", "organizing", "dancing", "arguing", "charging"
+    if last == "s" and before in vowels and (len(stem) < 3 or stem[-3] not in vowels):
+        return True  # "using", "supervising", "raising"
+    if len(stem) >= 5 and stem.endswith("at") and stem[-3] not in vowels:
+        return True  # "creating", "migrating"
+    if len(stem) < 3 or before not in "aiou" or stem[-3] in vowels:
+        return False  # "cooking", "leading", "clearing"
+    # "making", "coding", "deciding"; "hiring", "sharing", "storing" (not "mentoring")
+    return last in "kd" or (last == "r" and len(stem) <= 4)
+
+
+_ADJECTIVE = re.compile(r"^[a-z]+(?:-[a-z]+)*$")
+
+
+def _adjective_head(word: str) -> bool:
+    """Whether a word after a copula may head an adjective phrase ("allergic", "responsible",
+    "left-handed"): a plain word, no function word (lexicon.NOT_ADJECTIVES)."""
+    return (
+        _ADJECTIVE.match(word) is not None
+        and word not in NOT_ADJECTIVES
+        and word not in ARTICLES
+        and word not in ADJECTIVE_PREPS
+        and word not in COPULAS
+        and word not in AUX
+        and word not in ADVERBS
+    )
+
+
+def _names_a_time(value: str) -> bool:
+    """Whether a value is only a date or a time ("6 october", "friday at 10:00")."""
+    return bool(value) and _DATE.search(value) is not None and _is_time_only(value)
 
 
 def _is_time_only(value: str) -> bool:
     """Whether a complement only says when ("on Thursday at 4 pm"), not where."""
     rest = _DATE.sub(" ", value).split()
-    return all(w in _TIME_WORDS or w[:1].isdigit() or w in _ARTICLES for w in rest)
+    return all(w in TIME_WORDS or w[:1].isdigit() or w in ARTICLES for w in rest)
 
 
-_PREFERENCE_VERBS = {
-    "prefer": ("prefers", False),
-    "like": ("likes", False),
-    "love": ("likes", False),
-    "enjoy": ("likes", False),
-    "adore": ("likes", False),
-    "hate": ("likes", True),
-    "dislike": ("likes", True),
-    "detest": ("likes", True),
-}
-_PLAN_VERBS = _wordset("plan want intend hope aim need")
-
-
-def _verb(head: str, rest: list[str], subject: _Subject, negated: bool) -> _Draft | None:
-    base = _base_of(head) or head
+def _verb(
+    head: str, rest: list[str], subject: _Subject, negated: bool, base: str | None = None
+) -> _Draft | None:
+    base = base or _base_of(head) or head
     obj = rest
-    if base in _PREFERENCE_VERBS:
-        attr, neg = _PREFERENCE_VERBS[base]
+    if base in PREFERENCE_VERBS:
+        attr, neg = PREFERENCE_VERBS[base]
         if obj[:1] == ["to"] and base != "prefer":
             obj = obj[1:]
         return _Draft(attr, _clean_value(obj), negated != neg)
-    if base in _PLAN_VERBS and obj[:1] == ["to"]:
+    if base in PLAN_VERBS and obj[:1] == ["to"]:
         return _Draft("plans", _clean_value(obj[1:]), negated)
-    if base in {"live", "reside"} and obj[:1] in (["in"], ["on"], ["at"], ["with"]):
-        past = head.endswith("ed")
-        if not subject.person and obj[0] in {"in", "on", "at"}:
-            return _Draft("location", _clean_value(obj[1:]), negated)
-        attr = "lived_in" if past else "lives_in"
-        return _Draft(attr, _clean_value(obj[1:] if obj[0] != "with" else obj), negated)
-    if (base in {"move", "moved", "relocate"} and obj[:1] == ["to"]) or obj[:2] == ["back", "to"]:
-        skip = 2 if obj[0] == "back" else 1
-        attr = "lives_in" if subject.person else "location"
-        return _Draft(attr, _clean_value(obj[skip:]), negated)
+    home = _home(head, base, obj, subject, negated)
+    if home is not None:
+        return home
     if base == "work" and obj[:1] in (["at"], ["for"]):
         return _Draft("works_at", _clean_value(obj[1:]), negated)
     if base == "work" and obj[:1] == ["as"]:
@@ -675,23 +753,34 @@ def _verb(head: str, rest: list[str], subject: _Subject, negated: bool) -> _Draf
         return _verb(obj[0], obj[1:], subject, not negated)  # "stopped drinking X"
     if base == "have" or head in {"has", "have", "had"}:
         return _has(obj, negated)
-    if head in _IRREGULAR_PAST or (head.endswith("ed") and head not in _BASE_VERBS):
+    if head in IRREGULAR_PAST or (head.endswith("ed") and head not in BASE_VERBS):
         return _Draft(head, _clean_value(obj), negated)
     return _Draft(_third_person(base), _clean_value(obj), negated)
 
 
-#: Words that end the thing whose amount moved: "raised the rent by 50 euros to 950 euros",
-#: "cut the fee from 10 to 5 dollars".
-_AMOUNT_STOPS = _wordset("by from")
-_OWNERS = _wordset("my our your his her their")
-_NOT_OWNERS = _wordset("we they you he she it one someone everyone")
+def _home(head: str, base: str, obj: list[str], subject: _Subject, negated: bool) -> _Draft | None:
+    """ "lives in X", "moved to X": where someone lives or where (or when) a thing is."""
+    if base in {"live", "reside"} and obj[:1] in (["in"], ["on"], ["at"], ["with"]):
+        past = head.endswith("ed")
+        if not subject.person and obj[0] in {"in", "on", "at"}:
+            return _Draft("location", _clean_value(obj[1:]), negated)
+        attr = "lived_in" if past else "lives_in"
+        return _Draft(attr, _clean_value(obj[1:] if obj[0] != "with" else obj), negated)
+    if (base in {"move", "moved", "relocate"} and obj[:1] == ["to"]) or obj[:2] == ["back", "to"]:
+        skip = 2 if obj[0] == "back" else 1
+        value = _clean_value(obj[skip:])
+        if subject.person:
+            return _Draft("lives_in", value, negated)
+        # "The deadline moved to 6 October": a date, the slot "the deadline is 6 October" fills
+        return _Draft("when" if _names_a_time(value) else "location", value, negated)
+    return None
 
 
 def _moved_to(base: str, obj: list[str], subject: _Subject, negated: bool) -> _Draft | None:
     """ "switched to X" (what is used now) and "raised Y to V" (Y's amount now)."""
     if base in {"switch", "migrate"} and obj[:1] == ["to"]:
         return _Draft("uses", _clean_value(obj[1:]), negated)
-    draft = _amount(obj, subject) if base in _AMOUNT_VERBS else None
+    draft = _amount(obj, subject) if base in AMOUNT_VERBS else None
     if draft is not None:
         draft.negated = negated
     return draft
@@ -709,28 +798,28 @@ def _amount(obj: list[str], subject: _Subject) -> _Draft | None:
         return None
     thing = obj[:k]
     for i, w in enumerate(thing):
-        if w in _AMOUNT_STOPS:
+        if w in AMOUNT_STOPS:
             thing = thing[:i]
             break
-    head = [w for w in thing if w not in _ARTICLES]
-    if "of" in head and all(w in _PRICE_NOUNS for w in head[: head.index("of")]):
+    head = [w for w in thing if w not in ARTICLES]
+    if "of" in head and all(w in PRICE_NOUNS for w in head[: head.index("of")]):
         thing = head[head.index("of") + 1 :]  # "the price of the Pro plan": the plan
     name, _ = _subject_name(thing, None)
     words = _without_price_noun(name.split())
     if not words:
         return None
     owned = bool(thing) and (
-        thing[0] in _OWNERS or any(w.endswith("'s") or w == "of" for w in thing)
+        thing[0] in OWNERS or any(w.endswith("'s") or w == "of" for w in thing)
     )
     agent = subject.name
-    if not owned and agent not in _NOT_OWNERS and not set(agent.split()) <= set(words):
+    if not owned and agent not in NOT_OWNERS and not set(agent.split()) <= set(words):
         words = [*agent.split(), *words]
     return _Draft("costs", _clean_value(figure), subject=" ".join(words))
 
 
 def _without_price_noun(words: list[str]) -> list[str]:
     """ "pro plan price" -> "pro plan": a thing's price is the thing's amount slot."""
-    while len(words) > 1 and words[-1] in _PRICE_NOUNS:
+    while len(words) > 1 and words[-1] in PRICE_NOUNS:
         words = words[:-1]
     return words
 
@@ -776,7 +865,7 @@ def _front(words: list[str]) -> tuple[list[str], list[str]]:
     if not words or words[0] not in {"in", "on", "at", "during", "every", "for", "these"}:
         return words, []
     for p in range(1, min(len(words), 6)):
-        opener = p >= 2 and words[p] in _ARTICLES | {"my", "our", "his", "her", "their"}
+        opener = p >= 2 and words[p] in ARTICLES | {"my", "our", "his", "her", "their"}
         if words[p] in {"i", "we", "he", "she", "they", "you"} or opener:
             phrase = words[:p]
             if phrase[:2] == ["these", "days"]:
@@ -790,10 +879,31 @@ def _colon_claim(low: str, speaker: str | None) -> tuple[str, _Draft] | None:
     if not m:
         return None
     left = _words(m.group(1))
-    if not left or len(left) > 6 or any(w in _COPULAS or w in _AUX for w in left):
+    if not left or len(left) > 6 or any(w in COPULAS or w in AUX for w in left):
         return None
-    name, _ = _subject_name(left, speaker)
+    name = _event_label(left) or _subject_name(left, speaker)[0]
     return name, _Draft("is", _clean_value(_words(m.group(2))))
+
+
+def _event_label(left: list[str]) -> str | None:
+    """ "Incident 6068", "Ticket OPS-12", "Order #7", "INC-1234": a label that names one event
+    or item by an identifier, normalized ("order 7"); None for any other label, and for labels
+    that say when ("May 3", "Week 2", "2024-05-03") or what kind of text follows ("Update 2",
+    "Note 3": lexicon.NOT_EVENT_LABELS). The label is part of the subject of the clause after
+    it, so that two incidents of one service never share a slot."""
+    if not left or len(left) > 3:
+        return None
+    *head, ident = left
+    if not any(ch.isdigit() for ch in ident):
+        return None
+    if _DATE.fullmatch(ident) and not (head and head[-1] in ID_NOUNS):
+        return None  # "2024-05-03", "10:30", "Summer 2023"; but "Incident 1989" is a name
+    if not head:
+        return ident.lstrip("#") if _IDENTIFIER.match(ident) else None
+    timely = MONTHS | WEEKDAYS | RELATIVE_TIME | NOT_EVENT_LABELS
+    if not all(w.isalpha() and w not in timely for w in head):
+        return None
+    return " ".join([*head, ident.lstrip("#")])
 
 
 _APPOSITIVE = re.compile(
@@ -824,6 +934,9 @@ def _labelled_clause(low: str, speaker: str | None) -> tuple[str, _Draft] | None
     found = _draft(words, speaker, False)
     if found is None or not _names_a_subject(found[0]):
         return None
+    label = _event_label(_words(m.group(1)))
+    if label is not None and not found[0].startswith(label):
+        return f"{label} {found[0]}", found[1]  # "incident 6068 heron-72 service"
     return found
 
 
@@ -853,9 +966,9 @@ def _draft(words: list[str], speaker: str | None, capitalized: bool) -> tuple[st
     if not vp.words:
         return None
     head, rest = vp.words[0], vp.words[1:]
-    if head in _COPULAS:
+    if head in COPULAS:
         draft = _copula(rest, subject)
-    elif head in _AUX:
+    elif head in AUX:
         inner = _strip_modifiers(rest)
         if not inner.words:
             return None
@@ -885,26 +998,9 @@ def extract_claim(text: str) -> Claim | None:
     return claim
 
 
-#: A claim needs a subject one can hold a value about: "it", "that" or "wow caroline" name
-#: nothing that stays put, and comparing two of them only manufactures conflicts.
-_VAGUE_SUBJECTS = frozenset(
-    {
-        *("it", "this", "that", "these", "those", "there", "they", "he", "she", "you"),
-        *("one", "something", "everything", "nothing", "anything", "someone", "everyone"),
-    }
-)
-_INTERJECTIONS = frozenset(
-    {
-        *("wow", "oh", "ah", "haha", "hah", "lol", "yeah", "yes", "no", "hey", "hi", "hello"),
-        *("well", "omg", "aw", "aww", "ooh", "wait", "ok", "okay", "sure", "thanks", "thank"),
-        *("congrats", "congratulations"),
-    }
-)
-
-
 def _names_a_subject(subject: str) -> bool:
     words = subject.split()
-    return bool(words) and words[0] not in _INTERJECTIONS and subject not in _VAGUE_SUBJECTS
+    return bool(words) and words[0] not in INTERJECTIONS and subject not in VAGUE_SUBJECTS
 
 
 def _extract(text: str) -> Claim | None:

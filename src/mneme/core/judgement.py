@@ -11,6 +11,14 @@ overwrite anything: "My cat is black" never supersedes "My dog is black". The on
 a pair whose words are identical except for numbers or dates ("... 64 GB ..." / "... 32 GB ..."):
 that is a conflict on numbers even when no claim could be read, and it is never merged.
 
+Two readings of one subject count as one slot: a bare "is" whose value is only a date and a
+"when" ("the deadline is 6 October" / "the deadline moved to 6 June"), and an adjective's
+complement and a bare "is" whose values include one another ("the release is blocked" / "the
+release is blocked by the test"); see :func:`_bridge`. In a claim's value an identifier
+("the Quarry-338 rollout", "ticket 42": :func:`mneme.core.claims.is_identifier`) is a word, not
+a number: two values that differ in one name two things, which a many-valued attribute holds
+side by side ("owns the Quarry-338 rollout" and "owns the Tessel-564 rollout").
+
 Rules for a pair with the same slot, in order:
 
 =========================================  ===================================================
@@ -22,7 +30,9 @@ same value, numbers or dates differ         CONTRADICT ``numbers`` (SUPERSEDE wi
                                             word such as "now"); never a merge
 same value, all numbers and dates equal     NOOP with target (evidence); LINK_EXISTING when
                                             another agent said it
-value differs only in numbers or dates      like "numbers differ" above
+value differs only in numbers or dates      like "numbers differ" above; in a one-valued
+                                            slot any change word ("the deadline moved to 6
+                                            June") makes it a SUPERSEDE
 new value refines the old ("Berlin" ->      UPDATE
 "Berlin Mitte")
 new value is a part of the old              NOOP / LINK_EXISTING (nothing new)
@@ -51,11 +61,14 @@ from functools import lru_cache
 from mneme.core.claims import (
     STRONG_CHANGE,
     Claim,
+    copula_view,
     extract_claim,
+    is_identifier,
     is_preference,
     is_single_valued,
     normalize_word,
     same_value,
+    time_view,
     value_words,
 )
 from mneme.core.keys import normalize_text
@@ -240,8 +253,32 @@ def _compare(new: Candidate, nb: Neighbour, config: JudgeConfig) -> _Pair | None
         # identical but for its numbers is still a conflict.
         if a.subject != b.subject:
             return None
+        bridged = _bridge(a, b)
+        if bridged is not None:
+            return _same_slot(new, nb, *bridged)
         return _text_numbers(new, nb, config)
     return _text_rules(new, nb, config)
+
+
+def _bridge(old: Claim, cur: Claim) -> tuple[Claim, Claim] | None:
+    """Both claims read as plain "is" claims, when one is an adjective's complement and the
+    other a bare "is" whose value one includes the other's: "the release is blocked" and "the
+    release is blocked by the test" (a refinement), "Ana is CEO of Acme" and "Ana is the CEO of
+    Acme" (one claim). A bare "is" whose value is only a date is a "when" ("the deadline is 6
+    October" and "the deadline moved to 6 June" fill one slot). Any other pair of slots stays
+    apart: "is allergic to sesame" never clashes with "is a painter"."""
+    if old.attribute == cur.attribute:
+        return None
+    to, tc = time_view(old), time_view(cur)
+    if to.attribute == tc.attribute:
+        return to, tc  # "the deadline is 6 October" and "the deadline moved to 6 June"
+    vo, vc = copula_view(old), copula_view(cur)
+    if (vo.attribute, vc.attribute) != ("is", "is"):
+        return None
+    wo, wc = value_words(vo.value), value_words(vc.value)
+    if not wo or not wc or not (wo <= wc or wc <= wo):
+        return None
+    return vo, vc
 
 
 def _same_slot(new: Candidate, nb: Neighbour, old: Claim, cur: Claim) -> _Pair | None:
@@ -257,7 +294,7 @@ def _same_slot(new: Candidate, nb: Neighbour, old: Claim, cur: Claim) -> _Pair |
     if old.negated != cur.negated:
         return None  # "has no bathtub" vs "has a shower": different values, no clash
     if _differs_only_in_numbers(old, cur) and not _adds_numbers(old, cur):
-        return _numbers(new, nb, cur, slot)
+        return _numbers(new, nb, cur, slot, moved_value=is_single_valued(old))
     wo, wn = value_words(old.value), value_words(cur.value)
     if wo and wo < wn:
         return _Pair(Verdict.UPDATE, "refine", f"refines {slot}: '{old.value}' -> '{cur.value}'")
@@ -296,8 +333,17 @@ def _negation(new: Candidate, nb: Neighbour, cur: Claim, slot: str) -> _Pair:
     return _Pair(Verdict.CONTRADICT, "negation", f"the new atom {said} {slot}: '{cur.value}'", kind)
 
 
-def _numbers(new: Candidate, nb: Neighbour, cur: Claim, slot: str) -> _Pair:
-    if cur.change and STRONG_CHANGE.search(new.text.casefold()):
+def _numbers(
+    new: Candidate, nb: Neighbour, cur: Claim, slot: str, *, moved_value: bool = False
+) -> _Pair:
+    """Numbers or dates differ: a conflict, or a supersession when the new atom says so.
+
+    A strong change word ("now", "instead") always says so; any change word ("moved to")
+    does when the slot's one value is the number or date that moved ("the deadline moved to 6
+    June" after "the deadline is 6 October"), as for any other one-valued slot. A change word
+    around the same value ("I moved to Berlin in 2021" / "in 2019") is a conflict on the date.
+    """
+    if cur.change and (moved_value or STRONG_CHANGE.search(new.text.casefold())):
         return _Pair(Verdict.SUPERSEDE, "change", f"{slot} changed to '{cur.value}'")
     kind = "cross_agent" if _another_agent(new, nb) else "numbers"
     return _Pair(Verdict.CONTRADICT, "numbers", f"{slot}: the numbers or dates differ", kind)
@@ -321,6 +367,21 @@ def _adds_numbers(old: Claim, new: Claim) -> bool:
 
 def _is_numeric(word: str) -> bool:
     return bool(_DIGITS.search(word))
+
+
+def _split_numbers(words: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(plain words, amounts and date words), in order. An identifier ("heron-72", the 42 of
+    "ticket 42") is a plain word: two values that differ in one name two things."""
+    plain: list[str] = []
+    amounts: list[str] = []
+    prev = ""
+    for w in words:
+        if w in _DATE_WORDS or (_is_numeric(w) and not is_identifier(w, prev)):
+            amounts.append(w)
+        else:
+            plain.append(w)
+        prev = w
+    return plain, amounts
 
 
 _DATE_WORDS = frozenset(
@@ -363,9 +424,10 @@ _DATE_WORDS = frozenset(
 
 
 def _differs_only_in_numbers(a: Claim, b: Claim) -> bool:
-    """Whether two values are the same words around different numbers or dates."""
-    wa = [w for w in a.value.split() if not _is_numeric(w) and w not in _DATE_WORDS]
-    wb = [w for w in b.value.split() if not _is_numeric(w) and w not in _DATE_WORDS]
+    """Whether two values are the same words around different numbers or dates (identifiers
+    count as words: "the Quarry-338 rollout" and "the Tessel-564 rollout" differ in words)."""
+    wa, _ = _split_numbers(a.value.split())
+    wb, _ = _split_numbers(b.value.split())
     return wa == wb and not _same_numbers(a, b)
 
 
