@@ -489,3 +489,14 @@ def test_a_bare_adjective_and_its_complement_are_one_slot() -> None:
 def test_a_renamed_thing_supersedes_its_old_name() -> None:
     j = decide("The default branch is master.", "The default branch was renamed to main.", 0.69)
     assert j.verdict is Verdict.SUPERSEDE
+
+
+def test_an_add_to_a_many_valued_slot_says_so() -> None:
+    """The reason names the slot that holds several values, not "another subject"."""
+    j = decide("Priya Nair is fluent in Spanish.", "Priya Nair is fluent in Portuguese.", 0.9)
+    assert j.verdict is Verdict.ADD
+    assert "holds several" in j.reason
+    assert "not the same subject" not in j.reason
+    other = decide("My cat is black.", "My dog sleeps all day on the sofa.", 0.6)
+    assert other.verdict is Verdict.ADD
+    assert "holds several" not in other.reason

@@ -205,13 +205,34 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
     related.sort(reverse=True)
     ids = tuple(uid for _, uid in related[: config.max_related])
     top = max((s for s, _ in related), default=0.0)
-    reason = (
-        f"new claim; related to {len(ids)} existing memor{'y' if len(ids) == 1 else 'ies'} "
-        "by topic, not the same subject and attribute"
-        if ids
-        else "new claim: nothing close is known"
+    return Judgement(
+        Verdict.ADD,
+        None,
+        _add_reason(new, neighbours, ids),
+        _round(1.0 - 0.5 * _clip(top)),
+        None,
+        ids,
     )
-    return Judgement(Verdict.ADD, None, reason, _round(1.0 - 0.5 * _clip(top)), None, ids)
+
+
+def _add_reason(new: Candidate, neighbours: Sequence[Neighbour], related: tuple[str, ...]) -> str:
+    """Why an ADD: another value of a slot that holds several, related by topic, or new."""
+    claim = new.claim
+    if claim is not None and any(
+        nb.claim is not None
+        and nb.status in JUDGED_STATUSES
+        and (nb.claim.subject, nb.claim.attribute) == (claim.subject, claim.attribute)
+        for nb in neighbours
+    ):
+        slot = f"{claim.subject} / {claim.attribute.replace('_', ' ')}"
+        return f"another value of {slot}, which holds several: kept beside the others"
+    if related:
+        n = len(related)
+        return (
+            f"new claim; related to {n} existing memor{'y' if n == 1 else 'ies'} "
+            "by topic, not the same subject and attribute"
+        )
+    return "new claim: nothing close is known"
 
 
 def _judgement(pair: _Pair, nb: Neighbour) -> Judgement:
