@@ -5,7 +5,19 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
+import numpy as np
+
 from mneme.store.protocol import Scored
+
+
+def best_rows(scores: np.ndarray, k: int) -> np.ndarray:
+    """The positions of the ``k`` highest scores, best first; a tie goes to the earlier
+    position (row order), so a vector search ranks the same rows the same way every time."""
+    k = min(k, len(scores))
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    top = np.argpartition(-scores, k - 1)[:k]
+    return top[np.lexsort((top, -scores[top]))]
 
 
 def temporal_order(

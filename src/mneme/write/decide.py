@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from mneme.core.model import (
 from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLMError, LLMInvalid
 from mneme.store.protocol import Filters, Store
+from mneme.store.ranking import best_rows
 from mneme.trust.claims import keys_of
 
 LIVE = frozenset(UnitStatus(s) for s in JUDGED_STATUSES)
@@ -69,10 +70,18 @@ class _Written:
         """The written units most similar to ``vector`` (cosine: the vectors are unit
         length), best first, at most NEIGHBOURS + PREFETCH_SLACK."""
         sims = self._mat[: len(self.ids)] @ np.asarray(vector, dtype=np.float32)
-        k = min(NEIGHBOURS + PREFETCH_SLACK, len(sims))
-        top = np.argpartition(-sims, k - 1)[:k]
-        top = top[np.lexsort((top, -sims[top]))]
-        return [(self.ids[int(i)], float(sims[i])) for i in top]
+        return [
+            (self.ids[int(i)], float(sims[i])) for i in best_rows(sims, NEIGHBOURS + PREFETCH_SLACK)
+        ]
+
+
+@dataclass(slots=True)
+class _Batch:
+    """One thread's prefetch: neighbour lists by (bank, agent, content key), and the units
+    written since, per bank."""
+
+    prefetched: dict[tuple[str, str, str], list[tuple[str, float]]] = field(default_factory=dict)
+    fresh: dict[str, _Written] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,20 +107,11 @@ class Judge:
         self._local = threading.local()
 
     @property
-    def _prefetched(self) -> dict[tuple[str, str, str], list[tuple[str, float]]]:
-        try:
-            found: dict[tuple[str, str, str], list[tuple[str, float]]] = self._local.prefetched
-        except AttributeError:
-            found = self._local.prefetched = {}
-        return found
-
-    @property
-    def _fresh(self) -> dict[str, _Written]:
-        try:
-            fresh: dict[str, _Written] = self._local.fresh
-        except AttributeError:
-            fresh = self._local.fresh = {}
-        return fresh
+    def _batch(self) -> _Batch:
+        batch: _Batch | None = getattr(self._local, "batch", None)
+        if batch is None:
+            batch = self._local.batch = _Batch()
+        return batch
 
     def prefetch(
         self, bank_id: str, agent_id: str, atoms: Iterable[tuple[str, np.ndarray]]
@@ -134,31 +134,34 @@ class Judge:
             NEIGHBOURS + PREFETCH_SLACK,
         )
         for (key, _), hits in zip(todo, found, strict=True):
-            self._prefetched[(bank_id, agent_id, key)] = [(h.unit_id, h.score) for h in hits]
-        self._fresh.setdefault(bank_id, _Written())
+            self._batch.prefetched[(bank_id, agent_id, key)] = [(h.unit_id, h.score) for h in hits]
+        self._batch.fresh.setdefault(bank_id, _Written())
 
     def note_written(self, bank_id: str, unit_id: str, vector: np.ndarray | None) -> None:
         """A unit was written after the prefetch: later atoms must be judged against it too."""
-        fresh = self._fresh.get(bank_id)
+        fresh = self._batch.fresh.get(bank_id)
         if fresh is not None and vector is not None:
             fresh.add(unit_id, vector)
 
     def forget_prefetch(self) -> None:
-        self._prefetched.clear()
-        self._fresh.clear()
+        self._local.batch = _Batch()
 
     def _semantic(
         self, viewer: Viewer, key: str | None, vector: np.ndarray
     ) -> tuple[list[tuple[str, float]], bool]:
         """The nearest live units, best first: (id, similarity) and whether the list is
         prefetched (then it holds up to PREFETCH_SLACK more, for units retired since)."""
-        pre = None if key is None else self._prefetched.get((viewer.bank_id, viewer.agent_id, key))
+        pre = (
+            None
+            if key is None
+            else self._batch.prefetched.get((viewer.bank_id, viewer.agent_id, key))
+        )
         if pre is None:
             hits = self.store.search_semantic(
                 viewer, vector, self.model_id, Filters(statuses=LIVE), NEIGHBOURS
             )
             return [(h.unit_id, h.score) for h in hits], False
-        fresh = self._fresh.get(viewer.bank_id)
+        fresh = self._batch.fresh.get(viewer.bank_id)
         if fresh is None or not fresh.ids:
             return pre, True
         # Score desc; on a tie the older unit first (the order one search over all would give).

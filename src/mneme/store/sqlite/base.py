@@ -216,15 +216,9 @@ class SQLiteBase:
         head = self.db.query(
             "SELECT seq, hash, count FROM audit_head WHERE bank_id = ?", (bank_id,)
         )
-        seq, digest, count = (
-            (int(head[0][0]), str(head[0][1]), int(head[0][2]))
-            if head
-            else (
-                0,
-                GENESIS,
-                0,
-            )
-        )
+        seq, digest, count = 0, GENESIS, 0
+        if head:
+            seq, digest, count = int(head[0][0]), str(head[0][1]), int(head[0][2])
         n, last = self.db.query(
             "SELECT count(*), max(seq) FROM audit_log WHERE bank_id = ? AND seq > ?",
             (bank_id, seq),

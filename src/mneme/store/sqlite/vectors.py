@@ -21,6 +21,7 @@ from threadpoolctl import ThreadpoolController
 
 from mneme.core.model import Scope, UnitStatus, UnitType, Viewer, Visibility
 from mneme.store.protocol import Filters, Scored, UnitChanges, Vector
+from mneme.store.ranking import best_rows
 from mneme.store.sqlite.ivf import IVF_MIN_ROWS, CoarseQuantizer, probe_count
 
 
@@ -324,9 +325,7 @@ class VectorIndex:
         with _one_blas_thread():
             scores = (self._mat[:n] if rows is None else self._mat[rows]) @ q
         scores[~mask] = -np.inf
-        k = min(limit, visible)
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.lexsort((top, -scores[top]))]  # score desc, then row order: deterministic
+        top = best_rows(scores, min(limit, visible))
         found = top if rows is None else rows[top]
         return [
             Scored(self._ids[int(i)], float(scores[t])) for i, t in zip(found, top, strict=True)
