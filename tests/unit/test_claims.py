@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -487,3 +489,28 @@ def test_copula_and_time_views() -> None:
     deadline = time_view(claim("The Piper-952 deadline is 6 October."))
     assert (deadline.attribute, deadline.value) == ("when", "6 october")
     assert time_view(claim("Caroline is 30.")).attribute == "is"
+
+
+_CONTRACTION_SOUP = st.lists(
+    st.sampled_from(
+        str.split(
+            "I'm i'm can't won't don't isn't I've you'd they'll we're he's what's it's that's "
+            "Sam's n't 've 'd 'll 're 's ' cannot I am not will the a tea 5pm 5 pm"
+        )
+    ),
+    max_size=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(words=_CONTRACTION_SOUP)
+def test_contractions_expand_as_if_every_pattern_ran(words: list[str]) -> None:
+    """A pattern is skipped when its literal is absent: the text comes out the same."""
+    from mneme.core import claims as claims_mod
+
+    text = " ".join(words)
+    low, _capitalized = claims_mod._prepare.__wrapped__(text)
+    every = " ".join(text.split()).strip(claims_mod._EDGE + " ").casefold()
+    for _literal, pattern, repl in claims_mod._CONTRACTIONS:
+        every = pattern.sub(repl, every)
+    assert low == re.sub(r"(\d)\s*(am|pm)\b", r"\1 \2", every)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mneme.core import timeexpr
 from mneme.core.timeexpr import (
     TimeExpr,
     find_time_expressions,
@@ -274,3 +277,62 @@ _WORDS = st.sampled_from(
 def test_date_like_word_soup_never_raises(words: list[str]) -> None:
     for e in find_time_expressions(" ".join(words), ANCHOR):
         assert e.start < e.end
+
+
+def _ungated(text: str, anchor: dt.datetime) -> list[TimeExpr]:
+    """Every rule's pattern run over the text, as if it passed every gate."""
+    with patch.object(timeexpr, "_gates_passed", lambda _text: frozenset(timeexpr._GATES)):
+        return find_time_expressions(text, anchor)
+
+
+_GATE_WORDS = str.split(
+    "in on last next this past the ago days WEEKS Months yEaRs a an two few couple of MAY "
+    "june Mar sept 2023 2024 12 8 31st 1990s 90's '90s summer Winter fall autumn Spring "
+    "TUESDAY sunday yesterday Today tonight tomorrow night morning evening afternoon from to "
+    "and - – between since week weekend month year , . recently lately recent earlier later "
+    "before after 5 pm 10:30 GB 2024-06-01 ٣ ２０２０ ſpring wınter Kelvin"
+)
+_GATED = st.sampled_from(_GATE_WORDS)
+
+
+@settings(max_examples=400, deadline=None)
+@given(words=st.lists(_GATED, max_size=10), anchor=st.sampled_from([ANCHOR, d(2001, 1, 31)]))
+def test_gates_skip_only_rules_that_cannot_match(words: list[str], anchor: dt.datetime) -> None:
+    text = " ".join(words)
+    try:
+        expected: list[TimeExpr] | str = _ungated(text, anchor)
+    except KeyError as exc:  # odd case-folded season names fail the same way either way
+        expected = repr(exc)
+    try:
+        got: list[TimeExpr] | str = find_time_expressions(text, anchor)
+    except KeyError as exc:
+        got = repr(exc)
+    assert got == expected
+
+
+@pytest.mark.parametrize(("gate", "pattern", "handler"), timeexpr._RULES)
+def test_every_rule_needs_its_gate(gate: str, pattern: re.Pattern[str], handler: object) -> None:
+    """A text that matches a rule always passes the rule's gate (checked on the rule's own
+    test phrases and a word soup of time words)."""
+    samples = [
+        "8 May 2023",
+        "May 8, 2023",
+        "the 1990s",
+        "from 2019 to 2021",
+        "in 2020",
+        "the day before yesterday",
+        "the week before last",
+        "last weekend",
+        "the past two months",
+        "three days ago",
+        "in two weeks",
+        "this morning",
+        "recently",
+        "last Tuesday",
+        "in the summer",
+        "early June",
+        *_GATE_WORDS,
+    ]
+    for text in samples:
+        if pattern.search(text):
+            assert timeexpr._GATES[gate].search(text), (gate, text)

@@ -296,18 +296,20 @@ _DATE = re.compile(
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
 )
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*(?:st|nd|rd|th)?%?")
-_CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(p), r)
-    for p, r in (
-        (r"\bcan't\b", "cannot"),
-        (r"\bwon't\b", "will not"),
-        (r"\b(\w+)n't\b", r"\1 not"),
-        (r"\bi'm\b", "i am"),
-        (r"\b(i|you|we|they)'ve\b", r"\1 have"),
-        (r"\b(i|you|we|they|he|she)'d\b", r"\1 would"),
-        (r"\b(\w+)'ll\b", r"\1 will"),
-        (r"\b(you|we|they)'re\b", r"\1 are"),
-        (r"\b(he|she|it|that|there|what|who)'s\b", r"\1 is"),
+#: (literal, pattern, replacement): each pattern matches only where its literal occurs, and
+#: no replacement writes an apostrophe, so a text without the literal is left as it is.
+_CONTRACTIONS: tuple[tuple[str, re.Pattern[str], str], ...] = tuple(
+    (lit, re.compile(p), r)
+    for lit, p, r in (
+        ("can't", r"\bcan't\b", "cannot"),
+        ("won't", r"\bwon't\b", "will not"),
+        ("n't", r"\b(\w+)n't\b", r"\1 not"),
+        ("i'm", r"\bi'm\b", "i am"),
+        ("'ve", r"\b(i|you|we|they)'ve\b", r"\1 have"),
+        ("'d", r"\b(i|you|we|they|he|she)'d\b", r"\1 would"),
+        ("'ll", r"\b(\w+)'ll\b", r"\1 will"),
+        ("'re", r"\b(you|we|they)'re\b", r"\1 are"),
+        ("'s", r"\b(he|she|it|that|there|what|who)'s\b", r"\1 is"),
     )
 )
 _COLON = re.compile(r"^([^:]{2,60}?)\s*:\s+(.+)$")
@@ -338,18 +340,22 @@ def normalize_word(word: str) -> str:
     return NUMBER_WORDS.get(w) or ORDINALS.get(w) or w
 
 
+@lru_cache(maxsize=4096)
 def _prepare(text: str) -> tuple[str, bool]:
     """Lowercase, contractions expanded, edge punctuation dropped; and the original casing hint.
 
     The hint says whether the atom opened with a capitalized non-pronoun word (a name).
+    Memoized: a claim reads both the atom and its body, most often the same text.
     """
     t = unicodedata.normalize("NFKC", text).replace("’", "'").replace("‘", "'")
     t = t.replace("“", '"').replace("”", '"')
     t = " ".join(t.split()).strip(_EDGE + " ")
     capitalized = bool(t[:1].isupper()) and not re.match(r"^(?:I|I'\w+)\b", t)
     low = t.casefold()
-    for pattern, repl in _CONTRACTIONS:
-        low = pattern.sub(repl, low)
+    if "'" in low:
+        for literal, pattern, repl in _CONTRACTIONS:
+            if literal in low:
+                low = pattern.sub(repl, low)
     low = re.sub(r"(\d)\s*(am|pm)\b", r"\1 \2", low)
     return low, capitalized
 

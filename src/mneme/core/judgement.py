@@ -479,16 +479,39 @@ def _numbers_of(words: Sequence[str]) -> list[str]:
     return sorted(w for w in words if _is_numeric(w) or w in _DATE_WORDS)
 
 
+@dataclass(frozen=True, slots=True)
+class _Words:
+    """What the text rules read of one text, computed once per text."""
+
+    plain: tuple[str, ...]  # content words that are no number or date word, sorted
+    numbers: tuple[str, ...]  # the numbers and date words among the content words, sorted
+    unique: frozenset[str]  # the content words, once each
+    unique_numbers: tuple[str, ...]  # the numbers and date words among ``unique``, sorted
+    negative: bool
+
+
+@lru_cache(maxsize=16384)
+def _words_of(text: str) -> _Words:
+    """Memoized like ``content_words``: a neighbour's text comes back atom after atom."""
+    words = content_words(text)
+    unique = frozenset(words)
+    return _Words(
+        plain=tuple(sorted(w for w in words if not _is_numeric(w) and w not in _DATE_WORDS)),
+        numbers=tuple(_numbers_of(words)),
+        unique=unique,
+        unique_numbers=tuple(_numbers_of(sorted(unique))),
+        negative=_negative(text),
+    )
+
+
 def _text_numbers(new: Candidate, nb: Neighbour, config: JudgeConfig) -> _Pair | None:
     """Words identical but for numbers and dates, and close in meaning: a numbers conflict."""
-    wn, wo = content_words(new.text), content_words(nb.text)
-    plain_n = [w for w in wn if not _is_numeric(w) and w not in _DATE_WORDS]
-    plain_o = [w for w in wo if not _is_numeric(w) and w not in _DATE_WORDS]
-    if not plain_n or sorted(plain_n) != sorted(plain_o):
+    wn, wo = _words_of(new.text), _words_of(nb.text)
+    if not wn.plain or wn.plain != wo.plain:
         return None
-    if _numbers_of(wn) == _numbers_of(wo) or nb.similarity < config.paraphrase_similarity:
+    if wn.numbers == wo.numbers or nb.similarity < config.paraphrase_similarity:
         return None
-    if _negative(new.text) != _negative(nb.text):
+    if wn.negative != wo.negative:
         return None
     kind = "cross_agent" if _another_agent(new, nb) else "numbers"
     return _Pair(
@@ -501,10 +524,11 @@ def _text_rules(new: Candidate, nb: Neighbour, config: JudgeConfig) -> _Pair | N
     numbers = _text_numbers(new, nb, config)
     if numbers is not None:
         return numbers
-    wn, wo = set(content_words(new.text)), set(content_words(nb.text))
-    if not wn or not wo or _negative(new.text) != _negative(nb.text):
+    tn, to = _words_of(new.text), _words_of(nb.text)
+    wn, wo = tn.unique, to.unique
+    if not wn or not wo or tn.negative != to.negative:
         return None
-    if _numbers_of(sorted(wn)) != _numbers_of(sorted(wo)):
+    if tn.unique_numbers != to.unique_numbers:
         return None
     if wn == wo:
         return _merge(new, nb, "text_paraphrase", "the same words in another order")
@@ -522,7 +546,7 @@ def _text_rules(new: Candidate, nb: Neighbour, config: JudgeConfig) -> _Pair | N
 def _is_related(new: Candidate, nb: Neighbour, config: JudgeConfig) -> bool:
     if nb.similarity >= config.related_similarity:
         return True
-    return len(set(content_words(new.text)) & set(content_words(nb.text))) >= 2
+    return len(_words_of(new.text).unique & _words_of(nb.text).unique) >= 2
 
 
 # ---------------------------------------------------------------------------------------------

@@ -384,11 +384,23 @@ def _h_weekday(m: re.Match[str], anchor: dt.datetime) -> _Resolved:
 _REL = r"(?P<rel>last|next|this\s+past|past|this)"
 
 
-def _rule(pattern: str, handler: _Handler) -> tuple[re.Pattern[str], _Handler]:
-    return re.compile(pattern, re.IGNORECASE), handler
+# Gates: words (or a digit) without which a rule cannot match, each a literal the rule's
+# pattern requires. A text that passes no gate of a rule skips its pattern: most atoms name no
+# time at all, and running every pattern over them was most of the parser's time.
+_DIGIT = r"\d"
+_DAY_WORDS = r"day|night|tomorrow|morning|afternoon|evening"
+_UNITS = r"day|week|month|year"
+_SEASON_WORDS = r"spring|summer|autumn|fall|winter"
+_MONTH_STEMS = r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
 
 
-_RULES: tuple[tuple[re.Pattern[str], _Handler], ...] = (
+def _rule(
+    pattern: str, handler: _Handler, gate: str = _DIGIT
+) -> tuple[str, re.Pattern[str], _Handler]:
+    return gate, re.compile(pattern, re.IGNORECASE), handler
+
+
+_RULES: tuple[tuple[str, re.Pattern[str], _Handler], ...] = (
     _rule(
         r"\b(?P<year>\d{4})-(?P<mon>\d{1,2})-(?P<day>\d{1,2})(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?"
         r"(?:Z|[+-]\d\d:?\d\d)?)?(?!\d)",
@@ -421,37 +433,42 @@ _RULES: tuple[tuple[re.Pattern[str], _Handler], ...] = (
         _h_decade,
     ),
     _rule(rf"{_CONTEXT}{_YEAR_RE}\b{_NOT_TIME}(?!\s*(?:%|percent|gb|mb|kb|tb|km|kg))", _h_year),
-    _rule(r"\bthe\s+day\s+(?:before\s+yesterday|after\s+tomorrow)\b", _h_fixed_day),
-    _rule(r"\bthe\s+week\s+before\s+last\b", _h_week_before_last),
+    _rule(r"\bthe\s+day\s+(?:before\s+yesterday|after\s+tomorrow)\b", _h_fixed_day, "day"),
+    _rule(r"\bthe\s+week\s+before\s+last\b", _h_week_before_last, "week"),
     _rule(
         r"\b(?P<rel>last|next|this\s+past|this|earlier\s+this|later\s+this)\s+"
         r"(?P<unit>weekend|week|month|year)\b",
         _h_period,
+        _UNITS,
     ),
     _rule(
         r"\b(?:the\s+|these\s+)?(?P<w>past|last)\s+(?:(?P<num>\d{1,3}|a\s+couple(?:\s+of)?|"
         r"couple\s+of|a\s+few|few|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
         r"\s+)?(?P<unit>day|week|month|year)s?\b",
         _h_past_n,
+        _UNITS,
     ),
-    _rule(rf"\b{_NUM_RE}\s+{_UNIT_RE}\s+ago\b", _h_ago),
-    _rule(rf"\bin\s+{_NUM_RE}\s+{_UNIT_RE}\b(?!\s+ago)", _h_in_future),
+    _rule(rf"\b{_NUM_RE}\s+{_UNIT_RE}\s+ago\b", _h_ago, "ago"),
+    _rule(rf"\bin\s+{_NUM_RE}\s+{_UNIT_RE}\b(?!\s+ago)", _h_in_future, _UNITS),
     _rule(
         r"\b(?:today|tonight|yesterday|tomorrow|earlier\s+today|last\s+night|"
         r"this\s+(?:morning|afternoon|evening))\b",
         _h_fixed_day,
+        _DAY_WORDS,
     ),
-    _rule(r"\b(?:recently|lately|in\s+recent\s+(?:days|weeks))\b", _h_recently),
-    _rule(rf"\b(?:{_REL}\s+|on\s+)?{_WEEKDAY_RE}\b", _h_weekday),
+    _rule(r"\b(?:recently|lately|in\s+recent\s+(?:days|weeks))\b", _h_recently, "recent|lately"),
+    _rule(rf"\b(?:{_REL}\s+|on\s+)?{_WEEKDAY_RE}\b", _h_weekday, "day"),
     _rule(
         r"\b(?:(?P<rel>last|next|this\s+past|past|this)\s+|(?P<prep>in|during|over)\s+(?:the\s+)?)?"
         r"(?P<season>spring|summer|autumn|fall|winter)\b(?!\s+(?:of\s+)?\d)",
         _h_season,
+        _SEASON_WORDS,
     ),
     _rule(
         rf"\b(?:(?P<rel>last|next|this)\s+|(?P<prep>in|during|since|until|till|by|of|"
         rf"from|to|between|early|late|mid|before|after|through|throughout)[\s-]+)?{_MONTH_RE}\b(?!\s+\d)",
         _h_month_alone,
+        _MONTH_STEMS,
     ),
 )
 
@@ -467,6 +484,16 @@ def _aware(anchor: dt.datetime) -> dt.datetime:
     return anchor.astimezone(UTC)
 
 
+_GATES: dict[str, re.Pattern[str]] = {
+    gate: re.compile(gate, re.IGNORECASE) for gate in dict.fromkeys(g for g, _, _ in _RULES)
+}
+
+
+def _gates_passed(text: str) -> frozenset[str]:
+    """The gates ``text`` passes (matched as the rules match: ignoring case)."""
+    return frozenset(gate for gate, pattern in _GATES.items() if pattern.search(text))
+
+
 def find_time_expressions(text: str, anchor: dt.datetime) -> list[TimeExpr]:
     """Every time expression in ``text``, resolved against ``anchor``, in order of appearance.
 
@@ -476,7 +503,10 @@ def find_time_expressions(text: str, anchor: dt.datetime) -> list[TimeExpr]:
     anchor = _aware(anchor)
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, int, TimeExpr]] = []
-    for pattern, handler in _RULES:
+    gates = _gates_passed(text)
+    for gate, pattern, handler in _RULES:
+        if gate not in gates:
+            continue
         for m in pattern.finditer(text):
             lo, hi = m.span()
             if any(lo < t_hi and t_lo < hi for t_lo, t_hi in taken):

@@ -7,7 +7,7 @@ import datetime as dt
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from mneme.core.chain import GENESIS, record_hash
+from mneme.core.chain import GENESIS, entry_hash
 from mneme.core.chain import digest as content_digest
 from mneme.errors import MnemeError
 from mneme.store.codec import dumps, loads, ts, utc_now
@@ -77,17 +77,18 @@ class PostgresBase:
         at = ts(now)
         before_s = None if before is None else dumps(dict(before))
         after_s = None if after is None else dumps(dict(after))
-        fields = {
-            "bank_id": bank_id,
-            "at": at,
-            "actor": actor,
-            "op": op,
-            "target": target,
-            "before": before_s,
-            "after": after_s,
-            "reason": reason,
-        }
-        digest = record_hash(prev, fields)
+        before_sha, after_sha = content_digest(before_s), content_digest(after_s)
+        digest = entry_hash(
+            prev,
+            bank_id=bank_id,
+            at=at,
+            actor=actor,
+            op=op,
+            target=target,
+            before_sha=before_sha,
+            after_sha=after_sha,
+            reason=reason,
+        )
         self._w(
             "WITH rec AS (INSERT INTO audit_log (bank_id, at, actor, op, target, before, "
             "after, reason, prev_hash, hash, before_sha, after_sha) "
@@ -107,8 +108,8 @@ class PostgresBase:
                 reason,
                 prev,
                 digest,
-                content_digest(before_s),
-                content_digest(after_s),
+                before_sha,
+                after_sha,
                 bank_id,
                 digest,
                 count + 1,

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mneme.core.chain import GENESIS, record_hash
+from mneme.core.chain import GENESIS, entry_hash
 from mneme.core.chain import digest as content_digest
 from mneme.core.model import Unit
 from mneme.errors import NotFound
@@ -171,17 +171,18 @@ class SQLiteBase:
         at = ts(self._clock())
         before_s = None if before is None else dumps(dict(before))
         after_s = None if after is None else dumps(dict(after))
-        fields = {
-            "bank_id": bank_id,
-            "at": at,
-            "actor": actor,
-            "op": op,
-            "target": target,
-            "before": before_s,
-            "after": after_s,
-            "reason": reason,
-        }
-        digest = record_hash(prev, fields)
+        before_sha, after_sha = content_digest(before_s), content_digest(after_s)
+        digest = entry_hash(
+            prev,
+            bank_id=bank_id,
+            at=at,
+            actor=actor,
+            op=op,
+            target=target,
+            before_sha=before_sha,
+            after_sha=after_sha,
+            reason=reason,
+        )
         cur = self._w(
             "INSERT INTO audit_log (bank_id, at, actor, op, target, before, after, "
             "reason, prev_hash, hash, before_sha, after_sha) "
@@ -197,8 +198,8 @@ class SQLiteBase:
                 reason,
                 prev,
                 digest,
-                content_digest(before_s),
-                content_digest(after_s),
+                before_sha,
+                after_sha,
             ),
         )
         # The head row is written once, just before commit (``_write_head``): one write per
