@@ -122,3 +122,66 @@ def test_the_exact_scan_stays_below_the_threshold() -> None:
     assert idx._ivf is None
     assert ivf_mod.list_count(1_000_000) == 2000
     assert ivf_mod.probe_count(2000) == 125
+
+
+@pytest.mark.usefixtures("small_threshold")
+def test_rows_are_sorted_by_cluster_and_keep_their_ids_state_and_knowers() -> None:
+    vectors = _clustered(N)
+    idx = _index(vectors, private_every=3)
+    idx.set_state("u7", UnitStatus.SUPERSEDED, None, None)
+    owner = Viewer("b1", "a2", Scope.PERSONAL)
+    before = {h.unit_id for h in idx.search(owner, vectors[3], Filters(), 10)}  # trains, sorts
+    ivf = idx._ivf
+    assert ivf is not None
+    assert ivf.sorted_rows == N
+    assert ivf.tail_rows == 0
+    # each cluster is one contiguous run of rows, and holds the rows nearest its centroid
+    for c in range(ivf.lists):
+        a, b = int(ivf.offsets[c]), int(ivf.offsets[c + 1])
+        if a < b:
+            nearest = np.argmax(idx._mat[a:b] @ ivf.centroids.T, axis=1)
+            assert (nearest == c).all()
+    # every id still names its own vector, and state and knowers moved with their rows
+    for i in (0, 7, 999, N - 1):
+        row = idx._row[f"u{i}"]
+        assert np.array_equal(idx._mat[row], vectors[i])
+        assert idx._ids[row] == f"u{i}"
+    assert idx._status[idx._row["u7"]] == list(UnitStatus).index(UnitStatus.SUPERSEDED)
+    live = Filters(statuses=frozenset({UnitStatus.ACTIVE}))
+    assert "u7" not in {h.unit_id for h in idx.search(owner, vectors[7], live, 50)}
+    mine = idx.search(owner, vectors[3], Filters(), 10)
+    assert {h.unit_id for h in mine} == before
+    assert all(int(h.unit_id[1:]) % 3 == 0 for h in mine)  # a2 knows only its own rows
+
+
+@pytest.mark.usefixtures("small_threshold")
+def test_tails_are_sorted_again_without_retraining() -> None:
+    vectors = _clustered(N + N // 4, seed=8)
+    idx = _index(vectors[:N])
+    viewer = Viewer("b1", "a1", Scope.COLLECTIVE)
+    idx.search(viewer, vectors[0], Filters(), 5)
+    ivf = idx._ivf
+    assert ivf is not None
+    centroids = ivf.centroids.copy()
+    for i in range(N, N + N // 4):
+        idx.add(_row(f"u{i}", vectors[i]))
+    assert ivf.tail_rows == N // 4  # the new rows wait in their clusters' tails
+    hits = idx.search(viewer, vectors[N + 5], Filters(), 1)  # past 1/8 in tails: sorted again
+    assert hits[0].unit_id == f"u{N + 5}"
+    assert idx._ivf is ivf
+    assert np.array_equal(ivf.centroids, centroids)
+    assert ivf.tail_rows == 0
+    assert ivf.sorted_rows == N + N // 4
+
+
+@pytest.mark.usefixtures("small_threshold")
+def test_equal_scores_rank_the_older_row_first_after_sorting() -> None:
+    vectors = _clustered(N)
+    idx = _index(vectors)
+    twin = vectors[10]
+    idx.add(_row("late-twin", twin))
+    viewer = Viewer("b1", "a1", Scope.COLLECTIVE)
+    hits = idx.search(viewer, twin, Filters(), 2)
+    assert [h.unit_id for h in hits] == ["u10", "late-twin"]
+    batch = idx.search_many(viewer, np.stack([twin] * 40), Filters(), 2)
+    assert all([h.unit_id for h in b] == ["u10", "late-twin"] for b in batch)

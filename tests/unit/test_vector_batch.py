@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from mneme.core.model import Scope, UnitStatus, UnitType, Viewer, Visibility
-from mneme.store.protocol import Filters
+from mneme.store.protocol import Filters, Scored
 from mneme.store.sqlite import vectors as vectors_mod
 from mneme.store.sqlite.vectors import IndexRow, VectorIndex
 
@@ -78,13 +78,27 @@ def test_search_many_on_empty_or_mismatched_input() -> None:
     assert empty.search_many(viewer, np.ones((2, DIM), np.float32), Filters(), 5) == [[], []]
 
 
-def test_few_queries_on_a_large_bank_use_the_coarse_quantizer(
-    monkeypatch: pytest.MonkeyPatch,
+def _same(a: list[list[Scored]], b: list[list[Scored]]) -> None:
+    """Equal hits; scores equal to float32 rounding (a matrix product and one per query may
+    round the last bit differently)."""
+    assert [[h.unit_id for h in hits] for hits in a] == [[h.unit_id for h in hits] for hits in b]
+    for x, y in zip(a, b, strict=True):
+        assert [h.score for h in x] == pytest.approx([h.score for h in y], abs=1e-5)
+
+
+@pytest.mark.parametrize("n_queries", [3, 80])
+@pytest.mark.parametrize("scope", [Scope.COLLECTIVE, Scope.PERSONAL])
+def test_on_a_large_bank_search_many_probes_as_one_search_per_query(
+    monkeypatch: pytest.MonkeyPatch, n_queries: int, scope: Scope
 ) -> None:
     monkeypatch.setattr(vectors_mod, "IVF_MIN_ROWS", 100)
-    idx, vectors = _index(400)
-    viewer = Viewer("b1", "a1", Scope.COLLECTIVE)
-    few = vectors[:3]
-    assert idx.search_many(viewer, few, Filters(), 5) == [
-        idx.search(viewer, q, Filters(), 5) for q in few
-    ]
+    idx, vectors = _index(1200)
+    viewer = Viewer("b1", "a1", scope)
+    queries = vectors[:n_queries]
+    live = Filters(statuses=frozenset({UnitStatus.ACTIVE}))
+    for filters in (Filters(), live):
+        _same(
+            idx.search_many(viewer, queries, filters, 7),
+            [idx.search(viewer, q, filters, 7) for q in queries],
+        )
+    assert idx._ivf is not None  # the partitioned path ran

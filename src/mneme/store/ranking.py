@@ -10,14 +10,15 @@ import numpy as np
 from mneme.store.protocol import Scored
 
 
-def best_rows(scores: np.ndarray, k: int) -> np.ndarray:
-    """The positions of the ``k`` highest scores, best first; a tie goes to the earlier
-    position (row order), so a vector search ranks the same rows the same way every time."""
+def best_rows(scores: np.ndarray, k: int, age: np.ndarray | None = None) -> np.ndarray:
+    """The positions of the ``k`` highest scores, best first; a tie goes to the lower ``age``
+    (default: the earlier position), so a vector search ranks the same rows the same way
+    every time."""
     k = min(k, len(scores))
     if k <= 0:
         return np.zeros(0, dtype=np.int64)
     top = np.argpartition(-scores, k - 1)[:k]
-    return top[np.lexsort((top, -scores[top]))]
+    return top[np.lexsort((top if age is None else age[top], -scores[top]))]
 
 
 def temporal_order(

@@ -256,6 +256,24 @@ class Database:
         """Whether this thread is inside the write transaction (so it holds the file's lock)."""
         return self._depth > 0 and self._owner == threading.get_ident()
 
+    def snapshot(self) -> sqlite3.Connection | None:
+        """A private read-only connection to the file, for a caller that reads several
+        statements in one read transaction and keeps temporary tables of its own (the lexical
+        index's build); None for an in-memory database. The caller closes it."""
+        if self.path == ":memory:":
+            return None
+        try:
+            conn = sqlite3.connect(
+                f"file:{Path(self.path).absolute()}?mode=ro",
+                uri=True,
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=self._busy_ms / 1000,
+            )
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
+        return conn
+
     # -- schema --------------------------------------------------------------------------
 
     def schema_version(self) -> int:

@@ -14,14 +14,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mneme.store.sqlite.base import SQLiteBase
-
-#: The FTS5 options every bank's table is created with (the tokenizer is part of the schema).
-FTS_OPTIONS = "text, content = 'units', content_rowid = 'rowid', " + (
-    "tokenize = 'porter unicode61 remove_diacritics 2'"
+from mneme.store.sqlite.lexical import (
+    LEXICAL_MIN_ROWS,
+    LexicalIndex,
+    Tokenizer,
+    averages_sql,
+    fts_totals,
 )
+
+#: The tokenizer of every bank's table (part of the schema; the lexical index asks it too).
+FTS_TOKENIZE = "tokenize = 'porter unicode61 remove_diacritics 2'"
+#: The FTS5 options every bank's table is created with.
+FTS_OPTIONS = "text, content = 'units', content_rowid = 'rowid', " + FTS_TOKENIZE
 
 
 class LexiconMixin(SQLiteBase):
+    #: Made on first use (the store's constructor need not know): large banks' postings, and
+    #: the tokenizer that tokenizes their new rows and the queries.
+    _lexicals: dict[str, LexicalIndex] | None = None
+    _lexical_small: dict[str, int] | None = None  # bank -> generation it was found small at
+    _fts_tokenizer: Tokenizer | None = None
+
     def _fts(self, bank_id: str) -> str | None:
         """The bank's FTS5 table name, or None when the bank has none yet."""
         cached = self._fts_names.get(bank_id)
@@ -99,3 +112,77 @@ class LexiconMixin(SQLiteBase):
         with self.db.transaction():
             for (bank_id,) in missing:
                 self._fts_create(str(bank_id))
+
+    # -- the in-memory BM25 of large banks (ADR 0021) ------------------------------------
+
+    def _lexical_ranked(
+        self, bank_id: str, table: str, terms: Sequence[str], fetch: int
+    ) -> list[tuple[int, float]] | None:
+        """The bank's ``fetch`` best rows for the OR of ``terms`` as FTS5 would rank them
+        ((rowid, bm25), bm25 lower-is-better), from the bank's in-memory postings; None when
+        FTS5 itself should answer: a bank below LEXICAL_MIN_ROWS rows, a term FTS5 reads as a
+        phrase of several tokens, a read inside this thread's write transaction (the index
+        follows committed rows only), or an in-memory database."""
+        if self.db.owns_transaction:
+            return None
+        idx = self._lexical_index(bank_id, table)
+        if idx is None:
+            return None
+        phrases: list[str] = []
+        for toks in self._tokenizer().terms(list(terms)):
+            if len(toks) != 1:
+                return None
+            phrases += toks
+        with idx.lock:
+            return idx.rank(phrases, fetch)
+
+    def _tokenizer(self) -> Tokenizer:
+        if self._fts_tokenizer is None:
+            self._fts_tokenizer = Tokenizer(FTS_TOKENIZE)
+        return self._fts_tokenizer
+
+    def _lexical_index(self, bank_id: str, table: str) -> LexicalIndex | None:
+        """The bank's postings, brought up to its committed FTS5 table (new rows appended,
+        anything else rebuilt); None below the size where FTS5 ranks fast enough."""
+        gen_rows = self.db.query("SELECT generation FROM index_state WHERE bank_id = ?", (bank_id,))
+        gen = int(gen_rows[0][0]) if gen_rows else 0
+        if self._lexicals is None or self._lexical_small is None:
+            self._lexicals, self._lexical_small = {}, {}
+        idx = self._lexicals.get(bank_id)
+        if idx is not None and idx.generation == gen and idx.table == table:
+            return idx
+        if self._lexical_small.get(bank_id) == gen:
+            return None
+        block = self.db.query(averages_sql(table))
+        if fts_totals(block[0][0] if block else None)[0] < LEXICAL_MIN_ROWS:
+            self._lexicals.pop(bank_id, None)
+            self._lexical_small[bank_id] = gen
+            return None
+        conn = self.db.snapshot()
+        if conn is None:
+            return None
+        try:
+            conn.execute("BEGIN")  # one snapshot: the totals, the new rows and the postings
+            block = conn.execute(averages_sql(table)).fetchall()
+            totals = fts_totals(block[0][0] if block else None)
+            if idx is None or idx.table != table:
+                idx = LexicalIndex(bank_id, table)
+            with idx.lock:
+                if len(idx) and not idx.matches(totals):
+                    new = conn.execute(
+                        "SELECT rowid, text FROM units WHERE bank_id = ? AND rowid > ? "
+                        "ORDER BY rowid",
+                        (bank_id, idx.last_rowid),
+                    ).fetchall()
+                    for (rowid, _), toks in zip(
+                        new, self._tokenizer().terms([r[1] for r in new]), strict=True
+                    ):
+                        idx.append(int(rowid), toks)
+                if not idx.matches(totals):
+                    idx.build(conn)  # new, or rows went away (a purge): read it all again
+                idx.generation = gen
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+        self._lexicals[bank_id] = idx
+        return idx
