@@ -101,6 +101,49 @@ def test_content_key_is_unique_for_shared_and_per_author_for_private(
         make.unit("tea again", content_key="k")
 
 
+def test_held_content_keys_are_the_keys_find_by_content_key_finds(store: Store, make: Any) -> None:
+    make.bank()
+    make.unit("tea", content_key="k1")
+    make.unit("jam", content_key="k2", visibility=Visibility.PRIVATE)
+    held = store.held_content_keys
+    assert held("b1", ["k1", "k2", "k3", "k1"], Visibility.SHARED, "a1") == {"k1"}
+    assert held("b1", ["k1", "k2"], Visibility.PRIVATE, "a1") == {"k2"}
+    assert held("b1", ["k2"], Visibility.PRIVATE, "a2") == set()
+    assert held("b2", ["k1"], Visibility.SHARED, "a1") == set()
+    assert held("b1", [], Visibility.SHARED, "a1") == set()
+    many = [f"x{i}" for i in range(1200)] + ["k1"]
+    assert held("b1", many, Visibility.SHARED, "a1") == {"k1"}
+
+
+def test_a_key_found_absent_in_a_transaction_is_found_once_a_unit_takes_it(
+    store: Store, make: Any
+) -> None:
+    make.bank()
+    with store.transaction():
+        assert store.held_content_keys("b1", ["k", "k2"], Visibility.SHARED, "a1") == set()
+        assert store.find_by_content_key("b1", "k", Visibility.SHARED, "a1") is None
+        unit = make.unit("tea", content_key="k")  # a savepoint inside the transaction
+        found = store.find_by_content_key("b1", "k", Visibility.SHARED, "a1")
+        assert found is not None
+        assert found.id == unit.id
+        assert store.held_content_keys("b1", ["k", "k2"], Visibility.SHARED, "a1") == {"k"}
+
+        def taken_then_rolled_back() -> None:
+            with store.transaction():
+                make.unit("jam", content_key="k2")
+                assert store.find_by_content_key("b1", "k2", Visibility.SHARED, "a1") is not None
+                raise RuntimeError("roll the savepoint back")
+
+        with pytest.raises(RuntimeError):
+            taken_then_rolled_back()
+        assert store.find_by_content_key("b1", "k2", Visibility.SHARED, "a1") is None
+        private = make.unit("jam", content_key="k2", visibility=Visibility.PRIVATE)
+        assert store.find_by_content_key("b1", "k2", Visibility.SHARED, "a1") is None
+        mine = store.find_by_content_key("b1", "k2", Visibility.PRIVATE, "a1")
+        assert mine is not None
+        assert mine.id == private.id
+
+
 def test_add_evidence_adds_a_knower_once_per_agent(store: Store, make: Any) -> None:
     make.bank()
     s1, s2, s3 = make.source(), make.source(agent="a2"), make.source(agent="a2")

@@ -237,6 +237,9 @@ class Store(Protocol):
     def find_by_content_key(
         self, bank_id: str, content_key: str, visibility: Visibility, agent_id: str
     ) -> Unit | None: ...
+    def held_content_keys(
+        self, bank_id: str, content_keys: Sequence[str], visibility: Visibility, agent_id: str
+    ) -> set[str]: ...  # those find_by_content_key would find a unit for, in one statement
     def add_evidence(
         self, bank_id: str, unit_id: str, source_id: str, agent_id: str, at: dt.datetime
     ) -> bool: ...  # True when the agent is a new knower

@@ -136,6 +136,12 @@ class Judge:
         for (key, _), hits in zip(todo, found, strict=True):
             self._batch.prefetched[(bank_id, agent_id, key)] = [(h.unit_id, h.score) for h in hits]
         self._batch.fresh.setdefault(bank_id, _Written())
+        # Every atom reads its neighbours' units (``neighbours``): read them all now, in one
+        # statement. A store that remembers reads for the transaction (SQLite) then answers
+        # each atom from memory; one that does not reads them again, one statement per atom.
+        self.store.get_units(
+            viewer, list(dict.fromkeys(h.unit_id for hits in found for h in hits)), lean=True
+        )
 
     def note_written(self, bank_id: str, unit_id: str, vector: np.ndarray | None) -> None:
         """A unit was written after the prefetch: later atoms must be judged against it too."""

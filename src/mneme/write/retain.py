@@ -82,18 +82,13 @@ class Retainer:
         if self.extractor is not None:
             for plan in plans:
                 self._extract(plan)
+        held = self._held_keys(plans)
         todo: dict[str, str] = {}
         for plan in plans:
             src = plan.source
+            where = (src.bank_id, src.visibility, src.agent_id)
             for atom in plan.atoms:
-                if atom.key in todo:
-                    continue
-                if (
-                    self.store.find_by_content_key(
-                        src.bank_id, atom.key, src.visibility, src.agent_id
-                    )
-                    is None
-                ):
+                if atom.key not in todo and atom.key not in held[where]:
                     todo[atom.key] = atom.text
         if not todo:
             return
@@ -101,6 +96,21 @@ class Retainer:
         by_key = dict(zip(todo, vectors, strict=True))
         for plan in plans:
             plan.vectors = {a.key: by_key[a.key] for a in plan.atoms if a.key in by_key}
+
+    def _held_keys(self, plans: Sequence[Plan]) -> dict[tuple[str, Visibility, str], set[str]]:
+        """The atoms' content keys a unit already holds, one lookup per (bank, visibility,
+        agent): where ``find_by_content_key`` would look for each."""
+        keys: dict[tuple[str, Visibility, str], list[str]] = {}
+        for plan in plans:
+            src = plan.source
+            where = keys.setdefault((src.bank_id, src.visibility, src.agent_id), [])
+            where.extend(atom.key for atom in plan.atoms)
+        return {
+            (bank_id, visibility, agent_id): self.store.held_content_keys(
+                bank_id, group, visibility, agent_id
+            )
+            for (bank_id, visibility, agent_id), group in keys.items()
+        }
 
     def _extract(self, plan: Plan) -> None:
         """The LLM's facts replace the rule-made atoms; on any LLM failure the rules' atoms
@@ -125,6 +135,9 @@ class Retainer:
         judge = self.atoms.judge
         with self.store.transaction():
             try:
+                # Inside the transaction: a store that remembers reads for it (SQLite) answers
+                # each atom's repeat check from this one lookup until a unit takes the key.
+                self._held_keys(plans)
                 self._prefetch(plans)
                 return [self._commit(plan) for plan in plans]
             finally:

@@ -393,6 +393,19 @@ class PostgresStore(
         units = self._hydrate(rows)
         return units[0] if units else None
 
+    def held_content_keys(
+        self, bank_id: str, content_keys: Sequence[str], visibility: Visibility, agent_id: str
+    ) -> set[str]:
+        if not content_keys:
+            return set()
+        owner = agent_id if visibility == Visibility.PRIVATE else ""
+        rows = self.db.query(
+            "SELECT content_key FROM units WHERE bank_id = %s AND owner = %s "
+            "AND content_key = ANY(%s::text[])",
+            (bank_id, owner, list(dict.fromkeys(content_keys))),
+        )
+        return {str(r[0]) for r in rows}
+
     def add_evidence(
         self, bank_id: str, unit_id: str, source_id: str, agent_id: str, at: dt.datetime
     ) -> bool:

@@ -307,6 +307,8 @@ class SQLiteStore(
             ),
         )
         assert cur.lastrowid is not None
+        if self.db.owns_transaction:
+            self._absent_keys(unit.bank_id, owner).discard(unit.content_key)
         self._fts_add(unit.bank_id, cur.lastrowid, unit.text)
         self._touch(unit.bank_id)
         first_source = unit.evidence[0] if unit.evidence else None
@@ -346,12 +348,42 @@ class SQLiteStore(
         self, bank_id: str, content_key: str, visibility: Visibility, agent_id: str
     ) -> Unit | None:
         owner = agent_id if visibility == Visibility.PRIVATE else ""
+        if self.db.owns_transaction and content_key in self._absent_keys(bank_id, owner):
+            return None
         rows = self.db.query(
             f"SELECT {UNIT_COLS} FROM units WHERE bank_id = ? AND content_key = ? AND owner = ?",
             (bank_id, content_key, owner),
         )
         units = self._hydrate(rows)
         return units[0] if units else None
+
+    def held_content_keys(
+        self, bank_id: str, content_keys: Sequence[str], visibility: Visibility, agent_id: str
+    ) -> set[str]:
+        owner = agent_id if visibility == Visibility.PRIVATE else ""
+        unique = list(dict.fromkeys(content_keys))
+        held: set[str] = set()
+        for i in range(0, len(unique), 500):
+            chunk = unique[i : i + 500]
+            held.update(
+                r[0]
+                for r in self.db.query(
+                    "SELECT content_key FROM units WHERE bank_id = ? AND owner = ? "
+                    f"AND content_key IN ({','.join('?' * len(chunk))})",
+                    (bank_id, owner, *chunk),
+                )
+            )
+        if self.db.owns_transaction:
+            # Remembered for the transaction: the write path asks for a whole batch here, then
+            # looks each atom up again (``find_by_content_key``) after earlier atoms were
+            # written. Only ``put_unit`` makes an absent key held (it forgets it).
+            self._absent_keys(bank_id, owner).update(k for k in unique if k not in held)
+        return held
+
+    def _absent_keys(self, bank_id: str, owner: str) -> set[str]:
+        """Content keys known to hold no unit in this write transaction (see ``_memoized``)."""
+        absent: set[str] = self._memoized(("absent keys", bank_id, owner), set)
+        return absent
 
     def add_evidence(
         self, bank_id: str, unit_id: str, source_id: str, agent_id: str, at: dt.datetime
