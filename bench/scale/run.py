@@ -141,16 +141,7 @@ def measure_one(
                 if chunk:
                     flush()
             units = mem.stats()
-            qs = queries(size, n_queries)
-            for q in qs[:WARMUP]:
-                mem.recall(q, bank="scale", agent="assistant", scope="collective", k=10)
-            lat = []
-            empty = 0
-            for q in qs:
-                t0 = time.perf_counter()
-                hits = mem.recall(q, bank="scale", agent="assistant", scope="collective", k=10)
-                lat.append((time.perf_counter() - t0) * 1000)
-                empty += not hits
+            recall = measure_recall(mem, size, n_queries)
             mem.close()
             disk = disk_bytes(target)
             n_units = _unit_count(units) or done
@@ -163,11 +154,7 @@ def measure_one(
                 "units": n_units,
                 "ingest_s": ingest_s,
                 "ingest_per_s": done / ingest_s if ingest_s else float("nan"),
-                "recall_p50_ms": percentile(lat, 0.5),
-                "recall_p95_ms": percentile(lat, 0.95),
-                "recall_mean_ms": sum(lat) / len(lat),
-                "queries": len(lat),
-                "empty_results": empty,
+                **recall,
                 "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                 "disk_bytes": disk,
                 "bytes_per_unit": disk / n_units if n_units else float("nan"),
@@ -175,6 +162,61 @@ def measure_one(
             }
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def measure_recall(mem: Any, size: int, n_queries: int) -> dict[str, Any]:
+    """Warm recall latency (k=10) in collective scope (the target's) and in personal scope
+    (``recall``'s default), the same questions each, after WARMUP untimed ones."""
+    qs = queries(size, n_queries)
+    out: dict[str, Any] = {}
+    for scope, prefix in (("collective", "recall"), ("personal", "recall_personal")):
+        for q in qs[:WARMUP]:
+            mem.recall(q, bank="scale", agent="assistant", scope=scope, k=10)
+        lat = []
+        empty = 0
+        for q in qs:
+            t0 = time.perf_counter()
+            hits = mem.recall(q, bank="scale", agent="assistant", scope=scope, k=10)
+            lat.append((time.perf_counter() - t0) * 1000)
+            empty += not hits
+        out[f"{prefix}_p50_ms"] = percentile(lat, 0.5)
+        out[f"{prefix}_p95_ms"] = percentile(lat, 0.95)
+        out[f"{prefix}_mean_ms"] = sum(lat) / len(lat)
+        out[f"{prefix}_empty_results"] = empty
+    out["queries"] = len(qs)
+    out["empty_results"] = out["recall_empty_results"]
+    return out
+
+
+def measure_store(path: str, size: int, embedder: str, n_queries: int) -> dict[str, Any]:
+    """Open an existing SQLite store (one a scale run kept) in a fresh process and measure its
+    recall; the RSS is this process's: opening the store, building its in-memory indexes and
+    answering, without the ingest."""
+    from mneme import Memory
+
+    started = time.perf_counter()
+    mem = Memory.open(path, embedder=embedder, env={})
+    units = mem.stats()
+    t0 = time.perf_counter()
+    mem.recall(queries(size, 1)[0], bank="scale", agent="assistant", scope="collective", k=10)
+    first = time.perf_counter() - t0
+    recall = measure_recall(mem, size, n_queries)
+    mem.close()
+    disk = disk_bytes(path)
+    n_units = _unit_count(units)
+    return {
+        "size": size,
+        "backend": "sqlite",
+        "embedder": embedder,
+        "store": path,
+        "units": n_units,
+        "first_recall_s": first,
+        **recall,
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "disk_bytes": disk,
+        "bytes_per_unit": disk / n_units if n_units else float("nan"),
+        "wall_s": time.perf_counter() - started,
+    }
 
 
 def _target(backend: str, tmp: Path) -> Iterator[str]:
@@ -226,18 +268,24 @@ def run_child(
 def table(rows: Sequence[dict[str, Any]]) -> str:
     out = [
         "| backend | memories | units | ingest (memories/s) | ingest time | recall p50 (ms) | "
-        "recall p95 (ms) | peak RSS (MiB) | disk (bytes/unit) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "recall p95 (ms) | personal p50 / p95 (ms) | peak RSS (MiB) | disk (bytes/unit) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         if "error" in r:
-            out.append(f"| {r['backend']} | {r['size']:,} | failed: {r['error']} | | | | | | |")
+            out.append(f"| {r['backend']} | {r['size']:,} | failed: {r['error']} | | | | | | | |")
             continue
         of = f" of {r['size']:,}" if r.get("partial") else ""
+        personal = (
+            f"{r['recall_personal_p50_ms']:.1f} / {r['recall_personal_p95_ms']:.1f}"
+            if "recall_personal_p95_ms" in r
+            else "not measured"
+        )
+        memories = f"{r['memories']:,}{of}" if "memories" in r else "(kept store)"
+        ingest = (f"{r['ingest_per_s']:.0f}", _dur(r["ingest_s"])) if "ingest_s" in r else ("", "")
         out.append(
-            f"| {r['backend']} | {r['memories']:,}{of} | "
-            f"{r['units']:,} | {r['ingest_per_s']:.0f} | "
-            f"{_dur(r['ingest_s'])} | {r['recall_p50_ms']:.1f} | {r['recall_p95_ms']:.1f} | "
+            f"| {r['backend']} | {memories} | {r['units']:,} | {ingest[0]} | {ingest[1]} | "
+            f"{r['recall_p50_ms']:.1f} | {r['recall_p95_ms']:.1f} | {personal} | "
             f"{r['peak_rss_mib']:.0f} | {r['bytes_per_unit']:.0f} |"
         )
     return "\n".join(out)
@@ -313,7 +361,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(reported as partial); 0 = no limit",
     )
     ap.add_argument("--one", help=argparse.SUPPRESS)  # SIZE:BACKEND, the child process
+    ap.add_argument(
+        "--store",
+        help="measure recall on an existing SQLite store of --sizes memories (no ingest); "
+        "prints one JSON row",
+    )
     args = ap.parse_args(argv)
+    if args.store:
+        size = int(float(args.sizes.split(",")[0]))
+        print(json.dumps(measure_store(args.store, size, args.embedder, args.queries)))
+        return 0
     if args.one:
         size, backend = args.one.split(":")
         budget = args.ingest_budget_min * 60

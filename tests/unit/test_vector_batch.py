@@ -102,3 +102,52 @@ def test_on_a_large_bank_search_many_probes_as_one_search_per_query(
             [idx.search(viewer, q, filters, 7) for q in queries],
         )
     assert idx._ivf is not None  # the partitioned path ran
+
+
+def test_personal_scope_follows_knowers_added_after_a_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The known-rows column of an agent is cached: later knowers, growth, a reorder by
+    cluster and more agents than the cache holds must all still be seen."""
+    monkeypatch.setattr(vectors_mod, "IVF_MIN_ROWS", 500)
+    monkeypatch.setattr(vectors_mod, "KNOWN_COLUMNS", 2)
+    idx, vectors = _index(300)
+    mine = Viewer("b1", "a1", Scope.PERSONAL)
+    everything = Filters()
+
+    def known(viewer: Viewer) -> set[str]:
+        return {h.unit_id for h in idx.search(viewer, vectors[1], everything, 2000)}
+
+    first = known(mine)
+    assert first == {f"u{i}" for i in range(300) if i % 3 == 0}
+    idx.add_knower("u1", "a1")  # learned after the column was built
+    assert known(mine) == first | {"u1"}
+    for agent in ("a2", "a3", "a4"):  # more agents than the cache holds: a1's column goes
+        known(Viewer("b1", agent, Scope.PERSONAL))
+    idx.add_knower("u2", "a1")
+    assert known(mine) == first | {"u1", "u2"}
+    rng = np.random.default_rng(2)
+    extra = rng.normal(size=(900, DIM)).astype(np.float32)
+    extra /= np.linalg.norm(extra, axis=1, keepdims=True)
+    for i, v in enumerate(extra):  # the matrix grows and, past 500 rows, sorts by cluster
+        idx.add(
+            IndexRow(
+                unit_id=f"x{i}",
+                vector=v,
+                author="a2",
+                visibility=Visibility.SHARED,
+                status=UnitStatus.ACTIVE,
+                type=UnitType.FACT,
+                occurred_start=None,
+                occurred_end=None,
+                valid_from=None,
+                valid_until=None,
+                knowers=("a1",) if i % 2 else ("a2",),
+            )
+        )
+    assert idx._ivf is None or idx._ivf.sorted_rows in (0, 1200)
+    got = known(mine)
+    assert idx._ivf is not None  # the search trained and sorted
+    assert got == first | {"u1", "u2"} | {f"x{i}" for i in range(900) if i % 2}
+    idx.set_knowers({"u5": ["a1"]})
+    assert known(mine) == {"u5"}
