@@ -21,9 +21,14 @@ def new_id(prefix: str = "") -> str:
         else:
             rnd = int.from_bytes(os.urandom(10), "big")
         _last[0], _last[1] = ms, rnd
-    value = (ms << 80) | rnd
-    chars = []
-    for _ in range(26):
-        chars.append(_ALPHABET[value & 31])
-        value >>= 5
-    return prefix + "".join(reversed(chars))
+    return prefix + _encode((ms << 80) | rnd)
+
+
+#: Every pair of base32 digits: 10 bits at a time, 13 steps for the 130 bits of an id.
+_PAIRS = tuple(a + b for a in _ALPHABET for b in _ALPHABET)
+
+
+def _encode(value: int) -> str:
+    """26 Crockford base32 digits of a 128-bit value, most significant first."""
+    pairs = _PAIRS
+    return "".join([pairs[(value >> shift) & 1023] for shift in range(120, -1, -10)])

@@ -336,3 +336,10 @@ def test_every_rule_needs_its_gate(gate: str, pattern: re.Pattern[str], handler:
     for text in samples:
         if pattern.search(text):
             assert timeexpr._GATES[gate].search(text), (gate, text)
+
+
+def test_word_gates_are_plain_lowercase_ascii_words() -> None:
+    """The ASCII fast path tests gates as substrings: each must be a literal word list."""
+    for gate, words in timeexpr._GATE_WORDS.items():
+        assert "|".join(words) == gate
+        assert all(w.isascii() and w.isalpha() and w.islower() for w in words), gate

@@ -38,12 +38,16 @@ def content_key(text: str, unit_type: str) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:32]
 
 
+@lru_cache(maxsize=32768)
 def claim_key(subject: str, attribute: str, value: str) -> str:
-    """Key of a subject-attribute-value claim: same key from another source is more evidence."""
+    """Key of a subject-attribute-value claim: same key from another source is more evidence.
+
+    Memoized, like ``slot_key``: the write path keys one atom's claim three times over."""
     payload = "\x1f".join(normalize_text(p) for p in (subject, attribute, value))
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:32]
 
 
+@lru_cache(maxsize=32768)
 def slot_key(subject: str, attribute: str) -> str:
     """Key of a claim's slot: same slot with another value is a conflict."""
     payload = "\x1f".join(normalize_text(p) for p in (subject, attribute))

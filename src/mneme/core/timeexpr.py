@@ -394,9 +394,7 @@ _SEASON_WORDS = r"spring|summer|autumn|fall|winter"
 _MONTH_STEMS = r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
 
 
-def _rule(
-    pattern: str, handler: _Handler, gate: str = _DIGIT
-) -> tuple[str, re.Pattern[str], _Handler]:
+def _rule(pattern: str, handler: _Handler, gate: str) -> tuple[str, re.Pattern[str], _Handler]:
     return gate, re.compile(pattern, re.IGNORECASE), handler
 
 
@@ -405,34 +403,46 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Handler], ...] = (
         r"\b(?P<year>\d{4})-(?P<mon>\d{1,2})-(?P<day>\d{1,2})(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?"
         r"(?:Z|[+-]\d\d:?\d\d)?)?(?!\d)",
         _h_iso,
+        _DIGIT,
     ),
     _rule(
         rf"\b(?:the\s+)?{_DAY_RE}\s+(?:of\s+)?{_MONTH_RE}\.?,?\s+{_YEAR_RE}\b{_NOT_TIME}",
         _h_day_month_year,
+        _DIGIT,
     ),
     _rule(
         rf"\b{_MONTH_RE}\.?\s+(?:the\s+)?{_DAY_RE},?\s+{_YEAR_RE}\b{_NOT_TIME}",
         _h_day_month_year,
+        _DIGIT,
     ),
-    _rule(rf"\b{_MONTH_RE}\.?,?\s+(?:of\s+)?{_YEAR_RE}\b{_NOT_TIME}", _h_month_year),
+    _rule(rf"\b{_MONTH_RE}\.?,?\s+(?:of\s+)?{_YEAR_RE}\b{_NOT_TIME}", _h_month_year, _DIGIT),
     _rule(
         r"\b(?:the\s+)?(?P<season>spring|summer|autumn|fall|winter)\s+(?:of\s+)?"
         rf"{_YEAR_RE}\b{_NOT_TIME}",
         _h_season_year,
+        _DIGIT,
     ),
-    _rule(rf"\b(?:the\s+)?{_DAY_RE}\s+(?:of\s+)?{_MONTH_RE}\b\.?{_NOT_TIME}", _h_day_month),
-    _rule(rf"\b{_MONTH_RE}\.?\s+(?:the\s+)?{_DAY_RE}\b{_NOT_TIME}", _h_day_month),
+    _rule(rf"\b(?:the\s+)?{_DAY_RE}\s+(?:of\s+)?{_MONTH_RE}\b\.?{_NOT_TIME}", _h_day_month, _DIGIT),
+    _rule(rf"\b{_MONTH_RE}\.?\s+(?:the\s+)?{_DAY_RE}\b{_NOT_TIME}", _h_day_month, _DIGIT),
     _rule(
         r"\b(?:from|between)\s+(?P<y1>(?:19|20)\d\d)\s*(?:-|–|to|until|till|through|and)\s*"
         r"(?P<y2>(?:19|20)\d\d)\b" + _NOT_TIME,
         _h_year_range,
+        _DIGIT,
     ),
-    _rule(r"\b(?P<y1>(?:19|20)\d\d)\s*[-–]\s*(?P<y2>(?:19|20)\d\d)\b" + _NOT_TIME, _h_year_range),
+    _rule(
+        r"\b(?P<y1>(?:19|20)\d\d)\s*[-–]\s*(?P<y2>(?:19|20)\d\d)\b" + _NOT_TIME,
+        _h_year_range,
+        _DIGIT,
+    ),
     _rule(
         r"(?:\bthe\s+)?(?:\b(?P<full>(?:19|20)\d0)'?s\b|\bthe\s+'?(?P<short>\d0)'?s\b)",
         _h_decade,
+        _DIGIT,
     ),
-    _rule(rf"{_CONTEXT}{_YEAR_RE}\b{_NOT_TIME}(?!\s*(?:%|percent|gb|mb|kb|tb|km|kg))", _h_year),
+    _rule(
+        rf"{_CONTEXT}{_YEAR_RE}\b{_NOT_TIME}(?!\s*(?:%|percent|gb|mb|kb|tb|km|kg))", _h_year, _DIGIT
+    ),
     _rule(r"\bthe\s+day\s+(?:before\s+yesterday|after\s+tomorrow)\b", _h_fixed_day, "day"),
     _rule(r"\bthe\s+week\s+before\s+last\b", _h_week_before_last, "week"),
     _rule(
@@ -489,9 +499,22 @@ _GATES: dict[str, re.Pattern[str]] = {
 }
 
 
+#: Each word gate's words: in ASCII text, ignoring case is lowercasing (no other character
+#: can match an ASCII letter), so a substring test answers as the pattern would.
+_GATE_WORDS: dict[str, tuple[str, ...]] = {
+    gate: tuple(gate.split("|")) for gate in _GATES if gate != _DIGIT
+}
+
+
 def _gates_passed(text: str) -> frozenset[str]:
     """The gates ``text`` passes (matched as the rules match: ignoring case)."""
-    return frozenset(gate for gate, pattern in _GATES.items() if pattern.search(text))
+    if not text.isascii():
+        return frozenset(gate for gate, pattern in _GATES.items() if pattern.search(text))
+    low = text.lower()
+    passed = [gate for gate, words in _GATE_WORDS.items() if any(w in low for w in words)]
+    if _GATES[_DIGIT].search(text):
+        passed.append(_DIGIT)
+    return frozenset(passed)
 
 
 def find_time_expressions(text: str, anchor: dt.datetime) -> list[TimeExpr]:
