@@ -13,6 +13,13 @@ database size is in the disk column). Writes ``bench/results/scale-<date>.{md,js
 
 The hashing embedder is the default here so the curve measures mneme rather than MiniLM's
 CPU time; ``--embedder minilm`` measures the product default. The output says which.
+
+A 1M store takes hours to fill through the write path on a small machine, so it can be built
+in sittings: ``--keep DIR`` keeps each SQLite store; ``--store PATH --resume --sizes N``
+retains the rest of the same N-memory stream into it (after the last source it holds; N must
+be the size the store was started with), within ``--ingest-budget-min``; ``--store PATH
+--sizes N`` measures recall on it in a fresh process (its RSS is then that of a process that
+opens the store and answers, without the ingest).
 """
 
 from __future__ import annotations
@@ -88,12 +95,19 @@ def disk_bytes(target: str) -> int:
 
 
 def measure_one(
-    size: int, backend: str, embedder: str, batch: int, n_queries: int, budget_s: float = 0.0
+    size: int,
+    backend: str,
+    embedder: str,
+    batch: int,
+    n_queries: int,
+    budget_s: float = 0.0,
+    keep: str | None = None,
 ) -> dict[str, Any]:
     """Fill one fresh store and measure it (runs in its own process).
 
     With ``budget_s`` > 0, ingest stops after the batch that crosses the budget and the store
-    is measured as it stands: the row says ``partial`` and how many memories went in.
+    is measured as it stands: the row says ``partial`` and how many memories went in. With
+    ``keep`` (SQLite), the store file is moved there afterwards (``--store --resume`` goes on).
     """
     from mneme import Memory
 
@@ -102,49 +116,14 @@ def measure_one(
         with contextmanager(_target)(backend, tmp) as target:
             started = time.perf_counter()
             mem = Memory.open(target, embedder=embedder, env={})
-            ingest_s = 0.0
-            done = 0
-            chunk: list[dict[str, Any]] = []
-            progress_at = time.perf_counter()
-
-            def flush() -> None:
-                nonlocal ingest_s, done, progress_at
-                t0 = time.perf_counter()
-                mem.retain_many(chunk)
-                ingest_s += time.perf_counter() - t0
-                done += len(chunk)
-                chunk.clear()
-                if time.perf_counter() - progress_at > 30:
-                    progress_at = time.perf_counter()
-                    print(
-                        f"  {backend} {size}: {done} retained, {done / ingest_s:.0f}/s",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-
-            for m in generate(size):
-                chunk.append(
-                    {
-                        "text": m.text,
-                        "bank": "scale",
-                        "agent": m.agent,
-                        "session": m.session,
-                        "occurred_at": m.occurred_at,
-                        "source_id": m.source_id,
-                    }
-                )
-                if len(chunk) >= batch:
-                    flush()
-                    if budget_s and ingest_s > budget_s:
-                        break
-            else:
-                if chunk:
-                    flush()
+            done, ingest_s = ingest(mem, size, batch, budget_s, f"{backend} {size}")
             units = mem.stats()
             recall = measure_recall(mem, size, n_queries)
             mem.close()
             disk = disk_bytes(target)
             n_units = _unit_count(units) or done
+            if keep and backend == "sqlite":
+                shutil.move(target, keep)
             return {
                 "size": size,
                 "backend": backend,
@@ -162,6 +141,83 @@ def measure_one(
             }
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def ingest(
+    mem: Any, size: int, batch: int, budget_s: float, label: str, start: int = 0
+) -> tuple[int, float]:
+    """Retain memories ``start`` to ``size`` of the stream in batches (stopping after the batch
+    that crosses ``budget_s`` of ingest time, when it is > 0): (memories retained, seconds)."""
+    ingest_s = 0.0
+    done = 0
+    chunk: list[dict[str, Any]] = []
+    progress_at = time.perf_counter()
+
+    def flush() -> None:
+        nonlocal ingest_s, done, progress_at
+        t0 = time.perf_counter()
+        mem.retain_many(chunk)
+        ingest_s += time.perf_counter() - t0
+        done += len(chunk)
+        chunk.clear()
+        if time.perf_counter() - progress_at > 30:
+            progress_at = time.perf_counter()
+            print(
+                f"  {label}: {start + done} retained, {done / ingest_s:.0f}/s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    for i, m in enumerate(generate(size)):
+        if i < start:
+            continue
+        chunk.append(
+            {
+                "text": m.text,
+                "bank": "scale",
+                "agent": m.agent,
+                "session": m.session,
+                "occurred_at": m.occurred_at,
+                "source_id": m.source_id,
+            }
+        )
+        if len(chunk) >= batch:
+            flush()
+            if budget_s and ingest_s > budget_s:
+                break
+    else:
+        if chunk:
+            flush()
+    return done, ingest_s
+
+
+def resume_store(
+    path: str, size: int, embedder: str, batch: int, budget_s: float
+) -> dict[str, Any]:
+    """Retain the rest of the stream into a store a budget-stopped run kept (after the last
+    source it holds: the stream is deterministic), so a 1M curve can be built in sittings."""
+    import sqlite3
+
+    from mneme import Memory
+
+    with sqlite3.connect(f"file:{Path(path).absolute()}?mode=ro", uri=True) as conn:
+        row = conn.execute(
+            "SELECT max(id) FROM sources WHERE bank_id = 'scale' AND id LIKE 'syn-%'"
+        ).fetchone()
+    start = int(row[0][4:]) + 1 if row and row[0] else 0
+    mem = Memory.open(path, embedder=embedder, env={})
+    done, ingest_s = ingest(mem, size, batch, budget_s, f"resume {size}", start=start)
+    mem.close()
+    return {
+        "store": path,
+        "size": size,
+        "resumed_at": start,
+        "memories": start + done,
+        "segment_memories": done,
+        "segment_ingest_s": ingest_s,
+        "segment_ingest_per_s": done / ingest_s if ingest_s else float("nan"),
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
 
 
 def measure_recall(mem: Any, size: int, n_queries: int) -> dict[str, Any]:
@@ -240,7 +296,13 @@ def _unit_count(stats: Any) -> int:
 
 
 def run_child(
-    size: int, backend: str, embedder: str, batch: int, n_queries: int, budget_min: float
+    size: int,
+    backend: str,
+    embedder: str,
+    batch: int,
+    n_queries: int,
+    budget_min: float,
+    keep_dir: Path | None = None,
 ) -> dict[str, Any]:
     cmd = [
         sys.executable,
@@ -257,6 +319,8 @@ def run_child(
         "--ingest-budget-min",
         str(budget_min),
     ]
+    if keep_dir is not None and backend == "sqlite":
+        cmd += ["--keep", str(keep_dir / f"scale-{size}.db")]
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run(cmd, cwd=root, stdout=subprocess.PIPE, text=True, check=False)
     if done.returncode != 0:
@@ -366,7 +430,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="measure recall on an existing SQLite store of --sizes memories (no ingest); "
         "prints one JSON row",
     )
+    ap.add_argument(
+        "--keep",
+        help="keep each SQLite store (in this directory, as scale-<size>.db) for --store "
+        "and --resume",
+    )
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --store: retain the rest of the --sizes stream into it first (within "
+        "--ingest-budget-min), print that segment's row and stop",
+    )
     args = ap.parse_args(argv)
+    if args.store and args.resume:
+        size = int(float(args.sizes.split(",")[0]))
+        budget = args.ingest_budget_min * 60
+        print(json.dumps(resume_store(args.store, size, args.embedder, args.batch, budget)))
+        return 0
     if args.store:
         size = int(float(args.sizes.split(",")[0]))
         print(json.dumps(measure_store(args.store, size, args.embedder, args.queries)))
@@ -374,7 +454,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.one:
         size, backend = args.one.split(":")
         budget = args.ingest_budget_min * 60
-        row = measure_one(int(size), backend, args.embedder, args.batch, args.queries, budget)
+        row = measure_one(
+            int(size), backend, args.embedder, args.batch, args.queries, budget, args.keep
+        )
         print(json.dumps(row))
         return 0
     sizes = [int(float(s)) for s in args.sizes.split(",") if s]
@@ -384,7 +466,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for backend in backends:
             print(f"scale: {backend}, {size:,} memories ({args.embedder})...", file=sys.stderr)
             row = run_child(
-                size, backend, args.embedder, args.batch, args.queries, args.ingest_budget_min
+                size,
+                backend,
+                args.embedder,
+                args.batch,
+                args.queries,
+                args.ingest_budget_min,
+                Path(args.keep).resolve() if args.keep else None,
             )
             rows.append(row)
             print(table([row]).splitlines()[-1], file=sys.stderr)
