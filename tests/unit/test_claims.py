@@ -514,3 +514,31 @@ def test_contractions_expand_as_if_every_pattern_ran(words: list[str]) -> None:
     for _literal, pattern, repl in claims_mod._CONTRACTIONS:
         every = pattern.sub(repl, every)
     assert low == re.sub(r"(\d)\s*(am|pm)\b", r"\1 \2", every)
+
+
+_NUMBER_SOUP = st.lists(
+    st.sampled_from(
+        str.split(
+            "ticket 42 room 12 heron-72 #7 3rd 5% 1,200 12:30 v2 ٣ ４２ two the cost of 9.5 "
+            "incident 6068 Quarry-338 rollout pm am"
+        )
+    ),
+    max_size=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(words=_NUMBER_SOUP)
+def test_amounts_are_read_only_from_words_with_a_digit(words: list[str]) -> None:
+    """Skipping digit-free words reads the same amounts as reading every word."""
+    from mneme.core import claims as claims_mod
+
+    every: list[str] = []
+    prev = ""
+    for w in words:
+        if not claims_mod.is_identifier(w, prev):
+            every += [
+                re.sub(r"(st|nd|rd|th)$", "", m.group(0)) for m in claims_mod._NUMBER.finditer(w)
+            ]
+        prev = w
+    assert claims_mod._numbers(words) == tuple(every)

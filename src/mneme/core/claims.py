@@ -296,6 +296,7 @@ _DATE = re.compile(
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
 )
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,:]\d+)*(?:st|nd|rd|th)?%?")
+_DIGIT = re.compile(r"\d")
 #: (literal, pattern, replacement): each pattern matches only where its literal occurs, and
 #: no replacement writes an apostrophe, so a text without the literal is left as it is.
 _CONTRACTIONS: tuple[tuple[str, re.Pattern[str], str], ...] = tuple(
@@ -331,8 +332,11 @@ _EDGE = "\"'“”‘’()[]{}.,;!?"
 # ---------------------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=32768)
 def normalize_word(word: str) -> str:
-    """One lowercase word in its canonical spelling (American, digits for number words)."""
+    """One lowercase word in its canonical spelling (American, digits for number words).
+
+    Memoized: every claim and every text rule normalizes the same common words."""
     w = SPELLING.get(word, word)
     m = BRITISH_ISE.match(w)
     if m:
@@ -374,7 +378,8 @@ def _numbers(words: list[str]) -> tuple[str, ...]:
     out: list[str] = []
     prev = ""
     for w in words:
-        if not is_identifier(w, prev):
+        # A word without a digit holds no amount (_NUMBER starts with one): not read further.
+        if _DIGIT.search(w) and not is_identifier(w, prev):
             out += [re.sub(r"(st|nd|rd|th)$", "", m.group(0)) for m in _NUMBER.finditer(w)]
         prev = w
     return tuple(out)
