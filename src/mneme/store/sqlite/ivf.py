@@ -146,6 +146,11 @@ class CoarseQuantizer:
         tail = np.sort(np.concatenate(tails)) if tails else np.zeros(0, dtype=np.int64)
         return runs, tail
 
+    def cluster(self, c: int) -> tuple[int, int, np.ndarray]:
+        """Cluster ``c``'s sorted run ``[start, stop)`` and its tail rows."""
+        tail = self._tail_array(c) if self._tail[c] else _NO_ROWS
+        return int(self.offsets[c]), int(self.offsets[c + 1]), tail
+
     def candidates(self, query: np.ndarray, probes: int) -> np.ndarray:
         """Rows of the ``probes`` clusters nearest to the query, ascending."""
         runs, tail = self.spans(self.nearest_lists(query, probes)[0])
@@ -157,6 +162,9 @@ class CoarseQuantizer:
         if arr is None:
             arr = self._tail_arrays[c] = np.asarray(self._tail[c], dtype=np.int64)
         return arr
+
+
+_NO_ROWS = np.zeros(0, dtype=np.int64)
 
 
 def _nearest(vectors: np.ndarray, centroids: np.ndarray) -> np.ndarray:

@@ -352,51 +352,57 @@ class VectorIndex:
         self, viewer: Viewer, q: np.ndarray, filters: Filters, limit: int
     ) -> list[list[Scored]]:
         """Many searches through the coarse quantizer: the same probes as ``search`` per query,
-        but each probed cluster is read once, for all the queries that probe it."""
+        but each probed cluster is read once, for all the queries that probe it.
+
+        Each (query, probe) pair has ``limit`` slots in a (queries, probes x limit) table that
+        its cluster's best rows fill; each query's best ``limit`` are then taken from its row.
+        """
         ivf = self._quantizer()
         mask = self._mask(viewer, filters)
+        n_q = len(q)
         with _one_blas_thread():
             near = ivf.nearest_lists(q, probe_count(ivf.lists))
-        probing = np.repeat(np.arange(len(q)), near.shape[1])
-        clusters = near.ravel()
-        by_cluster = np.argsort(clusters, kind="stable")
-        clusters, probing = clusters[by_cluster], probing[by_cluster]
-        cuts = np.flatnonzero(np.diff(clusters)) + 1
-        found_q: list[np.ndarray] = []
-        found_s: list[np.ndarray] = []
-        found_r: list[np.ndarray] = []
-        for group_c, group_q in zip(np.split(clusters, cuts), np.split(probing, cuts), strict=True):
-            runs, tail = ivf.spans(group_c[:1])
-            rows = np.concatenate([*(np.arange(a, b) for a, b in runs), tail])
-            if not len(rows):
-                continue
-            wanted = q[group_q]
-            with _one_blas_thread():
-                # (queries of this cluster, rows): the sorted run in place, the tail gathered
-                parts = [wanted @ self._mat[a:b].T for a, b in runs]
+            probes = near.shape[1]
+            pairs = np.argsort(near.ravel(), kind="stable")  # (query, probe) pairs by cluster
+            by_cluster = near.ravel()[pairs]
+            cuts = np.flatnonzero(np.diff(by_cluster)) + 1
+            best_s = np.full((n_q, probes * limit), -np.inf, dtype=np.float32)
+            best_r = np.zeros((n_q, probes * limit), dtype=np.int64)
+            for group in np.split(pairs, cuts):
+                start, stop, tail = ivf.cluster(int(near.ravel()[group[0]]))
+                size = stop - start + len(tail)
+                if size == 0:
+                    continue
+                who, slot = np.divmod(group, probes)
+                wanted = q[who]
+                # (queries of this cluster, its rows): the sorted run in place, the tail gathered
+                scores = wanted @ self._mat[start:stop].T
                 if len(tail):
-                    parts.append(wanted @ self._mat[tail].T)
-                scores = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
-            scores[:, ~mask[rows]] = -np.inf
-            kk = min(limit, len(rows))
-            top = np.argpartition(-scores, kk - 1, axis=1)[:, :kk]
-            found_s.append(scores[np.arange(len(group_q))[:, None], top].ravel())
-            found_r.append(rows[top].ravel())
-            found_q.append(np.repeat(group_q, kk))
-        out: list[list[Scored]] = [[] for _ in range(len(q))]
-        if found_q:
-            qs, ss, rs = (np.concatenate(parts) for parts in (found_q, found_s, found_r))
-            keep = ss > -np.inf
-            qs, ss, rs = qs[keep], ss[keep], rs[keep]
-            order = np.lexsort((self._seq[rs], -ss, qs))  # per query: score desc, then age
-            qs, ss, rs = qs[order], ss[order], rs[order]
-            starts = np.searchsorted(qs, np.arange(len(q) + 1))
-            for j in range(len(q)):
-                a, b = int(starts[j]), min(int(starts[j + 1]), int(starts[j]) + limit)
-                out[j] = [
-                    Scored(self._ids[int(r)], float(v))
-                    for r, v in zip(rs[a:b], ss[a:b], strict=True)
-                ]
+                    scores = np.concatenate([scores, wanted @ self._mat[tail].T], axis=1)
+                rows = np.concatenate([np.arange(start, stop), tail]) if len(tail) else None
+                seen = mask[start:stop] if rows is None else mask[rows]
+                scores[:, ~seen] = -np.inf
+                kk = min(limit, size)
+                top = np.argpartition(-scores, kk - 1, axis=1)[:, :kk] if kk < size else None
+                if top is None:
+                    top = np.broadcast_to(np.arange(size), (len(who), size))
+                cols = slot[:, None] * limit + np.arange(kk)
+                best_s[who[:, None], cols] = np.take_along_axis(scores, top, axis=1)
+                best_r[who[:, None], cols] = top + start if rows is None else rows[top]
+        k = min(limit, best_s.shape[1])
+        top = np.argpartition(-best_s, k - 1, axis=1)[:, :k]
+        top_s = np.take_along_axis(best_s, top, axis=1).ravel()
+        top_r = np.take_along_axis(best_r, top, axis=1).ravel()
+        who = np.repeat(np.arange(n_q), k)
+        order = np.lexsort((self._seq[top_r], -top_s, who))  # per query: score desc, then age
+        top_s, top_r, who = top_s[order], top_r[order], who[order]
+        live = top_s > -np.inf
+        out: list[list[Scored]] = [[] for _ in range(n_q)]
+        ids = self._ids
+        for j, r, v in zip(
+            who[live].tolist(), top_r[live].tolist(), top_s[live].tolist(), strict=True
+        ):
+            out[j].append(Scored(ids[r], v))
         visible = int(mask.sum())
         for j, hits in enumerate(out):
             if len(hits) < min(limit, visible):  # too few visible in its probes: widen
