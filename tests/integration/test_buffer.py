@@ -159,3 +159,15 @@ def test_the_buffer_payload_is_plain_json(mem, db_path):
     )
     assert _wait_done(mem, r.pending_id or "") == "done"
     assert Path(db_path).exists()
+
+
+def test_a_supersedes_naming_nothing_is_refused_before_it_is_accepted(mem):
+    with pytest.raises(NotFound, match="supersedes"):
+        mem.retain("Finn repairs scooters now.", bank="b1", agent="a1", supersedes=["nope"], wait=0)
+    with pytest.raises(NotFound, match="supersedes"):
+        mem.retain("Finn repairs scooters now.", bank="b1", agent="a1", supersedes=["nope"], wait=5)
+    kept = mem.retain("Finn repairs bicycles.", bank="b1", agent="a1", wait=30)
+    r = mem.retain(
+        "Finn repairs scooters now.", bank="b1", agent="a1", supersedes=[kept.source_id], wait=30
+    )
+    assert r.status == mneme.RetainStatus.OK

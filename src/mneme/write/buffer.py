@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mneme.core.model import AddStatus, RetainResult, RetainStatus
-from mneme.errors import MnemeError, NotFound
+from mneme.errors import Conflict, InvalidInput, MnemeError, NotFound
 from mneme.ids import new_id
 from mneme.serialize import retain_result_from_json, to_jsonable
 from mneme.store.protocol import QueueItem, Store
@@ -27,6 +27,8 @@ log = logging.getLogger("mneme.buffer")
 #: How long the worker sleeps when the queue looks empty before looking again (other processes
 #: may enqueue into a shared store without waking this one).
 IDLE_POLL_SECONDS = 0.5
+#: Errors a failed item re-raises as themselves to a caller that waited for it.
+_KINDS: dict[str, type[MnemeError]] = {e.__name__: e for e in (InvalidInput, NotFound, Conflict)}
 
 
 class IngestBuffer:
@@ -45,6 +47,7 @@ class IngestBuffer:
     def submit(self, args: Mapping[str, Any], wait: float) -> RetainResult:
         """Validate, persist, acknowledge; return the finished result if it is done in time."""
         plan = self.retainer.plan(**args)  # every bad input fails here, before anything is kept
+        self.retainer.corrected(plan)  # and so does a supersedes= naming nothing that exists
         payload = {k: to_jsonable(v) for k, v in args.items() if v is not None}
         payload["source_id"] = plan.source.id  # the promise names the evidence id it will use
         item_id = new_id("pend_")
@@ -71,7 +74,13 @@ class IngestBuffer:
             if status.result is not None:
                 return status.result
             if status.error:
-                raise MnemeError(f"the accepted write {item_id} failed: {status.error}")
+                # The worker kept the error's kind in front of its text: raise the same kind
+                # (a reference gone since acceptance is still NotFound, not a server error).
+                kind, _, message = status.error.partition(": ")
+                error = _KINDS.get(kind)
+                if error is None:
+                    raise MnemeError(f"the accepted write {item_id} failed: {status.error}")
+                raise error(f"the accepted write {item_id} failed: {message}")
         return RetainResult(
             status=RetainStatus.ACCEPTED, source_id=plan.source.id, pending_id=item_id
         )

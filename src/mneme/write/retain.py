@@ -180,7 +180,7 @@ class Retainer:
             raise Conflict(f"source id {src.id!r} is already used in another bank")
         store.put_source(src)
         out = Outcome()
-        targets = self._corrected(plan)
+        targets = self.corrected(plan)
         corrected = frozenset(u.id for u in targets)
         held = [self.atoms.write(plan, atom, out, corrected) for atom in plan.atoms]
         for a, b, kind in plan.relations:
@@ -219,8 +219,12 @@ class Retainer:
             },
         )
 
-    def _corrected(self, plan: Plan) -> list[Unit]:
-        """The units the caller names as corrected (``supersedes=``: unit or source ids)."""
+    def corrected(self, plan: Plan) -> list[Unit]:
+        """The units the caller names as corrected (``supersedes=``: unit or source ids).
+
+        Raises:
+            NotFound: a reference names no unit or source the writer can see.
+        """
         src = plan.source
         viewer = Viewer(src.bank_id, src.agent_id, Scope.COLLECTIVE)
         targets: list[Unit] = []
