@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,7 @@ from mneme.core.model import UnitStatus, UnitType, Viewer, Visibility
 from mneme.store.codec import parse_ts, ts, vector_from
 from mneme.store.protocol import LINK_KINDS, Filters, Link, Scored, Vector
 from mneme.store.ranking import temporal_order
+from mneme.store.sqlite.database import translate
 from mneme.store.sqlite.lexicon import LexiconMixin
 from mneme.store.sqlite.scoping import fts_query, where
 from mneme.store.sqlite.vectors import IndexRow, VectorIndex
@@ -103,14 +105,21 @@ class ChannelsMixin(LexiconMixin):
         self._indexes[(bank_id, model)] = idx
         return idx
 
-    def _rows(self, bank_id: str, model: str, dim: int, after: int) -> list[Any]:
-        return self.db.query(
+    def _rows(self, bank_id: str, model: str, dim: int, after: int) -> Iterator[Any]:
+        """The bank's vectors newer than ``after``, streamed: at 1M units a fetched list of them
+        was a second gigabyte beside the matrix they fill."""
+        cur = self.db.execute(
             "SELECT u.id, e.vector, u.agent_id, u.visibility, u.status, u.type, "
             "u.occurred_start, u.occurred_end, u.valid_from, u.valid_until, u.rowid "
             "FROM embeddings e JOIN units u ON u.bank_id = e.bank_id AND u.id = e.unit_id "
             "WHERE e.bank_id = ? AND e.model = ? AND e.dim = ? AND u.rowid > ? ORDER BY u.rowid",
             (bank_id, model, dim, after),
         )
+        try:
+            while chunk := cur.fetchmany(4096):
+                yield from chunk
+        except sqlite3.Error as exc:
+            raise translate(exc, self.db.path) from exc
 
     def _knowers(self, bank_id: str) -> dict[str, list[str]]:
         knowers: dict[str, list[str]] = {}
@@ -120,7 +129,9 @@ class ChannelsMixin(LexiconMixin):
             knowers.setdefault(uid, []).append(agent)
         return knowers
 
-    def _add_rows(self, idx: VectorIndex, rows: list[Any], knowers: dict[str, list[str]]) -> None:
+    def _add_rows(
+        self, idx: VectorIndex, rows: Iterable[Any], knowers: dict[str, list[str]]
+    ) -> None:
         for r in rows:
             idx.add(
                 IndexRow(
