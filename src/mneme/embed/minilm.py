@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from mneme.embed.onnx_query import OnnxQueryEncoder
+from mneme.embed.openvino_batch import OpenVinoBatchEncoder
 from mneme.embed.protocol import Vectors
 from mneme.errors import BackendUnavailable, InvalidInput
 
@@ -37,6 +38,10 @@ PRECISIONS = ("auto", "fp32")
 
 #: ``query_backend`` values: "auto" (ONNX Runtime when it loads, else torch), "torch".
 QUERY_BACKENDS = ("auto", "torch")
+
+#: ``batch_backend`` values: "auto" (OpenVINO in bfloat16 where the CPU has bfloat16 and
+#: openvino loads, else torch), "torch".
+BATCH_BACKENDS = ("auto", "torch")
 
 
 def packaged_model_path() -> Path:
@@ -99,6 +104,7 @@ class MiniLMEmbedder:
         max_cached_query_chars: int = 512,
         precision: str | None = None,
         query_backend: str | None = None,
+        batch_backend: str | None = None,
     ) -> None:
         precision = precision or os.environ.get("MNEME_EMBED_PRECISION") or "auto"
         if precision not in PRECISIONS:
@@ -110,6 +116,11 @@ class MiniLMEmbedder:
             raise InvalidInput(
                 f"query_backend must be one of {', '.join(QUERY_BACKENDS)}, got {query_backend!r}"
             )
+        batch_backend = batch_backend or os.environ.get("MNEME_BATCH_BACKEND") or "auto"
+        if batch_backend not in BATCH_BACKENDS:
+            raise InvalidInput(
+                f"batch_backend must be one of {', '.join(BATCH_BACKENDS)}, got {batch_backend!r}"
+            )
         if batch_size < 1:
             raise InvalidInput(f"batch_size must be at least 1, got {batch_size}")
         if num_threads is not None and num_threads < 1:
@@ -117,6 +128,11 @@ class MiniLMEmbedder:
         self.batch_size = batch_size
         self.precision = precision
         self.query_backend = query_backend
+        self.batch_backend = batch_backend
+        #: Why batches run on torch, when "auto" looked for OpenVINO and could not use it.
+        self.batch_fallback: str | None = None
+        self._batcher: OpenVinoBatchEncoder | None = None
+        self._batcher_tried = False
         #: Why the ONNX query path is off, when "auto" asked for it and it would not load.
         self.query_fallback: str | None = None
         self._bf16 = False  # decided when the model loads (needs torch)
@@ -174,10 +190,15 @@ class MiniLMEmbedder:
 
     @property
     def uses_bf16(self) -> bool:
-        """Whether batches run under bfloat16 autocast (known once the model is loaded)."""
-        return self._bf16
+        """Whether batches run in bfloat16 (OpenVINO's or torch's autocast; known once a batch
+        has been embedded)."""
+        return self._batcher is not None or self._bf16
 
     def _encode(self, texts: list[str]) -> Vectors:
+        if len(texts) >= BF16_MIN_BATCH:
+            batcher = self._batch_encoder()
+            if batcher is not None:
+                return batcher.encode(texts)
         model = self._load()
         import torch
 
@@ -199,6 +220,24 @@ class MiniLMEmbedder:
             )
         out: Vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         return out
+
+    def _batch_encoder(self) -> OpenVinoBatchEncoder | None:
+        """The OpenVINO batch encoder, loaded on first use; None when batches run on torch."""
+        if self._batcher_tried:
+            return self._batcher
+        with self._load_lock:
+            if not self._batcher_tried:
+                if self.batch_backend == "auto" and self.precision == "auto":
+                    threads = self._num_threads or _available_cpus()
+                    try:
+                        self._batcher = OpenVinoBatchEncoder(
+                            packaged_model_path(), threads=threads, batch_size=self.batch_size
+                        )
+                    except BackendUnavailable as exc:
+                        self.batch_fallback = str(exc)
+                        log.info("batches embed on torch: %s", exc)
+                self._batcher_tried = True
+        return self._batcher
 
     def _query_encoder(self) -> OnnxQueryEncoder | None:
         """The ONNX Runtime query encoder, loaded (or exported) on first use; None on torch."""

@@ -3,8 +3,9 @@
 One short query through torch costs 10-13 ms on 2 cores, most of it per-operator dispatch; the
 same graph on ONNX Runtime costs 2-3 ms (ADR 0016). The graph is exported once from the packaged
 weights (never a hub) with mean pooling and L2 normalization inside it, then cached on disk:
-``$MNEME_CACHE_DIR``, else ``$XDG_CACHE_HOME/mneme``, else ``~/.cache/mneme``. Batches stay on
-torch, where bfloat16 autocast is faster (ADR 0015).
+``$MNEME_CACHE_DIR``, else ``$XDG_CACHE_HOME/mneme``, else ``~/.cache/mneme``. Batches run
+the same graph on OpenVINO where the CPU has bfloat16 (``openvino_batch``, ADR 0023), else on
+torch (ADR 0015).
 """
 
 from __future__ import annotations
@@ -112,6 +113,34 @@ def export(model_dir: Path, target: Path) -> None:
             os.unlink(tmp)
 
 
+def exported_graph(model_dir: Path, directory: Path | None = None, *, fresh: bool = False) -> Path:
+    """The cached graph of the packaged model, exported first when missing (or ``fresh``:
+    a cached file a runtime could not read is replaced).
+
+    Raises:
+        BackendUnavailable: the graph cannot be exported.
+    """
+    path = graph_path(model_dir, directory)
+    if path.exists() and not fresh:
+        return path
+    path.unlink(missing_ok=True)
+    try:
+        export(model_dir, path)
+    except Exception as exc:
+        raise BackendUnavailable(f"cannot export the MiniLM graph to {path}: {exc}") from exc
+    return path
+
+
+def tokenizer(model_dir: Path) -> Any:
+    """The packaged model's fast tokenizer: no padding, truncated at MAX_TOKENS."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tok.no_padding()
+    tok.enable_truncation(MAX_TOKENS)
+    return tok
+
+
 class OnnxQueryEncoder:
     """Encodes one text at a time on ONNX Runtime; thread-safe.
 
@@ -122,14 +151,10 @@ class OnnxQueryEncoder:
     def __init__(self, model_dir: Path, *, threads: int, directory: Path | None = None) -> None:
         try:
             import onnxruntime as ort
-            from tokenizers import Tokenizer
         except ImportError as exc:
             raise BackendUnavailable(f"the ONNX query path needs onnxruntime: {exc}") from exc
         self.path = graph_path(model_dir, directory)
-        tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        tokenizer.no_padding()
-        tokenizer.enable_truncation(MAX_TOKENS)
-        self._tokenizer = tokenizer
+        self._tokenizer = tokenizer(model_dir)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -149,7 +174,7 @@ class OnnxQueryEncoder:
             except Exception:
                 self.path.unlink(missing_ok=True)
         try:
-            export(model_dir, self.path)
+            exported_graph(model_dir, self.path.parent)
             return ort.InferenceSession(str(self.path), options, providers=providers)
         except Exception as exc:
             raise BackendUnavailable(

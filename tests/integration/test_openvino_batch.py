@@ -1,0 +1,109 @@
+"""The default embedder's write path on OpenVINO in bfloat16: float32's vectors to 1e-4,
+in input order, from the same cached graph as the query path; torch where it cannot run."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mneme.embed import MiniLMEmbedder
+from mneme.embed.minilm import BF16_MIN_BATCH, packaged_model_path
+from mneme.embed.onnx_query import graph_path
+from mneme.embed.openvino_batch import OpenVinoBatchEncoder
+from mneme.errors import BackendUnavailable, InvalidInput
+
+TEXTS = [
+    "Caroline researched adoption agencies last week.",
+    "Wann ist Melanie nach Lissabon gezogen? ünïcödé",
+    "x",
+    "I love it!",
+    # Longer than the model's 256 word pieces: both paths truncate the same way.
+    " ".join(f"token{i}" for i in range(400)),
+    *(f"Melanie painted a sunset over the lake on day {i} of the trip." for i in range(40)),
+    "The support group meets on Tuesdays at the community centre.",
+]
+
+
+@pytest.fixture(scope="module")
+def batcher(tmp_path_factory: pytest.TempPathFactory) -> OpenVinoBatchEncoder:
+    try:
+        return OpenVinoBatchEncoder(
+            packaged_model_path(),
+            threads=2,
+            batch_size=16,
+            directory=tmp_path_factory.mktemp("ov-cache"),
+        )
+    except BackendUnavailable as exc:  # pragma: no cover - a CPU without bfloat16
+        pytest.skip(f"no OpenVINO bfloat16 here: {exc}")
+
+
+def test_bf16_batches_stay_within_1e_4_of_float32(batcher: OpenVinoBatchEncoder) -> None:
+    exact = MiniLMEmbedder(precision="fp32", batch_backend="torch").embed(TEXTS)
+    fast = batcher.encode(TEXTS)
+    assert fast.shape == (len(TEXTS), 384)
+    assert fast.dtype == np.float32
+    cosines = np.sum(fast * exact, axis=1)
+    assert float(cosines.min()) > 0.9999
+    assert np.allclose(np.linalg.norm(fast, axis=1), 1.0, atol=1e-4)
+
+
+def test_rows_come_back_in_input_order(batcher: OpenVinoBatchEncoder) -> None:
+    # batches are formed by length, across the input: every row must still be its own text's
+    together = batcher.encode(TEXTS)
+    for i in (0, 2, 4, len(TEXTS) - 1):
+        alone = batcher.encode([TEXTS[i]])[0]
+        assert float(together[i] @ alone) > 0.9999, TEXTS[i]
+
+
+def test_the_embedder_uses_it_for_batches_and_keeps_torch_for_one_text() -> None:
+    embedder = MiniLMEmbedder()
+    vectors = embedder.embed(TEXTS[:BF16_MIN_BATCH])
+    assert vectors.shape == (BF16_MIN_BATCH, 384)
+    if embedder.batch_fallback is None:
+        assert embedder._batcher is not None
+        assert embedder.uses_bf16
+        # the graph is the query path's: one export serves both
+        assert embedder._batcher.path == graph_path(packaged_model_path())
+    single = embedder.embed(TEXTS[:1])  # below BF16_MIN_BATCH: torch, float32
+    exact = MiniLMEmbedder(precision="fp32", batch_backend="torch").embed(TEXTS[:1])
+    assert float(single[0] @ exact[0]) > 0.99999
+
+
+def test_torch_can_be_chosen_and_the_backend_is_validated() -> None:
+    with pytest.raises(InvalidInput, match="batch_backend"):
+        MiniLMEmbedder(batch_backend="tensorrt")
+    embedder = MiniLMEmbedder(batch_backend="torch")
+    embedder.embed(TEXTS[:BF16_MIN_BATCH])
+    assert embedder._batcher is None
+    assert embedder.batch_fallback is None
+    fp32 = MiniLMEmbedder(precision="fp32")  # float32 asked for: never a bfloat16 backend
+    fp32.embed(TEXTS[:BF16_MIN_BATCH])
+    assert fp32._batcher is None
+
+
+def test_without_openvino_batches_fall_back_to_torch_and_say_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "openvino", None)  # import openvino -> ImportError
+    embedder = MiniLMEmbedder()
+    vectors = embedder.embed(TEXTS[:BF16_MIN_BATCH])
+    assert vectors.shape == (BF16_MIN_BATCH, 384)
+    assert embedder._batcher is None
+    assert embedder.batch_fallback is not None
+    assert "openvino" in embedder.batch_fallback
+
+
+def test_a_corrupt_cached_graph_is_exported_again(tmp_path: Path) -> None:
+    path = graph_path(packaged_model_path(), tmp_path)
+    path.write_bytes(b"not an onnx graph")
+    try:
+        enc = OpenVinoBatchEncoder(
+            packaged_model_path(), threads=1, batch_size=8, directory=tmp_path
+        )
+    except BackendUnavailable as exc:  # pragma: no cover - a CPU without bfloat16
+        pytest.skip(str(exc))
+    assert path.stat().st_size > 1_000_000
+    assert enc.encode(["a text"]).shape == (1, 384)
