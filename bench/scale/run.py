@@ -37,7 +37,7 @@ import tempfile
 import time
 import warnings
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -200,7 +200,7 @@ def resume_store(
 
     from mneme import Memory
 
-    with sqlite3.connect(f"file:{Path(path).absolute()}?mode=ro", uri=True) as conn:
+    with closing(sqlite3.connect(f"file:{Path(path).absolute()}?mode=ro", uri=True)) as conn:
         row = conn.execute(
             "SELECT max(id) FROM sources WHERE bank_id = 'scale' AND id LIKE 'syn-%'"
         ).fetchone()

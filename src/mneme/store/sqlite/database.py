@@ -102,12 +102,23 @@ class Database:
             return
         if p.is_dir():
             raise BackendUnavailable(f"{self.path} is a directory, not a database file")
-        with p.open("rb") as fh:
-            head = fh.read(16)
-        if head and head != b"SQLite format 3\x00":
-            raise SchemaMismatch(
-                f"{self.path} is not a SQLite database (a foreign or corrupt file)"
-            )
+        # Ask SQLite, never read the file ourselves: closing any descriptor of a file drops
+        # every POSIX lock this process holds on it, so a plain open() and close() beside a
+        # live connection left that connection without its shared lock, and another process
+        # closing the database then took it for the last user and deleted the WAL under it
+        # (seen on a 1M-unit store: a writer's WAL "(deleted)", readers saw a corrupt file).
+        # SQLite's own opens and closes know about each other and keep the locks.
+        probe = sqlite3.connect(self._uri, uri=True, timeout=self._busy_ms / 1000)
+        try:
+            probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.DatabaseError as exc:
+            if "not a database" in str(exc) or "encrypted" in str(exc):
+                raise SchemaMismatch(
+                    f"{self.path} is not a SQLite database (a foreign or corrupt file)"
+                ) from exc
+            raise translate(exc, self.path) from exc
+        finally:
+            probe.close()
 
     def _connect(self, *, writer: bool) -> sqlite3.Connection:
         try:
