@@ -14,26 +14,38 @@ from mneme.store.sqlite.vectors import IndexRow, VectorIndex
 DIM = 16
 
 
+def _row(unit_id: str, vector: np.ndarray, author: str, **kw: object) -> IndexRow:
+    fields: dict[str, object] = {
+        "visibility": Visibility.SHARED,
+        "status": UnitStatus.ACTIVE,
+        "knowers": (author,),
+    } | kw
+    return IndexRow(
+        unit_id=unit_id,
+        vector=vector,
+        author=author,
+        type=UnitType.FACT,
+        occurred_start=None,
+        occurred_end=None,
+        valid_from=None,
+        valid_until=None,
+        **fields,  # type: ignore[arg-type]
+    )
+
+
 def _index(n: int, seed: int = 5) -> tuple[VectorIndex, np.ndarray]:
     rng = np.random.default_rng(seed)
     vectors = rng.normal(size=(n, DIM)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     idx = VectorIndex("b1", "m", DIM, 0)
     for i, v in enumerate(vectors):
-        author = ("a1", "a2", "a3")[i % 3]
         idx.add(
-            IndexRow(
-                unit_id=f"u{i}",
-                vector=v,
-                author=author,
+            _row(
+                f"u{i}",
+                v,
+                ("a1", "a2", "a3")[i % 3],
                 visibility=Visibility.PRIVATE if i % 7 == 0 else Visibility.SHARED,
                 status=UnitStatus.SUPERSEDED if i % 11 == 0 else UnitStatus.ACTIVE,
-                type=UnitType.FACT,
-                occurred_start=None,
-                occurred_end=None,
-                valid_from=None,
-                valid_until=None,
-                knowers=(author,),
             )
         )
     return idx, vectors
@@ -130,21 +142,7 @@ def test_personal_scope_follows_knowers_added_after_a_search(
     extra = rng.normal(size=(900, DIM)).astype(np.float32)
     extra /= np.linalg.norm(extra, axis=1, keepdims=True)
     for i, v in enumerate(extra):  # the matrix grows and, past 500 rows, sorts by cluster
-        idx.add(
-            IndexRow(
-                unit_id=f"x{i}",
-                vector=v,
-                author="a2",
-                visibility=Visibility.SHARED,
-                status=UnitStatus.ACTIVE,
-                type=UnitType.FACT,
-                occurred_start=None,
-                occurred_end=None,
-                valid_from=None,
-                valid_until=None,
-                knowers=("a1",) if i % 2 else ("a2",),
-            )
-        )
+        idx.add(_row(f"x{i}", v, "a2", knowers=("a1",) if i % 2 else ("a2",)))
     assert idx._ivf is None or idx._ivf.sorted_rows in (0, 1200)
     got = known(mine)
     assert idx._ivf is not None  # the search trained and sorted

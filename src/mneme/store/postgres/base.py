@@ -7,13 +7,13 @@ import datetime as dt
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from mneme.core.chain import GENESIS, entry_hash
-from mneme.core.chain import digest as content_digest
+from mneme.core.chain import GENESIS
 from mneme.errors import MnemeError
-from mneme.store.codec import dumps, loads, ts, utc_now
+from mneme.store.codec import loads, ts, utc_now
 from mneme.store.postgres.database import Database
 from mneme.store.postgres.rows import utc, utc_opt
 from mneme.store.protocol import AuditRecord
+from mneme.store.sealing import seal
 
 
 class PostgresBase:
@@ -75,20 +75,18 @@ class PostgresBase:
         prev, count = heads[bank_id]
         now = self._clock()
         at = ts(now)
-        before_s = None if before is None else dumps(dict(before))
-        after_s = None if after is None else dumps(dict(after))
-        before_sha, after_sha = content_digest(before_s), content_digest(after_s)
-        digest = entry_hash(
+        entry = seal(
             prev,
             bank_id=bank_id,
             at=at,
             actor=actor,
             op=op,
             target=target,
-            before_sha=before_sha,
-            after_sha=after_sha,
+            before=before,
+            after=after,
             reason=reason,
         )
+        digest = entry.hash
         self._w(
             "WITH rec AS (INSERT INTO audit_log (bank_id, at, actor, op, target, before, "
             "after, reason, prev_hash, hash, before_sha, after_sha) "
@@ -103,13 +101,13 @@ class PostgresBase:
                 actor,
                 op,
                 target,
-                before_s,
-                after_s,
+                entry.before,
+                entry.after,
                 reason,
                 prev,
                 digest,
-                before_sha,
-                after_sha,
+                entry.before_sha,
+                entry.after_sha,
                 bank_id,
                 digest,
                 count + 1,

@@ -7,11 +7,11 @@ import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mneme.core.chain import GENESIS, entry_hash
-from mneme.core.chain import digest as content_digest
+from mneme.core.chain import GENESIS
 from mneme.core.model import Unit
 from mneme.errors import NotFound
-from mneme.store.codec import dumps, ts, utc_now
+from mneme.store.codec import ts, utc_now
+from mneme.store.sealing import seal
 from mneme.store.sqlite.database import Database
 from mneme.store.sqlite.rows import UNIT_COLS, unit_row
 from mneme.store.sqlite.vectors import VectorIndex
@@ -169,20 +169,18 @@ class SQLiteBase:
         else:
             _, prev, count = self._audit_tip(bank_id)
         at = ts(self._clock())
-        before_s = None if before is None else dumps(dict(before))
-        after_s = None if after is None else dumps(dict(after))
-        before_sha, after_sha = content_digest(before_s), content_digest(after_s)
-        digest = entry_hash(
+        entry = seal(
             prev,
             bank_id=bank_id,
             at=at,
             actor=actor,
             op=op,
             target=target,
-            before_sha=before_sha,
-            after_sha=after_sha,
+            before=before,
+            after=after,
             reason=reason,
         )
+        digest = entry.hash
         cur = self._w(
             "INSERT INTO audit_log (bank_id, at, actor, op, target, before, after, "
             "reason, prev_hash, hash, before_sha, after_sha) "
@@ -193,13 +191,13 @@ class SQLiteBase:
                 actor,
                 op,
                 target,
-                before_s,
-                after_s,
+                entry.before,
+                entry.after,
                 reason,
                 prev,
                 digest,
-                before_sha,
-                after_sha,
+                entry.before_sha,
+                entry.after_sha,
             ),
         )
         # The head row is written once, just before commit (``_write_head``): one write per
