@@ -56,8 +56,9 @@ def small_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_every_row_belongs_to_exactly_one_cluster() -> None:
     vectors = _clustered(3000)
     q = CoarseQuantizer.train(vectors, lists=40)
-    everything = q.candidates(vectors[0], q.lists)
-    assert everything.tolist() == list(range(3000))
+    runs, tail = q.spans(np.arange(q.lists))  # untrained order: every row still in a tail
+    assert runs == []
+    assert tail.tolist() == list(range(3000))
     assert q.trained_rows == 3000
 
 

@@ -151,12 +151,6 @@ class CoarseQuantizer:
         tail = self._tail_array(c) if self._tail[c] else _NO_ROWS
         return int(self.offsets[c]), int(self.offsets[c + 1]), tail
 
-    def candidates(self, query: np.ndarray, probes: int) -> np.ndarray:
-        """Rows of the ``probes`` clusters nearest to the query, ascending."""
-        runs, tail = self.spans(self.nearest_lists(query, probes)[0])
-        parts = [np.arange(a, b, dtype=np.int64) for a, b in runs]
-        return np.sort(np.concatenate([*parts, tail])) if parts or len(tail) else tail
-
     def _tail_array(self, c: int) -> np.ndarray:
         arr = self._tail_arrays.get(c)
         if arr is None:

@@ -21,6 +21,7 @@ import math
 import sqlite3
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,9 +48,10 @@ def varint(blob: bytes, at: int) -> tuple[int, int]:
     return value, at
 
 
-def fts_totals(block: bytes | None) -> tuple[int, int]:
-    """(rows, tokens) of an FTS5 table from its averages record (the ``block`` of row 1 of its
-    ``_data`` table; absent or empty while the table is): what bm25() divides by."""
+def fts_totals(rows: Sequence[Any]) -> tuple[int, int]:
+    """(rows, tokens) of an FTS5 table from its averages record (the rows ``averages_sql``
+    read; none, or an empty block, while the table is empty): what bm25() divides by."""
+    block = rows[0][0] if rows else None
     if not block:
         return 0, 0
     blob = bytes(block)

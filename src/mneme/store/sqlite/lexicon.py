@@ -153,8 +153,7 @@ class LexiconMixin(SQLiteBase):
             return idx
         if self._lexical_small.get(bank_id) == gen:
             return None
-        block = self.db.query(averages_sql(table))
-        if fts_totals(block[0][0] if block else None)[0] < LEXICAL_MIN_ROWS:
+        if fts_totals(self.db.query(averages_sql(table)))[0] < LEXICAL_MIN_ROWS:
             self._lexicals.pop(bank_id, None)
             self._lexical_small[bank_id] = gen
             return None
@@ -163,8 +162,7 @@ class LexiconMixin(SQLiteBase):
             return None
         try:
             conn.execute("BEGIN")  # one snapshot: the totals, the new rows and the postings
-            block = conn.execute(averages_sql(table)).fetchall()
-            totals = fts_totals(block[0][0] if block else None)
+            totals = fts_totals(conn.execute(averages_sql(table)).fetchall())
             if idx is None or idx.table != table:
                 idx = LexicalIndex(bank_id, table)
             with idx.lock:
