@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -68,6 +68,7 @@ from mneme.write.buffer import IngestBuffer
 from mneme.write.charter import CharterFile
 from mneme.write.decide import Judge
 from mneme.write.links import connect as connect_memories
+from mneme.write.plan import Plan
 from mneme.write.retain import Retainer
 
 
@@ -305,6 +306,24 @@ class Memory:
         Each item holds ``retain``'s arguments by name. Every item is validated before
         anything is written: one bad item rejects the whole batch and nothing is stored.
         """
+        plans = self._plans(items)
+        return self._retainer.run(plans) if plans else []
+
+    def retain_batches(
+        self, batches: Iterable[Iterable[Mapping[str, Any]]]
+    ) -> Generator[list[RetainResult], None, None]:
+        """Retain batch after batch, each as ``retain_many`` would (validated whole, one
+        transaction), while the next batch is embedded in a worker thread (ADR 0024).
+
+        A generator: it yields each batch's results once the batch is committed, and takes
+        the next batch from ``batches`` only then. A bad batch (or an error from ``batches``
+        itself) is raised after the batches before it are committed; nothing of it is stored.
+        This is the fast path for imports: on LoCoMo here it is about 1.3x the rate of the
+        same batches through ``retain_many`` one after another.
+        """
+        return self._retainer.stream(self._plans(batch) for batch in batches)
+
+    def _plans(self, items: Iterable[Mapping[str, Any]]) -> list[Plan]:
         plans = []
         for i, item in enumerate(items):
             if not isinstance(item, Mapping) or "text" not in item:
@@ -316,7 +335,7 @@ class Memory:
                 err = InvalidInput(f"item {i}: {exc}")
                 err.index = i
                 raise err from exc
-        return self._retainer.run(plans) if plans else []
+        return plans
 
     # -- read ---------------------------------------------------------------------------
 

@@ -7,6 +7,8 @@ queue and conflict resolution, reject and restore against a tombstone, and the a
 
 from __future__ import annotations
 
+from tests.workloads import conversation
+
 import mneme
 from mneme.core.model import ReviewStatus, UnitStatus
 
@@ -74,3 +76,23 @@ def test_public_api_flows_behave_alike_on_every_backend(target: str) -> None:
         assert not mem.audit_verify()["b1"].ok
     finally:
         mem.close()
+
+
+def test_streamed_batches_decide_as_retain_many_calls_do_on_every_backend(target: str) -> None:
+    """ADR 0024: the same workload into two banks of one store, once through
+    ``retain_batches`` and once as ``retain_many`` calls, is judged verdict for verdict alike."""
+    decisions = {}
+    mem = mneme.Memory.open(target, embedder="hashing")
+    try:
+        for bank in ("stream", "calls"):
+            items = conversation(bank)
+            work = [items[i : i + 16] for i in range(0, len(items), 16)]
+            if bank == "stream":
+                results = [r for done in mem.retain_batches(work) for r in done]
+            else:
+                results = [r for batch in work for r in mem.retain_many(batch)]
+            decisions[bank] = [(d.verdict, d.text, d.reason) for r in results for d in r.decisions]
+    finally:
+        mem.close()
+    assert decisions["stream"] == decisions["calls"]
+    assert len({v for v, *_ in decisions["stream"]}) >= 4

@@ -521,6 +521,38 @@ def test_an_invalid_item_mid_batch_keeps_the_lines_before_it(run: Run, tmp_path:
     assert run("show", "q-4", "--json").exit_code == 3
 
 
+def test_a_bad_item_in_a_later_batch_keeps_every_batch_and_line_before_it(
+    run: Run, tmp_path: Path
+) -> None:
+    """The import streams its batches (the next one embeds while the current one is
+    written): a bad item three batches in still keeps everything before it, and nothing after."""
+    rows: list[Any] = [
+        {"text": f"Rook {i} nests in the elm.", "source_id": f"r-{i}"} for i in range(1, 9)
+    ]
+    rows[5]["occurred_at"] = "last blursday"
+    path = _jsonl(tmp_path / "late.jsonl", rows)
+    result = run("import", str(path), "--bank", "b", "--agent", "a", "--batch", "2", "--json")
+    assert result.exit_code == 2
+    error = as_json(result)["error"]
+    assert (error["at"], error["imported"]) == ("line 6", 5)
+    assert [run("show", f"r-{i}", "--json").exit_code for i in range(1, 9)] == [0] * 5 + [3] * 3
+
+
+def test_a_failed_batch_names_itself_and_keeps_the_batches_before_it(
+    run: Run, tmp_path: Path
+) -> None:
+    first = _jsonl(tmp_path / "first.jsonl", [{"text": "Wren sings.", "source_id": "w-3"}])
+    assert run("import", str(first), "--bank", "other", "--agent", "a").exit_code == 0
+    rows = [{"text": f"Wren {i} sings at dawn.", "source_id": f"w-{i}"} for i in range(1, 7)]
+    path = _jsonl(tmp_path / "clash.jsonl", rows)
+    result = run("import", str(path), "--bank", "b", "--agent", "a", "--batch", "2", "--json")
+    assert result.exit_code != 0
+    error = as_json(result)["error"]
+    assert (error["at"], error["imported"]) == ("line 3", 2)
+    assert "already used in another bank" in error["message"]
+    assert [run("show", f"w-{i}", "--json").exit_code for i in (1, 2, 4, 5)] == [0, 0, 3, 3]
+
+
 def test_jsonl_with_unknown_keys_is_refused(run: Run, tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "typo.jsonl", [{"text": "x y z", "ocurred_at": "2024-01-01"}])
     result = run("import", str(path), "--bank", "b", "--agent", "a")

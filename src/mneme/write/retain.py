@@ -4,13 +4,18 @@ Planning (validation, atomization, classification, time and entity extraction) h
 any lock is taken; embedding happens in one batch per call, also outside the write transaction;
 the transaction then writes the source, judges and writes each atom (see ``atoms.py``), applies
 the caller's explicit corrections, and the audit records, all or nothing.
+
+A stream of batches (``stream``, ADR 0024) embeds the next batch in a worker thread while the
+current one is judged and written: the model computes without the GIL, so it and the engine
+use both cores instead of taking turns. Each batch is still its own transaction.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from mneme.config import Config
@@ -79,6 +84,56 @@ class Retainer:
     def prepare(self, plans: Sequence[Plan]) -> None:
         """LLM extraction when configured, then one embedding batch for every atom not
         already stored (a repeat needs no vector). Both run outside any write lock."""
+        todo = self._todo(plans)
+        self._attach(plans, todo, self.embedder.embed(list(todo.values())) if todo else None)
+
+    def stream(
+        self, batches: Iterable[Sequence[Plan]]
+    ) -> Generator[list[RetainResult], None, None]:
+        """Commit batch after batch, each in its own transaction, while a worker thread embeds
+        the next one; yields each batch's results once it is committed.
+
+        The next batch is taken from ``batches`` (planned, then its repeats looked up) before
+        the current one commits, so its atoms that repeat the current batch's are embedded
+        needlessly; the write path finds them repeats all the same. Anything raised while
+        taking the next batch is raised after the current one is committed and yielded:
+        batches before a bad one are kept, as separate ``retain_many`` calls would keep them.
+        """
+        batches = iter(batches)
+        current = next(batches, None)
+        if current is None:
+            return
+        self.prepare(current)
+        with ThreadPoolExecutor(1, thread_name_prefix="mneme-embed-ahead") as worker:
+            while current is not None:
+                upcoming: Sequence[Plan] | None = None
+                todo: dict[str, str] = {}
+                ahead: Future[Any] | None = None
+                failure: Exception | None = None
+                try:
+                    upcoming = next(batches, None)
+                    if upcoming is not None:
+                        todo = self._todo(upcoming)
+                        if todo:
+                            ahead = worker.submit(self.embedder.embed, list(todo.values()))
+                except Exception as exc:  # raised in order, after the current batch
+                    failure, upcoming = exc, None
+                try:
+                    results = self.commit(current)
+                except BaseException:
+                    if ahead is not None:
+                        ahead.cancel()
+                    raise
+                yield results
+                if failure is not None:
+                    raise failure
+                if upcoming is not None:
+                    self._attach(upcoming, todo, None if ahead is None else ahead.result())
+                current = upcoming
+
+    def _todo(self, plans: Sequence[Plan]) -> dict[str, str]:
+        """LLM extraction when configured, then the atoms to embed by content key: each key
+        once, none a unit already holds."""
         if self.extractor is not None:
             for plan in plans:
                 self._extract(plan)
@@ -90,9 +145,12 @@ class Retainer:
             for atom in plan.atoms:
                 if atom.key not in todo and atom.key not in held[where]:
                     todo[atom.key] = atom.text
+        return todo
+
+    @staticmethod
+    def _attach(plans: Sequence[Plan], todo: dict[str, str], vectors: Any) -> None:
         if not todo:
             return
-        vectors = self.embedder.embed(list(todo.values()))
         by_key = dict(zip(todo, vectors, strict=True))
         for plan in plans:
             plan.vectors = {a.key: by_key[a.key] for a in plan.atoms if a.key in by_key}

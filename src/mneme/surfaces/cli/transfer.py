@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 
+from mneme.core.model import RetainResult
 from mneme.errors import InvalidInput, MnemeError, NotFound
 from mneme.memory import Memory
 from mneme.surfaces.cli import output
@@ -215,8 +216,8 @@ def detect_format(path: Path) -> str:
 # -- the import loop ----------------------------------------------------------------------
 
 
-def _retain(mem: Memory, batch: list[Record], tally: Tally) -> None:
-    for record, result in zip(batch, mem.retain_many([r.item for r in batch]), strict=True):
+def _count(batch: list[Record], results: list[RetainResult], tally: Tally) -> None:
+    for record, result in zip(batch, results, strict=True):
         tally.inputs += 1
         tally.memories += len(result.memory_ids)
         tally.deduped += len(result.deduped)
@@ -224,61 +225,78 @@ def _retain(mem: Memory, batch: list[Record], tally: Tally) -> None:
         tally.banks.add(str(record.item["bank"]))
 
 
-def _flush(mem: Memory, batch: list[Record], tally: Tally) -> None:
-    """Retain one batch; on a bad item keep the items before it and report it."""
-    try:
-        _retain(mem, batch, tally)
-    except InvalidInput as exc:
+def _failed(mem: Memory, batch: list[Record], exc: MnemeError, tally: Tally) -> MnemeError:
+    """The error to report for the batch that failed; on a bad item, the items before it in
+    that batch are retained first (the batches before it already were)."""
+    if isinstance(exc, InvalidInput):
         match = _ITEM_INDEX.match(str(exc))
         if match is None:
-            raise ImportFailed(
+            return ImportFailed(
                 f"{batch[0].where} and after: {exc}; {tally.inputs} inputs were imported before it",
                 where=batch[0].where,
                 imported=tally.inputs,
-            ) from None
+            )
         bad = int(match[1])
         if bad:
-            _retain(mem, batch[:bad], tally)
-        raise ImportFailed(
+            _count(batch[:bad], mem.retain_many([r.item for r in batch[:bad]]), tally)
+        return ImportFailed(
             f"{batch[bad].where}: {str(exc)[match.end() :]}; {tally.inputs} "
             "inputs before it were imported, nothing from it on",
             where=batch[bad].where,
             imported=tally.inputs,
-        ) from None
-    except MnemeError as exc:
-        # A conflict (a reused source id) or a backend failure: the batch was rolled back.
-        err = type(exc)(
-            f"{batch[0].where} (a batch of {len(batch)}): {exc}; "
-            f"{tally.inputs} inputs were imported before that batch"
         )
-        err.details = {"at": batch[0].where, "imported": tally.inputs}  # type: ignore[attr-defined]
-        raise err from None
+    # A conflict (a reused source id) or a backend failure: the batch was rolled back.
+    err = type(exc)(
+        f"{batch[0].where} (a batch of {len(batch)}): {exc}; "
+        f"{tally.inputs} inputs were imported before that batch"
+    )
+    err.details = {"at": batch[0].where, "imported": tally.inputs}  # type: ignore[attr-defined]
+    return err
 
 
 def run_import(state: State, records: Iterator[Record], total: int, batch_size: int) -> Tally:
+    """Retain the records in batches through ``Memory.retain_batches`` (the next batch embeds
+    while the current one is written). A record that cannot be read stops the import after
+    the records before it are retained; so does a bad item or a failed batch, after the
+    batches before it."""
     mem = state.open()
     tally = Tally()
-    batch: list[Record] = []
-    with progress(state, total, "importing") as bar:
+    # The batches the stream has taken and not yet answered for, oldest first: when it
+    # raises, the first of them is the batch that failed.
+    taken: list[list[Record]] = []
+    unreadable: list[_BadRecord] = []
+
+    def batches() -> Iterator[list[Mapping[str, Any]]]:
+        batch: list[Record] = []
         try:
             for record in records:
                 batch.append(record)
                 if len(batch) >= batch_size:
-                    _flush(mem, batch, tally)
-                    bar.update(len(batch))
+                    taken.append(batch)
+                    yield [r.item for r in batch]
                     batch = []
         except _BadRecord as bad:
-            if batch:
-                _flush(mem, batch, tally)
-            raise ImportFailed(
-                f"{bad.where}: {bad}; {tally.inputs} inputs before it were "
-                "imported, nothing from it on",
-                where=bad.where,
-                imported=tally.inputs,
-            ) from None
+            unreadable.append(bad)
         if batch:
-            _flush(mem, batch, tally)
-            bar.update(len(batch))
+            taken.append(batch)
+            yield [r.item for r in batch]
+
+    with progress(state, total, "importing") as bar:
+        try:
+            for results in mem.retain_batches(batches()):
+                done = taken.pop(0)
+                _count(done, results, tally)
+                bar.update(len(done))
+        except MnemeError as exc:
+            raise _failed(mem, taken[0], exc, tally) from None
+    if unreadable:
+        bad = unreadable[0]
+        raise ImportFailed(
+            f"{bad.where}: {bad}; {tally.inputs} inputs before it were "
+            "imported, nothing from it on",
+            where=bad.where,
+            imported=tally.inputs,
+        ) from None
     return tally
 
 
