@@ -19,6 +19,7 @@ import mneme
 from mneme.errors import Conflict
 from mneme.memory import copy_between, open_store
 from mneme.store.postgres.lexical import DERIVED_TABLES
+from mneme.store.sqlite.changes import DERIVED_TABLES as SQLITE_DERIVED
 from mneme.store.tables import TABLES
 from mneme.surfaces.cli.main import cli
 
@@ -126,7 +127,7 @@ def test_the_copied_tables_are_every_table_the_backend_has(store: Any) -> None:
     else:
         rows = store.db.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
     found = {r[0] for r in rows} - {"schema_version", "sqlite_sequence"}
-    # Derived from units and rebuilt by the importing store: SQLite's FTS5 tables (ADR 0017),
-    # PostgreSQL's postings and document frequencies (ADR 0019).
-    found -= DERIVED_TABLES
+    # Derived from units and rebuilt by the importing store: SQLite's FTS5 tables (ADR 0017)
+    # and unit change log (ADR 0025), PostgreSQL's postings and document frequencies (ADR 0019).
+    found -= DERIVED_TABLES | SQLITE_DERIVED
     assert {t for t in found if not t.startswith("units_fts")} == set(TABLES)

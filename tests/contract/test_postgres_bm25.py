@@ -252,12 +252,12 @@ def test_migration_9_backfills_the_statistics_of_existing_units(pg_database: str
     try:
         with store.db.transaction():  # back to schema 8, as an older mneme left it
             store.db.execute("DROP TABLE lexeme_postings, lexeme_df")
-            store.db.execute("DELETE FROM schema_version WHERE version = 9")
+            store.db.execute("DELETE FROM schema_version WHERE version >= 9")
     finally:
         store.close()
     store = PostgresStore(pg_database)
     try:
-        assert store.schema_version() == 9
+        assert store.db.scalar("SELECT count(*) FROM schema_version WHERE version = 9") == 1
         _assert_exact(store)
         assert store.db.scalar("SELECT n FROM lexeme_df WHERE bank_id = 'b2' AND lexeme = 'lisbon'")
     finally:

@@ -107,3 +107,70 @@ def test_a_stale_index_catches_up_with_another_writers_new_units_and_status_chan
     assert keep in found
     assert gone not in found
     assert any(mem.get(u).text.startswith("Mara") for u in found)
+
+
+def _no_full_catch_up(store: SQLiteStore) -> None:
+    def refuse(*_: object) -> bool:
+        raise AssertionError("caught up by reading the whole bank, not the change log")
+
+    store._refresh_all = refuse  # type: ignore[method-assign,assignment]
+
+
+def test_catching_up_reads_only_the_units_the_change_log_names(mem, db_path):
+    """ADR 0025: another writer's new units, status changes and new knowers reach this
+    process's index through the change log, without reading every unit of the bank."""
+    ids = [
+        mem.retain(f"Crew {i} restores old boats in dock {i}.", bank="b1", agent="a1").memory_ids[0]
+        for i in range(30)
+    ]
+    assert mem.recall("old boats", bank="b1", agent="a1")  # builds the index
+    store = _sqlite(mem)
+    index = store._indexes[("b1", "hashing-256")]
+    _no_full_catch_up(store)
+    other = mneme.Memory.open(db_path, embedder=HashingEmbedder())
+    new = other.retain("Mara restores old canoes.", bank="b1", agent="a1").memory_ids[0]
+    other.reject(ids[3], reason="duplicate", actor="rev1")
+    # The same fact from a second agent: a2 now knows ids[7] too (one fact, many knowers).
+    other.retain("Crew 7 restores old boats in dock 7.", bank="b1", agent="a2")
+    other.close()
+    vector = mem.embedder.embed(["Crew 7 restores old boats in dock 7."])[0]
+    live = Filters(statuses=frozenset({mneme.UnitStatus.ACTIVE}))
+    found = {s.unit_id for s in mem.store.search_semantic(V, vector, "hashing-256", live, 40)}
+    assert store._indexes[("b1", "hashing-256")] is index
+    assert new in found
+    assert ids[3] not in found
+    a2 = Viewer("b1", "a2", Scope.PERSONAL)
+    mine = {s.unit_id for s in mem.store.search_semantic(a2, vector, "hashing-256", live, 40)}
+    assert mine == {ids[7]}
+    # And a knower removed elsewhere is removed here: a purge deletes, so the index rebuilds.
+    other = mneme.Memory.open(db_path, embedder=HashingEmbedder())
+    other.purge(ids[7], actor="dpo", reason="erasure request")
+    other.close()
+    found = {s.unit_id for s in mem.store.search_semantic(V, vector, "hashing-256", live, 40)}
+    assert ids[7] not in found
+    assert store._indexes[("b1", "hashing-256")] is not index
+
+
+def test_an_index_further_behind_than_the_log_keeps_reads_the_whole_bank(mem, db_path, monkeypatch):
+    from mneme.store.sqlite import changes
+
+    monkeypatch.setattr(changes, "KEEP", 2)
+    monkeypatch.setattr(changes, "PRUNE_EVERY", 1)
+    first = mem.retain("Kai restores old boats.", bank="b1", agent="a1").memory_ids[0]
+    assert mem.recall("old boats", bank="b1", agent="a1")
+    store = _sqlite(mem)
+    index = store._indexes[("b1", "hashing-256")]
+    other = mneme.Memory.open(db_path, embedder=HashingEmbedder())
+    later = [
+        other.retain(f"Boat {i} was restored by Lena.", bank="b1", agent="a1").memory_ids[0]
+        for i in range(6)
+    ]
+    other.reject(first, reason="duplicate", actor="rev1")
+    other.close()
+    assert changes.since(store.db, "b1", index.change_seq) is None  # pruned past it
+    vector = mem.embedder.embed(["restored boats"])[0]
+    live = Filters(statuses=frozenset({mneme.UnitStatus.ACTIVE}))
+    found = {s.unit_id for s in mem.store.search_semantic(V, vector, "hashing-256", live, 20)}
+    assert store._indexes[("b1", "hashing-256")] is index
+    assert set(later) <= found
+    assert first not in found

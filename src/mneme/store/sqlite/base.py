@@ -12,6 +12,7 @@ from mneme.core.model import Unit
 from mneme.errors import NotFound
 from mneme.store.codec import ts, utc_now
 from mneme.store.sealing import seal
+from mneme.store.sqlite import changes
 from mneme.store.sqlite.database import Database
 from mneme.store.sqlite.rows import UNIT_COLS, unit_row
 from mneme.store.sqlite.vectors import VectorIndex
@@ -81,6 +82,7 @@ class SQLiteBase:
         gen = int(
             self.db.query("SELECT generation FROM index_state WHERE bank_id = ?", (bank_id,))[0][0]
         )
+        changes.prune(self.db, gen)
 
         def committed() -> None:
             self._touched.discard(bank_id)

@@ -13,6 +13,7 @@ from mneme.core.model import UnitStatus, UnitType, Viewer, Visibility
 from mneme.store.codec import parse_ts, ts, vector_from
 from mneme.store.protocol import LINK_KINDS, Filters, Link, Scored, Vector
 from mneme.store.ranking import temporal_order
+from mneme.store.sqlite import changes
 from mneme.store.sqlite.database import translate
 from mneme.store.sqlite.lexicon import LexiconMixin
 from mneme.store.sqlite.scoping import fts_query, where
@@ -108,13 +109,26 @@ class ChannelsMixin(LexiconMixin):
     def _rows(self, bank_id: str, model: str, dim: int, after: int) -> Iterator[Any]:
         """The bank's vectors newer than ``after``, streamed: at 1M units a fetched list of them
         was a second gigabyte beside the matrix they fill."""
-        cur = self.db.execute(
+        cols = (
             "SELECT u.id, e.vector, u.agent_id, u.visibility, u.status, u.type, "
             "u.occurred_start, u.occurred_end, u.valid_from, u.valid_until, u.rowid "
-            "FROM embeddings e JOIN units u ON u.bank_id = e.bank_id AND u.id = e.unit_id "
-            "WHERE e.bank_id = ? AND e.model = ? AND e.dim = ? AND u.rowid > ? ORDER BY u.rowid",
-            (bank_id, model, dim, after),
         )
+        if after == 0:  # the whole bank: from its embeddings
+            cur = self.db.execute(
+                f"{cols} FROM embeddings e JOIN units u ON u.bank_id = e.bank_id "
+                "AND u.id = e.unit_id WHERE e.bank_id = ? AND e.model = ? AND e.dim = ? "
+                "ORDER BY u.rowid",
+                (bank_id, model, dim),
+            )
+        else:
+            # Only the newest units: walk the rowid range (the bank's embeddings first read
+            # every one of them: 88 ms for 10 new units at 100k, against 0.09 ms this way).
+            cur = self.db.execute(
+                f"{cols} FROM units u CROSS JOIN embeddings e ON e.bank_id = u.bank_id "
+                "AND e.unit_id = u.id WHERE u.rowid > ? AND +u.bank_id = ? AND e.model = ? "
+                "AND e.dim = ? ORDER BY u.rowid",
+                (after, bank_id, model, dim),
+            )
         try:
             while chunk := cur.fetchmany(4096):
                 yield from chunk
@@ -153,12 +167,34 @@ class ChannelsMixin(LexiconMixin):
     def _build_index(self, bank_id: str, model: str, dim: int, gen: int) -> VectorIndex:
         """Rebuild from the embeddings table: the truth the in-memory index derives from."""
         idx = VectorIndex(bank_id, model, dim, gen)
+        # The log position first: a change committed while the rows stream in is applied
+        # again by the next catch-up, which is harmless.
+        idx.change_seq = changes.newest(self.db)
         self._add_rows(idx, self._rows(bank_id, model, dim, 0), self._knowers(bank_id))
         return idx
 
     def _refresh(self, idx: VectorIndex, gen: int) -> bool:
-        """Catch up with other writers without re-reading every vector: new units, and the
-        state (status, validity, knowers) of all. False when a rebuild is needed (rows gone)."""
+        """Catch up with other writers without re-reading every vector: new units, then the
+        state and knowers of the units the change log names (ADR 0025). False when a rebuild
+        is needed (units were deleted)."""
+        found = changes.since(self.db, idx.bank_id, idx.change_seq)
+        if found is None:
+            return self._refresh_all(idx, gen)  # the log was pruned past this index
+        if found.gone:
+            return False
+        ids = list(found.unit_ids)
+        knowers = changes.knowers_of(self.db, idx.bank_id, ids)
+        self._add_rows(idx, self._rows(idx.bank_id, idx.model, idx.dim, idx.last_rowid), knowers)
+        for uid, status, valid_from, valid_until in changes.states_of(self.db, idx.bank_id, ids):
+            idx.set_state(uid, UnitStatus(status), parse_ts(valid_from), parse_ts(valid_until))
+        idx.replace_knowers({uid: knowers.get(uid, []) for uid in ids})
+        idx.change_seq = found.seq
+        idx.generation = gen
+        return True
+
+    def _refresh_all(self, idx: VectorIndex, gen: int) -> bool:
+        """Catch up by reading the state of every unit and every knower of the bank."""
+        seq = changes.newest(self.db)
         states = self.db.query(
             "SELECT id, status, valid_from, valid_until FROM units WHERE bank_id = ?",
             (idx.bank_id,),
@@ -170,6 +206,7 @@ class ChannelsMixin(LexiconMixin):
         for uid, status, valid_from, valid_until in states:
             idx.set_state(uid, UnitStatus(status), parse_ts(valid_from), parse_ts(valid_until))
         idx.set_knowers(knowers)
+        idx.change_seq = seq
         idx.generation = gen
         return True
 

@@ -112,6 +112,7 @@ class VectorIndex:
         self.dim = dim
         self.generation = generation
         self.last_rowid = 0  # the newest units row this index has read (for catching up)
+        self.change_seq = 0  # the newest unit_changes row it has applied (ADR 0025)
         self._ids: list[str] = []
         self._row: dict[str, int] = {}
         self._agents: dict[str, int] = {}
@@ -225,6 +226,24 @@ class VectorIndex:
         self._status[i] = _STATUS[status]
         self._val_f[i] = _epoch(valid_from, -math.inf)
         self._val_u[i] = _epoch(valid_until, math.inf)
+
+    @_locked
+    def replace_knowers(self, knowers: dict[str, list[str]]) -> None:
+        """Each named unit's knowers become exactly those given (another process added or
+        removed some)."""
+        for unit_id, agents in knowers.items():
+            i = self._row.get(unit_id)
+            if i is None:
+                continue
+            keep = {self._agent(a) for a in agents}
+            for agent, rows in self._knows.items():
+                if agent not in keep and i in rows:
+                    del rows[i]
+                    column = self._known.get(agent)
+                    if column is not None:
+                        column[i] = False
+            for agent_id in agents:
+                self.add_knower(unit_id, agent_id)
 
     @_locked
     def set_knowers(self, knowers: dict[str, list[str]]) -> None:
