@@ -41,7 +41,7 @@ def since(db: Database, bank_id: str, after: int) -> Changes | None:
     """The bank's changes after log row ``after``; None when rows after it were pruned (the
     caller must then read the whole bank)."""
     oldest = db.query("SELECT min(seq) FROM unit_changes")[0][0]
-    if oldest is not None and int(oldest) > after + 1 and after < newest(db):
+    if oldest is not None and int(oldest) > after + 1:  # rows after+1 .. oldest-1 are pruned
         return None
     seq = after
     ids: dict[str, None] = {}

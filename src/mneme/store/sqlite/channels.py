@@ -185,8 +185,7 @@ class ChannelsMixin(LexiconMixin):
         ids = list(found.unit_ids)
         knowers = changes.knowers_of(self.db, idx.bank_id, ids)
         self._add_rows(idx, self._rows(idx.bank_id, idx.model, idx.dim, idx.last_rowid), knowers)
-        for uid, status, valid_from, valid_until in changes.states_of(self.db, idx.bank_id, ids):
-            idx.set_state(uid, UnitStatus(status), parse_ts(valid_from), parse_ts(valid_until))
+        self._set_states(idx, changes.states_of(self.db, idx.bank_id, ids))
         idx.replace_knowers({uid: knowers.get(uid, []) for uid in ids})
         idx.change_seq = found.seq
         idx.generation = gen
@@ -203,12 +202,17 @@ class ChannelsMixin(LexiconMixin):
             return False  # units were purged: rebuild
         knowers = self._knowers(idx.bank_id)
         self._add_rows(idx, self._rows(idx.bank_id, idx.model, idx.dim, idx.last_rowid), knowers)
-        for uid, status, valid_from, valid_until in states:
-            idx.set_state(uid, UnitStatus(status), parse_ts(valid_from), parse_ts(valid_until))
+        self._set_states(idx, states)
         idx.set_knowers(knowers)
         idx.change_seq = seq
         idx.generation = gen
         return True
+
+    @staticmethod
+    def _set_states(idx: VectorIndex, rows: Iterable[Any]) -> None:
+        """Apply (id, status, valid_from, valid_until) rows to the index."""
+        for uid, status, valid_from, valid_until in rows:
+            idx.set_state(uid, UnitStatus(status), parse_ts(valid_from), parse_ts(valid_until))
 
     def search_temporal(
         self, viewer: Viewer, start: dt.datetime, end: dt.datetime, filters: Filters, limit: int
