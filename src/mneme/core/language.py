@@ -512,3 +512,22 @@ def split_atoms(text: str) -> list[str]:
     from mneme.core.atomize import split_atoms as split
 
     return split(text)
+
+
+def entity_mentions(text: str) -> list[tuple[int, str]]:
+    """Named things as written, with the offset where each starts in ``text`` (repeats kept).
+
+    A transcript speaker prefix is not a mention here: it says who spoke, not what was said.
+    """
+    m = SPEAKER.match(text)
+    skip = m.end() if m and speaker_of(text) else 0
+    body = text[skip:]
+    out: list[tuple[int, str]] = []
+    for at, mention in _mentions(body):
+        if at < 0:
+            continue
+        name = mention.name
+        found = body.find(name, at)
+        if found >= 0:
+            out.append((skip + found, name))
+    return out

@@ -1,0 +1,209 @@
+"""Schema-Guided Dialogue (dev split) as a knowledge-update benchmark: probes from annotations.
+
+Everything here is read off the data set's own annotations, never written by hand:
+
+- a *statement* of a slot is a user turn whose frame for a service carries a character span
+  for that slot (``frames[].slots[]``: ``slot``, ``start``, ``exclusive_end``); the value it
+  states is the spanned text;
+- a *probe* is a (dialogue, service, slot) whose spanned user values take at least two
+  distinct values (case folded): the user stated a value and later changed it. Its *final*
+  value is the last one stated; its *stale* values are every earlier one that differs;
+- the question is "What is the current <slot description>?", the description taken from
+  ``schema.json`` with a leading article dropped and its first letter lowered.
+
+The data carries no dates: every turn is a minute after the one before, from 2019-03-01
+09:00 UTC (the dialogues' own "today" is 1 March 2019), and a dialogue's questions are asked a
+minute after its last turn.
+
+Data: Rastogi et al., AAAI 2020, ``google-research-datasets/dstc8-schema-guided-dialogue``,
+CC BY-SA 4.0 (see ``/work/shared/data/sgd/README.md``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA_DIR = Path("/work/shared/data/sgd")
+START = dt.datetime(2019, 3, 1, 9, 0, tzinfo=dt.UTC)
+STEP = dt.timedelta(minutes=1)
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    service: str
+    slot: str
+    value: str  # as said, from the utterance
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    dialogue_id: str
+    index: int  # position in the dialogue, both speakers counted
+    speaker: str  # USER | SYSTEM
+    utterance: str
+    spans: tuple[Span, ...]
+
+    @property
+    def source_id(self) -> str:
+        return f"{self.dialogue_id}:{self.index}"
+
+    @property
+    def at(self) -> dt.datetime:
+        return START + STEP * self.index
+
+    @property
+    def text(self) -> str:
+        """The memory text: who said it, then what was said."""
+        who = "User" if self.speaker == "USER" else "Assistant"
+        return f"{who}: {self.utterance}"
+
+
+@dataclass(frozen=True, slots=True)
+class Dialogue:
+    id: str
+    services: tuple[str, ...]
+    turns: tuple[Turn, ...]
+
+    @property
+    def user_turns(self) -> tuple[Turn, ...]:
+        return tuple(t for t in self.turns if t.speaker == "USER")
+
+    @property
+    def asked_at(self) -> dt.datetime:
+        return START + STEP * len(self.turns)
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    dialogue_id: str
+    service: str
+    slot: str
+    description: str
+    question: str
+    final: str
+    stale: tuple[str, ...]
+    #: Every user statement of the slot: (source id, value), in order.
+    statements: tuple[tuple[str, str], ...]
+
+
+def fold(value: str) -> str:
+    return " ".join(value.casefold().split())
+
+
+def question_for(description: str) -> str:
+    """ "Name of the restaurant" -> "What is the current name of the restaurant?" """
+    text = _ARTICLE.sub("", description.strip()).rstrip(".")
+    return f"What is the current {text[:1].lower() + text[1:]}?"
+
+
+def load_dialogues(data_dir: Path = DATA_DIR, only: str | None = None) -> list[Dialogue]:
+    """Every dialogue, file by file in name order (``only``: one file name)."""
+    out: list[Dialogue] = []
+    for path in sorted(data_dir.glob(only or "dialogues_*.json")):
+        for raw in json.loads(path.read_text(encoding="utf-8")):
+            turns = []
+            for i, t in enumerate(raw["turns"]):
+                spans = tuple(
+                    Span(f["service"], s["slot"], t["utterance"][s["start"] : s["exclusive_end"]])
+                    for f in t["frames"]
+                    for s in f.get("slots", [])
+                )
+                turns.append(Turn(raw["dialogue_id"], i, t["speaker"], t["utterance"], spans))
+            out.append(Dialogue(raw["dialogue_id"], tuple(raw["services"]), tuple(turns)))
+    return out
+
+
+def load_descriptions(data_dir: Path = DATA_DIR) -> dict[tuple[str, str], str]:
+    schema = json.loads((data_dir / "schema.json").read_text(encoding="utf-8"))
+    return {
+        (svc["service_name"], slot["name"]): slot["description"]
+        for svc in schema
+        for slot in svc["slots"]
+    }
+
+
+def probes_of(dialogue: Dialogue, descriptions: dict[tuple[str, str], str]) -> list[Probe]:
+    said: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for turn in dialogue.user_turns:
+        for span in turn.spans:
+            said.setdefault((span.service, span.slot), []).append((turn.source_id, span.value))
+    probes = []
+    for (service, slot), statements in said.items():
+        values = [v for _, v in statements]
+        if len({fold(v) for v in values}) < 2:
+            continue
+        final = values[-1]
+        stale = tuple(dict.fromkeys(v for v in values if fold(v) != fold(final)))
+        description = descriptions[(service, slot)]
+        probes.append(
+            Probe(
+                dialogue.id,
+                service,
+                slot,
+                description,
+                question_for(description),
+                final,
+                stale,
+                tuple(statements),
+            )
+        )
+    return probes
+
+
+def load_probes(
+    data_dir: Path = DATA_DIR,
+) -> tuple[list[Dialogue], list[Probe]]:
+    """The dialogues that hold at least one probe, and their probes."""
+    descriptions = load_descriptions(data_dir)
+    dialogues, probes = [], []
+    for d in load_dialogues(data_dir):
+        found = probes_of(d, descriptions)
+        if found:
+            dialogues.append(d)
+            probes.extend(found)
+    return dialogues, probes
+
+
+def values_stated(turn: Turn, service: str, slot: str) -> set[str]:
+    """The values a turn states for one slot, by its own span annotations (case folded)."""
+    return {fold(s.value) for s in turn.spans if (s.service, s.slot) == (service, slot)}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    top1: bool  # the first hit states the final value and no stale one
+    stale_first: bool  # the first hit states a stale value
+    recall5: float  # share of the final value's statements among the top five turns
+    first_current: bool  # among the top ten, the newest turn stating the slot has the final
+
+
+def score_probe(probe: Probe, ranked: Sequence[Sequence[str]], turns: dict[str, Turn]) -> Verdict:
+    """``ranked``: the hits best first, each as the turn ids it cites."""
+    final = fold(probe.final)
+    stale = {fold(v) for v in probe.stale}
+
+    def states(ids: Iterable[str]) -> set[str]:
+        out: set[str] = set()
+        for i in ids:
+            if i in turns:
+                out |= values_stated(turns[i], probe.service, probe.slot)
+        return out
+
+    first = states(ranked[0]) if ranked else set()
+    evidence = {sid for sid, v in probe.statements if fold(v) == final}
+    top5 = {i for hit in ranked[:5] for i in hit}
+    slot_turns = [turns[i] for hit in ranked[:10] for i in hit if i in turns and states([i])]
+    newest = max(slot_turns, key=lambda t: t.index) if slot_turns else None
+    return Verdict(
+        top1=final in first and not (first & stale),
+        stale_first=bool(first & stale),
+        recall5=len(evidence & top5) / len(evidence) if evidence else 0.0,
+        first_current=newest is not None
+        and final in values_stated(newest, probe.service, probe.slot),
+    )

@@ -1,0 +1,183 @@
+"""Values in a statement, found by their shape: times, dates, amounts, numbers, codes, names.
+
+A statement fills a slot with a value ("the review deadline is *4 June*", "a table at *Sino*",
+"rotates every *30* days"). What a value looks like is a closed grammar, not a list of cases:
+clock times and parts of the day, calendar dates and weekdays, ordinals of a month, money and
+percentages, counts (digits or number words), identifiers (letters and digits: "RX-5531",
+"408-247-8880", "#7"), and named things (capitalized runs, quoted titles, street addresses).
+
+:func:`find_values` returns the spans, longest first where two overlap; :func:`masked` writes
+the statement with each value replaced by its kind ("a table at a name for a time"), which is
+the statement's *frame*: two statements with close frames say the same kind of thing about
+the same kind of slot, whatever values they put in it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import lru_cache
+
+from mneme.core.language import entity_mentions
+
+
+class Kind(StrEnum):
+    TIME = "time"
+    DATE = "date"
+    AMOUNT = "amount"
+    NUMBER = "number"
+    CODE = "code"
+    NAME = "name"
+
+
+#: The word a masked frame puts where a value of each kind was.
+MASK_WORD: dict[Kind, str] = {
+    Kind.TIME: "a time",
+    Kind.DATE: "a date",
+    Kind.AMOUNT: "an amount",
+    Kind.NUMBER: "a number",
+    Kind.CODE: "a code",
+    Kind.NAME: "a name",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    kind: Kind
+    text: str  # as written
+    start: int
+    end: int
+
+    @property
+    def norm(self) -> str:
+        return normalize_value(self.text)
+
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_NUM_WORD = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+    r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
+    r"eighty|ninety|hundred|a\s+hundred|a\s+thousand|thousand|dozen|a\s+dozen|half\s+a\s+dozen)"
+    r"(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?"
+)
+_ORDINAL_WORD = (
+    r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|"
+    r"thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|"
+    r"twenty[\s-](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|thirtieth|"
+    r"thirty[\s-]first)"
+)
+_ORD = rf"(?:\d{{1,2}}(?:st|nd|rd|th)|{_ORDINAL_WORD})"
+_HOUR = rf"(?:\d{{1,2}}|{_NUM_WORD})"
+_PART = r"(?:in\s+the\s+(?:morning|afternoon|evening|night)|at\s+night|tonight)"
+_AMPM = r"(?:[ap]\.?\s?m\b\.?)"
+
+_TIME = re.compile(
+    rf"\b(?:(?:morning|afternoon|evening|night)\s+)?(?:"
+    rf"\d{{1,2}}[:.]\d{{2}}\s*{_AMPM}?|"
+    rf"{_HOUR}\s*{_AMPM}|"
+    rf"(?:half|quarter)\s+(?:past|to)\s+{_HOUR}|"
+    rf"{_HOUR}\s+o['\"’]?\s?clock|"
+    rf"{_HOUR}(?:\s+(?:thirty|fifteen|forty[\s-]five))?(?=\s+{_PART})|"
+    rf"noon|midnight|midday"
+    rf")(?:\s+{_PART})?",
+    re.IGNORECASE,
+)
+_DATE = re.compile(
+    rf"\b(?:"
+    rf"\d{{4}}-\d{{2}}-\d{{2}}|"
+    rf"\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?|"
+    rf"(?:the\s+)?{_ORD}\s+(?:of\s+)?(?:{_MONTH}|this\s+month|next\s+month)\b(?:,?\s+\d{{4}})?|"
+    rf"{_MONTH}\s+(?:the\s+)?(?:{_ORD}|\d{{1,2}})\b(?:,?\s+\d{{4}})?|"
+    rf"\d{{1,2}}\s+{_MONTH}\b(?:\s+\d{{4}})?|"
+    rf"{_MONTH}\s+\d{{4}}|"
+    rf"(?:(?:next|this|last|coming)\s+)?{_WEEKDAY}(?:\s+(?:next|this)\s+week)?|"
+    rf"the\s+{_ORD}\b|"
+    rf"(?:the\s+)?day\s+after\s+tomorrow|today|tomorrow|tonight|yesterday|"
+    rf"(?:next|last|this)\s+(?:week(?:end)?|month|year)|"
+    rf"(?:19|20)\d{{2}}"
+    rf")",
+    re.IGNORECASE,
+)
+_AMOUNT = re.compile(
+    r"(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion|thousand))?|"
+    r"\b\d[\d,]*(?:\.\d+)?\s?(?:%|percent\b|dollars?\b|bucks\b|euros?\b|pounds?\b|usd\b|eur\b|"
+    r"gbp\b|cents?\b))",
+    re.IGNORECASE,
+)
+_CODE = re.compile(
+    r"(?<![\w-])(?:#\d[\w-]*|\d{3}[-.\s]\d{3}[-.\s]\d{4}|"
+    r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z\d]+(?:[-_/.][A-Za-z\d]+)+|"
+    r"[A-Za-z]+\d[\w]*|\d+[A-Za-z]{2,}\w*)(?![\w-])"
+)
+_NUMBER = re.compile(
+    rf"(?<![\w.,])\d[\d,]*(?:\.\d+)?(?![\w.,]\d)|\b{_NUM_WORD}\b",
+    re.IGNORECASE,
+)
+#: A street address: a house number, then capitalized words ("544 Central Avenue #90").
+_ADDRESS = re.compile(r"\b\d{1,6}\s+(?:[A-Z][\w'’.-]*\s+){0,4}[A-Z][\w'’.-]*(?:\s+#\s?\d+)?")
+_ORDINAL_SUFFIX = re.compile(r"(\d)(?:st|nd|rd|th)\b")
+_SPACE = re.compile(r"\s+")
+_EDGE = "\"'“”‘’()[]{}.,;:!?"
+
+
+def normalize_value(text: str) -> str:
+    """A value's comparable form: case folded, articles and edge punctuation dropped."""
+    t = _SPACE.sub(" ", text.casefold()).strip(_EDGE + " ")
+    t = re.sub(r"^(?:the|a|an)\s+", "", t)
+    return _ORDINAL_SUFFIX.sub(r"\1", t)
+
+
+@lru_cache(maxsize=32768)
+def find_values(text: str) -> tuple[Value, ...]:
+    """The values of one statement, in order; overlapping spans keep the earlier-listed kind,
+    then the longer span (a time beats the number inside it, an address the number before it).
+    """
+    found: list[Value] = []
+
+    def add(kind: Kind, start: int, end: int) -> None:
+        raw = text[start:end]
+        stripped = raw.rstrip(_EDGE + " ")
+        lead = len(raw) - len(raw.lstrip(_EDGE + " "))
+        start, end = start + lead, start + len(stripped)
+        if end <= start:
+            return
+        for v in found:
+            if start < v.end and v.start < end:
+                return
+        found.append(Value(kind, text[start:end], start, end))
+
+    for m in _TIME.finditer(text):
+        add(Kind.TIME, m.start(), m.end())
+    for m in _DATE.finditer(text):
+        add(Kind.DATE, m.start(), m.end())
+    for m in _AMOUNT.finditer(text):
+        add(Kind.AMOUNT, m.start(), m.end())
+    for m in _ADDRESS.finditer(text):
+        add(Kind.NAME, m.start(), m.end())
+    for m in _CODE.finditer(text):
+        add(Kind.CODE, m.start(), m.end())
+    for m in _NUMBER.finditer(text):
+        add(Kind.NUMBER, m.start(), m.end())
+    for start, name in entity_mentions(text):
+        end = start + len(name)
+        if start >= 0 and text[start:end] == name:
+            add(Kind.NAME, start, end)
+    return tuple(sorted(found, key=lambda v: v.start))
+
+
+def masked(text: str, values: tuple[Value, ...] | None = None) -> str:
+    """The statement with each value replaced by the word for its kind (its frame)."""
+    vals = find_values(text) if values is None else values
+    out: list[str] = []
+    at = 0
+    for v in vals:
+        out.append(text[at : v.start])
+        out.append(MASK_WORD[v.kind])
+        at = v.end
+    out.append(text[at:])
+    return _SPACE.sub(" ", "".join(out)).strip()
