@@ -43,6 +43,9 @@ unit: $(STAMP)
 # Benchmarks report numbers (tests assert behaviour). Results land in bench/results/.
 bench: $(STAMP)
 	$(PY) -m bench.locomo.run
+	$(PY) -m bench.locomo.calibration
+	$(PY) -m bench.sgd.run
+	$(PY) -m bench.sgd.decisions
 	$(PY) -m bench.decisions.run
 	$(PY) -m bench.behaviour.run
 	$(PY) -m bench.buffer --n 200

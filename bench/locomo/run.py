@@ -133,7 +133,8 @@ def retain_items(conv: Conversation) -> list[dict[str, Any]]:
 def hits_to_turns(hits: Sequence[Any], depth: int = SCORE_DEPTH) -> list[str]:
     """Map mneme hits to turn ids: each hit's evidence sources, first-unique, cut to depth.
 
-    A hit's family siblings are atoms of the same source, so its evidence ids cover them.
+    Sibling atoms of one source are hits of their own; they cite the same turn, so the
+    turn counts once.
     """
     return first_unique((s for h in hits for s in h.evidence_source_ids), depth)
 
@@ -150,9 +151,7 @@ def _mneme_recall(
         counts["hits_with_several_sources"] = counts.get("hits_with_several_sources", 0) + sum(
             1 for h in hits if len(h.evidence_source_ids) > 1
         )
-        counts["family_folded_atoms"] = counts.get("family_folded_atoms", 0) + sum(
-            len(h.family) for h in hits
-        )
+        counts["sibling_hits"] = counts.get("sibling_hits", 0) + sum(1 for h in hits if h.family)
     return hits_to_turns(hits), elapsed
 
 

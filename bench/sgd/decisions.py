@@ -20,7 +20,8 @@ pair's dialogue is retained turn by turn into a bank of its own (one agent, one 
 minute apart, "User: ..." and "Assistant: ..."), and the verdicts the second turn's retain
 returns are read against the first turn's units. Predicted label: ``update`` when a
 verdict SUPERSEDEs or UPDATEs a unit of the first turn, ``contradict`` for a CONTRADICT against
-one, ``same`` for a NOOP or LINK_EXISTING into one, else ``different``.
+one, ``same`` for a NOOP or LINK_EXISTING into one or an ADD that names one as what it
+corroborates, else ``different``.
 
 Splits by dialogue file: ``dev`` (dialogues_001-008) is what rules may be tuned on; ``test``
 (009-020) is reported and never tuned on. Writes ``bench/results/sgd-decisions-<date>.md``.
@@ -41,12 +42,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.sgd.data import DATA_DIR, Dialogue, Turn, fold, load_dialogues
+from bench.sgd.data import DATA_DIR, DEV_FILES, Dialogue, Turn, fold, load_dialogues
 
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
 CLASSES = ("update", "different", "same")
 PREDICTED = ("update", "contradict", "same", "different")
-DEV_FILES = frozenset(f"dialogues_{i:03d}.json" for i in range(1, 9))
 TARGET_MACRO_F1 = 0.9
 PER_CLASS = 400  # at most this many pairs per class and split (a seeded sample)
 
@@ -167,8 +167,8 @@ def run_dialogue(
                 label = "update"
             elif v == "CONTRADICT" and label != "update":
                 label = "contradict"
-            elif v in ("NOOP", "LINK_EXISTING") and label == "different":
-                label = "same"
+            elif v in ("NOOP", "LINK_EXISTING", "ADD") and label == "different":
+                label = "same"  # merged as evidence, or kept and counted as evidence for it
         out.append((p, label, decisions[p.new.source_id]))
     return out
 

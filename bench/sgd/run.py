@@ -87,6 +87,7 @@ def run_mneme(
     assistant: bool,
     embedder: Any,
     log: Callable[[str], None],
+    recall: dict[str, Any] | None = None,
 ) -> Run:
     from mneme import Memory
 
@@ -97,7 +98,8 @@ def run_mneme(
         by_dialogue.setdefault(p.dialogue_id, []).append(i)
     decisions: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="mneme-sgd-") as tmp:
-        mem = Memory.open(str(Path(tmp) / "sgd.db"), embedder=embedder, clock=clock)
+        extra: dict[str, Any] = {"recall": recall} if recall else {}
+        mem = Memory.open(str(Path(tmp) / "sgd.db"), embedder=embedder, clock=clock, **extra)
         try:
             for n, d in enumerate(dialogues, start=1):
                 t0 = time.perf_counter()
@@ -201,6 +203,15 @@ def _targets(s: dict[str, float]) -> str:
     return "\n".join(out)
 
 
+def _number(text: str) -> Any:
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
 def _commit() -> str:
     try:
         return subprocess.run(
@@ -221,8 +232,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-assistant", action="store_true", help="skip the every-turn run")
     ap.add_argument("--out", type=Path, default=RESULTS_DIR)
     ap.add_argument("--dump", type=Path, help="write every probe's ranked turns here (JSONL)")
+    ap.add_argument(
+        "--recall",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a recall setting for mneme (repeatable; a run with one is never written)",
+    )
     args = ap.parse_args(argv)
     systems = [s for s in args.systems.split(",") if s]
+    recall = {k: _number(v) for k, v in (item.split("=", 1) for item in args.recall)}
     dialogues, probes = load_probes()
     if args.limit:
         dialogues = dialogues[: args.limit]
@@ -246,20 +265,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"# SGD knowledge updates ({report['date']}, commit {report['commit']})",
         "",
         f"{len(dialogues)} dialogues of the SGD dev split, {len(probes)} probes (a slot the "
-        'user changed); question: "What is the current <slot description>?", k=10.',
+        'user changed); question: "What is the current <slot description>?", k=10. '
+        "[dev]: dialogues_001-008, which rules may be tuned on; [test]: the other files, "
+        "never tuned on.",
     ]
     dumps: list[dict[str, Any]] = []
     for assistant in (False,) if args.no_assistant else (False, True):
         label = "every turn" if assistant else "user turns"
         rows: dict[str, dict[str, float]] = {}
         extra: dict[str, Any] = {}
+        split_of = {d.id: d.split for d in dialogues}
         for name in systems:
             t0 = time.perf_counter()
             if name == "mneme":
-                run = run_mneme(dialogues, probes, assistant, embedder, _log)
+                run = run_mneme(dialogues, probes, assistant, embedder, _log, recall)
             else:
                 run = run_bm25(dialogues, probes, assistant, newest=name == "bm25-newest")
             rows[name], verdicts = summarize(run, probes, turns)
+            for split in ("dev", "test"):
+                part = Run(run.name, query_ms=[])
+                chosen = [i for i, p in enumerate(probes) if split_of[p.dialogue_id] == split]
+                part.ranked = {j: run.ranked.get(i, []) for j, i in enumerate(chosen)}
+                subset = [probes[i] for i in chosen]
+                rows[f"{name} [{split}]"], _ = summarize(part, subset, turns)
             extra[name] = {**run.extra, "ingest_s": run.seconds_ingest}
             _log(f"{label} / {name}: {rows[name]} ({time.perf_counter() - t0:.0f}s)")
             if args.dump and name == "mneme":
@@ -293,7 +321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ]
     text = "\n".join(md) + "\n"
     print(text)
-    if not args.limit:
+    if not args.limit and not recall:
         args.out.mkdir(parents=True, exist_ok=True)
         stem = args.out / f"sgd-{report['date']}"
         stem.with_suffix(".md").write_text(text, encoding="utf-8")

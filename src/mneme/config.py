@@ -45,6 +45,9 @@ class RecallConfig:
     blend_freshness: float = 0.02
     blend_consensus: float = 0.05
     superseded_penalty: float = 0.5
+    #: A question about now ranks, among this many best candidates, the newest statements of
+    #: what it asks for first (0: off; ADR 0026).
+    present_window: int = 10
 
 
 @dataclass(frozen=True, slots=True)

@@ -352,9 +352,12 @@ class Memory:
         as_of: dt.datetime | str | None = None,
         types: Iterable[str] | None = None,
         include_superseded: bool = True,
+        min_relevance: float | None = None,
     ) -> list[Hit]:
         """Find what is known, best first, with provenance. No model call but the embedding.
 
+        Every hit carries ``relevance``, the calibrated probability (0 to 1) that it is an
+        answer; ``min_relevance`` drops the hits below it, so fewer than ``k`` may come back.
         An unknown bank holds nothing: the result is empty.
         """
         q = self._recaller.parse(
@@ -368,6 +371,7 @@ class Memory:
             as_of=as_of,
             types=types,
             include_superseded=include_superseded,
+            min_relevance=min_relevance,
         )
         if self.store.get_bank(q.viewer.bank_id) is None:
             return []
@@ -486,21 +490,20 @@ class Memory:
 
     # -- trust: review, tombstones, conflicts -------------------------------------------
 
-    def reject(self, memory_id: str, reason: str, actor: str) -> Tombstone:
+    def reject(
+        self, memory_id: str, reason: str, actor: str, because: str | None = None
+    ) -> Tombstone:
         """Reject a unit or claim: its value is tombstoned and never comes back by itself.
 
+        ``because`` names the belief (a memory of the same bank) the rejection rests on, as
+        ``review.decide`` takes it: the unit is then CONTESTED_BECAUSE that belief, and
+        reconsolidation re-examines the rejection when the belief changes.
+
         Raises:
-            NotFound: no such unit or claim.
+            NotFound: no such unit or claim, or no memory ``because`` in its bank.
             Conflict: it is already rejected.
         """
-        event = self.review.decide(memory_id, "reject", actor, note=reason)
-        claim = self.store.get_claim(event.bank_id, memory_id)
-        stones = self.store.find_tombstones(
-            event.bank_id,
-            unit_id=None if claim else memory_id,
-            claim_key=claim.claim_key if claim else None,
-        )
-        return stones[-1]
+        return self.review.reject(memory_id, reason, actor, because=because)
 
     def restore(self, memory_id: str, actor: str, note: str = "") -> ReviewEvent:
         """Undo the latest decision on a unit or claim (a rejection lifts its tombstone).

@@ -81,6 +81,15 @@ def trust(value: Any) -> float | None:
     return float(value)
 
 
+def fraction(value: Any, what: str) -> float | None:
+    """An optional number from 0 to 1 (a bar such as ``min_relevance``)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise InvalidInput(f"{what} must be a number from 0 to 1, not {value!r}")
+    return float(value)
+
+
 def metadata(value: Any) -> Mapping[str, Any]:
     if value is None:
         return {}

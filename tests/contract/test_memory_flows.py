@@ -39,11 +39,11 @@ def test_public_api_flows_behave_alike_on_every_backend(target: str) -> None:
         (conflict,) = mem.conflicts(bank="b1")
         assert {conflict.a_unit, conflict.b_unit} == {lisbon_id, porto_id}
         queue = mem.review.queue(bank="b1")
-        assert [c.value for c in queue] == ["porto", "lisbon"]  # newest first
+        assert [c.claim.value for c in queue] == ["porto", "lisbon"]  # newest first
         porto_claim = queue[0]
         event = mem.review.decide(porto_claim.id, "approve", "pat", note="confirmed by phone")
         assert event.new_review_status == ReviewStatus.APPROVED.value
-        assert [c.value for c in mem.review.queue(bank="b1")] == ["lisbon"]
+        assert [c.claim.value for c in mem.review.queue(bank="b1")] == ["lisbon"]
 
         # the person settles the conflict: Porto supersedes Lisbon, which stays reachable
         settled = mem.resolve(conflict.id, "supersede", actor="pat", winner=porto_id)

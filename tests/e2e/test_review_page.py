@@ -77,7 +77,7 @@ def site(tmp_path: Path) -> Iterator[Site]:
     mem.retain("Bob prefers tea over coffee.", bank="team", agent="scout")
     mem.retain("My locker code is 4711.", bank="team", agent="scout", visibility="private")
     (conflict,) = mem.conflicts(bank="team")
-    paris = next(c for c in mem.review.queue(bank="team") if c.value == "paris")
+    paris = next(c for c in mem.review.queue(bank="team") if c.claim.value == "paris")
     tokens = TokenStore(tmp_path / "tokens.json")
     reviewer, _ = tokens.create(bank="team", agent="rita", role="reviewer")
     admin, _ = tokens.create(bank="*", agent="root", role="admin")
@@ -135,13 +135,22 @@ def test_reviewer_approves_a_queued_claim_and_the_store_records_it(site: Site, p
     card = page.locator(f'#review-list li.card[data-id="{site.paris_claim}"]')
     card.wait_for()
     assert "token=" not in page.url  # the secret left the address bar
+    # The heading is the statement as said; the normal form is a small line under it.
+    (item,) = [i for i in site.mem.review.queue(bank="team") if i.id == site.paris_claim]
+    assert card.locator("h3").inner_text() == "Alice lives in Paris."
+    normal = card.locator(".normal-form").inner_text()
+    assert item.claim.subject in normal
+    assert item.claim.value in normal
+    assert item.said_at is not None
+    said = f"said by scout · {item.said_at.date().isoformat()} · source {item.source_id}"
+    assert said in card.locator(".meta").inner_text()
     shot(page, "01-review-queue")
     card.locator("textarea").fill("confirmed by the lease")
     card.locator('button[data-decision="approve"]').click()
     card.wait_for(state="detached")
     page.locator("#toast.show").wait_for()
     shot(page, "02-after-approve")
-    approved = {c.id: c for c in site.mem.review.queue(bank="team", status="approved")}
+    approved = {c.id: c.claim for c in site.mem.review.queue(bank="team", status="approved")}
     assert site.paris_claim in approved
     assert approved[site.paris_claim].reviewed_by == "rita"
     assert approved[site.paris_claim].review_note == "confirmed by the lease"

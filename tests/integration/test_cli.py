@@ -797,3 +797,41 @@ def test_add_and_search_with_the_default_embedder(tmp_path: Path) -> None:
     assert hits[0]["evidence_source_ids"] == ["v-1"]
     assert hits[0]["unit"]["embedding_model"] == "sentence-transformers/all-MiniLM-L6-v2"
     assert "semantic" in hits[0]["channels"]
+
+
+# -- relevance ------------------------------------------------------------------------------
+
+OFFICE = [
+    "Quentin keeps the spare badge in drawer D-41.",
+    "Quentin keeps his bike in the shed.",
+    "The spare keys are with the front desk.",
+    "Rosa painted the badge office blue.",
+]
+BADGE = "Where does Quentin keep the spare badge?"
+
+
+def test_search_min_relevance_keeps_only_the_hits_at_or_above_it(run: Run) -> None:
+    for i, text in enumerate(OFFICE):
+        add(run, text, "--source-id", f"ev-{i}")
+    every = as_json(run("search", BADGE, "--bank", "b", "--agent", "alice", "--json"))["hits"]
+    assert all(0.0 <= h["relevance"] <= 1.0 for h in every)
+    top, second = sorted({h["relevance"] for h in every}, reverse=True)[:2]
+    bar = (top + second) / 2
+    result = run(
+        "search", BADGE, "--bank", "b", "--agent", "alice", "--min-relevance", str(bar), "--json"
+    )
+    assert result.exit_code == 0, result.output
+    kept = as_json(result)["hits"]
+    assert [h["id"] for h in kept] == [h["id"] for h in every if h["relevance"] >= bar]
+    assert [h["evidence_source_ids"] for h in kept] == [["ev-0"]]
+    shown = run("search", BADGE, "--bank", "b", "--agent", "alice", "--min-relevance", str(bar))
+    assert f"relevance {kept[0]['relevance']:.2f}" in shown.stdout
+    assert shown.stdout.count("relevance ") == 1
+
+
+@pytest.mark.parametrize("bad", ["1.5", "-0.2", "high"])
+def test_search_refuses_a_min_relevance_outside_0_to_1(run: Run, bad: str) -> None:
+    result = run("search", "x", "--bank", "b", "--agent", "a", "--min-relevance", bad, "--json")
+    assert result.exit_code == 2
+    assert as_json(result)["error"]["code"] == "usage_error"
+    assert "min-relevance" in as_json(result)["error"]["message"]

@@ -34,7 +34,7 @@ def run(db: str, *args: str, code: int = 0) -> Any:
 
 
 def test_review_queue_and_decide(seeded):
-    queue = run(seeded, "review", "queue", "--bank", "job")["claims"]
+    queue = run(seeded, "review", "queue", "--bank", "job")["items"]
     assert len(queue) == 2
     out = run(
         seeded, "review", "decide", queue[0]["id"], "approve", "--actor", "rev1", "--note", "ok"
@@ -102,3 +102,60 @@ def test_rules_invalidate_and_purge(seeded):
     done = run(seeded, "purge", c["a_unit"], "--actor", "dpo", "--reason", "erasure", "--yes")
     assert done["purged"]["units"] == [c["a_unit"]]
     assert run(seeded, "audit", "verify")  # still verifies after the purge
+
+
+def test_review_queue_shows_each_claim_as_said_with_its_author_date_and_source(seeded):
+    items = {i["source_id"]: i for i in run(seeded, "review", "queue", "--bank", "job")["items"]}
+    acme = items["j1"]
+    assert acme["statement"] == acme["text"] == "I work at Acme Robotics."
+    assert acme["author"] == "a1"
+    assert acme["said_at"].startswith("2025-02-01")
+    assert acme["claim"]["value"] == "acme robotics"
+    assert acme["unit_id"] in acme["claim"]["evidence_refs"]
+    shown = CliRunner().invoke(
+        cli, ["--db", seeded, "--embedder", "hashing", "review", "queue", "--bank", "job"]
+    )
+    assert shown.exit_code == 0, shown.output
+    lines = shown.stdout.splitlines()
+    head = next(i for i, line in enumerate(lines) if acme["id"] in line)
+    assert "I work at Acme Robotics." in lines[head]
+    assert "said by a1 · 2025-02-01 · source j1" in lines[head + 1]
+    assert "acme robotics" in lines[head + 1]  # the normal form, on the secondary line
+
+
+def _belief_and_plan(db: str) -> tuple[str, str]:
+    with mneme.Memory.open(db, embedder="hashing") as mem:
+        belief = mem.retain("I believe Kestrel Payments is unreliable.", bank="ops", agent="a1")
+        plan = mem.retain("Use Kestrel Payments for billing.", bank="ops", agent="a1")
+    return belief.memory_ids[0], plan.memory_ids[0]
+
+
+def _contested(db: str, unit_id: str) -> tuple[str, list[Any], list[tuple[str, str]]]:
+    with mneme.Memory.open(db, embedder="hashing") as mem:
+        edges = [
+            (e.dst, e.made_by)
+            for e in mem.graph(unit_id).edges
+            if e.src == unit_id and e.type == "CONTESTED_BECAUSE"
+        ]
+        return (
+            mem.get(unit_id).status.value,
+            [e.metadata for e in mem.store.review_events("ops", unit_id)],
+            edges,
+        )
+
+
+@pytest.mark.parametrize("command", ["reject", "decide"])
+def test_reject_because_a_belief_and_a_missing_belief_is_exit_code_3(tmp_path, command):
+    db = str(tmp_path / "b.db")
+    belief, plan = _belief_and_plan(db)
+
+    def args() -> list[str]:
+        if command == "reject":
+            return ["reject", plan, "--reason", "Kestrel is unreliable", "--actor", "rev1"]
+        return ["review", "decide", plan, "reject", "--actor", "rev1", "--note", "unreliable"]
+
+    bad = run(db, *args(), "--because", "u_nothing_here", code=3)
+    assert bad["error"]["code"] == "not_found"
+    assert _contested(db, plan) == ("active", [], [])
+    run(db, *args(), "--because", belief)
+    assert _contested(db, plan) == ("rejected", [{"because": belief}], [(belief, "person:rev1")])

@@ -63,7 +63,7 @@ def seeded(mem: mneme.Memory) -> dict[str, str]:
     secret = mem.retain("My locker code is 4711.", bank="team", agent="scout", visibility="private")
     elsewhere = mem.retain("Carol works at the harbour.", bank="other", agent="scout")
     (conflict,) = mem.conflicts(bank="team")
-    claims = {c.value: c.id for c in mem.review.queue(bank="team")}
+    claims = {c.claim.value: c.id for c in mem.review.queue(bank="team")}
     return {
         "paris": paris,
         "berlin": berlin,
@@ -189,7 +189,7 @@ def test_ids_of_another_bank_are_not_found_through_this_bank(
     path = f"/v1/banks/team/review/{seeded['elsewhere_claim']}/decide"
     decided = api.post("admin", path, {"decision": "approve"})
     assert decided.status_code == 404
-    assert mem.review.queue(bank="other")[0].review_status.value == "pending_review"
+    assert mem.review.queue(bank="other")[0].claim.review_status.value == "pending_review"
     rejected = api.post("admin", f"/v1/banks/team/memories/{seeded['elsewhere']}/reject")
     assert rejected.status_code == 404
     assert mem.get(seeded["elsewhere"]).status.value == "active"
@@ -299,11 +299,11 @@ def test_an_agent_token_is_refused_review_and_admin_routes(
     path: str,
     body: dict[str, Any] | None,
 ) -> None:
-    before = mem.stats(), [c.review_status for c in mem.review.queue(bank="team")]
+    before = mem.stats(), [c.claim.review_status for c in mem.review.queue(bank="team")]
     response = api.call("scout", method, path.format(**seeded), json=body)
     assert response.status_code == 403
     assert error_of(response)["code"] == "forbidden"
-    assert (mem.stats(), [c.review_status for c in mem.review.queue(bank="team")]) == before
+    assert (mem.stats(), [c.claim.review_status for c in mem.review.queue(bank="team")]) == before
     assert mem.get(seeded["tea"]).status.value == "active"
     assert mem.conflicts(bank="team")[0].status == "open"
 
@@ -336,7 +336,7 @@ def test_reviewer_works_the_queue(api: Api, seeded: dict[str, str], mem: mneme.M
     assert event.json()["actor"] == "rita"
     approved = mem.review.queue(bank="team", status="approved")
     assert [c.id for c in approved] == [seeded["paris_claim"]]
-    assert approved[0].review_note == "lease seen"
+    assert approved[0].claim.review_note == "lease seen"
     again = api.post("reviewer", path, {"decision": "approve"})
     assert again.status_code == 409
     assert error_of(again)["code"] == "conflict"
@@ -357,6 +357,63 @@ def test_reviewer_rejects_then_restores_a_memory(
     assert mem.get(tea).status.value == "active"
     nothing = api.post("reviewer", f"/v1/banks/team/memories/{tea}/restore")
     assert nothing.status_code == 409
+
+
+def _contested_by(mem: mneme.Memory, unit_id: str) -> list[tuple[str, str]]:
+    return [
+        (e.dst, e.made_by)
+        for e in mem.graph(unit_id).edges
+        if e.src == unit_id and e.type == "CONTESTED_BECAUSE"
+    ]
+
+
+@pytest.mark.parametrize("route", ["reject", "decide"])
+def test_reviewer_rejects_because_a_belief_and_an_unknown_belief_is_404(
+    api: Api, seeded: dict[str, str], mem: mneme.Memory, route: str
+) -> None:
+    belief = mem.retain("I believe Bob only drinks coffee.", bank="team", agent="critic")
+    belief_id = belief.memory_ids[0]
+    tea = seeded["tea"]
+    if route == "reject":
+        path, body = f"/v1/banks/team/memories/{tea}/reject", {"reason": "he hates tea"}
+    else:
+        path, body = f"/v1/banks/team/review/{tea}/decide", {"decision": "reject", "note": "no"}
+    for because in ("u_nothing_here", seeded["elsewhere"], seeded["paris_claim"]):
+        missing = api.post("reviewer", path, {**body, "because": because})
+        assert missing.status_code == 404, because
+        assert error_of(missing)["code"] == "not_found"
+    assert mem.get(tea).status.value == "active"
+    assert mem.store.review_events("team", tea) == []
+    assert mem.store.find_tombstones("team", unit_id=tea) == []
+    # The actor is the token's agent: a body cannot name one.
+    smuggled = api.post("reviewer", path, {**body, "because": belief_id, "actor": "mallory"})
+    assert smuggled.status_code == 422
+    done = api.post("reviewer", path, {**body, "because": belief_id})
+    assert done.status_code == 200, done.text
+    (event,) = mem.store.review_events("team", tea)
+    assert (event.decision, event.actor, event.metadata) == (
+        "reject",
+        "rita",
+        {"because": belief_id},
+    )
+    assert _contested_by(mem, tea) == [(belief_id, "person:rita")]
+    assert mem.get(tea).status.value == "rejected"
+
+
+def test_the_review_listing_shows_each_claim_as_said(
+    api: Api, seeded: dict[str, str], mem: mneme.Memory
+) -> None:
+    items = api.get("reviewer", "/v1/banks/team/review").json()["items"]
+    paris = next(i for i in items if i["id"] == seeded["paris_claim"])
+    assert paris["statement"] == paris["text"] == "Alice lives in Paris."
+    assert paris["author"] == "scout"
+    assert paris["unit_id"] == seeded["paris"]
+    assert paris["source_id"] == mem.get(seeded["paris"]).evidence[0]
+    assert paris["said_at"]
+    assert paris["claim"]["id"] == seeded["paris_claim"]
+    assert paris["claim"]["value"] == "paris"
+    # A reviewer reads the bank as its owner: the private note's claim is there, as said.
+    assert "My locker code is 4711." in {i["statement"] for i in items}
 
 
 def test_reviewer_resolves_a_conflict_once(
@@ -635,3 +692,32 @@ def test_the_review_page_is_served_with_a_strict_content_policy(api: Api) -> Non
     for asset in ("app.js", "api.js", "style.css", "graph.js"):
         assert api.client.get(f"/static/{asset}").status_code == 200
     assert "http://" not in api.client.get("/static/app.js").text  # nothing from elsewhere
+
+
+def test_recall_min_relevance_keeps_only_the_hits_at_or_above_it(
+    api: Api, mem: mneme.Memory
+) -> None:
+    for i, text in enumerate(
+        [
+            "Quentin keeps the spare badge in drawer D-41.",
+            "Quentin keeps his bike in the shed.",
+            "The spare keys are with the front desk.",
+            "Rosa painted the badge office blue.",
+        ]
+    ):
+        mem.retain(text, bank="team", agent="scout", source_id=f"ev-{i}")
+    question = {"query": "Where does Quentin keep the spare badge?"}
+    every = api.post("scout", "/v1/banks/team/recall", question).json()["hits"]
+    assert all(0.0 <= h["relevance"] <= 1.0 for h in every)
+    top, second = sorted({h["relevance"] for h in every}, reverse=True)[:2]
+    bar = (top + second) / 2
+    kept = api.post("scout", "/v1/banks/team/recall", {**question, "min_relevance": bar})
+    assert kept.status_code == 200, kept.text
+    expected = [h["id"] for h in every if h["relevance"] >= bar]
+    assert [h["id"] for h in kept.json()["hits"]] == expected
+    by_query = api.get("scout", "/v1/banks/team/recall", params={**question, "min_relevance": bar})
+    assert [h["id"] for h in by_query.json()["hits"]] == expected
+    for bad in (1.5, -0.1, "high"):
+        refused = api.post("scout", "/v1/banks/team/recall", {**question, "min_relevance": bad})
+        assert refused.status_code == 422, refused.text
+        assert "min_relevance" in error_of(refused)["message"]

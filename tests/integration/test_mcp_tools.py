@@ -329,6 +329,53 @@ async def test_review_queue_decide_conflicts_reject_and_restore(mem):
     assert len(every) == 1
 
 
+async def test_review_queue_items_are_statements_as_said_within_the_agents_scope(mem):
+    mem.retain("Alice lives in Paris.", bank="b", agent="a1", source_id="ev-1")
+    mem.retain("The vault code is 4711.", bank="b", agent="a1", visibility="private")
+    async with connect(build_server(mem)) as client:
+        mine = await call(client, "review_queue", {"bank": "b", "agent": "a1"})
+        theirs = await call(client, "review_queue", {"bank": "b", "agent": "a2"})
+        owner = await call(client, "review_queue", {"bank": "b"})
+    assert {i["statement"] for i in mine} == {"Alice lives in Paris.", "The vault code is 4711."}
+    (paris,) = theirs
+    assert (paris["statement"], paris["author"], paris["source_id"]) == (
+        "Alice lives in Paris.",
+        "a1",
+        "ev-1",
+    )
+    assert paris["text"] == "Alice lives in Paris."
+    assert paris["said_at"]
+    assert paris["claim"]["value"] == "paris"
+    assert len(owner) == 2
+
+
+@pytest.mark.parametrize("tool", ["reject", "review_decide"])
+async def test_reject_because_a_belief_and_an_unknown_belief_is_not_found(mem, tool):
+    belief = mem.retain("I believe Kestrel Payments is unreliable.", **AB).memory_ids[0]
+    plan = mem.retain("Use Kestrel Payments for billing.", **AB).memory_ids[0]
+    elsewhere = mem.retain("I think Kestrel is fine.", bank="b2", agent="a1").memory_ids[0]
+    if tool == "reject":
+        args = {"memory_id": plan, "reason": "Kestrel is unreliable", "bank": "b", "actor": "rev1"}
+    else:
+        args = {"target_id": plan, "decision": "reject", "bank": "b", "actor": "rev1"}
+    async with connect(build_server(mem)) as client:
+        missing = [
+            await fail(client, tool, {**args, "because": because})
+            for because in ("u_nothing_here", elsewhere)
+        ]
+        assert mem.get(plan).status.value == "active"
+        assert mem.store.review_events("b", plan) == []
+        await call(client, tool, {**args, "because": belief})
+    assert [m["code"] for m in missing] == ["not_found", "not_found"]
+    (event,) = mem.store.review_events("b", plan)
+    assert (event.decision, event.actor, event.metadata) == ("reject", "rev1", {"because": belief})
+    assert [
+        (e.dst, e.made_by)
+        for e in mem.graph(plan).edges
+        if e.src == plan and e.type == "CONTESTED_BECAUSE"
+    ] == [(belief, "person:rev1")]
+
+
 # -- swarm -----------------------------------------------------------------------------------
 
 
@@ -530,3 +577,27 @@ async def test_a_factory_opens_one_memory_for_every_connection_and_closes_it_aft
         err = await call(three, "list_memories", {"bank": "b", "agent": "a1"})
     assert len(opened) == 2
     assert len(err) == 1
+
+
+async def test_search_min_relevance_keeps_only_the_hits_at_or_above_it(mem):
+    question = {"query": "Where does Quentin keep the spare badge?", **AB}
+    async with connect(build_server(mem)) as client:
+        for i, text in enumerate(
+            [
+                "Quentin keeps the spare badge in drawer D-41.",
+                "Quentin keeps his bike in the shed.",
+                "The spare keys are with the front desk.",
+                "Rosa painted the badge office blue.",
+            ]
+        ):
+            await add(client, text, source_id=f"ev-{i}")
+        every = (await call(client, "search_memory", question))["hits"]
+        top, second = sorted({h["relevance"] for h in every}, reverse=True)[:2]
+        bar = (top + second) / 2
+        kept = (await call(client, "search_memory", {**question, "min_relevance": bar}))["hits"]
+        bad = await fail(client, "search_memory", {**question, "min_relevance": 1.5})
+    assert all(0.0 <= h["relevance"] <= 1.0 for h in every)
+    assert [h["id"] for h in kept] == [h["id"] for h in every if h["relevance"] >= bar]
+    assert [h["evidence_source_ids"] for h in kept] == [["ev-0"]]
+    assert bad["code"] == "invalid_input"
+    assert "min_relevance" in bad["message"]

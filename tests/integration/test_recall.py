@@ -109,7 +109,7 @@ def test_graph_hits_name_the_edge_and_the_parent_that_brought_them(mem):
     assert all(h.via_edge and h.parent for h in graph)
 
 
-def test_a_source_and_its_atoms_never_fill_one_window(mem):
+def test_sibling_atoms_of_one_source_are_distinct_hits_that_name_each_other(mem):
     mem.retain(
         "Rosa grows tomatoes. Rosa grows basil. Rosa grows peppers.",
         bank="b1",
@@ -120,9 +120,16 @@ def test_a_source_and_its_atoms_never_fill_one_window(mem):
     mem.retain("Sam grows tomatoes too.", bank="b1", agent="a1", source_id="ev-sam", occurred_at=T0)
     hits = mem.recall("Who grows tomatoes, basil and peppers?", bank="b1", agent="a1", k=5)
     sources = [h.evidence_source_ids[0] for h in hits]
-    assert sources.count("ev-garden") == 1
-    garden = hits[sources.index("ev-garden")]
-    assert len(garden.family) == 2
+    # Three facts, three hits: no sibling hides behind another one's place.
+    assert sources.count("ev-garden") == 3
+    garden = [h for h in hits if h.evidence_source_ids[0] == "ev-garden"]
+    assert {h.text for h in garden} == {
+        "Rosa grows tomatoes.",
+        "Rosa grows basil.",
+        "Rosa grows peppers.",
+    }
+    for h in garden:
+        assert set(h.family) == {g.id for g in garden} - {h.id}
 
 
 def test_superseded_units_rank_below_their_successor_and_are_flagged(mem):

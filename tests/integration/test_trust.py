@@ -42,7 +42,7 @@ def test_a_claim_starts_active_and_pending_review_and_gathers_evidence(mem):
     )
     queue = mem.review.queue(bank="u")
     assert len(queue) == 1
-    claim = queue[0]
+    claim = queue[0].claim
     assert claim.status == ClaimStatus.ACTIVE
     assert claim.review_status == ReviewStatus.PENDING_REVIEW
     assert claim.evidence_count == 2
@@ -55,7 +55,7 @@ def test_the_same_slot_with_another_value_is_a_conflict_on_both_claims(mem):
     assert r.status == mneme.RetainStatus.NEEDS_CLARIFICATION
     claims = mem.review.queue(bank="job")
     assert len(claims) == 2
-    a, b = claims
+    a, b = (item.claim for item in claims)
     assert b.id in a.contradiction_refs
     assert a.id in b.contradiction_refs
     (conflict,) = mem.conflicts(bank="job")
@@ -146,7 +146,7 @@ def test_a_rejected_value_stays_rejected_from_any_source_or_agent_until_restored
     assert not [h for h in hits if "blue" in h.text.lower()]
     # surfaced for review: the rejected claim is back in the queue, still rejected
     (queued,) = mem.review.queue(bank="u")
-    assert queued.status == ClaimStatus.REJECTED
+    assert queued.claim.status == ClaimStatus.REJECTED
     stones = mem.store.find_tombstones("u", unit_id=r.memory_ids[0])
     assert {"s3"} <= set(stones[0].evidence)
     assert para.memory_ids

@@ -18,17 +18,16 @@ No LLM anywhere. For each case:
 - the query: ``Memory.recall(text, scope="collective", k=K)`` as the query's agent, with
   ``as_of`` only when the case asks what held at a past instant.
 
-The answer is mneme's single best current memory: among the hits that are not superseded (at
-``as_of`` when given), not flashbacks, and live, the best by recall score weighed by the
-memory's confidence (``TRUST_WEIGHT``: a trusted record beats a rumour worded closer to the
-question), together with the sibling atoms of the same source folded into it and, for a hit
-found under another name, the alias statement that bridged it; each text is followed by its
-event date. One committed answer is what a judge-free phrase match can fairly score: an answer
-that lists every hit would pass any phrase test by listing everything, which is exactly what the
-forbidden phrases are there to punish in the transcript baseline. Citations are the answer's
-evidence source ids (= event ids); contradictions are the bank's open conflicts that involve an
-answer unit, plus the open conflicts between its rivals (a set of values for one slot), each
-mapped to the evidence event ids of its two units.
+The answer is recall's first current hit, as any caller would take it: the first hit that is
+not superseded (at ``as_of`` when given), not a flashback, and live, followed by its event
+date. Nothing is re-ranked, folded in or bridged here: whatever ranking helps belongs in recall
+itself (this suite is a regression suite of the project's own cases, ADR 0026; the measure is
+public data, ``bench/sgd``). One committed answer is what a judge-free phrase match can fairly
+score: an answer that lists every hit would pass any phrase test by listing everything, which is
+exactly what the forbidden phrases are there to punish in the transcript baseline. Citations are
+the answer's evidence source ids (= event ids); contradictions are the bank's open conflicts
+that involve the answer unit, plus the open conflicts between its rivals (a set of values for
+one slot), each mapped to the evidence event ids of its two units.
 """
 
 from __future__ import annotations
@@ -44,13 +43,9 @@ from mneme.core.model import Hit, Unit, UnitStatus
 from mneme.embed.factory import build_embedder
 from mneme.embed.protocol import Embedder
 from mneme.errors import MnemeError
-from mneme.read.recall import ALIAS_EDGE
 
 #: Recall depth. The answer takes the first current hit within it.
 K = 5
-#: How much a memory's confidence weighs on the answer: a score is scaled by
-#: ``1 - TRUST_WEIGHT * (1 - confidence)`` (a fully trusted memory keeps its score).
-TRUST_WEIGHT = 0.5
 #: Never an answer: a person rejected it, or it was archived.
 RETIRED = frozenset({UnitStatus.REJECTED, UnitStatus.ARCHIVED})
 
@@ -204,24 +199,10 @@ class MnemeAdapter:
         unsupported: list[str],
     ) -> Prediction:
         known = {e.event_id for e in case.events}
-        as_of = case.query.as_of
         top = _best(hits)
         if top is None:
             return Prediction("", (), (), tuple(unsupported), (*notes, "no current hit"))
         units: list[Unit] = [top.unit]
-        for uid in top.family:
-            try:
-                sib = mem.get(uid, bank=bank, agent=case.query.agent, scope="collective")
-            except MnemeError:
-                continue
-            if _holds(sib, as_of):
-                units.append(sib)
-        if top.via_edge == ALIAS_EDGE and top.parent:
-            # Found under another name: the alias statement is part of the answer's evidence.
-            try:
-                units.append(mem.get(top.parent, bank=bank, agent=case.query.agent))
-            except MnemeError:
-                notes.append(f"alias bridge {top.parent} not readable")
         text = "\n".join(_render(u) for u in units)
         citations = _ordered(
             s for u in units for s in (*top.evidence_source_ids, *u.evidence) if s in known
@@ -257,26 +238,13 @@ class MnemeAdapter:
 
 
 def _best(hits: list[Hit]) -> Hit | None:
-    """The current hit an answer commits to: recall's score weighed by the memory's
-    confidence (set from its source's trust and corroboration), so a verified record beats a
-    hallway rumour that happens to be worded closer to the question."""
-    current = [h for h in hits if _current(h)]
-    if not current:
-        return None
-    return max(current, key=lambda h: h.score * (1.0 - TRUST_WEIGHT * (1.0 - h.unit.confidence)))
+    """Recall's first current hit: what a caller answers with."""
+    return next((h for h in hits if _current(h)), None)
 
 
 def _current(hit: Hit) -> bool:
     """Live, not a flashback, and not superseded (recall judges that at ``as_of``)."""
     return not hit.superseded and not hit.flashback and hit.unit.status not in RETIRED
-
-
-def _holds(unit: Unit, as_of: dt.datetime | None) -> bool:
-    if unit.status in RETIRED:
-        return False
-    if unit.superseded_by is None and unit.status != UnitStatus.SUPERSEDED:
-        return True
-    return as_of is not None and unit.valid_until is not None and unit.valid_until > as_of
 
 
 def _render(unit: Unit) -> str:

@@ -3,7 +3,8 @@
 Steps, in order: transcript speaker prefixes are taken off each line; lines are split into
 sentences without breaking abbreviations, decimals, times, e-mails or URLs; a sentence is split
 into clauses only where both sides are whole claims ("Carol is a nurse and she lives in Porto");
-a leading third-person pronoun is replaced by the most recent person named earlier in the text;
+a leading third-person pronoun is replaced by the most recent person named earlier in the text,
+and a leading It/Its by the thing the clause before it (in the same line) is about;
 fragments of fewer than three words are merged into a neighbour; the speaker prefix is put back
 on every atom. "A because B" stays whole (a later step links the two with an edge).
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import re
 
 from mneme.core.language import SPEAKER, person_names, speaker_of
+from mneme.core.statements import subject_end
 
 
 def _wordset(words: str) -> frozenset[str]:
@@ -153,6 +155,35 @@ def _antecedent(pronoun: str, before: str) -> str | None:
     return last
 
 
+_LEADING_IT = re.compile(r"^(?P<p>It|Its)\b(?P<rest>.*)$", re.DOTALL)
+_BARE_SUBJECTS = frozenset({"i", "we", "you", "he", "she", "they", "it", "this", "that", "there"})
+
+
+def _topic(clause: str) -> str | None:
+    """The subject of a clause ("The Osprey router" of "The Osprey router failed again."),
+    when it names a thing: not a pronoun, not a person (He/She resolve those)."""
+    end = subject_end(clause)
+    subject = clause[:end].strip(" ,;:")
+    words = subject.split()
+    if not words or words[0].casefold() in _BARE_SUBJECTS or len(words) > 6:
+        return None
+    if person_names(subject) and len(words) <= 3:
+        return None
+    return subject
+
+
+def _resolve_it(atom: str, line: list[str]) -> str:
+    """A clause opening with It/Its carries the topic of the clause before it in the same
+    line: "its replacement part number is RX-5531" is about the Osprey router."""
+    m = _LEADING_IT.match(atom)
+    if not m or not line:
+        return atom
+    topic = _topic(line[-1])
+    if topic is None:
+        return atom
+    return (topic + ("'s" if m.group("p") == "Its" else "")) + m.group("rest")
+
+
 def _resolve(atom: str, earlier: list[str]) -> str:
     """Replace a leading He/She/They/His/Her/Their with the most recent person named before."""
     m = _LEADING_PRONOUN.match(atom)
@@ -225,7 +256,7 @@ def split_atoms(text: str) -> list[str]:
         pieces: list[str] = []
         for sentence in _sentences(line):
             for clause in _clauses(sentence):
-                resolved = _resolve(clause, earlier)
+                resolved = _resolve_it(_resolve(clause, earlier), pieces)
                 pieces.append(resolved)
                 earlier.append(resolved)
         prefix = f"{speaker}: " if speaker else ""

@@ -41,6 +41,7 @@ class Charter:
     sources_immutable: bool = False
     ask_types: frozenset[UnitType] = frozenset()
     ask_on_contradiction: bool = False
+    own_updates_apply: bool = False
     escalate_below: float | None = None
     rules: tuple[str, ...] = ()  # the rule lines as written, for display
     text: str = ""
@@ -92,6 +93,7 @@ _KNOWN = {
     "protect_immutable": set(),
     "sources_immutable": set(),
     "ask_on_contradiction": set(),
+    "own_updates_apply": set(),
     "ask_before_rewrite": {"types"},
     "escalate_below": {"confidence"},
 }
@@ -154,7 +156,9 @@ def evaluate(
         return Ruling(True, "protect_immutable", "the existing memory is marked immutable")
     touched = {new_type} | ({old_type} if old_type else set())
     asked = touched & charter.ask_types
-    if asked or (conflict_type == "preference" and charter.ask_types):
+    if conflict_type == "own_update" and charter.own_updates_apply:
+        asked = set()  # the author changed their own statement: they decided
+    elif asked or (conflict_type == "preference" and charter.ask_types):
         kinds = ", ".join(sorted(t.value for t in asked)) or "preference"
         return Ruling(True, "ask_before_rewrite", f"{kinds} memories are never rewritten silently")
     if charter.escalate_below is not None and confidence < charter.escalate_below:

@@ -314,6 +314,8 @@ _CONTRACTIONS: tuple[tuple[str, re.Pattern[str], str], ...] = tuple(
     )
 )
 _COLON = re.compile(r"^([^:]{2,60}?)\s*:\s+(.+)$")
+#: "Status: blocked", "Owner: Priya Nair": a label's value is a few words, not a clause.
+_LABEL_VALUE_WORDS = 6
 #: A fronted reason or circumstance ("Because of the strike, ...", "After the audit, ..."):
 #: the claim is the main clause after the comma. Conditions ("if", "when") are not dropped.
 _FRONTED_CLAUSE = re.compile(
@@ -890,10 +892,26 @@ def _colon_claim(low: str, speaker: str | None) -> tuple[str, _Draft] | None:
     if not m:
         return None
     left = _words(m.group(1))
-    if not left or len(left) > 6 or any(w in COPULAS or w in AUX for w in left):
+    if not _is_label(left):
         return None
-    name = _event_label(left) or _subject_name(left, speaker)[0]
-    return name, _Draft("is", _clean_value(_words(m.group(2))))
+    right = _words(m.group(2))
+    label = _event_label(left)
+    clause = (
+        len(right) > _LABEL_VALUE_WORDS
+        or any(w in COPULAS or w in AUX for w in right)
+        or (bool(right) and right[0].endswith("ed"))
+    )
+    if label is None and clause:
+        # "log: restarted the ingest worker after OOM": a label on a line says what kind of
+        # line follows, not that the line is the label's value.
+        return None
+    name = label or _subject_name(left, speaker)[0]
+    return name, _Draft("is", _clean_value(right))
+
+
+def _is_label(left: list[str]) -> bool:
+    """A few words before a colon that name a label, not a clause ("Key log", "Status")."""
+    return bool(left) and len(left) <= 6 and not any(w in COPULAS or w in AUX for w in left)
 
 
 def _event_label(left: list[str]) -> str | None:
@@ -936,7 +954,7 @@ def _labelled_clause(low: str, speaker: str | None) -> tuple[str, _Draft] | None
     """ "Key log: the master key is with Priya": a label, then a whole clause; the clause's
     claim (the label says where it comes from, not what it is about)."""
     m = _COLON.match(low)
-    if not m or _colon_claim(low, speaker) is None:
+    if not m or not _is_label(_words(m.group(1))):
         return None
     rest = m.group(2)
     if _COLON.match(rest):

@@ -53,14 +53,16 @@ always 1.0. For ADD the confidence is ``1 - 0.5 * s_max`` (how sure we are it is
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from mneme.core.claims import (
     STRONG_CHANGE,
     Claim,
+    claim_slot,
     copula_view,
     extract_claim,
     is_identifier,
@@ -74,6 +76,9 @@ from mneme.core.claims import (
 from mneme.core.keys import normalize_text
 from mneme.core.language import STOPWORDS, tokens
 from mneme.core.model import UnitStatus, UnitType, Verdict
+from mneme.core.slots import MEASURES, Context, SlotConfig, SlotRelation, relate
+from mneme.core.statements import Statement, analyze
+from mneme.core.values import Kind
 
 DESTRUCTIVE: frozenset[Verdict] = frozenset({Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT})
 
@@ -98,6 +103,7 @@ class JudgeConfig:
     related_similarity: float = 0.55
     paraphrase_overlap: float = 0.6
     max_related: int = 5
+    slots: SlotConfig = field(default_factory=SlotConfig)
 
 
 @dataclass(frozen=True)
@@ -108,6 +114,8 @@ class Candidate:
     type: UnitType
     agent_id: str
     claim: Claim | None
+    session: str | None = None  # the conversation it was said in
+    when: dt.datetime | None = None  # when it was said
 
 
 @dataclass(frozen=True)
@@ -122,6 +130,8 @@ class Neighbour:
     similarity: float
     claim: Claim | None
     knowers: tuple[str, ...] = ()
+    session: str | None = None
+    when: dt.datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +164,11 @@ _BASE = {
     "value": 0.7,
     "text_paraphrase": 0.7,
     "text_numbers": 0.8,
+    "slot_update": 0.85,
+    "slot_value": 0.75,
+    "slot_negation": 0.85,
+    "same_values": 0.9,
+    "support": 0.8,
 }
 
 
@@ -181,26 +196,37 @@ _RULE_RANK = {
     "text_paraphrase": 5,
     "subsumed": 5,
     "refine": 6,
+    "slot_update": 2,
+    "slot_value": 1,
+    "slot_negation": 1,
+    "same_values": 4,
+    "support": 7,
 }
 
 
 def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) -> Judgement:
     """Decide what the new atom is against its neighbours (see the module docstring)."""
-    best: tuple[int, float, _Pair, Neighbour] | None = None
+    best: tuple[tuple[int, float, float], _Pair, Neighbour] | None = None
     related: list[tuple[float, str]] = []
+    statement = analyze(new.text)
+    latest = _latest_of_kind(new, statement, neighbours)
     for nb in neighbours:
         if nb.status not in JUDGED_STATUSES:
             continue
-        pair = _compare(new, nb, config)
+        pair = _slot_pair(new, statement, nb, latest.get(nb.unit_id, frozenset()), config)
+        if pair is _UNDECIDED:
+            pair = _compare(new, nb, config)
         if pair is None:
             if _is_related(new, nb, config):
                 related.append((nb.similarity, nb.unit_id))
             continue
-        key = (_RULE_RANK[pair.rule], -nb.similarity)
-        if best is None or key < (best[0], best[1]):
-            best = (key[0], key[1], pair, nb)
+        # A correction points at the latest statement it corrects: recency breaks the tie.
+        recency = -_epoch(nb.when) if pair.rule == "slot_update" else 0.0
+        key = (_RULE_RANK[pair.rule], recency, -nb.similarity)
+        if best is None or key < best[0]:
+            best = (key, pair, nb)
     if best is not None:
-        _, _, pair, nb = best
+        _, pair, nb = best
         return _judgement(pair, nb)
     related.sort(reverse=True)
     ids = tuple(uid for _, uid in related[: config.max_related])
@@ -233,6 +259,115 @@ def _add_reason(new: Candidate, neighbours: Sequence[Neighbour], related: tuple[
             "by topic, not the same subject and attribute"
         )
     return "new claim: nothing close is known"
+
+
+#: Claim subjects that only point at someone ("user" is the speaker): two of them, or one
+#: and a name, may be one subject.
+_DEICTIC_SUBJECTS = frozenset({"user", "you", "we", "it", "they", "he", "she", "this", "that"})
+
+#: A neighbour the slot rules cannot judge (no values on one side): the text rules decide.
+_UNDECIDED = _Pair(Verdict.NOOP, "undecided", "")
+
+
+def _held(unit_type: UnitType) -> bool:
+    return unit_type in (UnitType.BELIEF, UnitType.OPINION)
+
+
+def _epoch(when: dt.datetime | None) -> float:
+    return when.timestamp() if when is not None else float("-inf")
+
+
+def _same_author(new: Candidate, statement: Statement, nb: Neighbour) -> bool:
+    return new.agent_id == nb.agent_id and analyze(nb.text).author == statement.author
+
+
+def _same_conversation(new: Candidate, nb: Neighbour) -> bool:
+    """Both said in one session. Without sessions nothing says it is one conversation: a new
+    value from the same author is then a question, not an update."""
+    return new.session is not None and new.session == nb.session
+
+
+def _latest_of_kind(
+    new: Candidate, statement: Statement, neighbours: Sequence[Neighbour]
+) -> dict[str, frozenset[Kind]]:
+    """For each neighbour, the kinds of value it is the latest statement of, among what the
+    new atom's author said earlier in the same conversation: where a correction points."""
+    mine = [
+        nb
+        for nb in neighbours
+        if nb.status in JUDGED_STATUSES
+        and _same_conversation(new, nb)
+        and _same_author(new, statement, nb)
+        and (new.when is None or nb.when is None or nb.when <= new.when)
+    ]
+    mine.sort(key=lambda nb: _epoch(nb.when), reverse=True)
+    out: dict[str, set[Kind]] = {}
+    seen: set[Kind] = set()
+    for nb in mine:
+        kinds = analyze(nb.text).kinds() - seen
+        if kinds:
+            out.setdefault(nb.unit_id, set()).update(kinds)
+            seen |= kinds
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _slot_pair(
+    new: Candidate,
+    statement: Statement,
+    nb: Neighbour,
+    latest: frozenset[Kind],
+    config: JudgeConfig,
+) -> _Pair | None:
+    """What the slot rules say of one neighbour (``mneme.core.slots``); ``_UNDECIDED`` when
+    they cannot tell (then the text and claim rules below decide)."""
+    if normalize_text(new.text) == normalize_text(nb.text):
+        return _merge(new, nb, "exact", "the same text")
+    old = analyze(nb.text)
+    same_author = _same_author(new, statement, nb)
+    a, b = nb.claim, new.claim
+    one_slot = a is not None and b is not None and claim_slot(a) == claim_slot(b)
+    many = one_slot and a is not None and not is_single_valued(a)
+    ctx = Context(
+        similarity=nb.similarity,
+        same_author=same_author,
+        same_conversation=_same_conversation(new, nb),
+        latest_of_kind=latest,
+        many_valued=many,
+        same_claim_slot=one_slot,
+        other_subjects=a is not None
+        and b is not None
+        and a.subject != b.subject
+        and not ({a.subject, b.subject} & _DEICTIC_SUBJECTS),
+    )
+    j = relate(statement, old, ctx, config.slots)
+    rel = j.relation
+    if rel == SlotRelation.UNKNOWN:
+        return _UNDECIDED
+    if rel == SlotRelation.DIFFERENT:
+        return None
+    if rel == SlotRelation.SAME:
+        if _held(new.type) != _held(nb.type):
+            # "I believe the launch is on 3 May" and "The launch is on 3 May": one is held,
+            # the other stated; they corroborate, they are not one memory.
+            return _Pair(Verdict.ADD, "support", f"{j.reason}, one as a belief: kept apart")
+        return _merge(new, nb, "same_values", j.reason)
+    if rel == SlotRelation.SUPPORT:
+        return _Pair(Verdict.ADD, "support", f"{j.reason}: kept, and counted as evidence for it")
+    if rel == SlotRelation.REFINE:
+        return _Pair(Verdict.UPDATE, "refine", j.reason)
+    if rel == SlotRelation.UPDATE:
+        own = same_author and (statement.cue or ctx.same_conversation)
+        return _Pair(Verdict.SUPERSEDE, "slot_update", j.reason, "own_update" if own else None)
+    if rel == SlotRelation.NEGATION:
+        kind = "cross_agent" if _another_agent(new, nb) else "negation"
+        return _Pair(Verdict.CONTRADICT, "slot_negation", j.reason, kind)
+    if _another_agent(new, nb):
+        kind = "cross_agent"
+    elif j.kind in MEASURES:
+        kind = "numbers"
+    else:
+        kind = "value" if same_author else "source"
+    return _Pair(Verdict.CONTRADICT, "slot_value", j.reason, kind)
 
 
 def _judgement(pair: _Pair, nb: Neighbour) -> Judgement:

@@ -291,7 +291,10 @@ class Hit:
     flashback: bool = False
     evidence_source_ids: tuple[str, ...] = ()
     conflicts: tuple[ConflictRef, ...] = ()
-    family: tuple[str, ...] = ()  # sibling atoms of the same source folded into this hit
+    family: tuple[str, ...] = ()  # the other hits that are atoms of the same source
+    #: How likely this hit is an answer, in [0, 1]: calibrated on LoCoMo dev evidence labels
+    #: (mneme.read.relevance), comparable across queries, unlike ``score``.
+    relevance: float = 0.0
 
     @property
     def text(self) -> str:
@@ -516,3 +519,31 @@ class SweepReport:
     queued: tuple[str, ...] = ()  # proposal ids waiting for a person
     left_alone: tuple[str, ...] = ()
     refused: tuple[str, ...] = ()  # verdicts that failed validation (not applied)
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewItem:
+    """A review-queue entry: the claim, and the statement that first said it, as said.
+
+    A claim's subject/attribute/value is a normal form ("henry works not remotely"); a person
+    judges what was said. ``statement`` is the text of the first memory unit among the claim's
+    evidence that the viewer may see, ``source_id`` that unit's first evidence source,
+    ``author`` its agent and ``said_at`` when it was said (the unit's occurred_start, else the
+    source's occurred_at or mentioned_at). They are None when no stating unit is visible.
+    """
+
+    claim: ClaimRecord
+    statement: str | None = None
+    unit_id: str | None = None
+    source_id: str | None = None
+    author: str | None = None
+    said_at: dt.datetime | None = None
+
+    @property
+    def id(self) -> str:
+        return self.claim.id
+
+    @property
+    def text(self) -> str:
+        """What a person reads: the statement as said, else the claim's normal form."""
+        return self.statement if self.statement is not None else self.claim.text

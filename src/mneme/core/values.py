@@ -119,16 +119,87 @@ _NUMBER = re.compile(
     re.IGNORECASE,
 )
 #: A street address: a house number, then capitalized words ("544 Central Avenue #90").
-_ADDRESS = re.compile(r"\b\d{1,6}\s+(?:[A-Z][\w'’.-]*\s+){0,4}[A-Z][\w'’.-]*(?:\s+#\s?\d+)?")
+_ADDRESS = re.compile(
+    r"\b\d{1,6}\s+(?=[^\d]*?[A-Z][a-z])(?:[A-Z][\w'’.-]*\s+){0,4}[A-Z][\w'’.-]*(?:\s+#\s?\d+)?"
+)
+#: A number right after a name is part of the name ("Big 4", "Server 1 has", "PostgreSQL 14
+#: for staging") unless a noun it counts follows ("Anna 3 times").
+_NAME_NUMBER = re.compile(
+    r"\s\d{1,4}(?=\s*(?:[.,;:!?)]|$)|\s+(?:is|are|was|were|has|have|had|will|would|can|and|or|"
+    r"but|in|on|at|to|from|for|with|by|of|as|since|until|instead|now)\b)"
+)
 _ORDINAL_SUFFIX = re.compile(r"(\d)(?:st|nd|rd|th)\b")
 _SPACE = re.compile(r"\s+")
+_DETERMINER_END = re.compile(r"\b(?:the|a|an|this|that|my|our|your|his|her|their|its)\s+$", re.I)
 _EDGE = "\"'“”‘’()[]{}.,;:!?"
 
 
+_DIGITS = {
+    w: str(i)
+    for i, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+}
+_ORDINAL_DIGITS = {
+    w: str(i)
+    for i, w in enumerate(
+        [
+            "zeroth",
+            "first",
+            "second",
+            "third",
+            "fourth",
+            "fifth",
+            "sixth",
+            "seventh",
+            "eighth",
+            "ninth",
+            "tenth",
+            "eleventh",
+            "twelfth",
+            "thirteenth",
+            "fourteenth",
+            "fifteenth",
+            "sixteenth",
+            "seventeenth",
+            "eighteenth",
+            "nineteenth",
+            "twentieth",
+        ]
+    )
+}
+
+
 def normalize_value(text: str) -> str:
-    """A value's comparable form: case folded, articles and edge punctuation dropped."""
+    """A value's comparable form: case folded, articles and edge punctuation dropped, number
+    words as digits ("two" -> "2", "the 4th" -> "4")."""
     t = _SPACE.sub(" ", text.casefold()).strip(_EDGE + " ")
     t = re.sub(r"^(?:the|a|an)\s+", "", t)
+    t = " ".join(_DIGITS.get(w, _ORDINAL_DIGITS.get(w, w)) for w in t.split())
+    if t.isdigit():
+        t = str(int(t))  # "07" is 7
     return _ORDINAL_SUFFIX.sub(r"\1", t)
 
 
@@ -159,14 +230,20 @@ def find_values(text: str) -> tuple[Value, ...]:
         add(Kind.AMOUNT, m.start(), m.end())
     for m in _ADDRESS.finditer(text):
         add(Kind.NAME, m.start(), m.end())
+    for start, name in entity_mentions(text):
+        end = start + len(name)
+        if start < 0 or text[start:end] != name:
+            continue
+        tail = _NAME_NUMBER.match(text, end)
+        if tail:  # "Big 4", "Area 51": the number is part of the name
+            end = tail.end()
+        # A lone identifier ("RX-5531") is a code; a name that holds one ("Hana Rahman-512")
+        # is a name.
+        add(Kind.CODE if _CODE.fullmatch(text, start, end) else Kind.NAME, start, end)
     for m in _CODE.finditer(text):
         add(Kind.CODE, m.start(), m.end())
     for m in _NUMBER.finditer(text):
         add(Kind.NUMBER, m.start(), m.end())
-    for start, name in entity_mentions(text):
-        end = start + len(name)
-        if start >= 0 and text[start:end] == name:
-            add(Kind.NAME, start, end)
     return tuple(sorted(found, key=lambda v: v.start))
 
 
@@ -176,8 +253,12 @@ def masked(text: str, values: tuple[Value, ...] | None = None) -> str:
     out: list[str] = []
     at = 0
     for v in vals:
-        out.append(text[at : v.start])
-        out.append(MASK_WORD[v.kind])
+        before = text[at : v.start]
+        out.append(before)
+        word = MASK_WORD[v.kind]
+        if _DETERMINER_END.search(before):
+            word = word.split(" ", 1)[1]  # "the Kepler bid" -> "the name bid"
+        out.append(word)
         at = v.end
     out.append(text[at:])
     return _SPACE.sub(" ", "".join(out)).strip()

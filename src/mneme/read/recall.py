@@ -27,10 +27,13 @@ from mneme.core.model import (
     UnitType,
     Viewer,
 )
+from mneme.core.questions import about_present, answer_kinds
+from mneme.core.statements import analyze
 from mneme.core.timeexpr import query_time_range
+from mneme.core.values import Kind, find_values
 from mneme.embed.protocol import Embedder
 from mneme.errors import InvalidInput
-from mneme.read import aliases
+from mneme.read import aliases, relevance
 from mneme.store.protocol import Filters, Scored, Store, UnitBrief
 
 MAX_QUERY_CHARS = 8_192
@@ -85,6 +88,9 @@ class Query:
     filters: Filters
     window: bool  # a hard time window was asked for
     as_of: dt.datetime | None
+    min_relevance: float | None = None  # hits below it are dropped (k stays an upper bound)
+    #: The best two candidate scores, set once the candidates are ranked: relevance reads them.
+    top: tuple[float, float] = (0.0, 0.0)
 
 
 class Recaller:
@@ -117,8 +123,10 @@ class Recaller:
         as_of: Any,
         types: Any,
         include_superseded: bool,
+        min_relevance: Any = None,
     ) -> Query:
         text = validate.text(query, what="query", max_chars=MAX_QUERY_CHARS)
+        bar = validate.fraction(min_relevance, "min_relevance")
         viewer = Viewer(
             validate.ident(bank, "bank"), validate.ident(agent, "agent"), validate.scope(scope)
         )
@@ -153,7 +161,13 @@ class Recaller:
             valid_at=at,
         )
         return Query(
-            text, viewer, k, filters, window=bool(start or end), as_of=None if current_only else at
+            text,
+            viewer,
+            k,
+            filters,
+            window=bool(start or end),
+            as_of=None if current_only else at,
+            min_relevance=bar,
         )
 
     # -- the read path ------------------------------------------------------------------
@@ -162,7 +176,13 @@ class Recaller:
         cands = self._pass(q)
         self._aliases(q, cands)
         self._successors(q, cands)
-        return self._shape(q, cands)
+        self._present(q, cands)
+        best = [*sorted((c.score for c in cands.values()), reverse=True)[:2], 0.0, 0.0]
+        q = replace(q, top=(best[0], best[1]))
+        hits = self._shape(q, cands)
+        if q.min_relevance is None:
+            return hits
+        return [h for h in hits if h.relevance >= q.min_relevance]
 
     def _pass(self, q: Query) -> dict[str, _Candidate]:
         """Channels, fusion, graph and rerank for one query text: the scored candidates."""
@@ -378,29 +398,96 @@ class Recaller:
                 cands[succ_id] = succ
             succ.score = max(succ.score, old.score * 1.0001 + 1e-9)
 
+    def _present(self, q: Query, cands: Mapping[str, _Candidate]) -> None:
+        """A question about what holds now ("What is the current ...?", "Where does Alice
+        live?") is answered by the newest statement of what it asks for.
+
+        Among the best ``present_window`` candidates, the ones that state a value of the kind
+        the question asks for (a date for "when", a name for "where"...) come first, newest
+        first; of two in open conflict the newer ranks above the older. Nothing leaves the
+        window and nothing outside it moves: freshness stays weak everywhere else.
+        """
+        window = self.config.present_window
+        if window <= 0 or q.as_of is not None or q.window or not about_present(q.text):
+            return
+        top = sorted(cands.values(), key=lambda c: (-c.score, c.brief.id))[:window]
+        if len(top) < 2:
+            return
+        units = self.store.get_units(q.viewer, [c.brief.id for c in top], lean=True)
+        kinds = answer_kinds(q.text)
+        said = {
+            c.brief.id: (u.mentioned_at or u.recorded_at)
+            for c in top
+            if (u := units.get(c.brief.id)) is not None
+        }
+        # A question that names what it asks about ("Where does *Alice* live?") is answered
+        # by statements about it, not by the newest name in the bank.
+        named = {v.norm for v in find_values(q.text) if v.kind in (Kind.NAME, Kind.CODE)}
+        typed = [
+            c
+            for c in top
+            if kinds
+            and c.brief.status != UnitStatus.SUPERSEDED
+            and (u := units.get(c.brief.id)) is not None
+            and (st := analyze(u.text)).kinds() & kinds
+            and (not named or named & st.norms or _mentions_any(u.text, named))
+        ]
+        typed.sort(key=lambda c: (said.get(c.brief.id, c.brief.recorded_at), c.brief.id))
+        typed.reverse()
+        ordered = typed + [c for c in top if c not in typed]
+        # Of two in open conflict, the newer first (a settled one, a scoped exception
+        # included, orders nothing).
+        disputes = self._open_disputes(q, [u for u in units.values() if u.contradictions])
+        for i, c in enumerate(ordered):
+            for j in range(i):
+                other = ordered[j]
+                newer = said.get(c.brief.id, c.brief.recorded_at) > said.get(
+                    other.brief.id, other.brief.recorded_at
+                )
+                if newer and frozenset((c.brief.id, other.brief.id)) in disputes:
+                    ordered.insert(j, ordered.pop(i))
+                    break
+        scores = sorted((c.score for c in top), reverse=True)
+        for k in range(1, len(scores)):
+            scores[k] = min(scores[k], scores[k - 1] - 1e-9)  # strictly in the new order
+        for c, score in zip(ordered, scores, strict=True):
+            c.score = score
+
+    def _open_disputes(self, q: Query, units: Iterable[Unit]) -> set[frozenset[str]]:
+        """The pairs of these units that are in an open conflict."""
+        out: set[frozenset[str]] = set()
+        for unit in units:
+            for c in self.store.list_conflicts(q.viewer.bank_id, status="open", unit_id=unit.id):
+                out.add(frozenset((c.a_unit, c.b_unit)))
+        return out
+
     def _shape(self, q: Query, cands: Mapping[str, _Candidate]) -> list[Hit]:
+        """The best ``k`` candidates as hits. Sibling atoms of one source are distinct facts:
+        each takes its own place ("The Osprey router failed again." and "The Osprey router's
+        replacement part number is RX-5531."), and each hit names the siblings among them."""
         ranked = sorted(cands.values(), key=lambda c: (-c.score, c.brief.id))
         chosen: list[_Candidate] = []
-        members: dict[str, list[str]] = {}
         flashbacks = 0
         for c in ranked:
+            if len(chosen) >= q.k:
+                break
             if c.flashback and flashbacks >= self.config.flashback_cap:
                 continue
-            family = c.brief.family
-            if family in members:
-                # A source's other atoms never take another slot: they ride on the first hit.
-                members[family].append(c.brief.id)
-                continue
-            if len(chosen) >= q.k:
-                continue
             flashbacks += c.flashback
-            members[family] = []
             chosen.append(c)
         # Only now read whole units, and only for the hits returned.
         units = self.store.get_units(q.viewer, [c.brief.id for c in chosen])
         chosen = _honour_speaker(q, chosen, units)
+        members: dict[str, list[str]] = {}
+        for c in chosen:
+            members.setdefault(c.brief.family, []).append(c.brief.id)
         hits = [
-            self._hit(q, c, units[c.brief.id], tuple(members[c.brief.family]))
+            self._hit(
+                q,
+                c,
+                units[c.brief.id],
+                tuple(m for m in members[c.brief.family] if m != c.brief.id),
+            )
             for c in chosen
             if c.brief.id in units
         ]
@@ -420,20 +507,43 @@ class Recaller:
             flashback=c.flashback,
             evidence_source_ids=unit.evidence,
             family=family,
+            relevance=round(
+                relevance.probability(
+                    relevance.features(c.score, q.top, c.channels, q.text, unit.text)
+                ),
+                4,
+            ),
         )
 
     def _with_conflicts(self, q: Query, hits: list[Hit]) -> list[Hit]:
-        others = {o for h in hits for o in h.unit.contradictions}
-        if not others:
+        """Each hit's *open* conflicts: the conflict id, the other party and its sources.
+        A settled conflict is gone from hits; another party the viewer may not see is never
+        named."""
+        open_: dict[str, list[tuple[str, str]]] = {}
+        for h in hits:
+            if not h.unit.contradictions:
+                continue  # no conflict was ever opened on it
+            for c in self.store.list_conflicts(q.viewer.bank_id, status="open", unit_id=h.unit.id):
+                other = c.b_unit if c.a_unit == h.unit.id else c.a_unit
+                open_.setdefault(h.unit.id, []).append((c.id, other))
+        if not open_:
             return hits
-        units = self.store.get_units(q.viewer, sorted(others))
+        others = sorted({o for pairs in open_.values() for _, o in pairs})
+        units = self.store.get_units(q.viewer, others)
         out = []
         for h in hits:
             refs = tuple(
-                ConflictRef(None, o, units[o].evidence) for o in h.unit.contradictions if o in units
+                ConflictRef(cid, o, units[o].evidence)
+                for cid, o in open_.get(h.unit.id, [])
+                if o in units
             )
             out.append(_replace(h, conflicts=refs) if refs else h)
         return out
+
+
+def _mentions_any(text: str, names: set[str]) -> bool:
+    low = text.casefold()
+    return any(re.search(rf"\b{re.escape(n)}\b", low) for n in names)
 
 
 _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)

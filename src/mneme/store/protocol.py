@@ -65,6 +65,7 @@ class Filters:
     valid_at: dt.datetime | None = None  # as_of: valid_from <= t < valid_until
     exclude_ids: frozenset[str] = frozenset()
     include_ids: frozenset[str] | None = None  # only these units (None: no restriction)
+    session: str | None = None  # only units written in this session
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,8 +256,8 @@ class Store(Protocol):
 
     def units_of_source(self, viewer: Viewer, source_id: str) -> list[Unit]: ...
     def unit_briefs(self, viewer: Viewer, ids: Sequence[str]) -> dict[str, UnitBrief]: ...
-    def list_units(
-        self, viewer: Viewer, filters: Filters, limit: int, offset: int = 0
+    def list_units(  # newest first; lean: without evidence and entity names
+        self, viewer: Viewer, filters: Filters, limit: int, offset: int = 0, *, lean: bool = False
     ) -> list[Unit]: ...
 
     # entities and mentions
@@ -346,6 +347,7 @@ class Store(Protocol):
     def review_events(self, bank_id: str, target_id: str) -> list[ReviewEvent]: ...
     def review_events_caused_by(self, bank_id: str, event_id: str) -> list[ReviewEvent]: ...
     def put_tombstone(self, tombstone: Tombstone) -> None: ...
+    def has_tombstones(self, bank_id: str) -> bool: ...  # any tombstone at all (lifted too)
     def find_tombstones(
         self,
         bank_id: str,

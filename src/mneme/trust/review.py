@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mneme import validate
@@ -22,6 +22,7 @@ from mneme.core.model import (
     Edge,
     EdgeType,
     ReviewEvent,
+    ReviewItem,
     ReviewStatus,
     Scope,
     Tombstone,
@@ -34,6 +35,8 @@ from mneme.ids import new_id
 from mneme.store.protocol import ClaimChanges, Store, UnitChanges
 
 MAX_NOTE = 4_000
+#: How many claims one queue call reads at most while it skips claims the viewer may not see.
+MAX_SCAN = 5_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +79,20 @@ class Review:
     # -- the queue ----------------------------------------------------------------------
 
     def queue(
-        self, *, bank: str, status: str = "pending_review", limit: int = 50
-    ) -> list[ClaimRecord]:
-        """Claims waiting for a person, newest first (served by the review-queue index)."""
+        self,
+        *,
+        bank: str,
+        status: str = "pending_review",
+        limit: int = 50,
+        agent: str | None = None,
+        scope: str = "collective",
+    ) -> list[ReviewItem]:
+        """Claims by review status, newest first, each with the statement that said it.
+
+        Without ``agent`` the caller is the bank's owner (a reviewer): every claim. With it,
+        only what that agent may see in ``scope``: a claim that no memory visible to it states
+        is left out, so another agent's private memory lends neither its text nor its claim.
+        """
         validate.ident(bank, "bank")
         try:
             wanted = [ReviewStatus(status)]
@@ -87,9 +101,57 @@ class Review:
                 f"unknown review status {status!r}; use one of "
                 f"{', '.join(s.value for s in ReviewStatus)}"
             ) from exc
-        return self.store.review_queue(
-            bank, wanted, validate.positive_int(limit, "limit", high=1000)
+        limit = validate.positive_int(limit, "limit", high=1000)
+        viewer = (
+            Viewer(bank, "owner", Scope.OWNER)
+            if agent is None
+            else Viewer(bank, validate.ident(agent, "agent"), validate.scope(scope))
         )
+        fetch = limit
+        while True:  # the index serves the page; a scoped viewer may need a longer one
+            claims = self.store.review_queue(bank, wanted, fetch)
+            items = self._items(viewer, claims)
+            if len(items) >= limit or len(claims) < fetch or fetch >= MAX_SCAN:
+                return items[:limit]
+            fetch = min(MAX_SCAN, fetch * 4)
+
+    def _items(self, viewer: Viewer, claims: list[ClaimRecord]) -> list[ReviewItem]:
+        """Each claim with the first unit of its evidence the viewer may see (scoped reads)."""
+        refs = dict.fromkeys(r for c in claims for r in c.evidence_refs if r.startswith("u_"))
+        units = self.store.get_units(viewer, list(refs)) if refs else {}
+        items = []
+        for claim in claims:
+            # evidence_refs are kept in the order the evidence came: the first unit said it.
+            unit = next((units[r] for r in claim.evidence_refs if r in units), None)
+            if unit is None:
+                if viewer.scope == Scope.OWNER:
+                    items.append(ReviewItem(claim))
+                continue
+            if viewer.scope != Scope.OWNER:
+                # The claim's own refs name every unit and source behind it: keep those the
+                # viewer may see (visible units and their evidence), not another's private ones.
+                seen = {r for r in claim.evidence_refs if r in units}
+                seen |= {s for r in seen for s in units[r].evidence}
+                claim = replace(
+                    claim, evidence_refs=tuple(r for r in claim.evidence_refs if r in seen)
+                )
+            source_id = unit.evidence[0] if unit.evidence else None
+            said = unit.occurred_start
+            if said is None and source_id is not None:
+                source = self.store.get_source(viewer, source_id)
+                if source is not None:
+                    said = source.occurred_at or source.mentioned_at
+            items.append(
+                ReviewItem(
+                    claim,
+                    statement=unit.text,
+                    unit_id=unit.id,
+                    source_id=source_id,
+                    author=unit.agent_id,
+                    said_at=said or unit.mentioned_at,
+                )
+            )
+        return items
 
     # -- decisions ----------------------------------------------------------------------
 
@@ -138,6 +200,32 @@ class Review:
                     )
                 )
             return event
+
+    def reject(
+        self, target_id: str, reason: str, actor: str, *, because: str | None = None
+    ) -> Tombstone:
+        """Reject a claim or unit (``decide(..., "reject")``) and answer its tombstone.
+
+        Raises:
+            NotFound: no claim or unit has this id, or ``because`` names no memory of its bank.
+            Conflict: it is already rejected (nothing is written).
+        """
+        event = self.decide(target_id, "reject", actor, note=reason, because=because)
+        claim = self.store.get_claim(event.bank_id, target_id)
+        stones = self.store.find_tombstones(
+            event.bank_id,
+            unit_id=None if claim else target_id,
+            claim_key=claim.claim_key if claim else None,
+        )
+        return stones[-1]
+
+    def restore(self, target_id: str, actor: str, note: str = "") -> ReviewEvent:
+        """Undo the latest decision in force on a claim or unit.
+
+        Raises:
+            Conflict: there is nothing to restore.
+        """
+        return self.decide(target_id, "restore", actor, note=note)
 
     def _belief(self, target: Target, because: str) -> Unit:
         validate.ident(because, "because")

@@ -99,8 +99,17 @@ class AtomWriter:
             return found.id
         vector = self._vector(plan, atom)
         charter = self.charter()
+        said = src.mentioned_at or src.recorded_at
         a = self.judge.assess(
-            atom.text, atom.type, src.agent_id, src.bank_id, vector, charter, key=atom.key
+            atom.text,
+            atom.type,
+            src.agent_id,
+            src.bank_id,
+            vector,
+            charter,
+            key=atom.key,
+            session=src.session_id,
+            when=said,
         )
         if is_merge(a) and a.target is not None and a.target.id in corrected:
             out.llm_errors.extend(a.errors)
@@ -113,6 +122,8 @@ class AtomWriter:
                 charter,
                 corrected,
                 key=atom.key,
+                session=src.session_id,
+                when=said,
             )
         out.llm_errors.extend(a.errors)
         if is_merge(a) and a.target is not None:
@@ -124,12 +135,25 @@ class AtomWriter:
             return a.target.id
         claim_key = claim_layer.keys_of(a.claim)[0] if a.claim is not None else None
         stones = self.store.find_tombstones(src.bank_id, content_key=atom.key, claim_key=claim_key)
+        said_before = a.rejected
+        if not stones and said_before is not None:
+            # The rejected value in other words: its tombstone holds this atom back too.
+            stones = self.store.find_tombstones(
+                src.bank_id, content_key=said_before.content_key, unit_id=said_before.id
+            )
+            rejected_claim = next(
+                iter(self.store.find_claims(src.bank_id, unit_id=said_before.id)), None
+            )
+            if rejected_claim is not None:
+                claim_key = rejected_claim.claim_key
+        else:
+            said_before = None
         unit = self._new_unit(
             plan, atom, vector, UnitStatus.REJECTED if stones else UnitStatus.ACTIVE
         )
         out.new_ids.append(unit.id)
         if stones:
-            self._against_tombstone(plan, atom, unit, stones[0].id, claim_key, out)
+            self._against_tombstone(plan, atom, unit, stones[0].id, claim_key, out, said_before)
             return unit.id
         rivals: tuple[ClaimRecord, ...] = ()
         if a.claim is not None:
@@ -138,7 +162,7 @@ class AtomWriter:
             ).rivals
         self._apply(plan, unit, a, out)
         if a.judgement.verdict == Verdict.CONTRADICT and a.target is not None and rivals:
-            self._slot_rivals(unit, a, rivals, out)
+            self._slot_rivals(unit, a, rivals, out, vector)
         return unit.id
 
     # -- the three outcomes ---------------------------------------------------------------
@@ -186,9 +210,11 @@ class AtomWriter:
         tombstone_id: str | None,
         claim_key: str | None,
         out: Outcome,
+        rejected: Unit | None = None,
         existing: bool = False,
     ) -> None:
-        """A rejected value asserted again: more evidence against its tombstone, for review."""
+        """A rejected value asserted again: more evidence against its tombstone, for review.
+        ``rejected``: the rejected unit it restates in other words, if not word for word."""
         src = plan.source
         now = src.recorded_at
         if tombstone_id is not None:
@@ -224,14 +250,18 @@ class AtomWriter:
                 reason,
             )
         )
+        before = rejected or unit
+        said = (
+            f'"{atom.text}"' if rejected is None else f'"{atom.text}" says "{rejected.text}", which'
+        )
         out.questions.append(
             Question(
                 conflict_type="tombstoned",
                 new_content=atom.text,
                 new_memory_id=unit.id,
-                existing_memory_id=unit.id if existing else None,
-                existing_content=unit.text,
-                question=f'"{atom.text}" was rejected before. Restore it, or keep it rejected?',
+                existing_memory_id=before.id if existing or rejected else None,
+                existing_content=before.text,
+                question=f"{said} was rejected before. Restore it, or keep it rejected?",
                 decision="kept as rejected; not admitted as active",
                 confidence=1.0,
             )
@@ -256,7 +286,10 @@ class AtomWriter:
         if j.verdict == Verdict.ADD or target is None:
             # Atoms of one source are already linked through it; relate only to other sources.
             self._relate(unit, tuple(r for r in j.relates_to if r not in out.new_ids))
-            out.decisions.append(Decision(Verdict.ADD, text, unit.id, None, j.reason))
+            supported = None
+            if target is not None and j.verdict == Verdict.ADD:
+                supported = self._support(plan, unit, target)
+            out.decisions.append(Decision(Verdict.ADD, text, unit.id, supported, j.reason))
             return
         crosses = unit.visibility == Visibility.PRIVATE and target.visibility != Visibility.PRIVATE
         if crosses and j.verdict in (Verdict.SUPERSEDE, Verdict.UPDATE):
@@ -287,19 +320,41 @@ class AtomWriter:
         # CONTRADICT, or a rewrite the charter holds back: both stand, a person decides.
         self._dispute(unit, target, j, a.ruling, out)
 
+    def _support(self, plan: Plan, unit: Unit, target: Unit) -> str | None:
+        """The new unit restates a value of ``target`` and says more: both stay, the new
+        source counts as evidence for ``target`` and a SUPPORTS edge links them. A private
+        unit leaves no trace on a shared one."""
+        if unit.visibility == Visibility.PRIVATE and target.visibility != Visibility.PRIVATE:
+            return None
+        src = plan.source
+        self.store.add_evidence(src.bank_id, target.id, src.id, src.agent_id, src.recorded_at)
+        self._edges.append(
+            Edge(
+                id=new_id("e_"),
+                bank_id=unit.bank_id,
+                src=unit.id,
+                dst=target.id,
+                type=EdgeType.SUPPORTS,
+                made_by="rule",
+                created_at=unit.recorded_at,
+            )
+        )
+        return target.id
+
     def _slot_rivals(
         self,
         unit: Unit,
         a: Assessment,
         rivals: tuple[ClaimRecord, ...],
         out: Outcome,
+        vector: np.ndarray | None = None,
     ) -> None:
         """The other live values of a one-valued slot the new value contradicts: one conflict
         with each (bounded), not only with the unit the verdict named. Nothing is overwritten."""
         assert a.claim is not None
         assert a.target is not None
         skip = frozenset({a.target.id, *out.new_ids})
-        for other, j in self.judge.slot_rivals(unit, a.claim, rivals, skip):
+        for other, j in self.judge.slot_rivals(unit, a.claim, rivals, skip, vector=vector):
             ruling = charter_rules.evaluate(
                 self.charter(),
                 j.verdict,

@@ -8,6 +8,7 @@ the charter whether a rewrite may be applied or must become a question for a per
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +42,11 @@ from mneme.trust.claims import keys_of
 
 LIVE = frozenset(UnitStatus(s) for s in JUDGED_STATUSES)
 NEIGHBOURS = 8
+#: The latest live units of the atom's own conversation are judged too: a correction ("make it
+#: Big 4") names no slot; the conversation says which statement it corrects.
+SESSION_WINDOW = 12
+#: Rejected units a new atom is compared with, nearest first (tombstones by meaning).
+REJECTED_NEIGHBOURS = 3
 #: A prefetched neighbour list holds this many more than NEIGHBOURS: a unit the same batch
 #: retires before the atom is judged drops out, and the next one takes its place.
 PREFETCH_SLACK = 4
@@ -91,6 +97,9 @@ class Assessment:
     target: Unit | None
     ruling: charter_rules.Ruling
     errors: tuple[str, ...] = ()  # the LLM's error trail, when one was asked
+    #: A rejected unit the atom says again in other words (same slot, same value): the atom
+    #: is not admitted as active; it goes to review, pointing at that unit's tombstone.
+    rejected: Unit | None = None
 
 
 class Judge:
@@ -186,6 +195,7 @@ class Judge:
         vector: np.ndarray | None,
         exclude: frozenset[str] = frozenset(),
         key: str | None = None,
+        session: str | None = None,
     ) -> list[tuple[Unit, float]]:
         viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
         found: dict[str, float] = {}
@@ -195,23 +205,28 @@ class Judge:
         if vector is not None:
             near, prefetched = self._semantic(viewer, key, vector)
             found.update(near)
+        if session is not None:
+            recent = self.store.list_units(
+                viewer, Filters(statuses=LIVE, session=session), SESSION_WINDOW, lean=True
+            )
+            slot_units += [u.id for u in recent if u.agent_id == agent_id]
         if claim is not None:
             # Same-slot units are judged even when the embedder finds them far apart
             # ("I live in Paris" / "I moved to Berlin last month").
             for c in self.store.find_claims(bank_id, slot_key=keys_of(claim)[1]):
                 slot_units += self.store.claim_unit_ids(bank_id, c.id)
-            missing = frozenset(u for u in slot_units if u not in found)
-            if missing and vector is not None:
-                for s in self.store.search_semantic(
-                    viewer,
-                    vector,
-                    self.model_id,
-                    Filters(statuses=LIVE, include_ids=missing),
-                    len(missing),
-                ):
-                    found[s.unit_id] = s.score
-            for uid in missing:
-                found.setdefault(uid, 0.0)
+        missing = frozenset(u for u in slot_units if u not in found)
+        if missing and vector is not None:
+            for s in self.store.search_semantic(
+                viewer,
+                vector,
+                self.model_id,
+                Filters(statuses=LIVE, include_ids=missing),
+                len(missing),
+            ):
+                found[s.unit_id] = s.score
+        for uid in missing:
+            found.setdefault(uid, 0.0)
         for uid in exclude:
             found.pop(uid, None)
         units = self.store.get_units(viewer, list(found), lean=True)
@@ -236,16 +251,21 @@ class Judge:
         charter: charter_rules.Charter,
         exclude: frozenset[str] = frozenset(),
         key: str | None = None,
+        session: str | None = None,
+        when: dt.datetime | None = None,
     ) -> Assessment:
         """The verdict on a new atom; units in ``exclude`` are not judged against. ``key``:
-        the atom's content key, under which ``prefetch`` may hold its neighbours."""
+        the atom's content key, under which ``prefetch`` may hold its neighbours; ``session``
+        and ``when``: the conversation it was said in and when."""
         claim = extract_claim(text)
-        near = self.neighbours(bank_id, agent_id, claim, vector, exclude, key)
+        near = self.neighbours(bank_id, agent_id, claim, vector, exclude, key, session)
         candidate = Candidate(
             text=text,
             type=unit_type,
             agent_id=agent_id,
             claim=claim,
+            session=session,
+            when=when,
         )
         nbs = [
             Neighbour(
@@ -257,6 +277,8 @@ class Judge:
                 similarity=sim,
                 claim=extract_claim(u.text),
                 knowers=u.knowers,
+                session=session_of(u),
+                when=said_at(u),
             )
             for u, sim in near
         ]
@@ -280,7 +302,50 @@ class Judge:
             old_immutable=bool(target and target.metadata.get("immutable")),
             conflict_type=verdict.conflict_type,
         )
-        return Assessment(verdict, claim, target, ruling, errors)
+        rejected = None
+        if verdict.verdict not in (Verdict.NOOP, Verdict.LINK_EXISTING) and vector is not None:
+            rejected = self.restated_rejection(bank_id, agent_id, candidate, vector)
+        return Assessment(verdict, claim, target, ruling, errors, rejected)
+
+    def restated_rejection(
+        self, bank_id: str, agent_id: str, candidate: Candidate, vector: np.ndarray
+    ) -> Unit | None:
+        """A rejected unit the candidate says again, in any words: one of the nearest
+        rejected units the judge would merge the candidate into, or count it as evidence
+        for, if it were live (the same values under one frame, a paraphrase, an exact
+        repeat). None in a bank without any tombstone, which costs one cached lookup."""
+        if not self.store.has_tombstones(bank_id):
+            return None
+        viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
+        hits = self.store.search_semantic(
+            viewer,
+            vector,
+            self.model_id,
+            Filters(statuses=frozenset({UnitStatus.REJECTED})),
+            REJECTED_NEIGHBOURS,
+        )
+        units = self.store.get_units(viewer, [h.unit_id for h in hits], lean=True)
+        for h in hits:
+            unit = units.get(h.unit_id)
+            if unit is None:
+                continue
+            nb = Neighbour(
+                unit_id=unit.id,
+                text=unit.text,
+                type=unit.type,
+                agent_id=unit.agent_id,
+                status=UnitStatus.ACTIVE.value,  # judged as if it still held
+                similarity=h.score,
+                claim=extract_claim(unit.text),
+                knowers=unit.knowers,
+            )
+            j = judge(candidate, [nb], self.config)
+            restates = j.verdict in (Verdict.NOOP, Verdict.LINK_EXISTING) or (
+                j.verdict == Verdict.ADD and j.target_id == unit.id  # restates it, says more
+            )
+            if restates:
+                return self.store.get_units(viewer, [unit.id]).get(unit.id)
+        return None
 
     def slot_rivals(
         self,
@@ -289,6 +354,7 @@ class Judge:
         rivals: Sequence[ClaimRecord],
         skip: frozenset[str],
         limit: int = MAX_SLOT_RIVALS,
+        vector: np.ndarray | None = None,
     ) -> list[tuple[Unit, Judgement]]:
         """Live units holding another value of the new unit's one-valued slot that the rules
         also judge as contradicting it (at most ``limit``; units in ``skip`` left out).
@@ -304,7 +370,24 @@ class Judge:
             if uid not in skip and uid != unit.id
         ]
         units = self.store.get_units(viewer, list(dict.fromkeys(ids)), lean=True)
-        candidate = Candidate(text=unit.text, type=unit.type, agent_id=unit.agent_id, claim=claim)
+        sims: dict[str, float] = {}
+        if vector is not None and units:
+            for hit in self.store.search_semantic(
+                viewer,
+                vector,
+                self.model_id,
+                Filters(statuses=LIVE, include_ids=frozenset(units)),
+                len(units),
+            ):
+                sims[hit.unit_id] = hit.score
+        candidate = Candidate(
+            text=unit.text,
+            type=unit.type,
+            agent_id=unit.agent_id,
+            claim=claim,
+            session=session_of(unit),
+            when=said_at(unit),
+        )
         found: list[tuple[Unit, Judgement]] = []
         for uid, other in units.items():
             if len(found) >= limit:
@@ -317,7 +400,7 @@ class Judge:
                 type=other.type,
                 agent_id=other.agent_id,
                 status=other.status.value,
-                similarity=0.0,
+                similarity=sims.get(uid, 0.0),
                 claim=extract_claim(other.text),
                 knowers=other.knowers,
             )
@@ -356,6 +439,16 @@ class Judge:
             ),
             v.errors,
         )
+
+
+def session_of(unit: Unit) -> str | None:
+    session = unit.metadata.get("session_id")
+    return session if isinstance(session, str) else None
+
+
+def said_at(unit: Unit) -> dt.datetime:
+    """When a unit was said: its mention time, else when it was recorded."""
+    return unit.mentioned_at or unit.recorded_at
 
 
 def is_merge(a: Assessment) -> bool:

@@ -239,7 +239,13 @@ class Retainer:
         store.put_source(src)
         out = Outcome()
         targets = self.corrected(plan)
-        corrected = frozenset(u.id for u in targets)
+        # A conclusion is never merged into the memories it cites as its evidence (a think
+        # session's commit): like a correction into what it corrects.
+        cited = plan.source.metadata.get("evidence") if plan.source.kind == "thought" else None
+        kept_apart = {u.id for u in targets}
+        if isinstance(cited, list):
+            kept_apart |= {c for c in cited if isinstance(c, str)}
+        corrected = frozenset(kept_apart)
         held = [self.atoms.write(plan, atom, out, corrected) for atom in plan.atoms]
         for a, b, kind in plan.relations:
             # "A because B" from the LLM extractor: an edge A -BECAUSE-> B between the units.

@@ -60,6 +60,9 @@ def filters_sql(filters: Filters, alias: str = "u") -> tuple[str, list[Any]]:
     if filters.include_ids is not None:
         parts.append(f"{alias}.id = ANY(%s::text[])")
         params.append(sorted(filters.include_ids))
+    if filters.session is not None:
+        parts.append(f"({alias}.metadata->>'session_id') = %s")
+        params.append(filters.session)
     return (" AND ".join(parts) or "true"), params
 
 

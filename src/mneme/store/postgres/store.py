@@ -549,7 +549,7 @@ class PostgresStore(
         return self._hydrate(rows)
 
     def list_units(
-        self, viewer: Viewer, filters: Filters, limit: int, offset: int = 0
+        self, viewer: Viewer, filters: Filters, limit: int, offset: int = 0, *, lean: bool = False
     ) -> list[Unit]:
         clause, params = where(viewer, filters)
         rows = self.db.query(
@@ -557,7 +557,7 @@ class PostgresStore(
             "ORDER BY u.recorded_at DESC, u.id DESC LIMIT %s OFFSET %s",
             (*params, limit, offset),
         )
-        return self._hydrate(rows)
+        return self._hydrate(rows, lean=lean)
 
     def _hydrate(self, rows: Sequence[Any], *, lean: bool = False) -> list[Unit]:
         if not rows:

@@ -373,6 +373,11 @@ class TrustMixin(PostgresBase):
             t.reason,
         )
 
+    def has_tombstones(self, bank_id: str) -> bool:
+        return bool(
+            self.db.query("SELECT 1 FROM tombstones WHERE bank_id = %s LIMIT 1", (bank_id,))
+        )
+
     def find_tombstones(
         self,
         bank_id: str,

@@ -64,6 +64,9 @@ def filters_sql(filters: Filters, alias: str = "u") -> tuple[str, list[Any]]:
         marks = ",".join("?" * len(filters.include_ids))
         parts.append(f"{alias}.id IN ({marks})" if marks else "0")
         params.extend(sorted(filters.include_ids))
+    if filters.session is not None:
+        parts.append(f"json_extract({alias}.metadata, '$.session_id') = ?")
+        params.append(filters.session)
     return (" AND ".join(parts) or "1"), params
 
 

@@ -368,6 +368,17 @@ class TrustMixin(SQLiteBase):
             t.reason,
         )
 
+    def has_tombstones(self, bank_id: str) -> bool:
+        # Most banks hold no tombstone at all: inside a write transaction that is read once.
+        return bool(
+            self._memoized(
+                ("tombstones", bank_id),
+                lambda: bool(
+                    self.db.query("SELECT 1 FROM tombstones WHERE bank_id = ? LIMIT 1", (bank_id,))
+                ),
+            )
+        )
+
     def find_tombstones(
         self,
         bank_id: str,
@@ -381,13 +392,7 @@ class TrustMixin(SQLiteBase):
         wanted = [(c, v) for c, v in keys if v is not None]
         if not wanted:
             return []
-        # Most banks hold no tombstone at all: inside a write transaction that is read once.
-        if not self._memoized(
-            ("tombstones", bank_id),
-            lambda: bool(
-                self.db.query("SELECT 1 FROM tombstones WHERE bank_id = ? LIMIT 1", (bank_id,))
-            ),
-        ):
+        if not self.has_tombstones(bank_id):
             return []
         match = " OR ".join(f"{c} = ?" for c, _ in wanted)
         rows = self.db.query(

@@ -269,6 +269,8 @@ class VectorIndex:
 
     def _mask(self, viewer: Viewer, filters: Filters, rows: np.ndarray | None = None) -> np.ndarray:
         """Which rows (all of them, or ``rows``) the viewer may see and the filters keep."""
+        if filters.session is not None:
+            raise ValueError("the vector index does not filter by session; list_units does")
         n = len(self._ids)
         sel: slice | np.ndarray = slice(0, n) if rows is None else rows
         size = n if rows is None else len(rows)

@@ -90,6 +90,12 @@ def add(
     help="Only memories of this type (repeatable).",
 )
 @click.option("--no-superseded", is_flag=True, help="Leave out memories that were superseded.")
+@click.option(
+    "--min-relevance",
+    type=click.FloatRange(0, 1),
+    metavar="X",
+    help="Only hits at least this likely to be an answer (relevance, 0 to 1).",
+)
 @output_options
 def search(
     query: str,
@@ -102,9 +108,10 @@ def search(
     as_of: str | None,
     types: tuple[str, ...],
     no_superseded: bool,
+    min_relevance: float | None,
 ) -> None:
     """Recall what is known about QUERY, best first, with evidence and the channels that
-    found each hit.
+    found each hit, and each hit's relevance: how likely it is an answer, 0 to 1.
     """
     state = get_state()
     mem = state.open()
@@ -120,6 +127,7 @@ def search(
         as_of=as_of,
         types=types or None,
         include_superseded=not no_superseded,
+        min_relevance=min_relevance,
     )
     latency_ms = (time.perf_counter() - started) * 1000
     state.emit(

@@ -57,7 +57,10 @@ def hits_text(hits: Iterable[Hit]) -> list[str]:
     lines: list[str] = []
     for rank, hit in enumerate(hits, 1):
         lines.append(f"{rank:>2}. {hit.score:.3f}  {hit.text}")
-        lines.append(f"      id {hit.id}   channels: {channels_text(hit.channels) or '-'}")
+        lines.append(
+            f"      id {hit.id}   relevance {hit.relevance:.2f}   "
+            f"channels: {channels_text(hit.channels) or '-'}"
+        )
         lines.append(f"      evidence: {', '.join(hit.evidence_source_ids) or '-'}")
         flags: list[str] = []
         if hit.origin != "seed":

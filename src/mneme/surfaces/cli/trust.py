@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from mneme.core.model import ReviewItem
 from mneme.surfaces.cli.state import get_state, output_options
 
 DECISIONS = ("approve", "reject", "supersede", "restore")
@@ -36,20 +37,31 @@ def review() -> None:
 )
 @output_options
 def review_queue(bank: str, status: str, limit: int) -> None:
-    """List claims by review status, newest first."""
+    """List claims by review status, newest first, each as it was said.
+
+    Each item is the statement that first said the claim, who said it, when and in which
+    source; the claim's normal form (subject, attribute, value) follows on a second line.
+    """
     state = get_state()
-    claims = state.open().review.queue(bank=bank, status=status, limit=limit)
+    items = state.open().review.queue(bank=bank, status=status, limit=limit)
     state.emit(
-        {"bank": bank, "claims": claims},
-        lambda: (
-            [
-                f"{c.id}  {c.text}  [{c.status.value}/{c.review_status.value}]  "
-                f"evidence {c.evidence_count}" + ("  CONTESTED" if c.contradiction_refs else "")
-                for c in claims
-            ]
-            or ["the queue is empty"]
-        ),
+        {"bank": bank, "status": status, "items": items},
+        lambda: [line for item in items for line in _queue_lines(item)] or ["the queue is empty"],
     )
+
+
+def _queue_lines(item: ReviewItem) -> list[str]:
+    c = item.claim
+    said = [
+        *([f"said by {item.author}"] if item.author else []),
+        *([item.said_at.date().isoformat()] if item.said_at else []),
+        *([f"source {item.source_id}"] if item.source_id else []),
+    ]
+    return [
+        f"{c.id}  {item.text}  [{c.status.value}/{c.review_status.value}]  "
+        f"evidence {c.evidence_count}" + ("  CONTESTED" if c.contradiction_refs else ""),
+        "    " + " · ".join([c.text, *said]),
+    ]
 
 
 @review.command("decide")
@@ -57,11 +69,22 @@ def review_queue(bank: str, status: str, limit: int) -> None:
 @click.argument("decision", type=click.Choice(DECISIONS))
 @click.option("--actor", required=True, help="Who decides (recorded on the event).")
 @click.option("--note", default="", help="Why (recorded on the event).")
+@click.option(
+    "--because",
+    metavar="ID",
+    help="The belief (a memory id) the decision rests on; if it changes, reconsolidation "
+    "re-examines the decision.",
+)
 @output_options
-def review_decide(target_id: str, decision: str, actor: str, note: str) -> None:
-    """Approve, reject, supersede or restore a claim or a memory."""
+def review_decide(
+    target_id: str, decision: str, actor: str, note: str, because: str | None
+) -> None:
+    """Approve, reject, supersede or restore a claim or a memory.
+
+    Exit code 3 when the target or the --because memory does not exist.
+    """
     state = get_state()
-    event = state.open().review.decide(target_id, decision, actor, note)
+    event = state.open().review.decide(target_id, decision, actor, note, because=because)
     state.emit(
         {"event": event},
         lambda: [
@@ -141,11 +164,20 @@ def conflicts_resolve(
 @click.argument("memory_id")
 @click.option("--reason", required=True, help="Why it is wrong (kept on the tombstone).")
 @click.option("--actor", required=True, help="Who does it (recorded in the audit log).")
+@click.option(
+    "--because",
+    metavar="ID",
+    help="The belief (a memory id) the rejection rests on; if it changes, reconsolidation "
+    "re-examines the rejection.",
+)
 @output_options
-def reject(memory_id: str, reason: str, actor: str) -> None:
-    """Reject a memory or claim: its value is tombstoned and never comes back by itself."""
+def reject(memory_id: str, reason: str, actor: str, because: str | None) -> None:
+    """Reject a memory or claim: its value is tombstoned and never comes back by itself.
+
+    Exit code 3 when the memory or the --because memory does not exist; nothing is written.
+    """
     state = get_state()
-    tomb = state.open().reject(memory_id, reason, actor)
+    tomb = state.open().reject(memory_id, reason, actor, because=because)
     state.emit({"tombstone": tomb}, lambda: [f"rejected {memory_id} (tombstone {tomb.id})"])
 
 

@@ -215,13 +215,16 @@ def _recall(q: RecallIn, mem: Mem, acc: Access) -> JSONResponse:
         as_of=q.as_of,
         types=q.types,
         include_superseded=q.include_superseded,
+        min_relevance=q.min_relevance,
     )
     return answer({"query": q.query, "hits": hits})
 
 
 _RECALL_DOC = (
     "Best matches first, with provenance: per-channel ranks (semantic, lexical, graph, "
-    "temporal), evidence source ids, superseded and flashback flags, open conflicts. "
+    "temporal), evidence source ids, superseded and flashback flags, open conflicts, and "
+    "relevance (the calibrated chance, 0 to 1, that the hit is an answer; min_relevance "
+    "drops the hits below a bar). "
     "Personal scope is what the token's agent stated; collective is the bank, less other "
     "agents' private memories. No model call but the query's embedding."
 )

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 
 from mneme.errors import NotFound
 from mneme.memory import Memory
-from mneme.surfaces.http.auth import BANK_PATTERN, Reader, Reviewer
+from mneme.surfaces.http.auth import BANK_PATTERN, Reader, Reviewer, sees_everything
 from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES
 from mneme.surfaces.http.schemas import AdoptRuleIn, DecideIn, RejectIn, RestoreIn
@@ -31,8 +31,10 @@ def _in_bank(mem: Memory, target_id: str, bank: str) -> None:
 @router.get(
     "/review",
     summary="The review queue",
-    description="Claims (subject, attribute, value) by review status, newest first: "
-    "pending_review by default.",
+    description="Claims by review status, newest first (pending_review by default). Each item "
+    "is the statement that first said the claim, as said (`text`, `statement`, `unit_id`), "
+    "its first evidence source (`source_id`), its author and when it was said (`said_at`), "
+    "and the claim itself (`claim`: subject, attribute, value, both statuses, evidence).",
 )
 def queue(
     mem: Mem,
@@ -43,7 +45,9 @@ def queue(
     ] = "pending_review",
     limit: Annotated[int, Query(ge=1, le=1000, description="At most this many.")] = 50,
 ) -> JSONResponse:
-    items = mem.review.queue(bank=acc.bank, status=status, limit=limit)
+    # Reviewers and admins read the bank as its owner; anyone else only what they may see.
+    agent = None if sees_everything(acc.who) else acc.agent
+    items = mem.review.queue(bank=acc.bank, status=status, limit=limit, agent=agent)
     return answer({"bank": acc.bank, "status": status, "items": items})
 
 
@@ -51,12 +55,15 @@ def queue(
     "/review/{target_id}/decide",
     summary="Decide on a claim or memory",
     description="approve, reject (tombstones the value), supersede, or restore (undoes the "
-    "latest decision). 409 when the decision does not apply to its current state; nothing is "
-    "written then.",
+    "latest decision); `because` names the belief the decision rests on. 409 when the "
+    "decision does not apply to its current state, 404 when `because` names no memory of the "
+    "bank; nothing is written then.",
 )
 def decide(target_id: TargetId, body: DecideIn, mem: Mem, acc: Reviewer) -> JSONResponse:
     _in_bank(mem, target_id, acc.bank)
-    event = mem.review.decide(target_id, body.decision, acc.agent, note=body.note)
+    event = mem.review.decide(
+        target_id, body.decision, acc.agent, note=body.note, because=body.because
+    )
     return answer(event)
 
 
@@ -64,11 +71,13 @@ def decide(target_id: TargetId, body: DecideIn, mem: Mem, acc: Reviewer) -> JSON
     "/memories/{target_id}/reject",
     summary="Reject a memory or claim",
     description="Its value is tombstoned: retained again later, it does not come back live. "
-    "Answers the tombstone.",
+    "`because` names the belief the rejection rests on (the memory is then CONTESTED_BECAUSE "
+    "it, and reconsolidation re-examines the rejection when it changes); 404 when it names no "
+    "memory of the bank, and nothing is rejected. Answers the tombstone.",
 )
 def reject(target_id: TargetId, body: RejectIn, mem: Mem, acc: Reviewer) -> JSONResponse:
     _in_bank(mem, target_id, acc.bank)
-    return answer(mem.reject(target_id, body.reason, acc.agent))
+    return answer(mem.reject(target_id, body.reason, acc.agent, because=body.because))
 
 
 @router.post(

@@ -152,6 +152,13 @@ class RecallIn(Body):
     as_of: Time | None = Field(default=None, description="What was believed at that time.")
     types: list[MemoryType] | None = Field(default=None, max_length=20)
     include_superseded: bool = Field(default=True, description="Also superseded memories.")
+    min_relevance: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Only hits at least this likely to be an answer (relevance, 0 to 1); "
+        "fewer than k may come back.",
+    )
     as_agent: Ident | None = Field(
         default=None,
         description="Reviewers and admins only: recall as this agent (default: the token's).",
@@ -177,9 +184,18 @@ class ConnectIn(Body):
     note: Note = ""
 
 
+#: The belief a decision rests on (``because``), as the review decisions take it.
+BECAUSE = (
+    "The belief (a memory id of this bank) the decision rests on: if it changes, "
+    "reconsolidation re-examines the decision. Only for a memory, not a claim; 404 when no "
+    "such memory is in the bank (nothing is written)."
+)
+
+
 class DecideIn(Body):
     decision: Literal["approve", "reject", "supersede", "restore"]
     note: Note = ""
+    because: Ident | None = Field(default=None, description=BECAUSE)
 
 
 class ResolveIn(Body):
@@ -197,6 +213,7 @@ class ResolveIn(Body):
 
 class RejectIn(Body):
     reason: Note = Field(default="", description="Why the value is wrong (kept on its tombstone).")
+    because: Ident | None = Field(default=None, description=BECAUSE)
 
 
 class RestoreIn(Body):

@@ -70,7 +70,14 @@ def plan(
 
 
 def search(
-    memory: Memory, query: str, *, bank: str, agent: str, scope: str, how: Plan
+    memory: Memory,
+    query: str,
+    *,
+    bank: str,
+    agent: str,
+    scope: str,
+    how: Plan,
+    min_relevance: float | None = None,
 ) -> dict[str, Any]:
     """Recall, then (for a graph depth above 0) the neighbourhoods of the best hits."""
     hits = memory.recall(
@@ -82,6 +89,7 @@ def search(
         time_from=how.time_from,
         time_to=how.time_to,
         include_superseded=how.include_superseded,
+        min_relevance=min_relevance,
     )
     seen = {h.unit.id for h in hits}
     related: list[dict[str, Any]] = []

@@ -159,14 +159,25 @@ async def search_memory(
     ] = None,
     time_from: Annotated[Time, Field(description="Only what holds from this time on.")] = None,
     time_to: Annotated[Time, Field(description="Only what held up to this time.")] = None,
+    min_relevance: Annotated[
+        float | None,
+        Strict(),
+        Field(
+            ge=0,
+            le=1,
+            description="Only hits at least this likely to be an answer (relevance, 0 to 1); "
+            "fewer than k may come back.",
+        ),
+    ] = None,
 ) -> CallToolResult:
     """Search memory: the best matching memories first, each with its evidence.
 
     Use it before answering anything that may depend on what was said or learned before.
-    Returns hits (each: unit with text, type, status and times; score; the channels that
-    found it; superseded flag and successor; flashback flag; evidence_source_ids; open
-    conflicts) and related (graph neighbours of the best hits, with the edge that links
-    them). A superseded memory ranks below its successor and says so.
+    Returns hits (each: unit with text, type, status and times; score; relevance, the
+    calibrated chance from 0 to 1 that it is an answer, comparable across searches; the
+    channels that found it; superseded flag and successor; flashback flag;
+    evidence_source_ids; open conflicts) and related (graph neighbours of the best hits, with
+    the edge that links them). A superseded memory ranks below its successor and says so.
     """
 
     def work(m: Memory) -> object:
@@ -179,7 +190,9 @@ async def search_memory(
             time_from=time_from,
             time_to=time_to,
         )
-        return modes.search(m, query, bank=bank, agent=agent, scope=scope, how=how)
+        return modes.search(
+            m, query, bank=bank, agent=agent, scope=scope, how=how, min_relevance=min_relevance
+        )
 
     return await run(ctx, work)
 

@@ -10,6 +10,7 @@ from pydantic import Field
 
 from mneme.memory import Memory
 from mneme.surfaces.mcp.params import (
+    ID_SHAPE,
     MAX_ID,
     Actor,
     Bank,
@@ -26,6 +27,14 @@ TargetId = Annotated[
 ConflictId = Annotated[
     str, Field(min_length=1, max_length=MAX_ID, description="A conflict id (cfl_...).")
 ]
+Because = Annotated[
+    OptionalId,
+    Field(
+        description="The belief (a memory id, u_..., of the same bank) this decision rests "
+        "on: if that belief changes, reconsolidation re-examines the decision. Only for a "
+        "decision on a memory, not a claim."
+    ),
+]
 
 
 def _in_bank(m: Memory, object_id: str, bank: str) -> None:
@@ -41,13 +50,23 @@ async def review_queue(
         Field(description="Which decisions to list; pending_review: what awaits a person."),
     ] = "pending_review",
     limit: Limit = 50,
+    agent: Annotated[
+        OptionalId,
+        Field(
+            description="Your own agent id: only what you may see (no other agent's private "
+            f"memories). Left out: the whole bank, as its owner sees it. {ID_SHAPE}."
+        ),
+    ] = None,
 ) -> CallToolResult:
-    """Claims waiting for a person's decision, newest first.
+    """Claims waiting for a person's decision, newest first, each as it was said.
 
-    Returns claims (id, subject, attribute, value, status, review_status, evidence_count,
-    evidence_refs, contradiction_refs...). Decide them with review_decide.
+    Returns items: id, text (the statement as said), statement, unit_id, source_id, author,
+    said_at, and the claim (subject, attribute, value, status, review_status,
+    evidence_count, evidence_refs, contradiction_refs...). Decide them with review_decide.
     """
-    return await run(ctx, lambda m: m.review.queue(bank=bank, status=status, limit=limit))
+    return await run(
+        ctx, lambda m: m.review.queue(bank=bank, status=status, limit=limit, agent=agent)
+    )
 
 
 async def review_decide(
@@ -64,16 +83,18 @@ async def review_decide(
     bank: Bank,
     actor: Actor,
     note: Note = "",
+    because: Because = None,
 ) -> CallToolResult:
     """Decide a claim or memory from the review queue.
 
-    A decision that does not apply to its current state is refused and changes nothing.
+    A decision that does not apply to its current state, or a because naming no memory of
+    the bank, is refused and changes nothing.
     Returns the review event (prior and new status on both axes).
     """
 
     def work(m: Memory) -> object:
         _in_bank(m, target_id, bank)
-        return m.review.decide(target_id, decision, actor, note=note)
+        return m.review.decide(target_id, decision, actor, note=note, because=because)
 
     return await run(ctx, work)
 
@@ -146,16 +167,18 @@ async def reject(
     reason: Annotated[str, Field(min_length=1, max_length=4_000, description="Why it is wrong.")],
     bank: Bank,
     actor: Actor,
+    because: Because = None,
 ) -> CallToolResult:
     """Reject a memory or claim as wrong: its value is tombstoned and stays rejected.
 
-    The same value added again is not re-admitted as live memory; restore lifts it.
+    The same value added again is not re-admitted as live memory; restore lifts it. A
+    because naming no memory of the bank is not_found and rejects nothing.
     Returns the tombstone.
     """
 
     def work(m: Memory) -> object:
         _in_bank(m, memory_id, bank)
-        return m.reject(memory_id, reason, actor)
+        return m.reject(memory_id, reason, actor, because=because)
 
     return await run(ctx, work)
 

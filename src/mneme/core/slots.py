@@ -1,0 +1,355 @@
+"""Whether two statements fill one slot, and what the newer one does to the older one.
+
+Pure. :func:`relate` compares two :class:`~mneme.core.statements.Statement` objects by their
+values and frames, with what the write path knows around them (:class:`Context`: the cosine of
+the two texts, whether one author said both in one conversation, and whether the older one is
+that author's latest statement of the value's kind there). The answer is one
+:class:`SlotRelation`:
+
+- ``SAME``: the same values under the same frame (or a restatement of a value: "So you'd like
+  to go to 899 Sir Francis Drake Boulevard."): corroboration;
+- ``SUPPORT``: it restates a value of the older one and adds more: corroboration, kept apart;
+- ``REFINE``: the new value says more of the old one ("Berlin" -> "Berlin Mitte");
+- ``UPDATE``: one slot, a new value, and either a change cue ("moved from Berlin", "change it
+  to Big 4") or the same author later in the same conversation: the older one is retired;
+- ``CONFLICT``: one slot, another value, from another author or source, with no cue: a question;
+- ``NEGATION``: the same values, one denies what the other affirms: a question (or an UPDATE
+  when the newer one says it stopped);
+- ``DIFFERENT``: different slots: nothing to decide ("for the Kepler bid ... 4 June" and "for
+  the Tycho bid ... 9 June" differ in two values: two bids, not one deadline);
+- ``UNKNOWN``: no values to compare; the text rules decide.
+
+One slot is one frame: the values that differ are of one kind and sit under the same
+preposition ("leaving *from* X" is not "going *to* Y"), and everything else the two say agrees;
+a change cue lets the preposition change ("the 14th would be ideal" / "change it *to* Tuesday")
+when the older one is the author's latest statement of that kind, which is where a correction
+points. The thresholds are set on the SGD dev split (``bench/sgd/decisions.py``; ADR 0026).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from mneme.core.language import STOPWORDS
+from mneme.core.statements import Statement
+from mneme.core.values import Kind
+
+
+class SlotRelation(StrEnum):
+    SAME = "same"
+    SUPPORT = "support"
+    UPDATE = "update"
+    REFINE = "refine"
+    CONFLICT = "conflict"
+    NEGATION = "negation"
+    DIFFERENT = "different"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class SlotConfig:
+    """Cosines (all-MiniLM-L6-v2, the two texts) each rule needs; see the module docstring."""
+
+    #: One frame, the changed value under the same preposition.
+    same_frame: float = 0.45
+    #: A change cue pointing at the author's latest statement of the value's kind.
+    cue_latest: float = 0.2
+    #: Near-identical statements whatever their prepositions.
+    near: float = 0.8
+    #: A restatement of the same values merges as evidence.
+    same: float = 0.3
+    #: Statements that share only their subject are one fact only when this close.
+    same_subject: float = 0.6
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    similarity: float  # cosine of the two texts
+    same_author: bool  # one agent, one speaker, one source
+    same_conversation: bool  # one session
+    latest_of_kind: frozenset[Kind] = frozenset()  # kinds the older one is the latest of
+    #: The claim rules read both as one attribute that holds several values ("is fluent in",
+    #: "likes"): another name there adds one, unless a cue says it replaced one.
+    many_valued: bool = False
+    #: The claim rules read both as one subject and attribute ("lives in" / "moved to").
+    same_claim_slot: bool = False
+    #: The claim rules read two different subjects ("my cat" / "the staging server").
+    other_subjects: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SlotJudgement:
+    relation: SlotRelation
+    reason: str
+    kind: Kind | None = None
+    old_value: str | None = None
+    new_value: str | None = None
+
+
+#: Kinds whose values are amounts or moments: a slot holds one of them at a time.
+MEASURES = frozenset({Kind.TIME, Kind.DATE, Kind.AMOUNT, Kind.NUMBER})
+
+
+def relate(
+    new: Statement, old: Statement, ctx: Context, config: SlotConfig = SlotConfig()
+) -> SlotJudgement:
+    """What ``new`` does to ``old`` (see the module docstring)."""
+    if new.asks or old.asks:
+        return SlotJudgement(SlotRelation.DIFFERENT, "a question states nothing")
+    if not new.values or not old.values:
+        return SlotJudgement(SlotRelation.UNKNOWN, "no values to compare")
+    if new.first_person and old.first_person and not ctx.same_author:
+        # "Caroline: I went to Sweden" and "Melanie: I went to Paris": two people, each
+        # speaking of themselves.
+        return SlotJudgement(SlotRelation.DIFFERENT, "two authors, each about themselves")
+    shared = new.norms & old.norms
+    retired = set(new.retired) & old.norms
+    if retired and not (old.norms - new.norms - retired):
+        value = sorted(retired)[0]
+        return SlotJudgement(
+            SlotRelation.UPDATE, f"says '{value}' no longer holds", old_value=value
+        )
+    changes = _changes(new, old)
+    if not changes:
+        return _same_values(new, old, shared, ctx, config)
+    if len(changes) > 1 and not all(c.new in new.cued for c in changes):
+        return SlotJudgement(
+            SlotRelation.DIFFERENT, "more than one value differs: another subject or slot"
+        )
+    change = changes[0]
+    kind, old_value, new_value = change.kind, change.old, change.new
+    said = f"'{old_value}' -> '{new_value}'"
+    if old_value in old.subjects and new_value in new.subjects:
+        return SlotJudgement(SlotRelation.DIFFERENT, f"another subject ({said})")
+    if _extends(new_value, old_value):
+        return SlotJudgement(
+            SlotRelation.REFINE, f"refines {kind.value} {said}", kind, old_value, new_value
+        )
+    if _extends(old_value, new_value):
+        return SlotJudgement(SlotRelation.SAME, f"says less than what is held ({said})")
+    cued = new_value in new.cued
+    # A correction that says nothing but the new value ("change it to Big 4", "what about the
+    # 14th?") points at the author's latest statement of that kind, however unlike it reads.
+    pointed = (
+        cued and kind in ctx.latest_of_kind and (ctx.similarity >= config.cue_latest or _thin(new))
+    )
+    framed = change.same_role and (ctx.similarity >= config.same_frame or ctx.same_claim_slot)
+    counts = (change.role or "").startswith("count:") and (change.old_role or "").startswith(
+        "count:"
+    )
+    if counts and not change.same_role:
+        return SlotJudgement(SlotRelation.DIFFERENT, f"counts of other things ({said})")
+    near = ctx.similarity >= config.near and not ctx.other_subjects
+    # The claim rules read one slot ("I live in Paris" / "I moved to Berlin") and a cue
+    # covers the new value: however unlike the texts, the value moved.
+    claimed = ctx.same_claim_slot and cued
+    if not (framed or pointed or near or claimed):
+        return SlotJudgement(SlotRelation.DIFFERENT, f"another {kind.value} in another frame")
+    if kind not in MEASURES and not cued and (ctx.many_valued or change.role is None):
+        # A name or an identifier as a plain object, or in a slot that holds several, adds
+        # to what is held ("owns the Tessel-564 rollout", "is fluent in Portuguese").
+        return SlotJudgement(
+            SlotRelation.DIFFERENT, f"another {kind.value} beside the others: nothing replaced"
+        )
+    if cued or (ctx.same_author and ctx.same_conversation):
+        why = "a change cue" if cued else "the same author later in the conversation"
+        return SlotJudgement(
+            SlotRelation.UPDATE, f"{kind.value} changed {said} ({why})", kind, old_value, new_value
+        )
+    return SlotJudgement(
+        SlotRelation.CONFLICT,
+        f"another {kind.value} for the same slot {said}"
+        + ("" if ctx.same_author else " from another source"),
+        kind,
+        old_value,
+        new_value,
+    )
+
+
+def _same_values(
+    new: Statement, old: Statement, shared: frozenset[str], ctx: Context, config: SlotConfig
+) -> SlotJudgement:
+    """No value changed: a restatement, a denial, or nothing in common."""
+    # Sharing only what the statements are about ("Hana is mentoring Dana" / "Hana is allergic
+    # to shellfish") is the same subject, not the same fact.
+    about = shared - (new.subjects & old.subjects)
+    if not about and ctx.similarity < config.same_subject:
+        return SlotJudgement(SlotRelation.UNKNOWN, "only the subject in common")
+    if new.negated != old.negated:
+        if new.cue and new.negated:
+            return SlotJudgement(SlotRelation.UPDATE, "says it no longer holds")
+        return SlotJudgement(SlotRelation.NEGATION, "one affirms what the other denies")
+    agree = frames_agree(new, old)
+    if new.norms <= old.norms and agree and ctx.similarity >= config.same:
+        return SlotJudgement(SlotRelation.SAME, "the same values, restated")
+    if new.cue and old.norms < new.norms and ctx.similarity >= config.cue_latest:
+        # "Lena handed the Thursday critique over to Marco" after "Lena runs the Thursday
+        # critique": everything the older one said, and what changed.
+        return SlotJudgement(SlotRelation.UPDATE, "says what it held changed")
+    if about and (agree or _same_roles(new, old, about)):
+        # One value restated in its role, in other words or with more ("I'm headed to Willard
+        # Hicks" / "So a shared cab for 1 to Willard Hicks?"): evidence, kept apart.
+        return SlotJudgement(SlotRelation.SUPPORT, "restates a value")
+    return SlotJudgement(SlotRelation.UNKNOWN, "the same values, said of other things")
+
+
+def _same_roles(new: Statement, old: Statement, norms: frozenset[str]) -> bool:
+    """Whether each of these values plays one named role in both statements ("to X" and
+    "to X")."""
+    roles_new = {v.norm: _role(new, i) for i, v in enumerate(new.values)}
+    roles_old = {v.norm: _role(old, i) for i, v in enumerate(old.values)}
+    # A name as a bare subject or object names what is talked about, not what is said of it
+    # ("Use Kestrel for billing" / "Kestrel missed two windows"): no role, no restatement.
+    return all(roles_new.get(n) is not None and roles_new.get(n) == roles_old.get(n) for n in norms)
+
+
+def frames_agree(new: Statement, old: Statement) -> bool:
+    """Whether the two frames say one thing, one of them perhaps less ("So you'd like to go
+    to X" / "I'm going to X"); not when each says something the other does not ("allergic
+    to shellfish" / "allergic to pollen")."""
+    a, b = _content(new.frame), _content(old.frame)
+    return not (a - b) or not (b - a)
+
+
+_CONTENT = re.compile(r"[a-z]+")
+_LIGHT = frozenset(
+    [
+        "name",
+        "date",
+        "time",
+        "number",
+        "code",
+        "amount",
+        "actually",
+        "instead",
+        "please",
+        "so",
+        "yes",
+        "yeah",
+        "okay",
+        "ok",
+        "sure",
+        "just",
+        "confirm",
+        "confirming",
+        "correct",
+        "right",
+        "would",
+        "want",
+        "need",
+        "like",
+        "sounds",
+        "good",
+        "great",
+    ]
+)
+
+
+def _content(frame: str) -> frozenset[str]:
+    """A frame's content words, crudely stemmed ("going" / "go"), light words dropped."""
+    out = set()
+    for w in _CONTENT.findall(frame):
+        if w in STOPWORDS or w in _LIGHT or len(w) < 3:
+            continue
+        for suffix in ("ing", "ed", "es", "s"):
+            if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+                w = w[: -len(suffix)]
+                break
+        out.add(w)
+    return frozenset(out)
+
+
+#: What a bare correction says besides its value: verbs of asking and changing.
+_CORRECTION_WORDS = frozenset(
+    [
+        "change",
+        "changed",
+        "make",
+        "try",
+        "look",
+        "find",
+        "book",
+        "check",
+        "search",
+        "get",
+        "switch",
+        "sorry",
+        "mind",
+        "let",
+    ]
+)
+
+
+def _thin(statement: Statement) -> bool:
+    """A statement with nothing to say but its values: a bare correction or answer."""
+    said = " ".join([*_CORRECTION_WORDS, *(c for c in statement.counted if c)])
+    return not (_content(statement.frame) - _content(said))
+
+
+def _extends(new_value: str, old_value: str) -> bool:
+    """ "berlin mitte" extends "berlin", "postgres 16" extends "postgres": a refinement."""
+    o, n = old_value.split(), new_value.split()
+    return len(n) > len(o) and n[: len(o)] == o
+
+
+@dataclass(frozen=True, slots=True)
+class _Change:
+    kind: Kind
+    old: str
+    new: str
+    role: str | None  # the new value's role (its preposition, or point/start/end, or count)
+    old_role: str | None
+    same_role: bool
+
+
+def _changes(new: Statement, old: Statement) -> list[_Change]:
+    """Aligned differences: per kind, the old and new values the other lacks, each new value
+    paired with the old one in the same role first. A kind only one side has is more said,
+    not a change."""
+    out: list[_Change] = []
+    for kind in sorted(new.kinds() & old.kinds()):
+        olds = [(v.norm, _role(old, i)) for i, v in enumerate(old.values) if v.kind == kind]
+        news = [(v.norm, _role(new, i)) for i, v in enumerate(new.values) if v.kind == kind]
+        gone = [(n, r) for n, r in olds if n not in new.norms and n not in new.retired]
+        came = [(n, r) for n, r in news if n not in old.norms]
+        if not gone or not came:
+            continue
+        for (o, ro), (n, rn) in zip(_by_role(gone, came), came, strict=False):
+            out.append(_Change(kind, o, n, rn, ro, ro == rn))
+    return out
+
+
+#: For a time or a date, the prepositions that place it (on, at, for, by ...) are one role;
+#: a start (from, since, after) and an end (until, to, before) are others.
+_STARTS = frozenset({"from", "since", "after"})
+_ENDS = frozenset({"until", "till", "to", "before", "through"})
+
+
+def _role(statement: Statement, i: int) -> str | None:
+    """What a value does in its statement: its governing preposition; for a time or a date,
+    point, start or end; for a number, the noun it counts when there is one."""
+    v = statement.values[i]
+    gov = statement.governors[i]
+    if v.kind in (Kind.DATE, Kind.TIME):
+        return "start" if gov in _STARTS else "end" if gov in _ENDS else "point"
+    if v.kind == Kind.NUMBER and statement.counted[i] is not None:
+        return "count:" + str(statement.counted[i])
+    return gov
+
+
+def _by_role(
+    gone: list[tuple[str, str | None]], came: list[tuple[str, str | None]]
+) -> list[tuple[str, str | None]]:
+    """The old values reordered so each new value meets the old one in its own role first
+    ("from A to B" after "from C": A meets C, not B)."""
+    left = list(gone)
+    ordered: list[tuple[str, str | None]] = []
+    for _, g in came:
+        match = next((x for x in left if x[1] == g), None) or (left[0] if left else None)
+        if match is None:
+            break
+        left.remove(match)
+        ordered.append(match)
+    return ordered

@@ -1,0 +1,315 @@
+"""What one atom says, who says it, and about which slot: the statement under the words.
+
+A statement has a *source* (who or what says it: a transcript speaker "Dana: ...", a
+reporting frame "according to the Falcon team calendar, ...", "the signed contract says ..."),
+a *body* (what is said), the *values* that fill its slot (:mod:`mneme.core.values`), and the
+*frame* left when those values are masked. Structure decides, not a list of cases:
+
+- the speaker prefix and the reporting frame are split off first, so two sources disagreeing
+  about one slot are two sources, and "the wiki gives the standup time as 09:15" is a claim
+  about the standup time whose source is the wiki;
+- each value keeps the preposition that governs it ("leaving *from* a name", "going *to* a
+  name", "a table *at* a name"): in one frame, two values under different prepositions fill
+  different slots;
+- a *change cue* marks a statement that replaces what was held ("changed", "moved", "instead",
+  "actually", "no longer", "make it", "how about"...), and the values it says no longer hold
+  ("moved *from* Berlin", "*instead of* tea", "*no longer* on Falcon") are kept apart;
+- a question that asks for something ("What is their phone number?") states nothing; a request
+  that names a value ("Can you look at Mai instead?") states a choice.
+
+Every list below is a closed class of English (prepositions, correction markers, reporting
+verbs), each entry kept only for a measured gain on public data (``bench/sgd``, ADR 0026).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from mneme.core.language import SPEAKER, speaker_of
+from mneme.core.values import Kind, Value, find_values, masked, normalize_value
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+#: Prepositions that govern a value: in one frame they tell its slot ("from" / "to").
+PREPOSITIONS = _words(
+    "in at on to from for until till by near into onto before after around between through "
+    "via toward towards about with within without under over across past since during of "
+    "than as per"
+)
+#: Words that may stand between a preposition and its value ("on *the* 4th", "to *my* flat").
+_LINKERS = _words(
+    "the a an my our your his her their its this that these those some any every each next "
+    "last coming same"
+)
+
+#: Change cues that mark the whole statement as a correction: "actually", "instead", "no
+#: longer", "make it", "how about", a leading "No," / "Sorry," / "Wait,".
+MARKER_CUE = re.compile(
+    r"\b(?:no\s+longer|any\s*more|instead|nowadays|these\s+days|actually|make\s+it(?!\s+to\b)|"
+    r"rather|how\s+about|what\s+about|correction|corrected|changed\s+my\s+mind|now)\b|"
+    r"^\s*(?:no|sorry|wait|oops)\b",
+    re.IGNORECASE,
+)
+#: Verbs of change: they mark as changed only the values that follow them ("moved *to
+#: Berlin* in 2019" changed where, not when).
+VERB_CUE = re.compile(
+    r"\b(?:chang(?:e|ed|es|ing)|mov(?:e|ed|es|ing)|relocat\w*|switch(?:ed|es|ing)?|"
+    r"updat(?:e|ed|es|ing)|replac(?:e|ed|es|ing)|reschedul\w*|postpon\w*|renam\w*|"
+    r"rais(?:e|ed|es|ing)|lower(?:ed|s|ing)?|increas\w*|decreas\w*|reduc\w*|cut|cuts|"
+    r"dropp?(?:ed|s|ing)?|bump(?:ed|s)?|"
+    r"hand(?:ed|s)?\s+(?:\w+\s+){0,5}?over|took\s+over|takes\s+over|taking\s+over)\b",
+    re.IGNORECASE,
+)
+#: One change cue or the other (what a caller may look for).
+CUE = re.compile(f"(?:{MARKER_CUE.pattern})|(?:{VERB_CUE.pattern})", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[.;!?]|,\s+(?:and|but)\b")
+#: After a cue, the values a statement says no longer hold: "from Berlin", "instead of X",
+#: "no longer X", "rather than X", "not X anymore".
+_RETIRED = re.compile(
+    r"\b(?:from|instead\s+of|rather\s+than|no\s+longer(?:\s+\w+){0,3}?|not(?:\s+\w+){0,3}?)\s+$",
+    re.IGNORECASE,
+)
+
+#: Verbal negation ("not", "never", "no longer", "n't"): a determiner "no" negates its noun,
+#: not the statement ("rent it with no subtitles").
+_NEGATION = re.compile(r"\b(?:not|never|no\s+longer|cannot)\b|n't\b", re.IGNORECASE)
+_LEADING_NO = re.compile(r"^\s*(?:no|nope|nah)\b[\s,.!]*", re.IGNORECASE)
+
+#: Reporting frames: "according to X, S", "S, according to X", "X says (that) S", "X gives Y
+#: as V" (then the body is "Y is V").
+_REPORT_VERBS = (
+    r"(?:say|says|said|state|states|stated|list|lists|listed|show|shows|showed|shown|mark|marks|"
+    r"marked|give|gives|gave|report|reports|reported|note|notes|noted|record|records|recorded|"
+    r"claim|claims|claimed|put|puts|indicate|indicates|indicated)"
+)
+_ACCORDING_FRONT = re.compile(r"^\s*according\s+to\s+(?P<src>[^,]{2,80}?),\s*(?P<body>.+)$", re.I)
+_ACCORDING_BACK = re.compile(
+    r"^(?P<body>.+?),?\s+according\s+to\s+(?P<src>[^,.;]{2,80})[.!]?$", re.I
+)
+_SOURCE_SAYS = re.compile(
+    rf"^\s*(?P<src>(?:the|our|my|a|an|this|that)\s+[^,;:]{{2,70}}?)\s+{_REPORT_VERBS}\s+"
+    r"(?:that\s+)?(?P<body>.+)$",
+    re.IGNORECASE,
+)
+_GIVES_AS = re.compile(r"^(?P<what>.+?)\s+as\s+(?P<value>[^,;]+?)[.!]?$", re.IGNORECASE)
+
+_WH = re.compile(
+    r"^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how|is|are|was|were|do|does|did|"
+    r"can|could|will|would|should|shall|may|might|have|has|had)\b",
+    re.IGNORECASE,
+)
+#: A question that offers ("Would you like Sino?", "Shall I book it?") asks the other speaker
+#: to decide: it states nothing. (A check that restates what was said, "..., is that right?",
+#: restates it.)
+_OFFERS = re.compile(
+    r"^\s*(?:\w+[,.!]?\s+)?(?:would|do|did)\s+you\s+(?:like|want|prefer|wish|need)\b|"
+    r"^\s*(?:\w+[,.!]?\s+)?(?:shall|should|can|may)\s+i\b",
+    re.IGNORECASE,
+)
+_PROPOSES = re.compile(r"^\s*(?:\w+[,!]?\s+)?(?:how|what)\s+about\b", re.IGNORECASE)
+_ASKS_WH = re.compile(r"^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how)\b", re.I)
+_SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"[\w'’]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One atom read as a statement (see the module docstring)."""
+
+    text: str
+    speaker: str | None
+    source: str | None  # a reporting frame's source, normalized ("the falcon team calendar")
+    body: str
+    values: tuple[Value, ...]  # positions are in ``body``
+    governors: tuple[str | None, ...]  # the preposition governing each value, or None
+    counted: tuple[str | None, ...]  # for a number, the noun it counts ("3 *people*"), or None
+    frame: str  # ``body`` with its values masked, case folded
+    cue: bool
+    cued: frozenset[str]  # normalized values the change cue applies to
+    subjects: frozenset[str]  # normalized values in the subject (before the first verb)
+    first_person: bool  # about its author ("I ...", "My ...", "We ..."): the speaker is its subject
+    retired: tuple[str, ...]  # normalized values the statement says no longer hold
+    negated: bool
+    asks: bool  # a question asking for something, which states nothing
+
+    @property
+    def norms(self) -> frozenset[str]:
+        return frozenset(v.norm for v in self.values)
+
+    def kinds(self) -> frozenset[Kind]:
+        return frozenset(v.kind for v in self.values)
+
+    @property
+    def author(self) -> str | None:
+        """Who says it: the reporting source if any, else the transcript speaker."""
+        return self.source or (self.speaker.casefold() if self.speaker else None)
+
+
+@lru_cache(maxsize=32768)
+def analyze(text: str) -> Statement:
+    """The statement an atom makes. Pure and memoized; never raises on a string."""
+    speaker = speaker_of(text)
+    body = text
+    if speaker:
+        m = SPEAKER.match(text)
+        body = text[m.end() :] if m else text
+    body = _SPACE.sub(" ", body).strip()
+    source, body = _split_source(body)
+    values = find_values(body)
+    low = body.casefold()
+    cued = _cued(body, values)
+    cue = bool(cued) or CUE.search(body) is not None
+    retired = _retired(body, values)
+    question = body.rstrip().endswith("?") or (
+        _WH.match(body) is not None and not body.rstrip().endswith(".")
+    )
+    # "What about the 14th?" proposes a value; "What is their phone number?" asks for one.
+    asks = (
+        question
+        and (not values or _ASKS_WH.match(body) is not None or _OFFERS.search(body) is not None)
+        and not _PROPOSES.match(body)
+    )
+    core = _LEADING_NO.sub("", low)  # a leading "No," corrects; it negates nothing
+    negated = _NEGATION.search(core) is not None
+    return Statement(
+        text=text,
+        speaker=speaker,
+        source=source,
+        body=body,
+        values=values,
+        governors=tuple(_governor(body, v) for v in values),
+        counted=tuple(_counted(body, v) for v in values),
+        frame=masked(body, values).casefold(),
+        cue=cue,
+        cued=cued,
+        subjects=frozenset(v.norm for v in values if v.start < subject_end(body)),
+        first_person=_FIRST_PERSON.match(_LEADING_NO.sub("", body)) is not None,
+        retired=retired,
+        negated=negated,
+        asks=asks,
+    )
+
+
+def _cued(body: str, values: tuple[Value, ...]) -> frozenset[str]:
+    """The values a change cue applies to: all of them after a correction marker; after a
+    verb of change, its target in the clause (the value after "to", else the first value
+    after the verb), and for a hand-over the one who handed it over too."""
+    if MARKER_CUE.search(body):
+        return frozenset(v.norm for v in values)
+    out: set[str] = set()
+    for m in VERB_CUE.finditer(body):
+        end = _CLAUSE_END.search(body, m.end())
+        stop = end.start() if end else len(body)
+        after = [v for v in values if m.end() <= v.start < stop]
+        to = [v for v in after if _governor(body, v) == "to"]
+        out.update(v.norm for v in (to or after[:1]))
+        if re.match(r"hand|took|take", m.group(0), re.IGNORECASE):
+            out.update(v.norm for v in values if v.end <= m.start())
+    return frozenset(out)
+
+
+def _retired(body: str, values: tuple[Value, ...]) -> tuple[str, ...]:
+    """Values a change says no longer hold: "moved *from Berlin*", "*instead of* tea", "*no
+    longer* on Falcon", "rather than X", "not X anymore"."""
+    if CUE.search(body) is None:
+        return ()
+    return tuple(v.norm for v in values if _RETIRED.search(body[: v.start]) is not None)
+
+
+#: Words that end a subject: auxiliaries and copulas (a closed class); a lowercase word
+#: ending in -s or -ed ("lives", "rotates", "failed") ends it too.
+_VERB_WORDS = _words(
+    "is are was were am be been has have had will would can could should shall may might must "
+    "does do did 's 're 'm"
+)
+_FIRST_PERSON = re.compile(
+    r"^\s*(?:(?:yes|yeah|ok|okay|so|and|but|well|oh|actually|sorry|please)\b[\s,]*)*"
+    r"(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b",
+    re.IGNORECASE,
+)
+_PRONOUN_SUBJECTS = _words("i we you he she they it this that there")
+_TOKEN = re.compile(r"[\w'’-]+")
+
+
+def subject_end(body: str) -> int:
+    """Where the subject of a statement ends: before its first verb. A value before that is
+    part of what the statement is about ("*Server 1* has 64 GB", "For the *Kepler* bid, the
+    deadline is ..."), not what it says of it."""
+    for i, m in enumerate(_TOKEN.finditer(body)):
+        word = m.group(0)
+        low = word.casefold()
+        if i == 0 and low in _PRONOUN_SUBJECTS:
+            return m.end()
+        if low in _VERB_WORDS:
+            return m.start()
+        plain = word.islower() and "'" not in word and "’" not in word and len(word) > 3
+        if (
+            i > 0
+            and plain
+            and (low.endswith("ed") or (low.endswith("s") and not low.endswith("ss")))
+        ):
+            return m.start()
+    return 0
+
+
+def _split_source(body: str) -> tuple[str | None, str]:
+    """(source, what it says) for a reporting frame; (None, body) for anything else."""
+    for pattern in (_ACCORDING_FRONT, _ACCORDING_BACK):
+        m = pattern.match(body)
+        if m:
+            return _source_name(m.group("src")), m.group("body").strip()
+    m = _SOURCE_SAYS.match(body)
+    if m and len(m.group("body").split()) >= 2:
+        said = m.group("body").strip()
+        gives = _GIVES_AS.match(said)
+        if gives:  # "the wiki gives the standup time as 09:15": the standup time is 09:15
+            said = f"{gives.group('what').strip()} is {gives.group('value').strip()}."
+        return _source_name(m.group("src")), said[:1].upper() + said[1:]
+    return None, body
+
+
+def _source_name(text: str) -> str:
+    return " ".join(_WORD.findall(text.casefold()))
+
+
+def _governor(body: str, value: Value) -> str | None:
+    """The preposition right before a value (determiners skipped, and one noun that names
+    what the value is: "in *room* Maple"), or None when the value is a subject or a direct
+    object."""
+    words: list[str] = _WORD.findall(body[: value.start].casefold())
+    noun = False  # one noun that names what the value is may stand between ("in room Maple")
+    for w in reversed(words[-4:]):
+        if w in PREPOSITIONS:
+            return w
+        if w in _LINKERS:
+            continue
+        if noun or w in _VERB_WORDS or not w.isalpha():
+            return None
+        noun = True
+    return None
+
+
+def _counted(body: str, value: Value) -> str | None:
+    """The noun a number counts ("for 3 *people*", "2 rooms" -> "room"), or None."""
+    if value.kind != Kind.NUMBER:
+        return None
+    m = _WORD.match(body[value.end :].lstrip())
+    if m is None:
+        return None
+    word = m.group(0).casefold()
+    if word in PREPOSITIONS or word in _LINKERS or word in {"and", "or", "but", "is", "are"}:
+        return None
+    return word[:-1] if word.endswith("s") and len(word) > 3 else word
+
+
+def same_source(a: Statement, b: Statement) -> bool:
+    return a.author == b.author
+
+
+def value_words(text: str) -> str:
+    return normalize_value(text)

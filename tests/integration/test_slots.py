@@ -1,0 +1,174 @@
+"""Slots, updates and the present, through the public API with the real default embedder.
+
+These are regression cases, not the measure (the measure is ``bench/sgd`` on public data):
+the statements below are the ones a new user tried (issue 15), each with what a person
+expects of a memory that keeps track of what changed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import mneme
+from mneme.core.model import Verdict
+from mneme.embed.minilm import MiniLMEmbedder
+
+pytestmark = pytest.mark.slow
+
+T0 = dt.datetime(2024, 5, 1, 9, 0, tzinfo=dt.UTC)
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> dt.datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> _Clock:
+    return _Clock()
+
+
+@pytest.fixture
+def mem(tmp_path: Path, minilm: MiniLMEmbedder, clock: _Clock) -> Iterator[mneme.Memory]:
+    m = mneme.Memory.open(str(tmp_path / "slots.db"), embedder=minilm, clock=clock)
+    yield m
+    m.close()
+
+
+def say(mem: mneme.Memory, clock: _Clock, text: str, **kw: object) -> mneme.RetainResult:
+    clock.now += dt.timedelta(minutes=1)
+    args = {"bank": "team", "agent": "a1", "occurred_at": clock.now, **kw}
+    return mem.retain(text, **args)  # type: ignore[arg-type]
+
+
+def verdicts(r: mneme.RetainResult) -> list[Verdict]:
+    return [d.verdict for d in r.decisions]
+
+
+def first(mem: mneme.Memory, query: str, **kw: object) -> mneme.Hit:
+    hits = mem.recall(query, bank="team", agent="a1", k=5, **kw)  # type: ignore[arg-type]
+    assert hits, query
+    return hits[0]
+
+
+def test_moved_from_a_to_b_retires_a(mem, clock):
+    say(mem, clock, "Alice lives in Berlin.")
+    r = say(mem, clock, "Alice moved from Berlin to Munich.")
+    assert verdicts(r) == [Verdict.SUPERSEDE]
+    hit = first(mem, "Where does Alice live?")
+    assert "Munich" in hit.text
+    assert not hit.superseded
+
+
+def test_a_new_value_without_a_session_is_a_question_and_the_newer_ranks_first(mem, clock):
+    say(mem, clock, "Dan lives in Berlin.")
+    r = say(mem, clock, "Dan lives in Munich.")
+    assert verdicts(r) == [Verdict.CONTRADICT]
+    hit = first(mem, "Where does Dan live?")
+    assert "Munich" in hit.text
+    assert hit.conflicts
+    assert "Berlin" in mem.get(hit.conflicts[0].unit_id).text
+    assert hit.conflicts[0].conflict_id is not None
+
+
+def test_the_same_author_in_one_conversation_updates(mem, clock):
+    say(mem, clock, "Dan lives in Berlin.", session="s1")
+    r = say(mem, clock, "Dan lives in Munich.", session="s1")
+    assert verdicts(r) == [Verdict.SUPERSEDE]
+
+
+def test_a_denial_then_an_affirmation_is_a_conflict(mem, clock):
+    say(mem, clock, "Bob is not on Project Falcon anymore.")
+    r = say(mem, clock, "Bob works on Project Falcon.")
+    assert verdicts(r) == [Verdict.CONTRADICT]
+
+
+def test_a_changed_number_with_a_cue_supersedes(mem, clock):
+    say(mem, clock, "The staging database password rotates every 30 days.")
+    r = say(mem, clock, "We changed the staging database password rotation to every 14 days.")
+    assert verdicts(r) == [Verdict.SUPERSEDE]
+    hit = first(mem, "How often does the staging database password rotate?")
+    assert "14" in hit.text
+
+
+def test_a_hand_over_retires_who_held_it(mem, clock):
+    say(mem, clock, "Lena runs the Thursday design critique.")
+    r = say(mem, clock, "Lena handed the Thursday design critique over to Marco.")
+    assert verdicts(r) == [Verdict.SUPERSEDE]
+    hit = first(mem, "Who runs the Thursday design critique?")
+    assert "Marco" in hit.text
+
+
+def test_two_bids_are_two_slots(mem, clock):
+    say(mem, clock, "For the Kepler bid, the review deadline is 4 June.")
+    r = say(mem, clock, "For the Tycho bid, the review deadline is 9 June.")
+    assert verdicts(r) == [Verdict.ADD]
+    assert mem.conflicts(bank="team") == []
+
+
+def test_two_sources_disagreeing_about_one_slot_is_a_question(mem, clock):
+    say(mem, clock, "The onboarding wiki gives the Falcon team's standup time as 09:15.")
+    r = say(mem, clock, "According to the Falcon team calendar, standup is at 09:45.")
+    assert verdicts(r) == [Verdict.CONTRADICT]
+    assert r.status == "needs_clarification"
+
+
+def test_a_correction_names_no_slot_and_the_conversation_says_which(mem, clock):
+    say(mem, clock, "User: Can you look at Villa Romano in Napa?", session="d1")
+    say(mem, clock, "User: Try for afternoon 12:45.", session="d1")
+    r = say(mem, clock, "User: Actually, can we change it to Big 4.", session="d1")
+    assert verdicts(r) == [Verdict.SUPERSEDE]
+    hit = first(mem, "What is the current name of the restaurant?")
+    assert "Big 4" in hit.text
+
+
+def test_different_subjects_never_clash(mem, clock):
+    say(mem, clock, "Server 1 has 64 GB of RAM.", session="s")
+    r = say(mem, clock, "Server 2 has 32 GB of RAM.", session="s")
+    assert Verdict.SUPERSEDE not in verdicts(r)
+    assert Verdict.CONTRADICT not in verdicts(r)
+
+
+def test_a_restatement_by_another_speaker_is_evidence(mem, clock):
+    a = say(mem, clock, "User: I'm going to 899 Sir Francis Drake Boulevard.", session="d2")
+    r = say(
+        mem,
+        clock,
+        "Assistant: So you'd like to go to 899 Sir Francis Drake Boulevard.",
+        session="d2",
+    )
+    assert r.decisions[0].verdict in (Verdict.NOOP, Verdict.LINK_EXISTING)
+    assert r.decisions[0].target_id == a.memory_ids[0]
+    assert r.source_id in mem.get(a.memory_ids[0]).evidence
+
+
+def test_as_of_still_answers_what_held_then(mem, clock):
+    say(mem, clock, "Alice lives in Berlin.")
+    then = clock.now + dt.timedelta(seconds=30)
+    say(mem, clock, "Alice moved from Berlin to Munich.")
+    hit = first(mem, "Where does Alice live?", as_of=then)
+    assert "Berlin" in hit.text
+
+
+def test_a_rejected_value_in_other_words_goes_to_review_not_active(mem, clock):
+    r = say(mem, clock, "The staging database runs PostgreSQL 14.")
+    mem.reject(r.memory_ids[0], "wrong version", "reviewer")
+    again = say(mem, clock, "Staging's database is PostgreSQL 14.", agent="a2")
+    unit = mem.get(again.memory_ids[0])
+    assert unit.status.value == "rejected"
+    assert again.status == "needs_clarification"
+    question = again.questions[0]
+    assert question.conflict_type == "tombstoned"
+    assert question.existing_memory_id == r.memory_ids[0]
+    # Another value of the same slot is not the rejected one: it is admitted.
+    other = say(mem, clock, "The staging database runs PostgreSQL 16.")
+    assert mem.get(other.memory_ids[0]).status.value == "active"
+    hits = mem.recall("Which PostgreSQL does staging run?", bank="team", agent="a1", k=5)
+    assert all("14" not in h.text for h in hits if h.unit.status.value == "active")
