@@ -210,6 +210,11 @@ def run_mneme(
         run.index_seconds = seconds
         run.extra["units"] = units
         run.extra["rss_after_ingest_mb"] = psutil.Process().memory_info().rss / 2**20
+        # What the write path left for a person: open conflicts per conversation.
+        run.extra["open_conflicts"] = {
+            conv.sample_id: len(mem.conflicts(bank=conv.sample_id, status="open", limit=1000))
+            for conv in dataset.conversations
+        }
         _warm_up(mem, dataset, clock, k)
         counts: dict[str, int] = {}
         for conv in dataset.conversations:
@@ -492,6 +497,11 @@ def build_perf(
                 None,
             )
         )
+    for name, r in runs.items():
+        opened = r.extra.get("open_conflicts")
+        if opened:
+            per = ", ".join(f"{sid} {n}" for sid, n in opened.items())
+            rows.append((f"{name} open conflicts per conversation", per, None))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
     rows.append(("peak RSS of the benchmark process (ru_maxrss)", f"{peak:.0f} MB", None))
     return {

@@ -155,3 +155,39 @@ def test_resolve_contradiction_refuses_what_is_not_an_open_conflict(mem):
         mem.resolve_contradiction(x, y, "confirm", actor="owner")
     with pytest.raises(InvalidInput, match="decision"):
         mem.resolve_contradiction(x, y, "maybe", actor="owner")
+
+
+def test_without_own_updates_apply_a_new_value_without_a_cue_is_asked(tmp_path):
+    """The charter says which is which: the default applies an author's new value later in
+    the conversation; without the rule it is a question, and a cued correction still applies."""
+    text = default_text()
+    path = tmp_path / "charter.md"
+    path.write_text(text.replace("- rule: own_updates_apply", ""), encoding="utf-8")
+    t0 = dt.datetime(2024, 5, 1, tzinfo=dt.UTC)
+    for charter, expected in ((None, "SUPERSEDE"), (str(path), "CONTRADICT")):
+        args = {"charter": charter} if charter else {}
+        mem = mneme.Memory.open(str(tmp_path / f"{expected}.db"), embedder="hashing", **args)
+        try:
+            mem.retain(
+                "The Atlas deadline is 1 August.", bank="b", agent="a", session="s", occurred_at=t0
+            )
+            r = mem.retain(
+                "The Atlas deadline is 15 August.",
+                bank="b",
+                agent="a",
+                session="s",
+                occurred_at=t0 + dt.timedelta(minutes=1),
+            )
+            assert r.decisions[0].verdict.value == "SUPERSEDE"
+            held = "not applied" in r.decisions[0].reason
+            assert held == (expected == "CONTRADICT")
+            cued = mem.retain(
+                "Actually, the Atlas deadline is 1 September.",
+                bank="b",
+                agent="a",
+                session="s",
+                occurred_at=t0 + dt.timedelta(minutes=2),
+            )
+            assert "not applied" not in cued.decisions[0].reason
+        finally:
+            mem.close()

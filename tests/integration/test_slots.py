@@ -172,3 +172,27 @@ def test_a_rejected_value_in_other_words_goes_to_review_not_active(mem, clock):
     assert mem.get(other.memory_ids[0]).status.value == "active"
     hits = mem.recall("Which PostgreSQL does staging run?", bank="team", agent="a1", k=5)
     assert all("14" not in h.text for h in hits if h.unit.status.value == "active")
+
+
+def test_bad_inputs_get_a_clear_decision_or_a_clear_error(mem, clock):
+    with pytest.raises(mneme.InvalidInput, match="only a speaker"):
+        say(mem, clock, "User:")
+    asked = say(mem, clock, "User: What is their phone number?", session="q")
+    assert asked.decisions[0].verdict == Verdict.ADD
+    assert "question" in asked.decisions[0].reason
+    # One input that contradicts itself: nothing says it changed, so it is a question.
+    both = say(mem, clock, "Dan lives in Berlin. Dan lives in Munich.", session="q")
+    assert [d.verdict for d in both.decisions] == [Verdict.ADD, Verdict.CONTRADICT]
+    again = say(mem, clock, "Dan lives in Berlin. Dan lives in Munich.", session="q")
+    assert {d.verdict for d in again.decisions} == {Verdict.NOOP}
+    long = " ".join(f"Robot {i} guards gate {i}." for i in range(120))
+    many = say(mem, clock, long, session="q")
+    assert len(many.decisions) == 120
+    assert all(d.verdict is not Verdict.SUPERSEDE for d in many.decisions)
+    # Whatever a write retired is restorable.
+    moved = say(mem, clock, "Alice lives in Berlin.", session="q")
+    say(mem, clock, "Alice moved from Berlin to Munich.", session="q")
+    berlin = moved.memory_ids[0]
+    assert mem.get(berlin).status.value == "superseded"
+    mem.restore(berlin, actor="rev1", note="she did not move")
+    assert mem.get(berlin).status.value == "active"

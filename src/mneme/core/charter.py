@@ -156,7 +156,15 @@ def evaluate(
         return Ruling(True, "protect_immutable", "the existing memory is marked immutable")
     touched = {new_type} | ({old_type} if old_type else set())
     asked = touched & charter.ask_types
-    if conflict_type == "own_update" and charter.own_updates_apply:
+    own = conflict_type in ("own_correction", "own_update")
+    if conflict_type == "own_update" and not charter.own_updates_apply:
+        return Ruling(
+            True,
+            "own_updates_apply",
+            "a new value without a word that it changed is asked about (own_updates_apply "
+            "is not in the charter)",
+        )
+    if own and charter.own_updates_apply:
         asked = set()  # the author changed their own statement: they decided
     elif asked or (conflict_type == "preference" and charter.ask_types):
         kinds = ", ".join(sorted(t.value for t in asked)) or "preference"

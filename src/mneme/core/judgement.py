@@ -252,6 +252,8 @@ def _add_reason(new: Candidate, neighbours: Sequence[Neighbour], related: tuple[
     ):
         slot = f"{claim.subject} / {claim.attribute.replace('_', ' ')}"
         return f"another value of {slot}, which holds several: kept beside the others"
+    if analyze(new.text).asks:
+        return "a question: kept as what was asked; it states nothing to judge"
     if related:
         n = len(related)
         return (
@@ -282,9 +284,11 @@ def _same_author(new: Candidate, statement: Statement, nb: Neighbour) -> bool:
 
 
 def _same_conversation(new: Candidate, nb: Neighbour) -> bool:
-    """Both said in one session. Without sessions nothing says it is one conversation: a new
-    value from the same author is then a question, not an update."""
-    return new.session is not None and new.session == nb.session
+    """Both said in one session, the new one later. Without sessions nothing says it is one
+    conversation, and two statements of one moment (one input that contradicts itself) say
+    nothing changed: a new value from the same author is then a question, not an update."""
+    later = new.when is not None and nb.when is not None and nb.when < new.when
+    return new.session is not None and new.session == nb.session and later
 
 
 def _latest_of_kind(
@@ -356,8 +360,12 @@ def _slot_pair(
     if rel == SlotRelation.REFINE:
         return _Pair(Verdict.UPDATE, "refine", j.reason)
     if rel == SlotRelation.UPDATE:
-        own = same_author and (statement.cue or ctx.same_conversation)
-        return _Pair(Verdict.SUPERSEDE, "slot_update", j.reason, "own_update" if own else None)
+        kind = None
+        if same_author and statement.cue:
+            kind = "own_correction"  # the author says it changed
+        elif same_author and ctx.same_conversation:
+            kind = "own_update"  # a new value from the author later in the conversation
+        return _Pair(Verdict.SUPERSEDE, "slot_update", j.reason, kind)
     if rel == SlotRelation.NEGATION:
         kind = "cross_agent" if _another_agent(new, nb) else "negation"
         return _Pair(Verdict.CONTRADICT, "slot_negation", j.reason, kind)

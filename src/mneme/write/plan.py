@@ -7,6 +7,7 @@ here with a clear error, so nothing is written for it.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,7 @@ from mneme.core.keys import content_hash, content_key
 from mneme.core.language import EntityMention, classify, extract_entities
 from mneme.core.model import Network, Source, UnitType
 from mneme.core.timeexpr import find_time_expressions
+from mneme.errors import InvalidInput
 from mneme.ids import new_id
 
 #: Confidence at write time by network (ADR 0004): experience is first-hand, world facts are
@@ -30,6 +32,10 @@ BASE_CONFIDENCE: Mapping[Network, float] = {
     Network.OBSERVATION: 0.7,
     Network.OPINION: 0.6,
 }
+
+
+#: "User:", "Note: ": a speaker or a label and nothing else.
+_ONLY_LABEL = re.compile(r"\s*[^:\n]{1,60}:\s*")
 
 
 def _iso(value: str | None) -> dt.datetime | None:
@@ -94,6 +100,10 @@ class Planner:
         task: Any = None,
     ) -> Plan:
         body = validate.text(text, max_chars=self.config.max_text_chars)
+        if _ONLY_LABEL.fullmatch(body):
+            raise InvalidInput(
+                f"the text {body.strip()!r} is only a speaker or a label: nothing is said after it"
+            )
         bank_id = validate.ident(bank, "bank")
         agent_id = validate.ident(agent, "agent")
         now = self.clock()
