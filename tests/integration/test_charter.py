@@ -4,6 +4,7 @@ last good charter stays in force; settlements become precedents and adoptable ru
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import pytest
 
@@ -165,7 +166,7 @@ def test_without_own_updates_apply_a_new_value_without_a_cue_is_asked(tmp_path):
     path.write_text(text.replace("- rule: own_updates_apply", ""), encoding="utf-8")
     t0 = dt.datetime(2024, 5, 1, tzinfo=dt.UTC)
     for charter, expected in ((None, "SUPERSEDE"), (str(path), "CONTRADICT")):
-        args = {"charter": charter} if charter else {}
+        args: dict[str, Any] = {"charter": charter} if charter else {}
         mem = mneme.Memory.open(str(tmp_path / f"{expected}.db"), embedder="hashing", **args)
         try:
             mem.retain(
