@@ -83,7 +83,9 @@ _TIME = re.compile(
     rf"(?:half|quarter)\s+(?:past|to)\s+{_HOUR}|"
     rf"{_HOUR}\s+o['\"’]?\s?clock|"
     rf"{_HOUR}(?:\s+(?:thirty|fifteen|forty[\s-]five))?(?=\s+{_PART})|"
-    rf"noon|midnight|midday"
+    rf"noon|midnight|midday|"
+    rf"(?<=morning\s|evening\s)(?:\d{{1,2}}|{_NUM_WORD})(?![:\d])|"
+    rf"(?<=afternoon\s)(?:\d{{1,2}}|{_NUM_WORD})(?![:\d])"
     rf")(?:\s+{_PART})?",
     re.IGNORECASE,
 )

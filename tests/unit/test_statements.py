@@ -1,0 +1,141 @@
+"""Values, statements, slot relations and question typing: the pure core of ADR 0026.
+
+Regression cases for the mechanisms (the measure is public data: ``bench/sgd``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mneme.core.questions import about_present, answer_kinds
+from mneme.core.slots import Context, SlotRelation, relate
+from mneme.core.statements import analyze
+from mneme.core.values import Kind, find_values, masked, normalize_value
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("make it at 18:15 on the 12th", [(Kind.TIME, "18:15"), (Kind.DATE, "the 12th")]),
+        ("at half past 11 in the morning", [(Kind.TIME, "half past 11 in the morning")]),
+        ("No, the appointment needs to be at evening 5.", [(Kind.TIME, "evening 5")]),
+        ("on the 4th of this month", [(Kind.DATE, "the 4th of this month")]),
+        ("Their phone number is 408-247-8880.", [(Kind.CODE, "408-247-8880")]),
+        ("its part number is RX-5531.", [(Kind.CODE, "RX-5531")]),
+        (
+            "I am going to 5434 Ygnacio Valley Road #90",
+            [(Kind.NAME, "5434 Ygnacio Valley Road #90")],
+        ),
+        ("Actually, change it to Big 4.", [(Kind.NAME, "Big 4")]),
+        ("The fee is $15 and 20% off", [(Kind.AMOUNT, "$15"), (Kind.AMOUNT, "20%")]),
+        ("I invited Anna 3 times.", [(Kind.NAME, "Anna"), (Kind.NUMBER, "3")]),
+    ],
+)
+def test_values_are_found_by_their_shape(text, expected):
+    assert [(v.kind, v.text) for v in find_values(text)] == expected
+
+
+def test_values_compare_in_a_normal_form_and_mask_to_a_frame():
+    assert normalize_value("two") == normalize_value("2") == "2"
+    assert normalize_value("The 4th") == "4"
+    assert normalize_value("07") == "7"
+    assert masked("For the Kepler bid, the deadline is 4 June.") == (
+        "For the name bid, the deadline is a date."
+    )
+
+
+def test_a_statement_splits_its_source_and_keeps_each_value_s_role():
+    s = analyze("The onboarding wiki gives the Falcon team's standup time as 09:15.")
+    assert s.source == "the onboarding wiki"
+    assert s.body.startswith("The Falcon team's standup time is 09:15")
+    s = analyze("According to the Falcon team calendar, standup is at 09:45.")
+    assert s.source == "the falcon team calendar"
+    assert s.governors == ("at",)
+    moved = analyze("Alice moved from Berlin to Munich.")
+    assert moved.retired == ("berlin",)
+    assert moved.cued == {"munich"}
+    assert moved.subjects == {"alice"}
+    # A verb of change covers its target, not the rest of the clause.
+    assert analyze("I moved to Berlin in 2019.").cued == {"berlin"}
+
+
+def test_questions_and_offers_state_nothing_but_proposals_do():
+    assert analyze("User: What is their phone number?").asks
+    assert analyze("Assistant: Would you like to try Sino in San Jose?").asks
+    assert not analyze("User: What about the 14th?").asks
+    assert not analyze("User: Can you look at Mai instead?").asks
+
+
+def test_a_speaker_s_first_person_is_about_the_speaker():
+    assert analyze("Caroline: I went to Sweden.").first_person
+    assert not analyze("Assistant: So you want to go to Sweden.").first_person
+
+
+def ctx(
+    sim: float, *, same_author: bool = True, session: bool = True, latest: tuple[Kind, ...] = ()
+) -> Context:
+    return Context(sim, same_author, session, frozenset(latest))
+
+
+def rel(old: str, new: str, c: Context) -> SlotRelation:
+    return relate(analyze(new), analyze(old), c).relation
+
+
+def test_one_slot_new_value_is_an_update_for_the_author_and_a_question_across_sources():
+    old, new = "Dan lives in Berlin.", "Dan lives in Munich."
+    assert rel(old, new, ctx(0.8)) == SlotRelation.UPDATE
+    assert rel(old, new, ctx(0.8, session=False)) == SlotRelation.CONFLICT
+    assert rel(old, new, ctx(0.8, same_author=False)) == SlotRelation.CONFLICT
+
+
+def test_two_subjects_or_two_roles_are_two_slots():
+    kepler = "For the Kepler bid, the review deadline is 4 June."
+    tycho = "For the Tycho bid, the review deadline is 9 June."
+    assert rel(kepler, tycho, ctx(0.9)) == SlotRelation.DIFFERENT
+    assert rel("I'm leaving from London.", "I'm going to Seattle.", ctx(0.7)) == (
+        SlotRelation.DIFFERENT
+    )
+    assert rel("Server 1 has 64 GB.", "Server 2 has 64 GB.", ctx(0.95)) == SlotRelation.DIFFERENT
+
+
+def test_a_bare_correction_points_at_the_latest_statement_of_its_kind():
+    old = "User: Can you look at Villa Romano in Napa?"
+    new = "User: Actually, can we change it to Big 4."
+    assert rel(old, new, ctx(0.15, latest=(Kind.NAME,))) == SlotRelation.UPDATE
+    assert rel(old, new, ctx(0.15)) == SlotRelation.DIFFERENT  # not the latest: no pointer
+
+
+def test_restatements_corroborate_and_denials_dispute():
+    user = "User: I'm going to 899 Sir Francis Drake Boulevard."
+    echo = "Assistant: So you'd like to go to 899 Sir Francis Drake Boulevard."
+    assert rel(user, echo, ctx(0.7, same_author=False)) == SlotRelation.SAME
+    assert (
+        rel("Bob is not on Project Falcon anymore.", "Bob works on Project Falcon.", ctx(0.7))
+        == SlotRelation.NEGATION
+    )
+    # Sharing only the subject is no restatement.
+    assert (
+        rel(
+            "Hana Rahman-512 is mentoring Dana on hiring.",
+            "Hana Rahman-512 is allergic to shellfish.",
+            ctx(0.42),
+        )
+        == SlotRelation.UNKNOWN
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds", "now"),
+    [
+        ("What is the current date of the appointment?", {Kind.DATE}, True),
+        ("What is the current time of the appointment?", {Kind.TIME}, True),
+        ("Where does Alice live?", {Kind.NAME}, True),
+        ("How many people are coming?", {Kind.NUMBER}, True),
+        ("What is the phone number of the restaurant?", {Kind.CODE}, True),
+        ("When did Caroline go to the support group?", {Kind.DATE, Kind.TIME}, False),
+        ("What did Melanie paint last year?", set(), False),
+    ],
+)
+def test_a_question_asks_for_a_kind_and_about_now_or_then(question, kinds, now):
+    assert answer_kinds(question) == kinds
+    assert about_present(question) is now
