@@ -158,6 +158,11 @@ def relate(
         return SlotJudgement(
             SlotRelation.UPDATE, f"{kind.value} changed {said} ({why})", kind, old_value, new_value
         )
+    if not (frames_agree(new, old) or ctx.similarity >= config.near):
+        # Another source's value in a frame that says something else around it: talk about
+        # another thing, not a disagreement ("Caroline: the show is on 3 May" / "Melanie:
+        # we hiked on 10 May").
+        return SlotJudgement(SlotRelation.DIFFERENT, f"another source's {kind.value} elsewhere")
     return SlotJudgement(
         SlotRelation.CONFLICT,
         f"another {kind.value} for the same slot {said}"

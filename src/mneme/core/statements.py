@@ -137,12 +137,11 @@ class Statement:
     negated: bool
     asks: bool  # a question asking for something, which states nothing
 
-    @property
-    def norms(self) -> frozenset[str]:
-        return frozenset(v.norm for v in self.values)
+    norms: frozenset[str]  # the values' normal forms
+    kind_set: frozenset[Kind]
 
     def kinds(self) -> frozenset[Kind]:
-        return frozenset(v.kind for v in self.values)
+        return self.kind_set
 
     @property
     def author(self) -> str | None:
@@ -192,6 +191,8 @@ def analyze(text: str) -> Statement:
         retired=retired,
         negated=negated,
         asks=asks,
+        norms=frozenset(v.norm for v in values),
+        kind_set=frozenset(v.kind for v in values),
     )
 
 

@@ -48,10 +48,7 @@ class Value:
     text: str  # as written
     start: int
     end: int
-
-    @property
-    def norm(self) -> str:
-        return normalize_value(self.text)
+    norm: str = ""  # the comparable form (normalize_value), set by find_values
 
 
 _MONTH = (
@@ -222,7 +219,7 @@ def find_values(text: str) -> tuple[Value, ...]:
         for v in found:
             if start < v.end and v.start < end:
                 return
-        found.append(Value(kind, text[start:end], start, end))
+        found.append(Value(kind, text[start:end], start, end, normalize_value(text[start:end])))
 
     for m in _TIME.finditer(text):
         add(Kind.TIME, m.start(), m.end())

@@ -34,6 +34,7 @@ from mneme.core.model import (
     Verdict,
     Viewer,
 )
+from mneme.core.statements import analyze
 from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLMError, LLMInvalid
 from mneme.store.protocol import Filters, Store
@@ -187,6 +188,14 @@ class Judge:
         merged.sort(key=lambda m: (-m[1], m[2], m[3]))
         return [(uid, sim) for uid, sim, _, _ in merged[: NEIGHBOURS + PREFETCH_SLACK]], True
 
+    @staticmethod
+    def _corrects(text: str) -> bool:
+        """Whether an atom may correct an earlier statement of its conversation that the
+        embedder finds far from it: a change cue and a value ("change it to Big 4"). Only
+        such atoms read the session's latest units (one query each)."""
+        statement = analyze(text)
+        return statement.cue and bool(statement.values)
+
     def neighbours(
         self,
         bank_id: str,
@@ -196,6 +205,7 @@ class Judge:
         exclude: frozenset[str] = frozenset(),
         key: str | None = None,
         session: str | None = None,
+        claim_text: str = "",
     ) -> list[tuple[Unit, float]]:
         viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
         found: dict[str, float] = {}
@@ -205,7 +215,7 @@ class Judge:
         if vector is not None:
             near, prefetched = self._semantic(viewer, key, vector)
             found.update(near)
-        if session is not None:
+        if session is not None and self._corrects(claim_text):
             recent = self.store.list_units(
                 viewer, Filters(statuses=LIVE, session=session), SESSION_WINDOW, lean=True
             )
@@ -258,7 +268,7 @@ class Judge:
         the atom's content key, under which ``prefetch`` may hold its neighbours; ``session``
         and ``when``: the conversation it was said in and when."""
         claim = extract_claim(text)
-        near = self.neighbours(bank_id, agent_id, claim, vector, exclude, key, session)
+        near = self.neighbours(bank_id, agent_id, claim, vector, exclude, key, session, text)
         candidate = Candidate(
             text=text,
             type=unit_type,
