@@ -328,17 +328,7 @@ class AtomWriter:
             return None
         src = plan.source
         self.store.add_evidence(src.bank_id, target.id, src.id, src.agent_id, src.recorded_at)
-        self._edges.append(
-            Edge(
-                id=new_id("e_"),
-                bank_id=unit.bank_id,
-                src=unit.id,
-                dst=target.id,
-                type=EdgeType.SUPPORTS,
-                made_by="rule",
-                created_at=unit.recorded_at,
-            )
-        )
+        self._edges.append(_rule_edge(unit, target.id, EdgeType.SUPPORTS))
         return target.id
 
     def _slot_rivals(
@@ -390,17 +380,7 @@ class AtomWriter:
         )
         if target.type in (UnitType.BELIEF, UnitType.OPINION):
             # Held back because of a belief: if the belief goes, reconsolidation looks again.
-            self.store.put_edge(
-                Edge(
-                    id=new_id("e_"),
-                    bank_id=unit.bank_id,
-                    src=unit.id,
-                    dst=target.id,
-                    type=EdgeType.CONTESTED_BECAUSE,
-                    made_by="rule",
-                    created_at=unit.recorded_at,
-                )
-            )
+            self.store.put_edge(_rule_edge(unit, target.id, EdgeType.CONTESTED_BECAUSE))
         held = ruling.reason if ruling.ask else "a contradiction is recorded, not resolved"
         verdict = Verdict.CONTRADICT if j.verdict == Verdict.CONTRADICT else j.verdict
         rule = self._rule_for(record, unit.bank_id)
@@ -517,21 +497,21 @@ class AtomWriter:
         )
 
     def _relate(self, unit: Unit, others: tuple[str, ...]) -> None:
-        self._edges.extend(
-            [
-                Edge(
-                    id=new_id("e_"),
-                    bank_id=unit.bank_id,
-                    src=unit.id,
-                    dst=other,
-                    type=EdgeType.RELATES_TO,
-                    made_by="rule",
-                    created_at=unit.recorded_at,
-                    weight=0.5,
-                )
-                for other in others
-            ]
-        )
+        self._edges.extend(_rule_edge(unit, other, EdgeType.RELATES_TO, 0.5) for other in others)
+
+
+def _rule_edge(unit: Unit, dst: str, kind: EdgeType, weight: float = 1.0) -> Edge:
+    """An edge the write path's rules draw from a new unit."""
+    return Edge(
+        id=new_id("e_"),
+        bank_id=unit.bank_id,
+        src=unit.id,
+        dst=dst,
+        type=kind,
+        made_by="rule",
+        created_at=unit.recorded_at,
+        weight=weight,
+    )
 
 
 def _unit_metadata(plan: Plan) -> dict[str, object]:
