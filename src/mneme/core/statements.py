@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from mneme.core.language import SPEAKER, speaker_of
-from mneme.core.values import Kind, Value, find_values, masked, normalize_value
+from mneme.core.values import Kind, Value, find_values, masked
 
 
 def _words(text: str) -> frozenset[str]:
@@ -306,11 +306,3 @@ def _counted(body: str, value: Value) -> str | None:
     if word in PREPOSITIONS or word in _LINKERS or word in {"and", "or", "but", "is", "are"}:
         return None
     return word[:-1] if word.endswith("s") and len(word) > 3 else word
-
-
-def same_source(a: Statement, b: Statement) -> bool:
-    return a.author == b.author
-
-
-def value_words(text: str) -> str:
-    return normalize_value(text)

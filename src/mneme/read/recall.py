@@ -437,7 +437,7 @@ class Recaller:
         ordered = typed + [c for c in top if c not in typed]
         # Of two in open conflict, the newer first (a settled one, a scoped exception
         # included, orders nothing).
-        disputes = self._open_disputes(q, [u for u in units.values() if u.contradictions])
+        disputes = self._open_disputes(q, units.values())
         for i, c in enumerate(ordered):
             for j in range(i):
                 other = ordered[j]
@@ -455,10 +455,22 @@ class Recaller:
 
     def _open_disputes(self, q: Query, units: Iterable[Unit]) -> set[frozenset[str]]:
         """The pairs of these units that are in an open conflict."""
-        out: set[frozenset[str]] = set()
+        return {
+            frozenset((uid, other))
+            for uid, found in self._open_conflicts(q, units).items()
+            for _, other in found
+        }
+
+    def _open_conflicts(self, q: Query, units: Iterable[Unit]) -> dict[str, list[tuple[str, str]]]:
+        """Per unit, its open conflicts as (conflict id, the other unit). Only a unit some
+        conflict was ever opened on is looked up."""
+        out: dict[str, list[tuple[str, str]]] = {}
         for unit in units:
+            if not unit.contradictions:
+                continue
             for c in self.store.list_conflicts(q.viewer.bank_id, status="open", unit_id=unit.id):
-                out.add(frozenset((c.a_unit, c.b_unit)))
+                other = c.b_unit if c.a_unit == unit.id else c.a_unit
+                out.setdefault(unit.id, []).append((c.id, other))
         return out
 
     def _shape(self, q: Query, cands: Mapping[str, _Candidate]) -> list[Hit]:
@@ -519,13 +531,7 @@ class Recaller:
         """Each hit's *open* conflicts: the conflict id, the other party and its sources.
         A settled conflict is gone from hits; another party the viewer may not see is never
         named."""
-        open_: dict[str, list[tuple[str, str]]] = {}
-        for h in hits:
-            if not h.unit.contradictions:
-                continue  # no conflict was ever opened on it
-            for c in self.store.list_conflicts(q.viewer.bank_id, status="open", unit_id=h.unit.id):
-                other = c.b_unit if c.a_unit == h.unit.id else c.a_unit
-                open_.setdefault(h.unit.id, []).append((c.id, other))
+        open_ = self._open_conflicts(q, (h.unit for h in hits))
         if not open_:
             return hits
         others = sorted({o for pairs in open_.values() for _, o in pairs})
