@@ -215,6 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--show-errors", type=int, default=0, metavar="N")
     ap.add_argument("--out", type=Path, default=RESULTS_DIR)
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--dump", type=Path, help="write every pair's verdicts here (JSON lines)")
     args = ap.parse_args(argv)
 
     from mneme import Memory
@@ -261,6 +262,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             md.append(f"- [{p.split}] {p.label} -> {y}: `{p.old.text}` / `{p.new.text}`")
             for d in decisions:
                 md.append(f"    - {d.verdict.value} {d.target_id}: {d.reason}")
+    if args.dump:
+        with args.dump.open("w", encoding="utf-8") as fh:
+            for p, y, decisions in results:
+                row = {
+                    "id": p.id,
+                    "split": p.split,
+                    "label": p.label,
+                    "predicted": y,
+                    "old": p.old.text,
+                    "new": p.new.text,
+                    "decisions": [
+                        f"{d.verdict.value} {d.target_id}: {d.reason}" for d in decisions
+                    ],
+                }
+                fh.write(json.dumps(row) + "\n")
     text = "\n".join(md) + "\n"
     print(text)
     if not args.no_write and args.split == "all":

@@ -124,6 +124,50 @@ def test_restatements_corroborate_and_denials_dispute():
     )
 
 
+def test_each_value_keeps_the_clause_it_is_said_in():
+    s = analyze("User: I fly out on the 3rd. I'll be back on the 9th of May.")
+    assert s.clauses == ("i fly out on a date", "i'll be back on a date")
+    # A mark inside a value ends nothing, and a part of the day belongs to its time.
+    assert [v.text for v in find_values("Set it at 3:30 in the afternoon.")] == [
+        "3:30 in the afternoon"
+    ]
+
+
+def test_without_a_cue_two_values_said_of_two_things_are_two_slots():
+    # The same author later in the conversation, one role, texts alike to the embedder: but
+    # one value is when they come and the other when they go.
+    out, back = "Guest: We arrive on the 3rd.", "Guest: We depart on the 6th."
+    assert rel(out, back, ctx(0.85)) == SlotRelation.DIFFERENT
+    assert rel(out, "Guest: We arrive on the 4th.", ctx(0.85)) == SlotRelation.UPDATE
+    # A cue moves a value, but never a start into an end.
+    start, end = "Guest: The lease runs until the 30th.", "Guest: Nope, make it from the 2nd."
+    assert rel(start, end, ctx(0.5, latest=(Kind.DATE,))) == SlotRelation.DIFFERENT
+    assert analyze("Nope, make it the 2nd.").cue
+
+
+def test_relative_dates_told_on_other_days_are_not_one_value():
+    old, new = "Sam: I saw the dentist yesterday.", "Sam: I saw the dentist last Friday."
+    other_day = Context(0.9, True, False, same_day=False)
+    assert rel(old, new, other_day) == SlotRelation.DIFFERENT
+    assert rel(
+        "Sam: I saw the dentist on 3 May.", "Sam: I saw the dentist on 5 May.", other_day
+    ) == (SlotRelation.CONFLICT)
+
+
+def test_a_denial_says_the_same_thing_and_names_are_not_what_is_said():
+    # Alike to the embedder, and one has a "not": still nothing denied.
+    greeting = "Ravi: Bye, Lucia! Can't wait to hear about it."
+    assert rel(greeting, "Ravi: Hey Lucia, good to see you!", ctx(0.9)) == SlotRelation.UNKNOWN
+    assert rel("The Falcon gate is not open.", "The Falcon gate is open.", ctx(0.9)) == (
+        SlotRelation.NEGATION
+    )
+    # Who speaks or is spoken to is no value of the slot.
+    thanks = relate(
+        analyze("Lucia: Thanks, Ravi!"), analyze("Ravi: Thanks for the tip, Lucia."), ctx(0.9)
+    )
+    assert thanks.relation == SlotRelation.UNKNOWN
+
+
 @pytest.mark.parametrize(
     ("question", "kinds", "now"),
     [

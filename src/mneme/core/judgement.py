@@ -338,6 +338,7 @@ def _slot_pair(
         latest_of_kind=latest,
         many_valued=many,
         same_claim_slot=one_slot,
+        same_day=new.when is None or nb.when is None or new.when.date() == nb.when.date(),
         other_subjects=a is not None
         and b is not None
         and a.subject != b.subject

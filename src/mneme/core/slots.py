@@ -29,12 +29,12 @@ points. The thresholds are set on the SGD dev split (``bench/sgd/decisions.py``;
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from mneme.core.language import STOPWORDS
 from mneme.core.statements import Statement
-from mneme.core.values import Kind
+from mneme.core.values import Kind, is_relative
 
 
 class SlotRelation(StrEnum):
@@ -77,6 +77,8 @@ class Context:
     same_claim_slot: bool = False
     #: The claim rules read two different subjects ("my cat" / "the staging server").
     other_subjects: bool = False
+    #: Both said on one day (or when is unknown): relative dates ("yesterday") compare.
+    same_day: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +100,9 @@ def relate(
     """What ``new`` does to ``old`` (see the module docstring)."""
     if new.asks or old.asks:
         return SlotJudgement(SlotRelation.DIFFERENT, "a question states nothing")
+    # Who talks and who is talked to ("Caroline: Thanks, Melanie!") is not what is said.
+    speakers = frozenset(s.casefold() for s in (new.speaker, old.speaker) if s)
+    new, old = _without(new, speakers), _without(old, speakers)
     if not new.values or not old.values:
         return SlotJudgement(SlotRelation.UNKNOWN, "no values to compare")
     if new.first_person and old.first_person and not ctx.same_author:
@@ -118,9 +123,20 @@ def relate(
         return SlotJudgement(
             SlotRelation.DIFFERENT, "more than one value differs: another subject or slot"
         )
-    change = changes[0]
+    return _one_change(new, old, changes[0], ctx, config)
+
+
+def _one_change(
+    new: Statement, old: Statement, change: _Change, ctx: Context, config: SlotConfig
+) -> SlotJudgement:
+    """One value differs: the same slot changed (or disputed), or another slot."""
     kind, old_value, new_value = change.kind, change.old, change.new
     said = f"'{old_value}' -> '{new_value}'"
+    deictic = is_relative(old_value) or is_relative(new_value)
+    if kind == Kind.DATE and not ctx.same_day and deictic:
+        # "yesterday" said on one day and "last Friday" on another are told from two days:
+        # not two values of one date.
+        return SlotJudgement(SlotRelation.DIFFERENT, f"dates told from other days ({said})")
     if old_value in old.subjects and new_value in new.subjects:
         return SlotJudgement(SlotRelation.DIFFERENT, f"another subject ({said})")
     if _extends(new_value, old_value):
@@ -132,8 +148,14 @@ def relate(
     cued = new_value in new.cued
     # A correction that says nothing but the new value ("change it to Big 4", "what about the
     # 14th?") points at the author's latest statement of that kind, however unlike it reads.
+    # A start and an end are two slots whatever the cue ("until March 9th" / "but make it
+    # from the 7th").
+    opposed = {change.role, change.old_role} == {"start", "end"}
     pointed = (
-        cued and kind in ctx.latest_of_kind and (ctx.similarity >= config.cue_latest or _thin(new))
+        cued
+        and not opposed
+        and kind in ctx.latest_of_kind
+        and (ctx.similarity >= config.cue_latest or _thin(new))
     )
     framed = change.same_role and (ctx.similarity >= config.same_frame or ctx.same_claim_slot)
     counts = (change.role or "").startswith("count:") and (change.old_role or "").startswith(
@@ -153,7 +175,13 @@ def relate(
         return SlotJudgement(
             SlotRelation.DIFFERENT, f"another {kind.value} beside the others: nothing replaced"
         )
-    if cued or (ctx.same_author and ctx.same_conversation):
+    own = ctx.same_author and ctx.same_conversation
+    if own and not cued and not (claimed or clauses_agree(new, old, change)):
+        # No cue, and each value said of something else in its own clause ("I want to fly
+        # this Saturday" / "I want to return next Monday"), however alike the texts: two
+        # slots of one plan, not a change.
+        return SlotJudgement(SlotRelation.DIFFERENT, f"another {kind.value} said of another thing")
+    if cued or own:
         why = "a change cue" if cued else "the same author later in the conversation"
         return SlotJudgement(
             SlotRelation.UPDATE, f"{kind.value} changed {said} ({why})", kind, old_value, new_value
@@ -183,6 +211,12 @@ def _same_values(
     if not about and ctx.similarity < config.same_subject:
         return SlotJudgement(SlotRelation.UNKNOWN, "only the subject in common")
     if new.negated != old.negated:
+        one_thing = bool(about) and _same_roles(new, old, about)
+        if not (one_thing or _negation_frames_agree(new, old)):
+            # "Can't wait to hear about it" does not deny "Missed you", however alike two
+            # short greetings read to the embedder: a denial says the same thing, of the same
+            # value in the same role, with a "not".
+            return SlotJudgement(SlotRelation.UNKNOWN, "a denial of something else")
         if new.cue and new.negated:
             return SlotJudgement(SlotRelation.UPDATE, "says it no longer holds")
         return SlotJudgement(SlotRelation.NEGATION, "one affirms what the other denies")
@@ -216,6 +250,53 @@ def frames_agree(new: Statement, old: Statement) -> bool:
     to shellfish" / "allergic to pollen")."""
     a, b = _content(new.frame), _content(old.frame)
     return not (a - b) or not (b - a)
+
+
+def clauses_agree(new: Statement, old: Statement, change: _Change) -> bool:
+    """Whether the changed values are said of one thing in their own clauses, one clause
+    perhaps saying less; requests and corrections ("try", "make it", "sorry") say nothing of
+    it."""
+    a = _clause_content(new, change.new) - _SAY_NOTHING
+    b = _clause_content(old, change.old) - _SAY_NOTHING
+    return not (a - b) or not (b - a)
+
+
+def _clause_content(statement: Statement, norm: str) -> frozenset[str]:
+    for v, clause in zip(statement.values, statement.clauses, strict=True):
+        if v.norm == norm:
+            return _content(clause)
+    return frozenset()
+
+
+def _negation_frames_agree(new: Statement, old: Statement) -> bool:
+    """One frame, once the words of denial and change are set aside ("the gate is not open"
+    / "the gate is open"); a frame with nothing in it says nothing to deny."""
+    a = _content(_NOT.sub(" ", new.frame)) - _SAY_NOTHING
+    b = _content(_NOT.sub(" ", old.frame)) - _SAY_NOTHING
+    return bool(a) and a == b
+
+
+_NOT = re.compile(r"\b(?:not|never|no\s+longer|any\s*more|cannot|no)\b|n't\b")
+
+
+def _without(statement: Statement, norms: frozenset[str]) -> Statement:
+    """The statement without these values (what stays is compared)."""
+    keep = [i for i, v in enumerate(statement.values) if v.norm not in norms]
+    if len(keep) == len(statement.values):
+        return statement
+    values = tuple(statement.values[i] for i in keep)
+    return replace(
+        statement,
+        values=values,
+        governors=tuple(statement.governors[i] for i in keep),
+        counted=tuple(statement.counted[i] for i in keep),
+        clauses=tuple(statement.clauses[i] for i in keep),
+        cued=statement.cued - norms,
+        subjects=statement.subjects - norms,
+        retired=tuple(r for r in statement.retired if r not in norms),
+        norms=frozenset(v.norm for v in values),
+        kind_set=frozenset(v.kind for v in values),
+    )
 
 
 _CONTENT = re.compile(r"[a-z]+")
@@ -258,12 +339,17 @@ def _content(frame: str) -> frozenset[str]:
     for w in _CONTENT.findall(frame):
         if w in STOPWORDS or w in _LIGHT or len(w) < 3:
             continue
-        for suffix in ("ing", "ed", "es", "s"):
-            if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-                w = w[: -len(suffix)]
-                break
-        out.add(w)
+        out.add(_stem(w))
     return frozenset(out)
+
+
+def _stem(word: str) -> str:
+    """Crude: "going" / "go", "leaving" / "leave", "returns" / "return"."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
 #: What a bare correction says besides its value: verbs of asking and changing.
@@ -285,6 +371,9 @@ _CORRECTION_WORDS = frozenset(
         "let",
     ]
 )
+
+
+_SAY_NOTHING = frozenset(_stem(w) for w in _CORRECTION_WORDS)
 
 
 def _thin(statement: Statement) -> bool:

@@ -52,7 +52,7 @@ _LINKERS = _words(
 MARKER_CUE = re.compile(
     r"\b(?:no\s+longer|any\s*more|instead|nowadays|these\s+days|actually|make\s+it(?!\s+to\b)|"
     r"rather|how\s+about|what\s+about|correction|corrected|changed\s+my\s+mind|now)\b|"
-    r"^\s*(?:no|sorry|wait|oops)\b",
+    r"^\s*(?:no|nope|nah|sorry|wait|oops)\b",
     re.IGNORECASE,
 )
 #: Verbs of change: they mark as changed only the values that follow them ("moved *to
@@ -129,6 +129,9 @@ class Statement:
     governors: tuple[str | None, ...]  # the preposition governing each value, or None
     counted: tuple[str | None, ...]  # for a number, the noun it counts ("3 *people*"), or None
     frame: str  # ``body`` with its values masked, case folded
+    #: For each value, the frame of its own clause ("I want to fly on *the 10th*. I'll be back
+    #: on the 12th." -> "i want to fly on the date"): what that value is said of.
+    clauses: tuple[str, ...]
     cue: bool
     cued: frozenset[str]  # normalized values the change cue applies to
     subjects: frozenset[str]  # normalized values in the subject (before the first verb)
@@ -184,6 +187,7 @@ def analyze(text: str) -> Statement:
         governors=tuple(_governor(body, v) for v in values),
         counted=tuple(_counted(body, v) for v in values),
         frame=masked(body, values).casefold(),
+        clauses=tuple(_clause_frame(body, values, v) for v in values),
         cue=cue,
         cued=cued,
         subjects=frozenset(v.norm for v in values if v.start < subject_end(body)),
@@ -194,6 +198,30 @@ def analyze(text: str) -> Statement:
         norms=frozenset(v.norm for v in values),
         kind_set=frozenset(v.kind for v in values),
     )
+
+
+#: Where a clause ends: a sentence mark, or a comma before a conjunction.
+_CLAUSE_MARK = re.compile(r"[.;!?]+(?=\s|$|[A-Z])|,\s+(?:and|but|so)\b|\s+but\b")
+
+
+def _clause_frame(body: str, values: tuple[Value, ...], value: Value) -> str:
+    """The masked, case-folded clause a value sits in (marks inside a value do not count)."""
+    inside = [(v.start, v.end) for v in values]
+    start, end = 0, len(body)
+    for m in _CLAUSE_MARK.finditer(body):
+        if any(a <= m.start() < b for a, b in inside):
+            continue
+        if m.end() <= value.start:
+            start = m.end()
+        elif m.start() >= value.end:
+            end = m.start()
+            break
+    own = tuple(
+        Value(v.kind, v.text, v.start - start, v.end - start, v.norm)
+        for v in values
+        if start <= v.start and v.end <= end
+    )
+    return masked(body[start:end], own).casefold()
 
 
 def _cued(body: str, values: tuple[Value, ...]) -> frozenset[str]:

@@ -75,7 +75,7 @@ _AMPM = r"(?:[ap]\.?\s?m\b\.?)"
 
 _TIME = re.compile(
     rf"\b(?:(?:morning|afternoon|evening|night)\s+)?(?:"
-    rf"\d{{1,2}}[:.]\d{{2}}\s*{_AMPM}?|"
+    rf"\d{{1,2}}[:.]\d{{2}}(?:\s*{_AMPM})?|"
     rf"{_HOUR}\s*{_AMPM}|"
     rf"(?:half|quarter)\s+(?:past|to)\s+{_HOUR}|"
     rf"{_HOUR}\s+o['\"’]?\s?clock|"
@@ -200,6 +200,15 @@ def normalize_value(text: str) -> str:
     if t.isdigit():
         t = str(int(t))  # "07" is 7
     return _ORDINAL_SUFFIX.sub(r"\1", t)
+
+
+_ABSOLUTE = re.compile(rf"\d{{4}}|\d/\d|\b{_MONTH}\b", re.IGNORECASE)
+
+
+def is_relative(norm: str) -> bool:
+    """Whether a date is told from when it is said ("yesterday", "last Friday", "the 4th",
+    "next week"), not on a calendar ("4 June", "2023-05-04")."""
+    return _ABSOLUTE.search(norm) is None
 
 
 @lru_cache(maxsize=32768)
