@@ -64,6 +64,69 @@ def test_a_malformed_time_names_the_value(mem, db_path, stored, when):
     assert _counts(db_path) == stored
 
 
+@pytest.mark.parametrize(
+    "when",
+    [
+        "0001-01-01T00:00:00Z",
+        "0099-12-31",
+        "9999-12-31T23:59:59Z",
+        dt.datetime.max,
+        dt.datetime(1, 1, 1, tzinfo=dt.UTC),
+    ],
+)
+def test_a_time_outside_the_kept_range_is_refused_on_every_argument(mem, db_path, stored, when):
+    for kw in ("occurred_at", "mentioned_at"):
+        with pytest.raises(InvalidInput, match=f"{kw}.*0100-01-01 to 8999-12-31"):
+            mem.retain("Carol plays chess.", bank="b1", agent="a1", **{kw: when})
+    with pytest.raises(InvalidInput, match="as_of"):
+        mem.recall("chess", bank="b1", agent="a1", as_of=when)
+    assert _counts(db_path) == stored
+    assert len(mem.list_memories(bank="b1")) == 1
+
+
+def test_far_dates_in_text_are_no_times_and_break_nothing(mem, db_path, stored):
+    for text in (
+        "The vault opens on 9999-12-31.",
+        "Sealed on 0001-01-01.",
+        "Due 31 December 9999.",
+    ):
+        r = mem.retain(text, bank="b1", agent="a1")
+        assert mem.get(r.memory_ids[0]).occurred_start.year == 2024  # when it was said
+    assert len(mem.list_memories(bank="b1")) == 4
+    assert mem.recall("what happens in 9999?", bank="b1", agent="a1")
+
+
+def test_a_store_holding_a_short_year_opens_lists_and_is_repaired(mem, db_path):
+    """A row written before times were padded ("1-01-01T..."): reads accept it, and schema 12
+    pads it in place."""
+    old = dt.datetime(999, 6, 1, tzinfo=dt.UTC)
+    uid = mem.retain("An old chronicle.", bank="b1", agent="a1", occurred_at=old).memory_ids[0]
+    mem.close()
+    db = sqlite3.connect(db_path)
+    db.execute(
+        "UPDATE units SET occurred_start = '999-06-01T00:00:00.000000Z' WHERE id = ?", (uid,)
+    )
+    db.execute("DROP TRIGGER sources_immutable")  # as an old mneme wrote it
+    db.execute("UPDATE sources SET occurred_at = '999-06-01T00:00:00.000000Z'")
+    db.execute("DELETE FROM schema_version WHERE version = 12")
+    db.commit()
+    db.close()
+    again = mneme.Memory.open(db_path, embedder=HashingEmbedder())
+    try:
+        assert again.get(uid).occurred_start == old
+        assert [u.id for u in again.list_memories(bank="b1")] == [uid]
+        db = sqlite3.connect(db_path)
+        stored_at = db.execute("SELECT occurred_start FROM units WHERE id = ?", (uid,)).fetchone()
+        guard = db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'sources_immutable'")
+        guarded = guard.fetchone()[0]
+        db.close()
+        assert stored_at == ("0999-06-01T00:00:00.000000Z",)
+        assert guarded == 1  # the append-only guard is back after the repair
+        assert again.audit_verify()["b1"].ok
+    finally:
+        again.close()
+
+
 @pytest.mark.parametrize("bank", ["", " b1", "b 1", "x" * 200, None, "../etc"])
 def test_a_malformed_bank_id_is_refused(mem, bank):
     with pytest.raises(InvalidInput, match="bank"):

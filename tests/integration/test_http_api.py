@@ -721,3 +721,21 @@ def test_recall_min_relevance_keeps_only_the_hits_at_or_above_it(
         refused = api.post("scout", "/v1/banks/team/recall", {**question, "min_relevance": bad})
         assert refused.status_code == 422, refused.text
         assert "min_relevance" in error_of(refused)["message"]
+
+
+@pytest.mark.parametrize(
+    "field", [{"occurred_at": "0001-01-01T00:00:00Z"}, {"mentioned_at": "9999-12-31T23:59:59Z"}]
+)
+def test_a_time_outside_the_kept_range_is_a_clear_400_and_the_bank_stays_readable(
+    api: Api, field: dict[str, str]
+) -> None:
+    assert api.post("scout", "/v1/banks/team/memories", {"text": "Dana owns a bike."}).is_success
+    response = api.post("scout", "/v1/banks/team/memories", {"text": "An old note.", **field})
+    assert response.status_code in (400, 422)
+    assert "0100-01-01 to 8999-12-31" in response.text
+    # Dates that far out in the text are no times: the write succeeds and the bank reads.
+    far = {"text": "The vault opens on 9999-12-31, and it was sealed on 0001-01-01."}
+    assert api.post("scout", "/v1/banks/team/memories", far).is_success
+    listed = api.get("scout", "/v1/banks/team/memories")
+    assert listed.status_code == 200
+    assert len(listed.json()["memories"]) == 2

@@ -38,6 +38,7 @@ def test_values_are_found_by_their_shape(text, expected):
 def test_values_compare_in_a_normal_form_and_mask_to_a_frame():
     assert normalize_value("two") == normalize_value("2") == "2"
     assert normalize_value("The 4th") == "4"
+    assert normalize_value("9am") == normalize_value("9 a.m.") == normalize_value("9 am")
     assert normalize_value("07") == "7"
     assert masked("For the Kepler bid, the deadline is 4 June.") == (
         "For the name bid, the deadline is a date."

@@ -488,6 +488,17 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Handler], ...] = (
 # ---------------------------------------------------------------------------------------------
 
 
+#: The times mneme keeps: a century of margin at each end of what Python's datetime holds,
+#: so arithmetic on a kept time (the end of its day, a window around it) never overflows.
+EARLIEST = dt.datetime(100, 1, 1, tzinfo=UTC)
+LATEST = dt.datetime(8999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
+
+
+def in_range(value: dt.datetime) -> bool:
+    """Whether a time is one mneme keeps (``EARLIEST`` to ``LATEST``)."""
+    return EARLIEST <= _aware(value) <= LATEST
+
+
 def _aware(anchor: dt.datetime) -> dt.datetime:
     if anchor.tzinfo is None:
         return anchor.replace(tzinfo=UTC)
@@ -534,7 +545,14 @@ def find_time_expressions(text: str, anchor: dt.datetime) -> list[TimeExpr]:
             lo, hi = m.span()
             if any(lo < t_hi and t_lo < hi for t_lo, t_hi in taken):
                 continue
-            resolved = handler(m, anchor)
+            try:
+                resolved = handler(m, anchor)
+            except (OverflowError, ValueError):
+                resolved = None
+                taken.append((lo, hi))  # "9999-12-31": no time, and no part of it is one
+            if resolved is not None and not (in_range(resolved[0]) and in_range(resolved[1])):
+                resolved = None
+                taken.append((lo, hi))
             if resolved is None or not resolved[0] < resolved[1]:
                 continue
             taken.append((lo, hi))
@@ -601,14 +619,25 @@ def parse_datetime(value: str | dt.datetime) -> dt.datetime:
         ValueError: the value is not an ISO-8601 date/datetime or a datetime.
     """
     if isinstance(value, dt.datetime):
-        return _aware(value)
+        try:
+            aware = _aware(value)
+        except OverflowError:
+            raise ValueError(f"outside the times mneme keeps, {_RANGE}") from None
+        if not in_range(aware):
+            raise ValueError(f"outside the times mneme keeps, {_RANGE}")
+        return aware
     if not isinstance(value, str):
         raise ValueError(f"not a datetime or an ISO-8601 string: {value!r}")
     text = value.strip()
     if not text or not text[:4].isdigit():
         raise ValueError(f"not an ISO-8601 date or datetime: {value!r}")
     try:
-        parsed = dt.datetime.fromisoformat(text)
-    except ValueError:
+        parsed = _aware(dt.datetime.fromisoformat(text))
+    except (ValueError, OverflowError):
         raise ValueError(f"not an ISO-8601 date or datetime: {value!r}") from None
-    return _aware(parsed)
+    if not in_range(parsed):
+        raise ValueError(f"outside the times mneme keeps, {_RANGE}")
+    return parsed
+
+
+_RANGE = f"{EARLIEST.year:04d}-01-01 to {LATEST.year:04d}-12-31"

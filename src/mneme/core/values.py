@@ -127,6 +127,7 @@ _NAME_NUMBER = re.compile(
     r"\s\d{1,4}(?=\s*(?:[.,;:!?)]|$)|\s+(?:is|are|was|were|has|have|had|will|would|can|and|or|"
     r"but|in|on|at|to|from|for|with|by|of|as|since|until|instead|now)\b)"
 )
+_MERIDIEM = re.compile(r"(\d)\s*([ap])\.?\s?m\b\.?")
 _ORDINAL_SUFFIX = re.compile(r"(\d)(?:st|nd|rd|th)\b")
 _SPACE = re.compile(r"\s+")
 _DETERMINER_END = re.compile(r"\b(?:the|a|an|this|that|my|our|your|his|her|their|its)\s+$", re.I)
@@ -199,6 +200,7 @@ def normalize_value(text: str) -> str:
     t = " ".join(_DIGITS.get(w, _ORDINAL_DIGITS.get(w, w)) for w in t.split())
     if t.isdigit():
         t = str(int(t))  # "07" is 7
+    t = _MERIDIEM.sub(r"\1 \2m", t)  # "9am", "9 a.m." and "9 am" are one time
     return _ORDINAL_SUFFIX.sub(r"\1", t)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -11,8 +12,6 @@ from typing import Any
 import numpy as np
 
 from mneme.core.model import ClaimRecord, ConflictRecord, Unit
-
-_FMT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
 def utc_now() -> dt.datetime:
@@ -32,7 +31,13 @@ def _ts(value: dt.datetime) -> str:
     # dozens of times, and strftime is the slow part.
     if value.tzinfo is None:
         value = value.replace(tzinfo=dt.UTC)
-    return value.astimezone(dt.UTC).strftime(_FMT)
+    v = value.astimezone(dt.UTC)
+    # Written field by field: strftime's %Y does not pad a year before 1000 ("1-01-01"),
+    # which would break both the fixed width and the read back.
+    return (
+        f"{v.year:04d}-{v.month:02d}-{v.day:02d}T{v.hour:02d}:{v.minute:02d}:{v.second:02d}"
+        f".{v.microsecond:06d}Z"
+    )
 
 
 def parse_ts(value: str | None) -> dt.datetime | None:
@@ -43,7 +48,20 @@ def parse_ts(value: str | None) -> dt.datetime | None:
     return _parse_ts(value)
 
 
-_parse_ts = lru_cache(maxsize=8192)(dt.datetime.fromisoformat)
+@lru_cache(maxsize=8192)
+def _parse_ts(value: str) -> dt.datetime:
+    try:
+        return dt.datetime.fromisoformat(value)
+    except ValueError:
+        # A row written before the year was padded ("1-01-01T00:00:00.000000Z"): read it.
+        m = _UNPADDED.match(value)
+        if m is None:
+            raise
+        return dt.datetime.fromisoformat(m.group(1).zfill(4) + m.group(2))
+
+
+#: A year of one to three digits at the start of a stored time (schema 12 repairs them).
+_UNPADDED = re.compile(r"^(\d{1,3})(-\d\d-\d\dT.*)$")
 
 
 #: One encoder for every JSON column: ``json.dumps`` with these options builds a new encoder

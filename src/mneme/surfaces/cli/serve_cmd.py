@@ -23,6 +23,7 @@ from mneme.errors import InvalidInput
 from mneme.memory import Memory
 from mneme.surfaces.cli import output
 from mneme.surfaces.cli.state import State, get_state, output_options
+from mneme.surfaces.http.limits import MAX_BODY_BYTES
 from mneme.surfaces.http.tokens import ALL_BANKS, ROLES, TokenStore, default_tokens_path
 
 DEFAULT_PORT = 8765
@@ -111,6 +112,14 @@ def _get_once(app: Any, path: str, token: str | None) -> int:
 )
 @click.option("--token", metavar="SECRET", help="Bearer token for --get.")
 @click.option(
+    "--max-body",
+    type=click.IntRange(min=1),
+    default=MAX_BODY_BYTES,
+    show_default=True,
+    metavar="BYTES",
+    help="Largest request body accepted (413 above it).",
+)
+@click.option(
     "--log-level",
     type=click.Choice(["critical", "error", "warning", "info", "debug"]),
     default="info",
@@ -126,6 +135,7 @@ def serve(
     mcp_auth: bool | None,
     get_path: str | None,
     token: str | None,
+    max_body: int,
     log_level: str,
 ) -> int:
     """Serve the HTTP API, the review page at / and MCP at /mcp.
@@ -141,7 +151,13 @@ def serve(
     mcp_app = _mcp_app(memory, host) if mcp else None
     if mcp_auth is None:
         mcp_auth = host not in _LOOPBACK
-    app = create_app(memory, tokens, mcp_app=mcp_app, mcp_token_role="admin" if mcp_auth else None)
+    app = create_app(
+        memory,
+        tokens,
+        mcp_app=mcp_app,
+        mcp_token_role="admin" if mcp_auth else None,
+        max_body_bytes=max_body,
+    )
     if get_path is not None:
         if not get_path.startswith("/"):
             raise click.UsageError("--get takes a path starting with /, e.g. --get /healthz")

@@ -21,6 +21,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mneme.memory import Memory
 from mneme.surfaces.http import admin, agents, conflicts, memories, problems, review
+from mneme.surfaces.http.limits import MAX_BODY_BYTES, Limits
 from mneme.surfaces.http.tokens import TokenStore
 from mneme.surfaces.web import static_dir
 
@@ -74,12 +75,15 @@ def create_app(
     mcp_path: str = "/mcp",
     mcp_token_role: str | None = None,
     title: str = "mneme",
+    max_body_bytes: int = MAX_BODY_BYTES,
 ) -> FastAPI:
     """The ASGI app over one ``Memory``; ``mcp_app`` routes its own path (``mcp_path``).
 
     MCP tools take their bank and agent as arguments, so the API's roles do not apply to them:
     with ``mcp_token_role`` set, ``/mcp`` needs a bearer token of that role (``mneme serve``
-    asks for an admin token whenever it binds beyond loopback).
+    asks for an admin token whenever it binds beyond loopback). Every request body is capped
+    at ``max_body_bytes``, and ``/v1`` refuses an unknown caller before reading one
+    (``limits``).
     """
     mcp_lifespan = _lifespan_of(mcp_app) if mcp_app is not None else None
 
@@ -115,6 +119,9 @@ def create_app(
         # A Route, not a Mount: the MCP app answers at its own full path (no /mcp/ redirect).
         guarded = mcp_app if mcp_token_role is None else _guard(mcp_app, tokens, mcp_token_role)
         app.router.routes.append(Route(mcp_path, endpoint=guarded, methods=None))
+
+    # Added before the headers middleware: its refusals get the same headers as any answer.
+    app.add_middleware(Limits, tokens=tokens, max_body_bytes=max_body_bytes)
 
     @app.middleware("http")
     async def headers(
