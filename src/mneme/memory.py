@@ -379,11 +379,17 @@ class Memory:
 
     def _viewer(self, object_id: str, bank: str | None, agent: str | None, scope: str) -> Viewer:
         validate.ident(object_id, "id")
-        found = self.store.locate(object_id)
-        if found is None or (bank is not None and found != bank):
-            raise NotFound(
-                f"no memory or source {object_id!r}" + (f" in bank {bank!r}" if bank else "")
-            )
+        if bank is not None:
+            # The bank named is where to look: whether the id exists elsewhere is not told.
+            found: str | None = validate.ident(bank, "bank")
+        else:
+            found = self.store.locate(object_id)
+            if found is not None and len(self.store.source_banks(object_id)) > 1:
+                raise InvalidInput(
+                    f"source id {object_id!r} is used in more than one bank; name the bank"
+                )
+        if found is None:
+            raise NotFound(f"no memory or source {object_id!r}")
         if agent is None:
             return Viewer(found, "owner", Scope.OWNER)
         return Viewer(found, validate.ident(agent, "agent"), validate.scope(scope))
@@ -792,7 +798,13 @@ class Memory:
         return verify_audit(self.store, bank)
 
     def purge(
-        self, object_id: str, *, actor: str, reason: str, dry_run: bool = False
+        self,
+        object_id: str,
+        *,
+        actor: str,
+        reason: str,
+        dry_run: bool = False,
+        bank: str | None = None,
     ) -> PurgeReport:
         """Erase a memory or source irreversibly, as the law may require. Audited.
 
@@ -800,7 +812,9 @@ class Memory:
         (their raw text holds the same content) and every unit that rests only on them;
         past audit records keep their digests but lose their content.
         """
-        return purge_object(self.store, object_id, actor=actor, reason=reason, dry_run=dry_run)
+        return purge_object(
+            self.store, object_id, actor=actor, reason=reason, dry_run=dry_run, bank=bank
+        )
 
     def health(self) -> dict[str, Any]:
         """Schema, sizes, pending work, open conflicts and reconsolidation rates."""

@@ -178,6 +178,31 @@ def test_a_source_id_reused_with_other_text_is_a_conflict(mem, db_path):
     assert _counts(db_path) == before
 
 
+def test_source_ids_are_per_bank_and_a_hidden_one_is_refused_like_any_other(mem, db_path):
+    mem.retain("Gus likes jazz.", bank="b1", agent="a1", source_id="ev-7")
+    # Another bank's ids are no business of this one: the same id is free there.
+    mem.retain("Ida likes chess.", bank="b2", agent="a1", source_id="ev-7")
+    assert mem.source("ev-7", bank="b1").text == "Gus likes jazz."
+    assert mem.source("ev-7", bank="b2").text == "Ida likes chess."
+    with pytest.raises(InvalidInput, match="more than one bank; name the bank"):
+        mem.source("ev-7")
+    with pytest.raises(InvalidInput, match="name the bank"):
+        mem.purge("ev-7", actor="dpo", reason="art. 17", dry_run=True)
+    assert mem.purge("ev-7", actor="dpo", reason="art. 17", dry_run=True, bank="b2").bank_id == "b2"
+    # Inside a bank, another agent's private id is refused in the very words a visible one
+    # holding other text is: nothing says it is private, or whose.
+    mem.retain("Hal's pin is 4412.", bank="b1", agent="a2", source_id="ev-8", visibility="private")
+    with pytest.raises(Conflict) as hidden:
+        mem.retain("Gus likes opera.", bank="b1", agent="a1", source_id="ev-8")
+    with pytest.raises(Conflict) as visible:
+        mem.retain("Gus likes opera.", bank="b1", agent="a1", source_id="ev-7")
+    assert str(hidden.value).replace("ev-8", "ID") == str(visible.value).replace("ev-7", "ID")
+    assert "a2" not in str(hidden.value)
+    assert "private" not in str(hidden.value)
+    with pytest.raises(NotFound):
+        mem.source("ev-8", bank="b1", agent="a1")
+
+
 @pytest.mark.parametrize(
     "kwargs",
     [

@@ -542,14 +542,14 @@ def test_a_failed_batch_names_itself_and_keeps_the_batches_before_it(
     run: Run, tmp_path: Path
 ) -> None:
     first = _jsonl(tmp_path / "first.jsonl", [{"text": "Wren sings.", "source_id": "w-3"}])
-    assert run("import", str(first), "--bank", "other", "--agent", "a").exit_code == 0
+    assert run("import", str(first), "--bank", "b", "--agent", "a").exit_code == 0
     rows = [{"text": f"Wren {i} sings at dawn.", "source_id": f"w-{i}"} for i in range(1, 7)]
     path = _jsonl(tmp_path / "clash.jsonl", rows)
     result = run("import", str(path), "--bank", "b", "--agent", "a", "--batch", "2", "--json")
     assert result.exit_code != 0
     error = as_json(result)["error"]
     assert (error["at"], error["imported"]) == ("line 3", 2)
-    assert "already used in another bank" in error["message"]
+    assert "already used in bank b for other content" in error["message"]
     assert [run("show", f"w-{i}", "--json").exit_code for i in (1, 2, 4, 5)] == [0, 0, 3, 3]
 
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import sqlite3
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import mneme
 from mneme.core.model import EdgeType, Network, RetainStatus, UnitType, Verdict, Viewer
+from mneme.errors import InvalidInput
 from mneme.store.protocol import Filters
 
 T0 = dt.datetime(2024, 3, 5, 10, 0, tzinfo=dt.UTC)
@@ -205,7 +207,14 @@ def test_retain_many_is_one_batch_with_one_result_per_item(mem):
         max_size=300,
     ).filter(lambda s: s.strip())
 )
+@example("0:")
+@example("Dana: ")
 def test_whatever_is_retained_can_be_read_back_exactly(mem, text):
+    if re.fullmatch(r"\s*[^:\n]{1,60}:\s*", text):
+        # Only a label or a speaker ("0:", "Dana: "): a clear refusal, nothing written.
+        with pytest.raises(InvalidInput, match="only a speaker or a label"):
+            mem.retain(text, bank="fuzz", agent="a1")
+        return
     r = mem.retain(text, bank="fuzz", agent="a1")
     assert mem.source(r.source_id).text == text
     for uid in r.memory_ids:

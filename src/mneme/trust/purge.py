@@ -19,10 +19,18 @@ class PurgeReport:
     dry_run: bool
 
 
-def plan(store: Store, object_id: str) -> PurgeReport:
-    """The units and sources a purge of one object erases."""
+def plan(store: Store, object_id: str, bank: str | None = None) -> PurgeReport:
+    """The units and sources a purge of one object erases (in ``bank``, or wherever the id
+    is when it is in one bank only: source ids are unique per bank)."""
     validate.ident(object_id, "id")
-    bank = store.locate(object_id)
+    if bank is not None:
+        bank = validate.ident(bank, "bank")
+    else:
+        bank = store.locate(object_id)
+        if bank is not None and len(store.source_banks(object_id)) > 1:
+            raise InvalidInput(
+                f"source id {object_id!r} is used in more than one bank; name the bank"
+            )
     if bank is None:
         raise NotFound(f"no memory or source {object_id!r}")
     owner = Viewer(bank, "owner", Scope.OWNER)
@@ -45,12 +53,18 @@ def plan(store: Store, object_id: str) -> PurgeReport:
 
 
 def purge(
-    store: Store, object_id: str, *, actor: str, reason: str, dry_run: bool = False
+    store: Store,
+    object_id: str,
+    *,
+    actor: str,
+    reason: str,
+    dry_run: bool = False,
+    bank: str | None = None,
 ) -> PurgeReport:
     actor = validate.ident(actor, "actor")
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidInput("a purge needs its legal ground as the reason")
-    report = plan(store, object_id)
+    report = plan(store, object_id, bank)
     if dry_run:
         return report
     with store.transaction():

@@ -49,6 +49,12 @@ from mneme.write.atoms import AtomWriter, Outcome
 from mneme.write.decide import Judge
 from mneme.write.plan import Plan, Planner
 
+#: One refusal for a source id already used in the bank, whoever used it.
+_SOURCE_ID_TAKEN = (
+    "source id {id!r} is already used in bank {bank} for other content; sources are "
+    "immutable: use a new source id (and supersedes=) to correct one"
+)
+
 
 class Retainer:
     def __init__(
@@ -234,8 +240,11 @@ class Retainer:
         existing = store.get_source(Viewer(src.bank_id, src.agent_id, Scope.COLLECTIVE), src.id)
         if existing is not None:
             return self._replay(plan, existing)
-        if store.locate(src.id) is not None:
-            raise Conflict(f"source id {src.id!r} is already used in another bank")
+        # Source ids are unique in a bank; another bank's ids are not this bank's business. An
+        # id this agent cannot see (another agent's private source) gets the same refusal as
+        # one it can see holding other text: nothing of the hidden source is told.
+        if store.get_source(Viewer(src.bank_id, "owner", Scope.OWNER), src.id) is not None:
+            raise Conflict(_SOURCE_ID_TAKEN.format(id=src.id, bank=src.bank_id))
         store.put_source(src)
         out = Outcome()
         targets = self.corrected(plan)
@@ -376,10 +385,7 @@ class Retainer:
         """The same source id again: idempotent when the content matches, an error if not."""
         src = plan.source
         if existing.content_hash != src.content_hash:
-            raise Conflict(
-                f"source id {src.id!r} already holds different text in bank {src.bank_id}; "
-                "sources are immutable: use a new source id (and supersedes=) to correct it"
-            )
+            raise Conflict(_SOURCE_ID_TAKEN.format(id=src.id, bank=src.bank_id))
         viewer = Viewer(src.bank_id, src.agent_id, Scope.COLLECTIVE)
         ids = tuple(u.id for u in self.store.units_of_source(viewer, src.id))
         return RetainResult(

@@ -311,6 +311,13 @@ class PostgresStore(
                 return str(rows[0][0])
         return None
 
+    def source_banks(self, source_id: str) -> list[str]:
+        rows = self.db.query(
+            "SELECT DISTINCT bank_id FROM sources WHERE id = %s ORDER BY bank_id LIMIT 2",
+            (source_id,),
+        )
+        return [str(r[0]) for r in rows]
+
     # -- units --------------------------------------------------------------------------
 
     def put_unit(self, unit: Unit, vector: Vector | None) -> None:

@@ -274,6 +274,13 @@ class SQLiteStore(
         )
         return str(rows[0][0]) if rows else None
 
+    def source_banks(self, source_id: str) -> list[str]:
+        rows = self.db.query(
+            "SELECT DISTINCT bank_id FROM sources WHERE id = ? ORDER BY bank_id LIMIT 2",
+            (source_id,),
+        )
+        return [str(r[0]) for r in rows]
+
     def put_unit(self, unit: Unit, vector: Vector | None) -> None:
         owner = unit.agent_id if unit.visibility == Visibility.PRIVATE else ""
         cur = self._w(

@@ -287,8 +287,11 @@ def invalidate(memory_id: str, valid_until: str, actor: str, reason: str) -> Non
 @click.option("--reason", required=True, help="The legal ground (kept in the audit record).")
 @click.option("--dry-run", is_flag=True, help="Show what would be erased; change nothing.")
 @click.option("--yes", is_flag=True, help="Do not ask (required when stdin is not a TTY).")
+@click.option("--bank", "-b", default=None, help="The bank (needed for a source id in several).")
 @output_options
-def purge(object_id: str, actor: str, reason: str, dry_run: bool, yes: bool) -> None:
+def purge(
+    object_id: str, actor: str, reason: str, dry_run: bool, yes: bool, bank: str | None
+) -> None:
     """Erase a memory or source irreversibly (legal erasure). The only deletion mneme does.
 
     Everything derived only from it goes too; the audit log keeps a record of the purge
@@ -296,7 +299,7 @@ def purge(object_id: str, actor: str, reason: str, dry_run: bool, yes: bool) -> 
     """
     state = get_state()
     mem = state.open()
-    plan = mem.purge(object_id, actor=actor, reason=reason, dry_run=True)
+    plan = mem.purge(object_id, actor=actor, reason=reason, dry_run=True, bank=bank)
     if dry_run:
         state.emit(
             {"dry_run": True, "plan": plan},
@@ -314,7 +317,7 @@ def purge(object_id: str, actor: str, reason: str, dry_run: bool, yes: bool) -> 
             abort=True,
             err=True,
         )
-    done = mem.purge(object_id, actor=actor, reason=reason)
+    done = mem.purge(object_id, actor=actor, reason=reason, bank=bank)
     state.emit(
         {"purged": done},
         lambda: [
