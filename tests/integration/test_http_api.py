@@ -459,6 +459,23 @@ def test_an_agent_answers_the_question_about_its_own_write(
     assert mem.get(seeded["paris"]).status.value == "superseded"
 
 
+def test_an_agent_cannot_settle_its_private_memory_over_a_shared_one(
+    api: Api, mem: mneme.Memory
+) -> None:
+    shared = mem.retain("Our standup is at 09:15.", bank="team", agent="scout").memory_ids[0]
+    private = mem.retain(
+        "According to my calendar, the standup is at 09:45.",
+        bank="team",
+        agent="critic",
+        visibility="private",
+    ).memory_ids[0]
+    body = {"from_id": private, "to_id": shared, "decision": "confirm"}
+    refused = api.post("critic", "/v1/banks/team/contradictions/resolve", body)
+    assert refused.status_code == 409
+    assert "cannot retire a shared one" in refused.json()["error"]["message"]
+    assert mem.get(shared).status.value != "superseded"
+
+
 # -- admins -------------------------------------------------------------------------------
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import mneme
 from mneme.core.model import Scope, Viewer
-from mneme.errors import NotFound
+from mneme.errors import Conflict, NotFound
 from mneme.store.protocol import Filters
 
 T0 = dt.datetime(2024, 3, 5, 10, 0, tzinfo=dt.UTC)
@@ -179,3 +179,25 @@ def test_a_private_correction_never_retires_what_others_see(mem):
     assert mem.get(shared).status != mneme.UnitStatus.SUPERSEDED
     hits = mem.recall("Where do I live?", bank="p", agent="a1", scope="collective")
     assert any(h.id == shared and not h.superseded for h in hits)
+
+
+def test_settling_a_contradiction_never_lets_a_private_memory_retire_a_shared_one(mem):
+    shared = mem.retain("Our standup is at 09:15.", bank="p", agent="a1").memory_ids[0]
+    r = mem.retain(
+        "According to my calendar, the standup is at 09:45.",
+        bank="p",
+        agent="a2",
+        visibility="private",
+    )
+    private = r.memory_ids[0]
+    # One standup, two sources disagreeing: a question, which a2 then tries to settle.
+    assert mem.store.list_conflicts("p", status="open", unit_id=private)
+    with pytest.raises(Conflict, match="cannot retire a shared one"):
+        mem.resolve_contradiction(private, shared, "confirm", actor="a2")
+    assert mem.get(shared).status != mneme.UnitStatus.SUPERSEDED
+    assert mem.get(shared).superseded_by is None
+    assert mem.store.list_conflicts("p", status="open", unit_id=private)  # still open
+    kinds_before = [e.kind for e in mem.history(shared)]
+    with pytest.raises(Conflict):
+        mem.resolve_contradiction(private, shared, "confirm", actor="a2")
+    assert [e.kind for e in mem.history(shared)] == kinds_before  # nothing was written

@@ -25,6 +25,8 @@ from mneme.core.model import (
     UnitStatus,
     Viewer,
 )
+from mneme.core.policy import REFUSAL as RETIRE_REFUSAL
+from mneme.core.policy import may_retire
 from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.ids import new_id
 from mneme.store.protocol import ClaimChanges, ConflictChanges, Store, UnitChanges
@@ -175,6 +177,12 @@ class Conflicts:
         units = self.store.get_units(
             Viewer(bank, "owner", Scope.OWNER), [record.a_unit, record.b_unit]
         )
+        if how == Resolution.SUPERSEDE and not may_retire(units[winner], units[loser]):
+            # Refused before anything is written: settlement is no way around the write path.
+            raise Conflict(
+                f"{winner} cannot supersede {loser}: {RETIRE_REFUSAL}; share it first, or "
+                "settle the conflict another way"
+            )
         self.store.put_review_event(
             ReviewEvent(
                 id=new_id("rev_"),
@@ -277,6 +285,8 @@ def retire(
     open conflict between the two is settled by the supersession (``settle_conflicts``; a
     person resolving that very conflict settles it themselves).
     """
+    if not may_retire(winner, loser):
+        raise Conflict(f"{winner.id} cannot supersede {loser.id}: {RETIRE_REFUSAL}")
     bank = winner.bank_id
     until = winner.valid_from or now
     if loser.valid_from is not None and until < loser.valid_from:

@@ -38,6 +38,8 @@ from mneme.core.model import (
     Verdict,
     Visibility,
 )
+from mneme.core.policy import REFUSAL as RETIRE_REFUSAL
+from mneme.core.policy import may_retire
 from mneme.embed.protocol import Embedder
 from mneme.ids import new_id
 from mneme.store.protocol import ClaimChanges, Store
@@ -291,8 +293,7 @@ class AtomWriter:
                 supported = self._support(plan, unit, target)
             out.decisions.append(Decision(Verdict.ADD, text, unit.id, supported, j.reason))
             return
-        crosses = unit.visibility == Visibility.PRIVATE and target.visibility != Visibility.PRIVATE
-        if crosses and j.verdict in (Verdict.SUPERSEDE, Verdict.UPDATE):
+        if j.verdict in (Verdict.SUPERSEDE, Verdict.UPDATE) and not may_retire(unit, target):
             # A private memory may not retire what everyone else sees: both stand.
             out.decisions.append(
                 Decision(
@@ -300,7 +301,7 @@ class AtomWriter:
                     text,
                     unit.id,
                     target.id,
-                    f"{j.reason}; not applied: a private memory cannot retire a shared one",
+                    f"{j.reason}; not applied: {RETIRE_REFUSAL}",
                 )
             )
             return

@@ -37,6 +37,8 @@ from mneme.core.model import (
     Viewer,
     Visibility,
 )
+from mneme.core.policy import REFUSAL as RETIRE_REFUSAL
+from mneme.core.policy import may_retire
 from mneme.embed.protocol import Embedder
 from mneme.errors import Conflict, NotFound
 from mneme.ids import new_id
@@ -331,18 +333,12 @@ class Retainer:
                 UnitStatus.REJECTED,
             ):
                 continue
-            private = (
-                successor.visibility == Visibility.PRIVATE and old.visibility != Visibility.PRIVATE
-            )
+            private = not may_retire(successor, old)
             immutable = not private and bool(
                 old.metadata.get("immutable") and self.atoms.charter().protect_immutable
             )
             if private or immutable:
-                why = (
-                    "a private memory cannot retire a shared one"
-                    if private
-                    else "the memory is marked immutable"
-                )
+                why = RETIRE_REFUSAL if private else "the memory is marked immutable"
                 held = f"not applied: {why}"
                 decisions.append(Decision(Verdict.SUPERSEDE, old.text, successor.id, old.id, held))
             if immutable:
