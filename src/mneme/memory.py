@@ -122,6 +122,10 @@ def copy_between(
         source.close()
 
 
+#: The longest a caller may wait for a buffered write (``retain(..., wait=)``).
+MAX_WAIT_SECONDS = 3600
+
+
 class Memory:
     """Long-term memory for agents: retain, recall, and the trust and review mechanics."""
 
@@ -286,8 +290,14 @@ class Memory:
             "metadata": metadata,
         }
         if wait is not None:
-            if isinstance(wait, bool) or not isinstance(wait, int | float) or wait < 0:
-                raise InvalidInput(f"wait must be a number of seconds >= 0, not {wait!r}")
+            if (
+                isinstance(wait, bool)
+                or not isinstance(wait, int | float)
+                or not 0 <= wait <= MAX_WAIT_SECONDS
+            ):
+                raise InvalidInput(
+                    f"wait must be a number of seconds from 0 to {MAX_WAIT_SECONDS}, not {wait!r}"
+                )
             return self._buffer.submit(args, float(wait))
         text_arg = args.pop("text")
         return self._retainer.run([self._retainer.plan(text_arg, **args)])[0]
@@ -795,6 +805,10 @@ class Memory:
 
     def audit_verify(self, bank: str | None = None) -> dict[str, ChainReport]:
         """Check every bank's audit hash chain (edits, deletions, reordering, truncation)."""
+        if bank is not None:
+            validate.ident(bank, "bank")
+            if self.store.get_bank(bank) is None:
+                raise NotFound(f"no bank {bank!r}")
         return verify_audit(self.store, bank)
 
     def purge(

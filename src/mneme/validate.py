@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,6 +32,9 @@ def text(value: Any, *, what: str = "text", max_chars: int) -> str:
         raise InvalidInput(f"{what} is not valid UTF-8 (a lone surrogate at {exc.start})") from exc
     if not value.strip():
         raise InvalidInput(f"{what} is empty")
+    if not any(unicodedata.category(c)[0] not in "ZC" for c in value):
+        # Zero-width spaces, joiners, direction marks: nothing anyone could read.
+        raise InvalidInput(f"{what} has no visible characters")
     if len(value) > max_chars:
         raise InvalidInput(
             f"{what} is {len(value):,} characters, over the limit of {max_chars:,}; split it "
@@ -91,11 +96,36 @@ def fraction(value: Any, what: str) -> float | None:
 
 
 def metadata(value: Any) -> Mapping[str, Any]:
+    """A JSON object every backend stores alike: no NaN or infinity, no NUL, not too deep."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):
         raise InvalidInput(f"metadata must be a mapping, not {type(value).__name__}")
+    _json_depth(value, 1)
+    try:
+        encoded = json.dumps(value, allow_nan=False, default=str)
+    except ValueError as exc:
+        raise InvalidInput(f"metadata must be plain JSON (no NaN or infinity): {exc}") from exc
+    if "\\u0000" in encoded:
+        raise InvalidInput("metadata contains a NUL character")
     return dict(value)
+
+
+#: How deep metadata may nest (PostgreSQL's jsonb and every reader stay well clear of limits).
+MAX_METADATA_DEPTH = 32
+
+
+def _json_depth(value: Any, depth: int) -> None:
+    if depth > MAX_METADATA_DEPTH:
+        raise InvalidInput(f"metadata nests deeper than {MAX_METADATA_DEPTH} levels")
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise InvalidInput(f"metadata keys must be strings, not {type(k).__name__}")
+            _json_depth(v, depth + 1)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            _json_depth(v, depth + 1)
 
 
 def positive_int(value: Any, what: str, *, high: int) -> int:

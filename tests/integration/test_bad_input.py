@@ -127,6 +127,48 @@ def test_a_store_holding_a_short_year_opens_lists_and_is_repaired(mem, db_path):
         again.close()
 
 
+@pytest.mark.parametrize(
+    ("metadata", "message"),
+    [
+        ({"k": "a\x00b"}, "NUL"),
+        ({"k": float("nan")}, "NaN or infinity"),
+        ({"k": [float("inf")]}, "NaN or infinity"),
+        ({1: "x"}, "keys must be strings"),
+    ],
+)
+def test_metadata_every_backend_cannot_store_alike_is_refused(
+    mem, db_path, stored, metadata, message
+):
+    with pytest.raises(InvalidInput, match=message):
+        mem.retain("Carol plays chess.", bank="b1", agent="a1", metadata=metadata)
+    deep: dict[str, object] = {}
+    level = deep
+    for _ in range(200):
+        level["x"] = {}
+        level = level["x"]  # type: ignore[assignment]
+    with pytest.raises(InvalidInput, match="nests deeper"):
+        mem.retain("Carol plays chess.", bank="b1", agent="a1", metadata=deep)
+    assert _counts(db_path) == stored
+
+
+def test_text_with_nothing_visible_is_refused_and_a_wait_must_be_finite(mem, db_path, stored):
+    for invisible in ("\u200b\u200b", "\u200e\u2060", "\ufeff"):
+        with pytest.raises(InvalidInput, match="no visible characters"):
+            mem.retain(invisible, bank="b1", agent="a1")
+    for wait in (float("inf"), float("nan"), -1, 10**9):
+        with pytest.raises(InvalidInput, match="wait must be"):
+            mem.retain("Carol plays chess.", bank="b1", agent="a1", wait=wait)
+    assert _counts(db_path) == stored
+
+
+def test_audit_verify_of_a_bad_or_unknown_bank_is_an_error(mem, stored):
+    with pytest.raises(InvalidInput, match="bank"):
+        mem.audit_verify("../x")
+    with pytest.raises(NotFound, match="no bank 'nope'"):
+        mem.audit_verify("nope")
+    assert mem.audit_verify("b1")["b1"].ok
+
+
 @pytest.mark.parametrize("bank", ["", " b1", "b 1", "x" * 200, None, "../etc"])
 def test_a_malformed_bank_id_is_refused(mem, bank):
     with pytest.raises(InvalidInput, match="bank"):

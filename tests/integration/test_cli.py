@@ -408,6 +408,9 @@ def test_audit_verify_exits_1_and_names_the_broken_record(run: Run, db: str) -> 
     text = run("audit", "verify")
     assert text.exit_code == 1
     assert f"record {seq}" in text.stderr
+    # A bank that cannot exist, or does not, is an error, never a clean bill of health.
+    assert run("audit", "verify", "--bank", "../x").exit_code == 2
+    assert run("audit", "verify", "--bank", "nope").exit_code not in (0, 1)
 
 
 def test_db_commands_report_the_schema_version(run: Run) -> None:

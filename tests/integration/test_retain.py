@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import sqlite3
+import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -208,8 +209,14 @@ def test_retain_many_is_one_batch_with_one_result_per_item(mem):
     ).filter(lambda s: s.strip())
 )
 @example("0:")
+@example("\u200b\u2060")
 @example("Dana: ")
 def test_whatever_is_retained_can_be_read_back_exactly(mem, text):
+    if not any(unicodedata.category(c)[0] not in "ZC" for c in text):
+        # Nothing anyone could read (zero-width and format characters): a clear refusal.
+        with pytest.raises(InvalidInput, match="no visible characters"):
+            mem.retain(text, bank="fuzz", agent="a1")
+        return
     if re.fullmatch(r"\s*[^:\n]{1,60}:\s*", text):
         # Only a label or a speaker ("0:", "Dana: "): a clear refusal, nothing written.
         with pytest.raises(InvalidInput, match="only a speaker or a label"):

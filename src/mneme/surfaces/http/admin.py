@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from mneme.surfaces.http.auth import BANK_PATTERN, Admin, BankAdmin, Caller
+from mneme.surfaces.http.auth import BANK_PATTERN, Admin, BankAdmin, Caller, require_bank
 from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES
 
@@ -77,6 +77,8 @@ def audit_verify(
 ) -> JSONResponse:
     if bank is None and who.bank != "*":
         bank = who.bank
+    if bank is not None:
+        require_bank(who, bank)  # before the store says whether such a bank exists
     reports = {b: r for b, r in mem.audit_verify(bank).items() if who.may_use_bank(b)}
     return answer({"ok": all(r.ok for r in reports.values()), "banks": reports})
 
