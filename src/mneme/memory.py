@@ -302,13 +302,21 @@ class Memory:
         text_arg = args.pop("text")
         return self._retainer.run([self._retainer.plan(text_arg, **args)])[0]
 
-    def get_add_status(self, pending_id: str) -> AddStatus:
+    def get_add_status(
+        self, pending_id: str, *, bank: str | None = None, agent: str | None = None
+    ) -> AddStatus:
         """Where an accepted write stands: pending, processing, done (with result) or failed.
+        ``bank`` (and ``agent``) scope the lookup: a write into another bank, or another
+        agent's private write, is not found.
 
         Raises:
-            NotFound: no accepted write has this id.
+            NotFound: no accepted write has this id (that the caller may see).
         """
-        return self._buffer.status(validate.ident(pending_id, "pending_id"))
+        return self._buffer.status(
+            validate.ident(pending_id, "pending_id"),
+            validate.optional_ident(bank, "bank"),
+            validate.optional_ident(agent, "agent"),
+        )
 
     def retain_many(self, items: Iterable[Mapping[str, Any]]) -> list[RetainResult]:
         """Retain many inputs with one embedding batch and one transaction (bulk import).

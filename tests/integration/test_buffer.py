@@ -171,3 +171,23 @@ def test_a_supersedes_naming_nothing_is_refused_before_it_is_accepted(mem):
         "Finn repairs scooters now.", bank="b1", agent="a1", supersedes=[kept.source_id], wait=30
     )
     assert r.status == mneme.RetainStatus.OK
+
+
+def test_an_accepted_write_is_seen_only_from_its_bank_and_a_private_one_by_its_author(
+    mem: mneme.Memory,
+) -> None:
+    r = mem.retain(
+        "Ivo's locker code is 5521.", bank="b1", agent="a2", visibility="private", wait=0
+    )
+    pending = r.pending_id
+    assert pending is not None
+    assert mem.get_add_status(pending, bank="b1", agent="a2").pending_id == pending
+    assert mem.get_add_status(pending).pending_id == pending  # the store's owner
+    absent = "no accepted write 'pend_nope'"
+    with pytest.raises(NotFound) as missing:
+        mem.get_add_status("pend_nope", bank="b1", agent="a1")
+    assert str(missing.value).startswith(absent)
+    for bank, agent in (("b2", None), ("b1", "a1")):
+        with pytest.raises(NotFound) as hidden:
+            mem.get_add_status(pending, bank=bank, agent=agent)
+        assert str(hidden.value) == str(missing.value).replace("pend_nope", pending)

@@ -85,9 +85,20 @@ class IngestBuffer:
             status=RetainStatus.ACCEPTED, source_id=plan.source.id, pending_id=item_id
         )
 
-    def status(self, item_id: str) -> AddStatus:
+    def status(self, item_id: str, bank: str | None = None, agent: str | None = None) -> AddStatus:
+        """Where an accepted write stands. With ``bank``, only a write into that bank; with
+        ``agent`` too, not another agent's private write: either is not found, in the words
+        an absent id gets."""
         item = self.store.get_queued(item_id)
-        if item is None:
+        hidden = item is not None and (
+            (bank is not None and item.bank_id != bank)
+            or (
+                agent is not None
+                and item.payload.get("visibility") == "private"
+                and item.payload.get("agent") != agent
+            )
+        )
+        if item is None or hidden:
             raise NotFound(f"no accepted write {item_id!r}")
         result = retain_result_from_json(item.result) if item.result else None
         return AddStatus(

@@ -118,7 +118,7 @@ def list_memories(
     description="pending, processing, done (with its result) or failed.",
 )
 def add_status(pending_id: ObjectId, mem: Mem, acc: Reader) -> JSONResponse:
-    status = mem.get_add_status(pending_id)
+    status = mem.get_add_status(pending_id, bank=acc.bank, agent=viewer(acc.who)["agent"])
     source_id = status.result.source_id if status.result else None
     if source_id:
         # The write's source must be in this bank and visible to the caller.
