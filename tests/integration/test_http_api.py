@@ -756,3 +756,10 @@ def test_a_time_outside_the_kept_range_is_a_clear_400_and_the_bank_stays_readabl
     listed = api.get("scout", "/v1/banks/team/memories")
     assert listed.status_code == 200
     assert len(listed.json()["memories"]) == 2
+
+
+def test_store_statistics_need_an_admin_of_every_bank(api: Api) -> None:
+    assert api.get("admin", "/v1/stats").status_code == 200
+    refused = api.get("team_admin", "/v1/stats")
+    assert refused.status_code == 403
+    assert "bank '*'" in refused.json()["error"]["message"]

@@ -10,7 +10,8 @@ from fastapi.responses import JSONResponse
 
 from mneme.surfaces.http.auth import BANK_PATTERN, Admin, BankAdmin, Caller, require_bank
 from mneme.surfaces.http.context import Mem, answer
-from mneme.surfaces.http.problems import ERROR_RESPONSES
+from mneme.surfaces.http.problems import ERROR_RESPONSES, ApiError
+from mneme.surfaces.http.tokens import ALL_BANKS
 
 router = APIRouter(responses=ERROR_RESPONSES)
 
@@ -55,9 +56,18 @@ def banks(mem: Mem, who: Caller) -> JSONResponse:
     "/v1/stats",
     tags=["admin"],
     summary="Store statistics (admin)",
-    description="Counts of banks, sources, memories, entities, edges and embeddings by model.",
+    description="Counts of banks, sources, memories, entities, edges and embeddings by model, "
+    "over the whole store: an admin token for every bank (`*`) only.",
 )
-def stats(mem: Mem, _who: Admin) -> JSONResponse:
+def stats(mem: Mem, who: Admin) -> JSONResponse:
+    if who.bank != ALL_BANKS:
+        # The counts cover every bank: a bank's admin would learn of the others.
+        raise ApiError(
+            403,
+            "forbidden",
+            f"store statistics cover every bank; this admin token is for bank {who.bank!r} "
+            "only (they need a token for bank '*')",
+        )
     return answer(mem.stats())
 
 
