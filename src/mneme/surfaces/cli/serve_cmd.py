@@ -21,10 +21,11 @@ import click
 from mneme import config as config_mod
 from mneme.errors import InvalidInput
 from mneme.memory import Memory
+from mneme.surfaces.authority import ALL_BANKS, ROLES, Principal
 from mneme.surfaces.cli import output
 from mneme.surfaces.cli.state import State, get_state, output_options
 from mneme.surfaces.http.limits import MAX_BODY_BYTES
-from mneme.surfaces.http.tokens import ALL_BANKS, ROLES, TokenStore, default_tokens_path
+from mneme.surfaces.http.tokens import TokenStore, default_tokens_path
 
 DEFAULT_PORT = 8765
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -55,13 +56,17 @@ def _token_store(state: State, tokens_file: str | None) -> TokenStore:
 # -- serve --------------------------------------------------------------------------------
 
 
-def _mcp_app(memory: Memory, host: str) -> Any | None:
+#: Who every MCP call acts as under ``serve --no-auth``: an admin of every bank.
+NO_AUTH = Principal("no-auth", ALL_BANKS, "local", "admin", "serve --no-auth")
+
+
+def _mcp_app(memory: Memory, host: str, no_auth: bool) -> Any | None:
     """The MCP streamable-HTTP app, when the MCP surface is installed."""
     try:
         from mneme.surfaces.mcp.server import streamable_http_app
     except ImportError:
         return None
-    return streamable_http_app(memory, host=host)
+    return streamable_http_app(memory, host=host, principal=NO_AUTH if no_auth else None)
 
 
 def _first_run(tokens: TokenStore, base: str) -> None:
@@ -99,9 +104,10 @@ def _get_once(app: Any, path: str, token: str | None) -> int:
     "--mcp/--no-mcp", default=True, show_default=True, help="Serve MCP over HTTP at /mcp."
 )
 @click.option(
-    "--mcp-auth/--no-mcp-auth",
-    default=None,
-    help="Require an admin bearer token on /mcp. Default: only when bound beyond loopback.",
+    "--no-auth",
+    is_flag=True,
+    help="Serve /mcp without a bearer token, for local experiments only: every MCP call then "
+    "acts as an admin of every bank (agent 'local'). Prints a warning. /v1 still needs tokens.",
 )
 @click.option(
     "--get",
@@ -132,7 +138,7 @@ def serve(
     port: int,
     tokens_file: str | None,
     mcp: bool,
-    mcp_auth: bool | None,
+    no_auth: bool,
     get_path: str | None,
     token: str | None,
     max_body: int,
@@ -140,24 +146,23 @@ def serve(
 ) -> int:
     """Serve the HTTP API, the review page at / and MCP at /mcp.
 
-    Every API route needs a bearer token (see `mneme token`). The first run creates an admin
-    token and prints it once. URLs go to stderr.
+    Every API route and /mcp need a bearer token (see `mneme token`), whatever the bind
+    address; MCP tools act as the token's bank, agent and role, as the API does. The first
+    run creates an admin token and prints it once. URLs go to stderr.
     """
     from mneme.surfaces.http import create_app
 
     state = get_state()
     tokens = _token_store(state, tokens_file)
     memory = state.open()
-    mcp_app = _mcp_app(memory, host) if mcp else None
-    if mcp_auth is None:
-        mcp_auth = host not in _LOOPBACK
-    app = create_app(
-        memory,
-        tokens,
-        mcp_app=mcp_app,
-        mcp_token_role="admin" if mcp_auth else None,
-        max_body_bytes=max_body,
-    )
+    mcp_app = _mcp_app(memory, host, no_auth) if mcp else None
+    if no_auth and mcp_app is not None:
+        output.note(
+            "warning: --no-auth: /mcp takes no token, and every MCP call acts as an admin of "
+            "every bank (agent 'local'); anyone who reaches the port can read, write and "
+            "decide anything. Use it for local experiments only."
+        )
+    app = create_app(memory, tokens, mcp_app=mcp_app, mcp_auth=not no_auth, max_body_bytes=max_body)
     if get_path is not None:
         if not get_path.startswith("/"):
             raise click.UsageError("--get takes a path starting with /, e.g. --get /healthz")
@@ -170,7 +175,9 @@ def serve(
     if not tokens.exists():
         _first_run(tokens, base)
     if mcp_app is not None:
-        mcp_line = f"{base}/mcp" + ("  (admin bearer token required)" if mcp_auth else "")
+        mcp_line = f"{base}/mcp" + (
+            "  (NO TOKEN: --no-auth)" if no_auth else "  (bearer token required)"
+        )
     else:
         mcp_line = "off" if not mcp else "off (the MCP surface is not installed)"
     lines = [
