@@ -330,6 +330,19 @@ def test_setup_prints_the_config_for_every_client(tmp_path: Path) -> None:
     assert not (tmp_path / ".cursor").exists()  # printing writes nothing
 
 
+def test_setup_starts_mcp_as_the_given_bank_agent_and_role(tmp_path: Path) -> None:
+    db = str(tmp_path / "m.db")
+    runner = CliRunner(env={"HOME": str(tmp_path)})
+    who = ["--bank", "team", "--agent", "claude", "--role", "reviewer"]
+    result = runner.invoke(cli, ["--db", db, "setup", "--client", "cursor", *who, "--json"])
+    assert result.exit_code == 0, result.output
+    entry = json.loads(result.stdout)["clients"]["cursor"]["config"]["mcpServers"]["mneme"]
+    assert entry["args"] == ["--db", db, "mcp", *who]
+    refused = runner.invoke(cli, ["--db", db, "setup", "--bank", "*", "--agent", "x"])
+    assert refused.exit_code == 2
+    assert "only an admin" in refused.output
+
+
 def test_setup_write_merges_into_the_clients_config(tmp_path: Path) -> None:
     config = tmp_path / ".cursor" / "mcp.json"
     config.parent.mkdir()

@@ -21,8 +21,9 @@ import click
 from mneme import config as config_mod
 from mneme.errors import InvalidInput
 from mneme.memory import Memory
-from mneme.surfaces.authority import ALL_BANKS, ROLES, Principal
+from mneme.surfaces.authority import ALL_BANKS, ROLES, Principal, check_principal
 from mneme.surfaces.cli import output
+from mneme.surfaces.cli.mcp_cmd import DEFAULT_AGENT, DEFAULT_BANK
 from mneme.surfaces.cli.state import State, get_state, output_options
 from mneme.surfaces.http.limits import MAX_BODY_BYTES
 from mneme.surfaces.http.tokens import TokenStore, default_tokens_path
@@ -301,14 +302,16 @@ def _mneme_command() -> str:
     return shutil.which("mneme") or "mneme"
 
 
-def server_entry(client: str, db: str, embedder: str | None) -> dict[str, Any]:
-    """The MCP server entry that runs ``mneme --db <db> mcp`` over stdio."""
+def server_entry(
+    client: str, db: str, embedder: str | None, who: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """The MCP server entry that runs ``mneme --db <db> mcp [who...]`` over stdio."""
     args = ["--db", db]
     if embedder:
         args += ["--embedder", embedder]
     entry: dict[str, Any] = {
         "command": _mneme_command(),
-        "args": [*args, "mcp"],
+        "args": [*args, "mcp", *who],
         "env": {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"},
     }
     if client == "claude-code":
@@ -354,11 +357,34 @@ def _merge_write(path: Path, name: str, entry: Mapping[str, Any]) -> None:
     help="The MCP client to configure (default: show all three).",
 )
 @click.option("--name", default="mneme", show_default=True, help="The server's name there.")
+@click.option(
+    "--bank", "-b", help="The bank the client works in (mneme mcp's default if left out)."
+)
+@click.option("--agent", "-a", help="The agent it acts as (mneme mcp's default if left out).")
+@click.option("--role", type=click.Choice(ROLES), help="Its role (default: agent).")
 @click.option("--write", is_flag=True, help="Write it into the client's config file (merged).")
 @output_options
-def setup(client: str | None, name: str, write: bool) -> None:
-    """Print (or --write) the MCP client configuration that runs `mneme mcp` on this store."""
+def setup(
+    client: str | None,
+    name: str,
+    bank: str | None,
+    agent: str | None,
+    role: str | None,
+    write: bool,
+) -> None:
+    """Print (or --write) the MCP client configuration that runs `mneme mcp` on this store.
+
+    The server it starts acts as one agent of one bank with one role (see `mneme mcp`).
+    """
     state = get_state()
+    try:
+        check_principal(bank or DEFAULT_BANK, agent or DEFAULT_AGENT, role or "agent")
+    except InvalidInput as exc:
+        raise click.BadParameter(str(exc)) from exc
+    who: tuple[str, ...] = ()
+    for option, value in (("--bank", bank), ("--agent", agent), ("--role", role)):
+        if value is not None:
+            who += (option, value)
     target = _db_target(state)
     db = target if "://" in target else str(Path(target).expanduser().absolute())
     home, env = Path.home(), dict(os.environ)
@@ -368,13 +394,13 @@ def setup(client: str | None, name: str, write: bool) -> None:
     configs: dict[str, dict[str, Any]] = {
         c: {
             "path": client_config_path(c, home, env),
-            "config": {"mcpServers": {name: server_entry(c, db, state.embedder)}},
+            "config": {"mcpServers": {name: server_entry(c, db, state.embedder, who)}},
         }
         for c in chosen
     }
     if write and client is not None:
         path: Path = configs[client]["path"]
-        _merge_write(path, name, server_entry(client, db, state.embedder))
+        _merge_write(path, name, server_entry(client, db, state.embedder, who))
         state.emit(
             {"written": path, "client": client, "server": name},
             lambda: [f"wrote the {name!r} MCP server into {path}; restart {client} to use it"],
@@ -387,7 +413,9 @@ def setup(client: str | None, name: str, write: bool) -> None:
             lines.append(f"# {c}: add this to {item['path']}")
             if c == "claude-code":
                 lines.append(
-                    f"# (or run: claude mcp add {name} -- {_mneme_command()} --db {db} mcp)"
+                    f"# (or run: claude mcp add {name} -- {_mneme_command()} --db {db} mcp"
+                    + "".join(f" {w}" for w in who)
+                    + ")"
                 )
             lines += [json.dumps(item["config"], indent=2), ""]
         return lines

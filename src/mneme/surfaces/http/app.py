@@ -2,9 +2,9 @@
 
 One FastAPI app serves the JSON API under ``/v1`` (documented at ``/openapi.json`` and
 ``/docs``), ``/healthz``, the review page at ``/`` with its static files under ``/static``, and,
-when given, the MCP streamable-HTTP app at ``/mcp`` (its session manager runs inside this app's
-lifespan). Routes are sync ``def`` functions: FastAPI runs them in its thread pool, so the
-synchronous ``Memory`` never blocks the event loop.
+when given, the MCP streamable-HTTP app at ``/mcp`` behind the same bearer tokens (its session
+manager runs inside this app's lifespan). Routes are sync ``def`` functions: FastAPI runs them
+in its thread pool, so the synchronous ``Memory`` never blocks the event loop.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ names one bank (or `*` for an admin of every bank), one agent and one role:
 * **reviewer**: the review queue and decisions, conflicts, reject and restore; reads the bank's
   memories as the owner (private ones included). Writes no memories.
 * **admin**: everything, including the audit log and statistics.
+
+`/mcp` (MCP over streamable HTTP) needs the same bearer token, and its tools act as the token's
+bank, agent and role, checked against the same table as these routes.
 
 Errors are `{"error": {"code", "message"}}` with the status: 400 invalid input, 401 no or bad
 token, 403 not allowed, 404 not found (or outside the caller's scope), 409 conflicts with the
