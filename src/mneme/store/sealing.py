@@ -21,6 +21,10 @@ from mneme.store.codec import dumps
 #: the store's writing connection are caught (triggers), so no write path can forget them.
 SEALED_TABLES = ("sources", "units", "claims", "tombstones", "conflicts")
 
+#: The schema version that keyed the chain: a store is sealed as found only by the open that
+#: migrates it there.
+KEYED_SCHEMA = 15
+
 
 class AuditKeyMissing(BackendUnavailable):
     """The store's audit key is not available, so nothing can be written to its chain."""

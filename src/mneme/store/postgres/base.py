@@ -26,7 +26,14 @@ from mneme.store.codec import loads, ts, utc_now
 from mneme.store.postgres.database import Database
 from mneme.store.postgres.rows import portable, utc, utc_opt
 from mneme.store.protocol import AuditAnchors, AuditRecord
-from mneme.store.sealing import SEALED_TABLES, AuditKeyMissing, rows_map, seal, stored_reason
+from mneme.store.sealing import (
+    KEYED_SCHEMA,
+    SEALED_TABLES,
+    AuditKeyMissing,
+    rows_map,
+    seal,
+    stored_reason,
+)
 from mneme.store.tables import spec
 
 
@@ -353,14 +360,19 @@ class PostgresBase:
             )
         self._key_registered = self._keyring.signing.id in registered
 
-    def _seal_store(self, *, migrated: bool) -> None:
+    def _seal_store(self, applied: list[int]) -> None:
         """Seal what the chain does not yet cover (see the SQLite twin)."""
         if self._keyring is None or self._key_problem is not None:
             return
         registered = self._registered_keys()
-        if registered and not migrated:
+        if registered and not applied:
             return
         if not registered:
+            if KEYED_SCHEMA not in applied:
+                # A new store registers its key with its first write. A store that was keyed
+                # before and names no key now lost its registration: never seal it again as
+                # found (that would pass a chain rewritten without the key); verify reports it.
+                return
             anything = self.db.query("SELECT 1 FROM audit_log LIMIT 1") or any(
                 self.db.query(f"SELECT 1 FROM {t} LIMIT 1") for t in SEALED_TABLES
             )

@@ -101,7 +101,7 @@ class PostgresStore(
                 self.db.check_vector()
             # The audit key, then what the chain does not yet seal (ADR 0035).
             self._open_keys(audit_key_file)
-            self._seal_store(migrated=bool(applied))
+            self._seal_store(applied)
         except BaseException:
             self.db.close()
             raise

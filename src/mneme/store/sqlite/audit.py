@@ -8,7 +8,7 @@ from mneme.core.chain import head_mac, row_digest, row_seals
 from mneme.store import audit_key
 from mneme.store.codec import parse_ts
 from mneme.store.protocol import AuditAnchors, AuditRecord
-from mneme.store.sealing import SEALED_TABLES, stored_reason
+from mneme.store.sealing import KEYED_SCHEMA, SEALED_TABLES, stored_reason
 from mneme.store.sqlite.base import SQLiteBase
 from mneme.store.sqlite.rows import epoch, from_storage, loads_lenient
 from mneme.store.tables import spec
@@ -117,15 +117,20 @@ class AuditMixin(SQLiteBase):
             )
         self._key_registered = self._keyring.signing.id in registered
 
-    def _seal_store(self, *, migrated: bool) -> None:
+    def _seal_store(self, applied: list[int]) -> None:
         """Seal what the chain does not yet cover: a store from before schema 15 (its rows as
         found, its heads keyed), or rows a migration rewrote. Runs at a writable open."""
         if self._keyring is None or self._key_problem is not None:
             return
         registered = self._registered_keys()
-        if registered and not migrated:
+        if registered and not applied:
             return
         if not registered:
+            if KEYED_SCHEMA not in applied:
+                # A new store registers its key with its first write. A store that was keyed
+                # before and names no key now lost its registration: never seal it again as
+                # found (that would pass a chain rewritten without the key); verify reports it.
+                return
             anything = self.db.query("SELECT 1 FROM audit_log LIMIT 1") or any(
                 self.db.query(f"SELECT 1 FROM {t} LIMIT 1") for t in SEALED_TABLES
             )

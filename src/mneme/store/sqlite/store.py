@@ -102,7 +102,7 @@ class SQLiteStore(
         self._keys_open = True
         if not read_only:
             self._install_sealing()
-            self._seal_store(migrated=bool(applied))
+            self._seal_store(applied)
 
     def schema_version(self) -> int:
         return self.db.schema_version()
@@ -111,7 +111,7 @@ class SQLiteStore(
         applied = self.db.migrate()
         self._fts_backfill()  # banks written before migration 8 get their lexical table
         if applied and self._keys_open and not self.db.read_only:
-            self._seal_store(migrated=True)  # rows a migration rewrote are sealed again
+            self._seal_store(applied)  # rows a migration rewrote are sealed again
         return applied
 
     def transaction(self) -> AbstractContextManager[None]:
