@@ -515,3 +515,71 @@ def test_a_copy_into_another_store_keeps_verifying_and_catches_tampering(
     conn.commit()
     conn.close()
     assert not _verify(dst)["b1"].ok
+
+
+def _as_legacy(path: Path) -> None:
+    """Turn a store into one written before schema 15: format-1 records, no seals, no keys."""
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("UPDATE audit_log SET row_seals = NULL, reason_sha = NULL")
+        conn.commit()
+        _recompute(conn)
+        for column in ("version", "key_id", "reason_sha", "row_seals"):
+            conn.execute(f"ALTER TABLE audit_log DROP COLUMN {column}")
+        conn.execute("ALTER TABLE audit_head DROP COLUMN mac")
+        conn.execute("DROP TABLE audit_keys")
+        conn.execute("DELETE FROM schema_version WHERE version = 15")
+        conn.commit()
+    finally:
+        conn.close()
+    Path(f"{path}.audit-key").unlink()
+
+
+@pytest.fixture
+def legacy(tmp_path: Path) -> tuple[Path, str]:
+    path = tmp_path / "old.db"
+    mem = mneme.Memory.open(str(path), embedder="hashing")
+    try:
+        mem.retain("Alice lives in Lisbon.", bank="b1", agent="a1", source_id="ev-1")
+        secret = mem.retain("Carol's passport is X9-4471.", bank="b1", agent="a1")
+    finally:
+        mem.close()
+    _as_legacy(path)
+    return path, secret.memory_ids[0]
+
+
+def test_a_legacy_log_is_keyed_at_its_upgrade_and_keeps_verifying(legacy: tuple[Path, str]) -> None:
+    path, secret = legacy
+    mem = mneme.Memory.open(str(path), embedder="hashing")
+    try:
+        assert Path(f"{path}.audit-key").exists()  # made by the open that keyed the chain
+        report = mem.audit_verify()["b1"]
+        assert report.ok, report
+        assert any("legacy format" in n for n in report.notes)
+        ops = [r.op for r in mem.store.audit_records("b1")]
+        assert ops[-1] == "audit.reseal"  # the rows, sealed as found
+        # a purge erases the plain-text reasons of legacy records too: their link is checked
+        mem.purge(secret, actor="dpo", reason="erasure request")
+        report = mem.audit_verify()["b1"]
+        assert report.ok, report
+        assert any("link checked" in n for n in report.notes)
+        mem.retain("Dana works at Harbor Labs.", bank="b1", agent="a2")
+        assert mem.audit_verify()["b1"].ok
+    finally:
+        mem.close()
+    assert b"X9-4471" not in _dump(path)
+
+
+def test_a_legacy_record_edited_after_the_upgrade_is_found(legacy: tuple[Path, str]) -> None:
+    path, _ = legacy
+    mneme.Memory.open(str(path), embedder="hashing").close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE audit_log SET actor = 'mallory' WHERE seq = 2")
+    conn.commit()
+    conn.close()
+    assert not _verify(path)["b1"].ok
+    conn = sqlite3.connect(path)
+    _recompute(conn)  # and recomputing the chain does not hide it: the head is keyed
+    conn.close()
+    assert not _verify(path)["b1"].ok
+    assert _cli_exit(path) == 1

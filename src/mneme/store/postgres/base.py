@@ -355,7 +355,7 @@ class PostgresBase:
                 return
         if registered and not set(registered) & set(self._keyring.keys):
             self._key_problem = (
-                f"the audit key file {self._keyring.path} holds none of the keys the audit chain "
+                f"{_where(self._keyring.path)} holds none of the keys the audit chain "
                 f"of {self.db.where} is sealed with ({', '.join(sorted(registered))})"
             )
         self._key_registered = self._keyring.signing.id in registered
@@ -435,3 +435,9 @@ def _loads_lenient(value: str | None) -> Any:
         return loads(value)
     except ValueError:
         return {"unreadable": value}
+
+
+def _where(key_file: str | None) -> str:
+    if key_file is None:
+        return "this store's audit key (made for this process only: no key file was given)"
+    return f"the audit key file {key_file}"

@@ -112,7 +112,7 @@ class AuditMixin(SQLiteBase):
                 return
         if registered and not set(registered) & set(self._keyring.keys):
             self._key_problem = (
-                f"the audit key file {self._keyring.path} holds none of the keys the audit chain "
+                f"{_where(self._keyring.path)} holds none of the keys the audit chain "
                 f"of {self.db.path} is sealed with ({', '.join(sorted(registered))})"
             )
         self._key_registered = self._keyring.signing.id in registered
@@ -173,3 +173,9 @@ class AuditMixin(SQLiteBase):
             self.audit(
                 bank_id, "system", "audit.reseal", bank_id, None, {"rows": changed[bank_id]}, reason
             )
+
+
+def _where(key_file: str | None) -> str:
+    if key_file is None:
+        return "this store's audit key (made for this process only: no key file was given)"
+    return f"the audit key file {key_file}"

@@ -152,7 +152,13 @@ def audit() -> None:
 @click.option("--bank", "-b", help="Only this bank (default: every bank).")
 @output_options
 def verify(bank: str | None) -> None:
-    """Check the audit hash chain; exit 1 naming the first broken record if it is broken."""
+    """Check the keyed audit chain and the data it seals; exit 1 naming the first problem.
+
+    Edited, deleted, inserted or reordered records, a truncated log, a chain recomputed
+    without the audit key (MNEME_AUDIT_KEY_FILE, default <db>.audit-key), content erased
+    outside a purge, and memories, sources, claims, tombstones or conflicts changed in the
+    database beside mneme are all reported (ADR 0035).
+    """
     state = get_state()
     reports = state.open().audit_verify(bank)
     broken = {b: r for b, r in reports.items() if not r.ok}
@@ -162,13 +168,17 @@ def verify(bank: str | None) -> None:
         b, r = next(iter(broken.items()))
         message = (
             f"the audit chain of bank {b!r} is broken at record {r.first_bad_seq}: {r.problem}"
+            if r.first_bad_seq is not None
+            else f"the audit of bank {b!r} is broken: {r.problem}"
         )
         payload["error"] = {"code": "audit_broken", "message": message}
 
     def text() -> list[str]:
         return [
             f"{b}: {'ok' if r.ok else 'BROKEN'}  {r.records} records"
-            + ("" if r.ok else f"  first bad record {r.first_bad_seq}: {r.problem}")
+            + ("" if r.ok or r.first_bad_seq is None else f"  first bad record {r.first_bad_seq}")
+            + ("" if r.ok else f": {r.problem}")
+            + "".join(f"\n  note: {n}" for n in r.notes)
             for b, r in reports.items()
         ] or ["no audit records"]
 
