@@ -156,9 +156,14 @@ def test_the_keyed_hash_is_the_hmac_of_the_canonical_payload_with_its_version_ma
 
 def test_a_record_verifies_only_under_its_own_key_and_format() -> None:
     key, other = MacKey(b"a" * 32), MacKey(b"b" * 32)
-    fields = {
+    at, after_sha, reason_sha = (
+        "2026-12-01T00:00:00.000000Z",
+        digest('{"text":"x"}'),
+        digest("retain"),
+    )
+    fields: dict[str, object] = {
         "bank_id": "b",
-        "at": "2026-12-01T00:00:00.000000Z",
+        "at": at,
         "actor": "a",
         "op": "unit.put",
         "target": "u1",
@@ -166,8 +171,8 @@ def test_a_record_verifies_only_under_its_own_key_and_format() -> None:
         "after": '{"text":"x"}',
         "reason": "retain",
         "before_sha": None,
-        "after_sha": digest('{"text":"x"}'),
-        "reason_sha": digest("retain"),
+        "after_sha": after_sha,
+        "reason_sha": reason_sha,
         "v": FORMAT,
         "key_id": key.id,
         "rows": None,
@@ -176,13 +181,13 @@ def test_a_record_verifies_only_under_its_own_key_and_format() -> None:
         key,
         GENESIS,
         bank_id="b",
-        at=fields["at"],
+        at=at,
         actor="a",
         op="unit.put",
         target="u1",
         before_sha=None,
-        after_sha=fields["after_sha"],
-        reason_sha=fields["reason_sha"],
+        after_sha=after_sha,
+        reason_sha=reason_sha,
         rows_sha=None,
     )
     assert verify_chain([(1, GENESIS, h, fields)], {key.id: key}).ok
