@@ -819,7 +819,10 @@ class Memory:
         return done
 
     def audit_verify(self, bank: str | None = None) -> dict[str, ChainReport]:
-        """Check every bank's audit hash chain (edits, deletions, reordering, truncation)."""
+        """Check every bank's audit (ADR 0035): the keyed hash chain and its keyed head (edits,
+        deletions, insertions, reordering, truncation, a chain recomputed without the key),
+        erasures made outside a purge, and every memory, source, claim, tombstone and conflict
+        against the state its last audit record sealed (changes made beside mneme)."""
         if bank is not None:
             validate.ident(bank, "bank")
             if self.store.get_bank(bank) is None:
