@@ -56,6 +56,7 @@ from mneme.read.recall import Recaller
 from mneme.store.copy import CopyReport, copy_store
 from mneme.store.protocol import Filters, Store, StoreStats, UnitChanges
 from mneme.think import Thinker
+from mneme.trust.audit import anchor as audit_anchor
 from mneme.trust.audit import verify as verify_audit
 from mneme.trust.conflicts import Conflicts
 from mneme.trust.history import history as trust_history
@@ -818,7 +819,14 @@ class Memory:
                 progress(len(rows))
         return done
 
-    def audit_verify(self, bank: str | None = None) -> dict[str, ChainReport]:
+    def audit_anchor(self) -> dict[str, Any]:
+        """The heads of every bank's audit chain now, to keep outside the store (ADR 0035):
+        ``audit_verify(anchors=[...])`` then catches a rollback or a rewrite by a key holder."""
+        return audit_anchor(self.store, self.clock().isoformat())
+
+    def audit_verify(
+        self, bank: str | None = None, *, anchors: Sequence[Mapping[str, Any]] = ()
+    ) -> dict[str, ChainReport]:
         """Check every bank's audit (ADR 0035): the keyed hash chain and its keyed head (edits,
         deletions, insertions, reordering, truncation, a chain recomputed without the key),
         erasures made outside a purge, and every memory, source, claim, tombstone and conflict
@@ -827,7 +835,7 @@ class Memory:
             validate.ident(bank, "bank")
             if self.store.get_bank(bank) is None:
                 raise NotFound(f"no bank {bank!r}")
-        return verify_audit(self.store, bank)
+        return verify_audit(self.store, bank, anchors)
 
     def purge(
         self,

@@ -583,3 +583,94 @@ def test_a_legacy_record_edited_after_the_upgrade_is_found(legacy: tuple[Path, s
     conn.close()
     assert not _verify(path)["b1"].ok
     assert _cli_exit(path) == 1
+
+
+def _cli(path: Path, *args: str) -> tuple[int, str]:
+    runner = CliRunner(env={"MNEME_DB": None, "MNEME_EMBEDDER": None})
+    result = runner.invoke(cli, ["--db", str(path), "--embedder", "hashing", *args])
+    return int(result.exit_code), result.stdout
+
+
+def test_an_anchor_kept_elsewhere_catches_a_rollback_of_the_whole_database(
+    fresh: Workload, tmp_path: Path
+) -> None:
+    backup = tmp_path / "backup.db"
+    shutil.copy(fresh.path, backup)  # an older copy, with its valid keyed head
+    mem = mneme.Memory.open(str(fresh.path), embedder="hashing")
+    try:
+        mem.retain("Erin joined in June.", bank="b1", agent="a2")
+    finally:
+        mem.close()
+    anchors = tmp_path / "elsewhere" / "anchors.jsonl"
+    anchors.parent.mkdir()
+    assert _cli(fresh.path, "audit", "anchor", "--out", str(anchors))[0] == 0
+    assert _cli(fresh.path, "audit", "verify", "--anchor", str(anchors))[0] == 0
+    shutil.copy(backup, fresh.path)  # roll everything back: rows, log, head and its seal
+    assert _cli(fresh.path, "audit", "verify")[0] == 0  # the key alone cannot tell
+    code, out = _cli(fresh.path, "audit", "verify", "--anchor", str(anchors))
+    assert code == 1
+    assert "rolled back" in out
+
+
+def test_an_anchor_catches_a_bank_deleted_with_everything_it_had(
+    fresh: Workload, tmp_path: Path
+) -> None:
+    mem = mneme.Memory.open(str(fresh.path), embedder="hashing")
+    try:
+        anchor = mem.audit_anchor()
+    finally:
+        mem.close()
+    conn = sqlite3.connect(fresh.path)
+    for table in ("audit_log", "audit_head", "units", "sources", "claims", "claim_units"):
+        conn.execute(f"DELETE FROM {table} WHERE bank_id = 'b2'")
+    conn.execute("DELETE FROM banks WHERE id = 'b2'")
+    conn.commit()
+    conn.close()
+    mem = mneme.Memory.open(str(fresh.path), embedder="hashing", read_only=True)
+    try:
+        assert all(r.ok for r in mem.audit_verify().values())  # nothing left to find
+        reports = mem.audit_verify(anchors=[anchor])
+        assert not reports["b2"].ok
+        assert reports["b1"].ok
+    finally:
+        mem.close()
+
+
+def test_an_anchor_catches_a_chain_rewritten_by_someone_who_holds_the_key(
+    fresh: Workload, tmp_path: Path
+) -> None:
+    from mneme.core.chain import head_mac
+
+    mem = mneme.Memory.open(str(fresh.path), embedder="hashing")
+    try:
+        anchor = mem.audit_anchor()
+        ring = mem.store.audit_anchors().keyring
+        assert ring is not None
+        key = ring.signing
+    finally:
+        mem.close()
+    conn = sqlite3.connect(fresh.path)
+    conn.execute("UPDATE audit_log SET actor = 'mallory' WHERE seq = 3")
+    conn.commit()
+    _recompute(conn, key)
+    for bank, seq, hash_, count in conn.execute(
+        "SELECT bank_id, seq, hash, count FROM audit_head"
+    ).fetchall():
+        conn.execute(
+            "UPDATE audit_head SET mac = ? WHERE bank_id = ?",
+            (head_mac(key, bank, seq, hash_, count), bank),
+        )
+    conn.commit()
+    conn.close()
+    assert _verify(fresh.path)["b1"].ok  # with the key, the rewrite is consistent
+    mem = mneme.Memory.open(str(fresh.path), embedder="hashing", read_only=True)
+    try:
+        assert not mem.audit_verify(anchors=[anchor])["b1"].ok
+    finally:
+        mem.close()
+
+
+def test_an_anchor_file_that_is_not_one_is_a_usage_error(fresh: Workload, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"heads": {}}\n')
+    assert _cli(fresh.path, "audit", "verify", "--anchor", str(bad))[0] == 2

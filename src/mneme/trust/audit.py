@@ -5,7 +5,7 @@ last audit record sealed (so an edit made beside mneme, straight in the database
 from __future__ import annotations
 
 import hmac
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -26,10 +26,33 @@ Row = tuple[int, str, str, Mapping[str, Any]]
 _MISSING = object()
 
 
-def verify(store: Store, bank: str | None = None) -> dict[str, ChainReport]:
+#: The format of an anchor: the heads of a store's chains, kept somewhere else.
+ANCHOR_FORMAT = "mneme.audit-anchor/1"
+
+
+def anchor(store: Store, at: str) -> dict[str, Any]:
+    """The heads of every bank's chain now, with their keyed seals (``mneme audit anchor``).
+
+    Kept outside the store (another machine, a write-once bucket, a ticket), an anchor catches
+    what a key cannot: a rollback of the whole database to an older copy, or a rewrite by
+    someone who holds the key. ``verify(..., anchors=)`` checks each anchored head is still
+    on its chain."""
+    marks = store.audit_anchors().head_macs
+    heads = {}
+    for b in sorted({x.id for x in store.list_banks()} | set(marks)):
+        head = store.audit_head(b)
+        if head is not None:
+            heads[b] = {"seq": head[0], "hash": head[1], "count": head[2], "mac": marks.get(b)}
+    return {"format": ANCHOR_FORMAT, "at": at, "heads": heads}
+
+
+def verify(
+    store: Store, bank: str | None = None, anchors: Sequence[Mapping[str, Any]] = ()
+) -> dict[str, ChainReport]:
     """Check every bank's chain: edited, deleted, reordered, inserted or truncated records, a
-    chain recomputed without the key, content erased outside a purge, and data rows changed,
-    added or deleted outside mneme."""
+    chain recomputed without the key, content erased outside a purge, data rows changed,
+    added or deleted outside mneme, and (given ``anchors``) heads exported earlier that are
+    no longer on their chain."""
     by_bank: dict[str, list[Row]] = {}
     purged: dict[str, set[str]] = {}
     for rec in store.audit_records(bank):
@@ -37,13 +60,14 @@ def verify(store: Store, bank: str | None = None) -> dict[str, ChainReport]:
         if rec.op == "purge" and rec.after:
             purged.setdefault(rec.bank_id, set()).update(rec.after.get("targets", ()))
     data = _data_rows(store, bank)
-    anchors = store.audit_anchors()
-    keys: dict[str, MacKey] = dict(anchors.keyring.keys) if anchors.keyring else {}
+    sealing = store.audit_anchors()
+    keys: dict[str, MacKey] = dict(sealing.keyring.keys) if sealing.keyring else {}
     any_records = any(by_bank.values())
     keyed = any(f.get("v") == FORMAT for rows in by_bank.values() for _, _, _, f in rows)
-    strict = bool(anchors.registered) or keyed or (anchors.keyring is not None and any_records)
-    store_problem = _keys_problem(anchors, keys, any_records) if strict else None
+    strict = bool(sealing.registered) or keyed or (sealing.keyring is not None and any_records)
+    store_problem = _keys_problem(sealing, keys, any_records) if strict else None
     banks = {b.id for b in store.list_banks()} | set(by_bank) | set(data)
+    banks |= {b for a in anchors for b in a.get("heads", {})}
     reports = {}
     for b in sorted(banks if bank is None else {bank}):
         rows = by_bank.get(b, [])
@@ -51,7 +75,7 @@ def verify(store: Store, bank: str | None = None) -> dict[str, ChainReport]:
         if report.ok and store_problem:
             report = ChainReport(False, len(rows), None, store_problem)
         if report.ok:
-            report = _head(store, anchors, keys, b, rows, strict) or report
+            report = _head(store, sealing, keys, b, rows, strict) or report
         if report.ok and not rows and (data.get(b) or store.get_bank(b)):
             report = ChainReport(
                 False,
@@ -63,6 +87,8 @@ def verify(store: Store, bank: str | None = None) -> dict[str, ChainReport]:
             report = _erasures_covered(rows, purged.get(b, set())) or report
         if report.ok and strict:
             report = _rows_sealed(rows, data.get(b, {}), purged.get(b, set())) or report
+        if report.ok:
+            report = _anchored(rows, b, anchors) or report
         if report.ok and not strict:
             report = replace(
                 report,
@@ -182,6 +208,26 @@ def _rows_sealed(
                 len(rows),
                 sealed_at.get((table, rid)),
                 f"{_noun(table)} {rid} was deleted outside mneme (no purge names it)",
+            )
+    return None
+
+
+def _anchored(
+    rows: list[Row], bank: str, anchors: Sequence[Mapping[str, Any]]
+) -> ChainReport | None:
+    position = {seq: (n, h) for n, (seq, _prev, h, _f) in enumerate(rows, 1)}
+    for a in anchors:
+        head = a.get("heads", {}).get(bank)
+        if not head:
+            continue
+        found = position.get(int(head["seq"]))
+        if found is None or found != (int(head["count"]), str(head["hash"])):
+            return ChainReport(
+                False,
+                len(rows),
+                int(head["seq"]),
+                f"the head anchored at {a.get('at')} (record {head['seq']}) is no longer on the "
+                "chain: the log was rolled back or rewritten",
             )
     return None
 

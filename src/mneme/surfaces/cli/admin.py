@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import click
@@ -149,9 +150,67 @@ def audit() -> None:
 
 
 @audit.command()
-@click.option("--bank", "-b", help="Only this bank (default: every bank).")
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(dir_okay=False),
+    help="Append the anchor to this file (JSON lines) instead of printing it.",
+)
 @output_options
-def verify(bank: str | None) -> None:
+def anchor(out: str | None) -> None:
+    """Export the heads of every bank's audit chain, to keep outside the store.
+
+    Kept elsewhere (another machine, write-once storage), an anchor lets `audit verify
+    --anchor FILE` catch what the audit key cannot: the whole database rolled back to an
+    older copy, or a chain rewritten by someone who holds the key (ADR 0035).
+    """
+    state = get_state()
+    value = state.open().audit_anchor()
+    if out is not None:
+        try:
+            with open(out, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(value, sort_keys=True) + "\n")
+        except OSError as exc:
+            raise click.UsageError(f"cannot write the anchor to {out}: {exc}") from exc
+        state.emit(
+            {"anchored": len(value["heads"]), "file": out},
+            lambda: [f"anchored {len(value['heads'])} banks in {out}"],
+        )
+        return
+    state.emit(value, lambda: [json.dumps(value, sort_keys=True)])
+
+
+def _read_anchors(paths: tuple[str, ...]) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                lines = [line for line in fh if line.strip()]
+        except OSError as exc:
+            raise click.UsageError(f"cannot read the anchor file {path}: {exc}") from exc
+        for n, line in enumerate(lines, 1):
+            try:
+                value = json.loads(line)
+            except ValueError:
+                raise click.UsageError(f"{path} line {n} is not an audit anchor") from None
+            kind = str(value.get("format")) if isinstance(value, dict) else ""
+            if not kind.startswith("mneme.audit-anchor/"):
+                raise click.UsageError(f"{path} line {n} is not an audit anchor")
+            found.append(value)
+    return found
+
+
+@audit.command()
+@click.option("--bank", "-b", help="Only this bank (default: every bank).")
+@click.option(
+    "--anchor",
+    "anchors",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="An anchor file (`audit anchor --out`): every head in it must still be on its chain.",
+)
+@output_options
+def verify(bank: str | None, anchors: tuple[str, ...]) -> None:
     """Check the keyed audit chain and the data it seals; exit 1 naming the first problem.
 
     Edited, deleted, inserted or reordered records, a truncated log, a chain recomputed
@@ -160,7 +219,7 @@ def verify(bank: str | None) -> None:
     database beside mneme are all reported (ADR 0035).
     """
     state = get_state()
-    reports = state.open().audit_verify(bank)
+    reports = state.open().audit_verify(bank, anchors=_read_anchors(anchors))
     broken = {b: r for b, r in reports.items() if not r.ok}
     payload: dict[str, Any] = {"ok": not broken, "banks": reports}
     message = ""
