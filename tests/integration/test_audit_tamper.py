@@ -674,3 +674,22 @@ def test_an_anchor_file_that_is_not_one_is_a_usage_error(fresh: Workload, tmp_pa
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"heads": {}}\n')
     assert _cli(fresh.path, "audit", "verify", "--anchor", str(bad))[0] == 2
+
+
+def test_the_key_file_is_made_once_readable_by_its_owner_only(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    mneme.Memory.open(str(db), embedder="hashing").close()
+    key = Path(f"{db}.audit-key")
+    assert key.stat().st_mode & 0o777 == 0o600
+    first = key.read_text()
+    with mneme.Memory.open(str(db), embedder="hashing") as mem:
+        mem.retain("Hana plays the cello.", bank="b", agent="a")
+        assert all(r.ok for r in mem.audit_verify().values())
+    assert key.read_text() == first  # never replaced
+    elsewhere = tmp_path / "vault" / "audit.key"
+    elsewhere.parent.mkdir()
+    other = tmp_path / "o.db"
+    with mneme.Memory.open(str(other), embedder="hashing", audit_key_file=str(elsewhere)) as mem:
+        mem.retain("Ivo paints.", bank="b", agent="a")
+    assert elsewhere.exists()
+    assert not Path(f"{other}.audit-key").exists()
