@@ -20,6 +20,7 @@ from mneme.core.model import (
 )
 from mneme.errors import Conflict, InvalidInput, MnemeError, NotFound
 from mneme.store.codec import unit_summary
+from mneme.store.postgres.audit import AuditMixin
 from mneme.store.postgres.batch import BatchReadsMixin
 from mneme.store.postgres.channels import RecallChannels
 from mneme.store.postgres.database import Database
@@ -59,6 +60,7 @@ class PostgresStore(
     PortableMixin,
     LexicalIndexMixin,
     BatchReadsMixin,
+    AuditMixin,
 ):
     """The shared backend: one PostgreSQL database (one per team), many writers at once."""
 
