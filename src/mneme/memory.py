@@ -56,6 +56,7 @@ from mneme.read.recall import Recaller
 from mneme.store.copy import CopyReport, copy_store
 from mneme.store.protocol import Filters, Store, StoreStats, UnitChanges
 from mneme.think import Thinker
+from mneme.trust.audit import anchor as audit_anchor
 from mneme.trust.audit import verify as verify_audit
 from mneme.trust.conflicts import Conflicts
 from mneme.trust.history import history as trust_history
@@ -83,12 +84,17 @@ class GraphView:
     edges: tuple[Edge, ...]
 
 
-def open_store(target: str, *, read_only: bool = False) -> Store:
-    """The backend for a path or DSN. The only place that chooses between backends."""
+def open_store(target: str, *, read_only: bool = False, audit_key_file: str | None = None) -> Store:
+    """The backend for a path or DSN. The only place that chooses between backends.
+
+    ``audit_key_file``: the audit key (ADR 0035); None takes the default place for the target
+    (``config.default_audit_key_file``).
+    """
+    key_file = audit_key_file or config_mod.default_audit_key_file(os.environ, target)
     if target.startswith(("postgresql://", "postgres://")):
         from mneme.store.postgres import PostgresStore
 
-        return PostgresStore(target)
+        return PostgresStore(target, audit_key_file=key_file)
     from mneme.store.sqlite import SQLiteStore
 
     if target not in ("", ":memory:") and not read_only:
@@ -97,7 +103,7 @@ def open_store(target: str, *, read_only: bool = False) -> Store:
             parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise BackendUnavailable(f"cannot create the directory for {target}: {exc}") from exc
-    return SQLiteStore(target, read_only=read_only)
+    return SQLiteStore(target, read_only=read_only, audit_key_file=key_file)
 
 
 def copy_between(
@@ -105,7 +111,8 @@ def copy_between(
 ) -> CopyReport:
     """Copy the whole store at ``src`` (path or DSN) into the new, empty store at ``dst``.
 
-    Every row of every table moves, audit log verbatim (``audit verify`` passes on the copy).
+    Every row of every table moves, audit log verbatim (``audit verify`` passes on the copy:
+    the keys that sealed the source's records join the destination's audit key file).
 
     Raises:
         Conflict: the destination already holds rows.
@@ -209,7 +216,8 @@ class Memory:
             {**config, "db": str(dsn_or_path) if dsn_or_path else None}, env=env, file=config_file
         )
         target = cfg.db or config_mod.default_db_path(env)
-        store = open_store(target, read_only=cfg.read_only)
+        key_file = cfg.audit_key_file or config_mod.default_audit_key_file(env, target)
+        store = open_store(target, read_only=cfg.read_only, audit_key_file=key_file)
         if embedder is None:
             from mneme.embed.factory import build_embedder
 
@@ -811,13 +819,23 @@ class Memory:
                 progress(len(rows))
         return done
 
-    def audit_verify(self, bank: str | None = None) -> dict[str, ChainReport]:
-        """Check every bank's audit hash chain (edits, deletions, reordering, truncation)."""
+    def audit_anchor(self) -> dict[str, Any]:
+        """The heads of every bank's audit chain now, to keep outside the store (ADR 0035):
+        ``audit_verify(anchors=[...])`` then catches a rollback or a rewrite by a key holder."""
+        return audit_anchor(self.store, self.clock().isoformat())
+
+    def audit_verify(
+        self, bank: str | None = None, *, anchors: Sequence[Mapping[str, Any]] = ()
+    ) -> dict[str, ChainReport]:
+        """Check every bank's audit (ADR 0035): the keyed hash chain and its keyed head (edits,
+        deletions, insertions, reordering, truncation, a chain recomputed without the key),
+        erasures made outside a purge, and every memory, source, claim, tombstone and conflict
+        against the state its last audit record sealed (changes made beside mneme)."""
         if bank is not None:
             validate.ident(bank, "bank")
             if self.store.get_bank(bank) is None:
                 raise NotFound(f"no bank {bank!r}")
-        return verify_audit(self.store, bank)
+        return verify_audit(self.store, bank, anchors)
 
     def purge(
         self,

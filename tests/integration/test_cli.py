@@ -202,6 +202,7 @@ def _args_for(command: tuple[str, ...], uid: str, jsonl: Path) -> list[str]:
         ("db", "migrate"): ["db", "migrate"],
         ("db", "version"): ["db", "version"],
         ("audit", "verify"): ["audit", "verify"],
+        ("audit", "anchor"): ["audit", "anchor"],
         ("stats",): ["stats"],
         ("demo",): ["demo"],
         ("review", "queue"): ["review", "queue", "--bank", "b"],

@@ -63,9 +63,6 @@ def _nadia_everywhere(mem: mneme.Memory) -> dict[str, str]:
     return {"keep": keep.memory_ids[0], "one": one.memory_ids[0], "two": two.memory_ids[0]}
 
 
-@pytest.mark.xfail(
-    strict=True, reason="audit reasons are chained in plain text until ADR 0035's format lands"
-)
 def test_a_subject_purge_leaves_no_erased_string_in_the_raw_file(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     mem = mneme.Memory.open(db, embedder="hashing")
@@ -110,9 +107,6 @@ def test_a_subject_purge_leaves_no_erased_string_in_the_raw_file(tmp_path: Path)
     again.close()
 
 
-@pytest.mark.xfail(
-    strict=True, reason="audit reasons are chained in plain text until ADR 0035's format lands"
-)
 def test_an_object_purge_blanks_the_notes_and_questions_about_what_it_erased(
     tmp_path: Path,
 ) -> None:
@@ -150,9 +144,6 @@ def test_a_subject_purge_refuses_what_names_nobody(tmp_path: Path) -> None:
     mem.close()
 
 
-@pytest.mark.xfail(
-    strict=True, reason="audit reasons are chained in plain text until ADR 0035's format lands"
-)
 def test_the_cli_purges_a_subject_with_a_dry_run_first(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     mem = mneme.Memory.open(db, embedder="hashing")

@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +39,9 @@ from mneme.core.model import (
     Viewer,
     Visibility,
 )
+
+if TYPE_CHECKING:
+    from mneme.store.audit_key import KeyRing
 
 #: A vector as callers hold it: a numpy row or any sequence of floats.
 Vector = Sequence[float] | npt.NDArray[np.float32]
@@ -135,6 +138,16 @@ class AuditRecord:
     prev_hash: str
     hash: str
     hashed: Mapping[str, Any]  # the exact stored fields the hash covers, for verification
+
+
+@dataclass(frozen=True, slots=True)
+class AuditAnchors:
+    """What the chain of a store is anchored to, for ``audit verify`` (ADR 0035)."""
+
+    keyring: KeyRing | None  # the audit keys the store was opened with (kept outside it)
+    registered: Mapping[str, str]  # key id -> check value: the keys that sealed the database
+    head_macs: Mapping[str, str | None]  # bank -> keyed seal of its chain head
+    problem: str | None = None  # why the store cannot write to its chain, if it cannot
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,3 +472,4 @@ class Store(Protocol):
         self, bank_id: str | None = None, target: str | None = None
     ) -> Iterator[AuditRecord]: ...
     def audit_head(self, bank_id: str) -> tuple[int, str, int] | None: ...  # seq, hash, count
+    def audit_anchors(self) -> AuditAnchors: ...

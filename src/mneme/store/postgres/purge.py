@@ -150,15 +150,17 @@ class PurgeMixin(LexicalIndexMixin):
         return counts
 
     def _scrub_audit(self, bank_id: str, targets: Sequence[str]) -> None:
-        """Erase the content of past audit records about the targets; keep their digests.
+        """Erase the content of past audit records about the targets (before, after and
+        reason); keep their digests (ADR 0008, ADR 0035). An erased reason is stored as ''.
 
         Records written before schema 6 have no digests yet: they are computed here exactly as
         ``mneme.core.chain.digest`` does (SHA-256 of the UTF-8 text, in hex).
         """
         self._w(
-            "UPDATE audit_log SET before = NULL, after = NULL, "
+            "UPDATE audit_log SET before = NULL, after = NULL, reason = '', "
             "before_sha = coalesce(before_sha, encode(sha256(convert_to(before, 'UTF8')), 'hex')), "
             "after_sha = coalesce(after_sha, encode(sha256(convert_to(after, 'UTF8')), 'hex')), "
+            "reason_sha = coalesce(reason_sha, encode(sha256(convert_to(reason, 'UTF8')), 'hex')), "
             "purged_at = %s WHERE bank_id = %s AND target = ANY(%s::text[]) AND purged_at IS NULL",
             (self._clock(), bank_id, list(targets)),
         )

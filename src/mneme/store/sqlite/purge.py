@@ -181,17 +181,24 @@ class PurgeMixin(LexiconMixin):
         }
 
     def _scrub_audit(self, bank_id: str, targets: Sequence[str]) -> None:
-        """Erase the content of past audit records about the targets; keep their digests."""
+        """Erase the content of past audit records about the targets (before, after and
+        reason); keep their digests (ADR 0008, ADR 0035). An erased reason is stored as ''."""
         t = _marks(targets)
         rows = self.db.query(
-            f"SELECT seq, before, after, before_sha, after_sha FROM audit_log WHERE bank_id = ? "
-            f"AND target IN ({t}) AND purged_at IS NULL",
+            f"SELECT seq, before, after, reason, before_sha, after_sha, reason_sha FROM audit_log "
+            f"WHERE bank_id = ? AND target IN ({t}) AND purged_at IS NULL",
             (bank_id, *targets),
         )
         now = ts(self._clock())
-        for seq, before, after, before_sha, after_sha in rows:
+        for seq, before, after, reason, before_sha, after_sha, reason_sha in rows:
             self._w(
-                "UPDATE audit_log SET before = NULL, after = NULL, before_sha = ?, "
-                "after_sha = ?, purged_at = ? WHERE seq = ?",
-                (before_sha or digest(before), after_sha or digest(after), now, seq),
+                "UPDATE audit_log SET before = NULL, after = NULL, reason = '', before_sha = ?, "
+                "after_sha = ?, reason_sha = ?, purged_at = ? WHERE seq = ?",
+                (
+                    before_sha or digest(before),
+                    after_sha or digest(after),
+                    reason_sha or digest(reason),
+                    now,
+                    seq,
+                ),
             )

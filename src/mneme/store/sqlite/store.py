@@ -68,20 +68,41 @@ class SQLiteStore(
         row_level_security=False,
     )
 
-    def __init__(self, path: str, *, read_only: bool = False, migrate: bool = True) -> None:
+    def __init__(
+        self,
+        path: str,
+        *,
+        read_only: bool = False,
+        migrate: bool = True,
+        audit_key_file: str | None = None,
+    ) -> None:
         self.db = Database(path, read_only=read_only)
         self.path = self.db.path
         self._indexes: dict[tuple[str, str], VectorIndex] = {}
         self._touched: set[str] = set()
         self._audit_heads: dict[str, tuple[int, int, str, int]] = {}
         self._audit_dirty: set[str] = set()
+        self._audit_armed = False
+        self._touched_rows: set[tuple[str, str, str]] = set()
+        self._importing = False
+        self._keyring = None
+        self._key_problem = None
+        self._key_registered = False
         self._memo: dict[Any, Any] = {}
         self._memo_epoch = -1
         self._fts_names: dict[str, str] = {}
+        self._keys_open = False
+        applied = []
         if migrate:
-            self.migrate()
+            applied = self.migrate()
         else:
             self.db.schema_version()  # refuse a foreign file early
+        # The audit key, and the triggers that seal every row written (ADR 0035).
+        self._open_keys(audit_key_file)
+        self._keys_open = True
+        if not read_only:
+            self._install_sealing()
+            self._seal_store(applied)
 
     def schema_version(self) -> int:
         return self.db.schema_version()
@@ -89,6 +110,8 @@ class SQLiteStore(
     def migrate(self) -> list[int]:
         applied = self.db.migrate()
         self._fts_backfill()  # banks written before migration 8 get their lexical table
+        if applied and self._keys_open and not self.db.read_only:
+            self._seal_store(applied)  # rows a migration rewrote are sealed again
         return applied
 
     def transaction(self) -> AbstractContextManager[None]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import click
@@ -149,12 +150,76 @@ def audit() -> None:
 
 
 @audit.command()
-@click.option("--bank", "-b", help="Only this bank (default: every bank).")
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(dir_okay=False),
+    help="Append the anchor to this file (JSON lines) instead of printing it.",
+)
 @output_options
-def verify(bank: str | None) -> None:
-    """Check the audit hash chain; exit 1 naming the first broken record if it is broken."""
+def anchor(out: str | None) -> None:
+    """Export the heads of every bank's audit chain, to keep outside the store.
+
+    Kept elsewhere (another machine, write-once storage), an anchor lets `audit verify
+    --anchor FILE` catch what the audit key cannot: the whole database rolled back to an
+    older copy, or a chain rewritten by someone who holds the key (ADR 0035).
+    """
     state = get_state()
-    reports = state.open().audit_verify(bank)
+    value = state.open().audit_anchor()
+    if out is not None:
+        try:
+            with open(out, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(value, sort_keys=True) + "\n")
+        except OSError as exc:
+            raise click.UsageError(f"cannot write the anchor to {out}: {exc}") from exc
+        state.emit(
+            {"anchored": len(value["heads"]), "file": out},
+            lambda: [f"anchored {len(value['heads'])} banks in {out}"],
+        )
+        return
+    state.emit(value, lambda: [json.dumps(value, sort_keys=True)])
+
+
+def _read_anchors(paths: tuple[str, ...]) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                lines = [line for line in fh if line.strip()]
+        except OSError as exc:
+            raise click.UsageError(f"cannot read the anchor file {path}: {exc}") from exc
+        for n, line in enumerate(lines, 1):
+            try:
+                value = json.loads(line)
+            except ValueError:
+                raise click.UsageError(f"{path} line {n} is not an audit anchor") from None
+            kind = str(value.get("format")) if isinstance(value, dict) else ""
+            if not kind.startswith("mneme.audit-anchor/"):
+                raise click.UsageError(f"{path} line {n} is not an audit anchor")
+            found.append(value)
+    return found
+
+
+@audit.command()
+@click.option("--bank", "-b", help="Only this bank (default: every bank).")
+@click.option(
+    "--anchor",
+    "anchors",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="An anchor file (`audit anchor --out`): every head in it must still be on its chain.",
+)
+@output_options
+def verify(bank: str | None, anchors: tuple[str, ...]) -> None:
+    """Check the keyed audit chain and the data it seals; exit 1 naming the first problem.
+
+    Edited, deleted, inserted or reordered records, a truncated log, a chain recomputed
+    without the audit key (MNEME_AUDIT_KEY_FILE, default <db>.audit-key), content erased
+    outside a purge, and memories, sources, claims, tombstones or conflicts changed in the
+    database beside mneme are all reported (ADR 0035).
+    """
+    state = get_state()
+    reports = state.open().audit_verify(bank, anchors=_read_anchors(anchors))
     broken = {b: r for b, r in reports.items() if not r.ok}
     payload: dict[str, Any] = {"ok": not broken, "banks": reports}
     message = ""
@@ -162,13 +227,17 @@ def verify(bank: str | None) -> None:
         b, r = next(iter(broken.items()))
         message = (
             f"the audit chain of bank {b!r} is broken at record {r.first_bad_seq}: {r.problem}"
+            if r.first_bad_seq is not None
+            else f"the audit of bank {b!r} is broken: {r.problem}"
         )
         payload["error"] = {"code": "audit_broken", "message": message}
 
     def text() -> list[str]:
         return [
             f"{b}: {'ok' if r.ok else 'BROKEN'}  {r.records} records"
-            + ("" if r.ok else f"  first bad record {r.first_bad_seq}: {r.problem}")
+            + ("" if r.ok or r.first_bad_seq is None else f"  first bad record {r.first_bad_seq}")
+            + ("" if r.ok else f": {r.problem}")
+            + "".join(f"\n  note: {n}" for n in r.notes)
             for b, r in reports.items()
         ] or ["no audit records"]
 
