@@ -17,6 +17,7 @@ from click.testing import CliRunner
 import mneme
 from mneme.core.chain import GENESIS, ChainReport, MacKey, digest, keyed_hash, record_hash
 from mneme.memory import copy_between
+from mneme.store.sealing import KEYED_SCHEMA
 from mneme.surfaces.cli.main import cli
 
 
@@ -518,7 +519,7 @@ def test_a_copy_into_another_store_keeps_verifying_and_catches_tampering(
 
 
 def _as_legacy(path: Path) -> None:
-    """Turn a store into one written before schema 15: format-1 records, no seals, no keys."""
+    """Turn a store into one written before schema 14: format-1 records, no seals, no keys."""
     conn = sqlite3.connect(path)
     try:
         conn.execute("UPDATE audit_log SET row_seals = NULL, reason_sha = NULL")
@@ -528,7 +529,7 @@ def _as_legacy(path: Path) -> None:
             conn.execute(f"ALTER TABLE audit_log DROP COLUMN {column}")
         conn.execute("ALTER TABLE audit_head DROP COLUMN mac")
         conn.execute("DROP TABLE audit_keys")
-        conn.execute("DELETE FROM schema_version WHERE version = 15")
+        conn.execute("DELETE FROM schema_version WHERE version >= ?", (KEYED_SCHEMA,))
         conn.commit()
     finally:
         conn.close()

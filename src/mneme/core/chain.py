@@ -2,7 +2,7 @@
 
 Two formats live in one chain (ADR 0035):
 
-- format 1 (records written before schema 15): plain SHA-256 over the canonical JSON of the
+- format 1 (records written before schema 14): plain SHA-256 over the canonical JSON of the
   record, ``before``/``after`` replaced by their digests and ``reason`` in plain text. Anyone
   who can write the database can recompute it, so it proves nothing on its own.
 - format 2: HMAC-SHA256 under an audit key kept outside the database. The chained payload
@@ -338,7 +338,7 @@ def verify_chain(
         expected_prev = stored_hash
     notes = []
     if legacy:
-        notes.append(f"{legacy} records in the unkeyed legacy format (before schema 15)")
+        notes.append(f"{legacy} records in the unkeyed legacy format (before schema 14)")
     if linked:
         notes.append(f"{linked} legacy records erased by a purge, link checked")
     return ChainReport(True, n, notes=tuple(notes))

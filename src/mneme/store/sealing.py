@@ -23,7 +23,7 @@ SEALED_TABLES = ("sources", "units", "claims", "tombstones", "conflicts")
 
 #: The schema version that keyed the chain: a store is sealed as found only by the open that
 #: migrates it there.
-KEYED_SCHEMA = 15
+KEYED_SCHEMA = 14
 
 
 class AuditKeyMissing(BackendUnavailable):

@@ -142,7 +142,7 @@ class AuditMixin(PostgresBase):
             )
             self._signing_key()
             self._reseal(
-                "rows sealed as found when the audit was keyed (schema 15)"
+                "rows sealed as found when the audit was keyed (schema 14)"
                 if not registered
                 else "rows sealed again after a schema migration"
             )

@@ -161,7 +161,7 @@ class PostgresBase:
         return key
 
     def _audit_commit(self) -> None:
-        """Before every commit: seal the rows the transaction wrote (the triggers of schema 15
+        """Before every commit: seal the rows the transaction wrote (the triggers of schema 14
         recorded them in ``audit_touched``), then key the heads it moved."""
         if self._keyring is None:
             return  # opening (a migration's own writes): the open seals them (_seal_store)

@@ -37,7 +37,7 @@ BM25_B = 0.75
 _FIXED = 2**36
 
 #: PostgreSQL tables derived from ``units`` (not portable: rebuilt by an importing store).
-# ``audit_touched`` (schema 15) is transient too: the rows a transaction wrote, sealed and
+# ``audit_touched`` (schema 14) is transient too: the rows a transaction wrote, sealed and
 # cleared at its commit (ADR 0035).
 DERIVED_TABLES = frozenset({"lexeme_df", "lexeme_postings", "audit_touched"})
 

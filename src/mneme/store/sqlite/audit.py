@@ -118,7 +118,7 @@ class AuditMixin(SQLiteBase):
         self._key_registered = self._keyring.signing.id in registered
 
     def _seal_store(self, applied: list[int]) -> None:
-        """Seal what the chain does not yet cover: a store from before schema 15 (its rows as
+        """Seal what the chain does not yet cover: a store from before schema 14 (its rows as
         found, its heads keyed), or rows a migration rewrote. Runs at a writable open."""
         if self._keyring is None or self._key_problem is not None:
             return
@@ -139,7 +139,7 @@ class AuditMixin(SQLiteBase):
         with self.db.transaction():
             self._signing_key()
             self._reseal(
-                "rows sealed as found when the audit was keyed (schema 15)"
+                "rows sealed as found when the audit was keyed (schema 14)"
                 if not registered
                 else "rows sealed again after a schema migration"
             )

@@ -1,4 +1,4 @@
--- mneme schema 15 (PostgreSQL form of the SQLite 0015): a tamper-evident audit (ADR 0035).
+-- mneme schema 14 (PostgreSQL form of the SQLite 0014): a tamper-evident audit (ADR 0035).
 -- Written to run again harmlessly (a test rewinds schema_version to re-run older migrations).
 -- New records are chain format 2: keyed (HMAC-SHA256 under a key kept outside the database;
 -- audit_keys names the keys that sealed this database), their reason chained by its digest

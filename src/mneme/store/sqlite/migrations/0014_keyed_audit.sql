@@ -1,4 +1,4 @@
--- mneme schema 15: a tamper-evident audit (ADR 0035). New records are chain format 2: keyed
+-- mneme schema 14: a tamper-evident audit (ADR 0035). New records are chain format 2: keyed
 -- (HMAC-SHA256 under a key kept outside the database; audit_keys names the keys that sealed
 -- this database and proves each by a check value), their reason chained by its digest like
 -- before and after (so a purge can erase it), and the last record of every transaction
