@@ -203,6 +203,7 @@ def _args_for(command: tuple[str, ...], uid: str, jsonl: Path) -> list[str]:
         ("db", "version"): ["db", "version"],
         ("audit", "verify"): ["audit", "verify"],
         ("stats",): ["stats"],
+        ("sensitive",): ["sensitive", "--bank", "b", "--set", "email=redact"],
         ("demo",): ["demo"],
         ("review", "queue"): ["review", "queue", "--bank", "b"],
         ("review", "decide"): ["review", "decide", uid, "reject", "--actor", "rev1"],
