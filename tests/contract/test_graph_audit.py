@@ -5,8 +5,11 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import pytest
+
 from mneme.core.chain import GENESIS, verify_chain
 from mneme.core.model import Scope
+from mneme.errors import NotFound
 from mneme.store.protocol import Link, Store
 
 
@@ -183,3 +186,30 @@ def test_lean_units_carry_knowers_but_not_evidence_or_entities(store: Store, mak
     assert (lean.evidence, lean.entities) == ((), ())
     assert (lean.knowers, lean.text) == (full.knowers, full.text)
     assert store.get_units(make.viewer("stranger", Scope.PERSONAL), [unit.id], lean=True) == {}
+
+
+def test_set_bank_config_replaces_the_config_and_audits_before_and_after(
+    store: Store, make: Any
+) -> None:
+    make.bank("b1")
+    with store.transaction():
+        bank = store.set_bank_config(
+            "b1", {"sensitive": {"secret": "refuse"}}, actor="ops", reason="policy"
+        )
+    assert bank.config == {"sensitive": {"secret": "refuse"}}
+    got = store.get_bank("b1")
+    assert got is not None
+    assert got.config == {"sensitive": {"secret": "refuse"}}
+    with store.transaction():
+        store.set_bank_config("b1", {}, actor="ops", reason="reset")
+    assert [b.config for b in store.list_banks() if b.id == "b1"] == [{}]
+    records = [r for r in store.audit_records("b1") if r.op == "bank.configure"]
+    assert [(r.actor, r.reason) for r in records] == [("ops", "policy"), ("ops", "reset")]
+    assert records[0].before == {"config": {}}
+    assert records[1].before == {"config": {"sensitive": {"secret": "refuse"}}}
+    assert records[1].after == {"config": {}}
+    assert verify_chain(
+        (r.seq, r.prev_hash, r.hash, r.hashed) for r in store.audit_records("b1")
+    ).ok
+    with pytest.raises(NotFound), store.transaction():
+        store.set_bank_config("nope", {}, actor="ops", reason="x")

@@ -211,3 +211,24 @@ def test_a_refusal_names_kinds_and_counts_and_never_the_value() -> None:
     assert "1 token" in message
     assert "ghp_" not in message
     assert "ghp_" not in json.dumps(out.summary())
+
+
+def test_a_random_key_of_no_known_format_is_found_but_a_link_or_a_hash_is_not(
+    detector: Detector,
+) -> None:
+    key = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFQ"  # 43 random base64 characters
+    text = f"the staging token: {key} (rotate monthly)"
+    assert [(f.kind.value, text[f.start : f.end]) for f in detector.find(text)] == [("token", key)]
+    for ordinary in (
+        "the doc is https://docs.google.com/document/d/1aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789/edit",
+        "fixed in commit 8b1118b376c313ed420e5133ba91307817ed52c2",
+        "supercalifragilisticexpialidocious-antidisestablishmentarianism",
+    ):
+        assert detector.find(ordinary) == [], ordinary
+
+
+def test_one_secret_found_by_two_detectors_is_counted_once(detector: Detector) -> None:
+    text = "token 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"
+    out = screen(text, detector.find(text), Policy({}))
+    assert out.text == "token [redacted:token]"
+    assert out.counts == {"token": 1}

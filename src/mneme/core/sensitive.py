@@ -170,6 +170,19 @@ def _merged(findings: Iterable[Finding], policy: Policy) -> list[tuple[int, int,
     return spans
 
 
+def _distinct(findings: Iterable[Finding]) -> list[tuple[Kind, int]]:
+    """Findings with overlapping spans of the same kind joined: (kind, start) each."""
+    out: list[tuple[Kind, int]] = []
+    ends: dict[Kind, int] = {}
+    for f in sorted(findings, key=lambda f: (f.start, -f.end)):
+        if f.kind in ends and f.start < ends[f.kind]:
+            ends[f.kind] = max(ends[f.kind], f.end)
+            continue
+        ends[f.kind] = f.end
+        out.append((f.kind, f.start))
+    return out
+
+
 def screen(text: str, findings: Sequence[Finding], policy: Policy) -> Screening:
     """Apply the policy to what was found: the text to store and the decision to audit.
 
@@ -178,7 +191,8 @@ def screen(text: str, findings: Sequence[Finding], policy: Policy) -> Screening:
     """
     if not findings:
         return Screening(text, {}, {})
-    counts = Counter(f.kind.value for f in findings)
+    # One thing found twice (two plugins, one span) is counted once.
+    counts = Counter(kind.value for kind, _ in _distinct(findings))
     actions = {k: policy.action(Kind(k)).value for k in sorted(counts)}
     pieces: list[str] = []
     at = 0

@@ -7,7 +7,8 @@ vocabulary (``Finding``: kind, span, a label that does not reveal the value).
   only: never ``analyze_line`` or ``verify``, which may call the provider over the network.
   Its own heuristic filters (templated, sequential, UUID-shaped, indirect references) drop
   what is not a secret. The keyword plugin runs in its config-file form (``password: x``,
-  ``api_key = x``), the form a person types in chat.
+  ``api_key = x``), the form a person types in chat. Its base64 entropy test also runs on
+  unquoted words, for keys of no format it knows (web addresses left alone).
 - Phone numbers: ``phonenumbers`` (Google's libphonenumber), ``PhoneNumberMatcher`` at
   ``Leniency.VALID`` for the configured default region (numbers with a ``+`` match in any).
 - Email addresses: a candidate shape, then ``email-validator``'s syntax check (no DNS).
@@ -31,8 +32,8 @@ from typing import Any
 from mneme.core.sensitive import Finding, Kind
 
 #: detect-secrets plugin class name -> (kind, label). Left out: ``IPPublicDetector`` (an IP
-#: address is no credential) and the two high-entropy plugins, which on unquoted prose flag
-#: long words and URLs (ADR 0034 has the counts).
+#: address is no credential). The base64 high-entropy plugin runs apart (``_random``); its hex
+#: sibling is left out: commit hashes and checksums are hex, and are no secrets.
 _PLUGINS: dict[str, tuple[str, Kind, str]] = {
     "AWSKeyDetector": ("aws", Kind.API_KEY, "AWS access key"),
     "ArtifactoryDetector": ("artifactory", Kind.API_KEY, "Artifactory credential"),
@@ -80,6 +81,9 @@ _SAID_PASSWORD = re.compile(
     r"(?=[\s,;!?)\]]|[.](?:\s|$)|$)",
     re.IGNORECASE,
 )
+
+#: A run of 20 or more base64 (and URL-safe base64) characters.
+_B64_RUN = re.compile(r"[A-Za-z0-9+/\-_=]{20,}")
 
 #: Local part (RFC 5322 dot-atom characters, or any letter: RFC 6531) @ a domain with a dot;
 #: email-validator decides.
@@ -155,6 +159,7 @@ class Detector:
         self._plugins: list[_Plugin] | None = None
         self._lock = threading.Lock()
         self._phones: Any = None
+        self._entropy: Any = None
         self._email: Any = None
         self._filters: tuple[Callable[[str], bool], ...] = ()
         self._indirect: Callable[[str], bool] = lambda _line: False
@@ -172,6 +177,12 @@ class Detector:
         found.extend(self._cards(text))
         found.extend(self._emails(text))
         found.extend(self._phone_numbers(text))
+        # A random-looking string counts only where nothing that knows its format found it.
+        found.extend(
+            r
+            for r in self._random(text)
+            if not any(f.start < r.end and r.start < f.end for f in found)
+        )
         return sorted(found, key=lambda f: (f.start, f.end))
 
     # -- secrets (detect-secrets) -----------------------------------------------------------
@@ -222,6 +233,9 @@ class Detector:
             heuristic.is_not_alphanumeric_string,
         )
         self._indirect = heuristic.is_indirect_reference
+        from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+
+        self._entropy = Base64HighEntropyString()
         self._phones = phonenumbers
         self._email = email_validator
         return plugins
@@ -271,6 +285,26 @@ class Detector:
         if len(value) < 3 or any(f(value) for f in self._filters) or self._indirect(line):
             return None
         return value
+
+    def _random(self, text: str) -> Iterator[Finding]:
+        """A random-looking string of no known provider's format ("my token: 9xQe...") by
+        detect-secrets' base64 entropy test (over 4.5 bits a character, which takes some 30
+        random characters), quoted or not. A web address is left alone: a shared link is
+        what a memory is often for, and credentials in one are the basic-auth plugin's."""
+        plugin = self._entropy
+        for m in _B64_RUN.finditer(text):
+            value = m.group().strip("=-_")
+            word_start = max(text.rfind(" ", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
+            word = text[word_start : m.end() + 3]
+            if "://" in word or word.lower().startswith("www."):
+                continue
+            if (
+                len(value) >= 20
+                and plugin.calculate_shannon_entropy(value) > plugin.entropy_limit
+                and not any(f(value) for f in self._filters)
+            ):
+                start = m.start() + m.group().find(value)
+                yield Finding(Kind.TOKEN, start, start + len(value), "random-looking string")
 
     # -- passwords said in words, cards, emails, phones ----------------------------------
 
