@@ -1,8 +1,11 @@
-"""False positives of the write-time detector on public dialogue (ADR 0034).
+"""False positives of the write-time detector on public dialogue, and what it finds (ADR 0034).
 
 Every turn of LoCoMo (first five conversations) and of the SGD dev split in ``shared/data`` is
 run through ``mneme.write.detector.Detector``; the table counts flagged turns by kind, and
-``--show N`` prints up to N flagged turns per kind (the span marked) to read them.
+``--show N`` prints up to N flagged turns per kind (the span marked) to read them. Then the
+phone numbers SGD annotates in system turns (found / annotated, and flagged spans that are no
+annotated phone), and the positive cases of ``tests/fixtures/sensitive_positives.json`` (from
+the libraries' own fixtures and documented formats), bare and inside a sentence.
 
     python -m bench.sensitive.run [--data DIR] [--show 5]
 """
@@ -19,6 +22,7 @@ from pathlib import Path
 from mneme.write.detector import Detector
 
 DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+POSITIVES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "sensitive_positives.json"
 
 
 def locomo_turns(data: Path) -> Iterator[tuple[str, str]]:
@@ -77,6 +81,38 @@ def main() -> None:
         print(f"\n## {corpus} {kind}")
         for t in texts:
             print(f"  {t[:220]}")
+    annotated = found = stray = 0
+    for path in sorted((args.data / "sgd").glob("dialogues_*.json")):
+        for dialogue in json.loads(path.read_text()):
+            for turn in dialogue["turns"]:
+                text = turn["utterance"]
+                phones = {
+                    v
+                    for frame in turn["frames"]
+                    for action in frame.get("actions", [])
+                    if action["slot"] == "phone_number"
+                    for v in action["values"]
+                    if v in text
+                }
+                spans = [text[f.start : f.end] for f in detector.find(text)]
+                annotated += len(phones)
+                found += sum(any(p in s or s in p for s in spans) for p in phones)
+                stray += sum(not any(p in s or s in p for p in phones) for s in spans)
+    print(
+        f"\nSGD annotated phone numbers found: {found} / {annotated} "
+        f"({found / max(annotated, 1):.1%}); flagged spans that are none: {stray}"
+    )
+    cases = json.loads(POSITIVES.read_text())["cases"]
+    by: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for case in cases:
+        for frame in ("{}", "Here you go: {} (keep it safe)."):
+            found_kinds = {f.kind.value for f in detector.find(frame.format(case["value"]))}
+            by[case["kind"]][0] += case["kind"] in found_kinds
+            by[case["kind"]][1] += 1
+    print(
+        "positives (bare and in a sentence): "
+        + ", ".join(f"{k} {n}/{m}" for k, (n, m) in sorted(by.items()))
+    )
 
 
 if __name__ == "__main__":
