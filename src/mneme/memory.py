@@ -270,8 +270,13 @@ class Memory:
         ``wait`` seconds, else ``status="accepted"`` with a ``pending_id`` for
         ``get_add_status``.
 
+        Before anything is stored, the text is screened for secrets and personal data; the
+        bank's policy (``set_sensitive_policy``) stores, redacts or refuses what is found,
+        and the decision is audited (ADR 0034).
+
         Raises:
-            InvalidInput: empty or oversized text, NUL bytes, a bad id, time or trust.
+            InvalidInput: empty or oversized text, NUL bytes, a bad id, time or trust; or the
+                bank's sensitive-data policy refuses what the text holds.
             Conflict: ``source_id`` already holds different text.
         """
         args: dict[str, Any] = {

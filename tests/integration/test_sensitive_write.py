@@ -228,3 +228,14 @@ def test_the_process_default_policy_comes_from_configuration(db_path: str, clock
         assert _source(m, result).text == "write to [redacted:email]"
     with pytest.raises(InvalidInput, match="sensitive"):
         mneme.Memory.open(db_path, embedder=HashingEmbedder(), sensitive={"pii": "redact"})
+
+
+def test_a_bank_policy_that_cannot_be_read_refuses_every_finding(memory: mneme.Memory) -> None:
+    memory.retain("The standup is at nine.", bank="team", agent="scout")
+    with memory.store.transaction():  # as a hand edit of the row would leave it
+        memory.store.set_bank_config(
+            "team", {"sensitive": {"secret": "hide"}}, actor="dba", reason="hand edit"
+        )
+    with pytest.raises(InvalidInput, match="email"):
+        memory.retain(f"mail {EMAIL}", bank="team", agent="scout")
+    assert memory.retain("Lunch is at noon.", bank="team", agent="scout").memory_ids

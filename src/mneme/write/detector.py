@@ -58,7 +58,7 @@ _PLUGINS: dict[str, tuple[str, Kind, str]] = {
     "TelegramBotTokenDetector": ("telegram_token", Kind.TOKEN, "Telegram bot token"),
     "PrivateKeyDetector": ("private_key", Kind.PRIVATE_KEY, "private key"),
     "BasicAuthDetector": ("basic_auth", Kind.PASSWORD, "password in a URL"),
-    "KeywordDetector": ("keyword", Kind.PASSWORD, "secret after a keyword"),
+    "KeywordDetector": ("keyword", Kind.PASSWORD, "secret after a keyword"),  # or a key
 }
 
 #: A PEM or PuTTY block, from the marker detect-secrets finds to its end marker (or the end
@@ -247,14 +247,15 @@ class Detector:
             values = {v for v in plugin.values(line) if v and v.strip()}
             if not values:
                 continue
-            if plugin.patterns is None:  # the keyword plugin: the value is the password
+            if plugin.patterns is None:  # the keyword plugin: the value is the secret
                 for value in values:
                     kept = self._keyword_value(line, value)
                     if kept is None:
                         continue
                     for start in _occurrences(line, kept):
                         at = offset + start
-                        yield Finding(plugin.kind, at, at + len(kept), plugin.label)
+                        kind = _keyword_kind(line[max(0, start - 40) : start])
+                        yield Finding(kind, at, at + len(kept), plugin.label)
                 continue
             for pattern in plugin.patterns:
                 for m in pattern.finditer(line):
@@ -341,6 +342,15 @@ class Detector:
         matcher = pn.PhoneNumberMatcher(text, self.phone_region, leniency=pn.Leniency.VALID)
         for match in matcher:
             yield Finding(Kind.PHONE, match.start, match.end, "phone number")
+
+
+def _keyword_kind(before: str) -> Kind:
+    """What a keyword names: the plugin's list holds keys ("api_key", "private_key") as well
+    as passwords ("password", "pwd", "secret")."""
+    lowered = before.lower()
+    if "key" not in lowered:
+        return Kind.PASSWORD
+    return Kind.PRIVATE_KEY if "priv" in lowered else Kind.API_KEY
 
 
 def _occurrences(line: str, value: str) -> Iterator[int]:
