@@ -81,7 +81,7 @@ def main() -> None:
         print(f"\n## {corpus} {kind}")
         for t in texts:
             print(f"  {t[:220]}")
-    annotated = found = stray = 0
+    annotated = hit = stray = 0
     for path in sorted((args.data / "sgd").glob("dialogues_*.json")):
         for dialogue in json.loads(path.read_text()):
             for turn in dialogue["turns"]:
@@ -96,11 +96,11 @@ def main() -> None:
                 }
                 spans = [text[f.start : f.end] for f in detector.find(text)]
                 annotated += len(phones)
-                found += sum(any(p in s or s in p for s in spans) for p in phones)
+                hit += sum(any(p in s or s in p for s in spans) for p in phones)
                 stray += sum(not any(p in s or s in p for p in phones) for s in spans)
     print(
-        f"\nSGD annotated phone numbers found: {found} / {annotated} "
-        f"({found / max(annotated, 1):.1%}); flagged spans that are none: {stray}"
+        f"\nSGD annotated phone numbers found: {hit} / {annotated} "
+        f"({hit / max(annotated, 1):.1%}); flagged spans that are none: {stray}"
     )
     cases = json.loads(POSITIVES.read_text())["cases"]
     by: dict[str, list[int]] = defaultdict(lambda: [0, 0])
