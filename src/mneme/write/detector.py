@@ -211,7 +211,7 @@ class Detector:
             if name == "KeywordDetector":
                 config = keyword.CONFIG_DENYLIST_REGEX_TO_GROUP
                 # The plugin's own keyword list, searched once: most lines name no keyword,
-                # and its nine assignment patterns cost most of the detector's time.
+                # and its assignment patterns cost most of the detector's time.
                 gate = re.compile(keyword.DENYLIST_REGEX, re.IGNORECASE)
 
                 def find(
