@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable, Generator, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -60,7 +60,7 @@ from mneme.trust.audit import verify as verify_audit
 from mneme.trust.conflicts import Conflicts
 from mneme.trust.history import history as trust_history
 from mneme.trust.history import state_at as trust_state_at
-from mneme.trust.purge import PurgeReport
+from mneme.trust.purge import PurgeReport, purge_subject
 from mneme.trust.purge import purge as purge_object
 from mneme.trust.review import Review
 from mneme.trust.settle import Settler
@@ -866,6 +866,34 @@ class Memory:
         """
         return purge_object(
             self.store, object_id, actor=actor, reason=reason, dry_run=dry_run, bank=bank
+        )
+
+    def purge_subject(
+        self,
+        name: str,
+        *,
+        actor: str,
+        reason: str,
+        aliases: Sequence[str] = (),
+        dry_run: bool = False,
+        bank: str | None = None,
+    ) -> tuple[PurgeReport, ...]:
+        """Erase everything about a data subject (GDPR art. 17), in every bank or in ``bank``.
+
+        Every memory and source that names the person (whole-word, case- and accent-insensitive,
+        by ``name``, ``aliases`` and the aliases of the entity that is them) goes as ``purge``
+        takes them; what survives but names them is blanked (review notes, conflict questions,
+        claim review notes, audit content) or dropped (tombstones, sweep proposals, adopted
+        rules, the entity). One report per bank; ``dry_run`` changes nothing.
+        """
+        return purge_subject(
+            self.store,
+            name,
+            actor=actor,
+            reason=reason,
+            aliases=tuple(aliases),
+            dry_run=dry_run,
+            bank=bank,
         )
 
     def health(self) -> dict[str, Any]:
