@@ -76,6 +76,13 @@ class Config:
     #: "api_key_env": "OPENAI_API_KEY"} or {"provider": "anthropic", "model": "..."}.
     llm: tuple[Mapping[str, Any], ...] = ()
     recall: RecallConfig = field(default_factory=RecallConfig)
+    #: The default sensitive-data policy of every bank (category or kind -> store | redact |
+    #: refuse); a bank's own rules override it (ADR 0034). Unset: secrets are redacted,
+    #: personal data is stored, and every finding is audited.
+    sensitive: Mapping[str, str] = field(default_factory=dict)
+    #: The region whose national phone numbers the detector recognizes; numbers written with
+    #: + and a country code are found whatever it is. "" finds only those.
+    phone_region: str = "US"
 
     def replace(self, **changes: Any) -> Config:
         return dataclasses.replace(self, **changes)

@@ -68,6 +68,7 @@ from mneme.trust.settle import Settler
 from mneme.write.buffer import IngestBuffer
 from mneme.write.charter import CharterFile
 from mneme.write.decide import Judge
+from mneme.write.defence import PolicyView
 from mneme.write.links import connect as connect_memories
 from mneme.write.plan import Plan
 from mneme.write.retain import Retainer
@@ -277,8 +278,13 @@ class Memory:
         ``wait`` seconds, else ``status="accepted"`` with a ``pending_id`` for
         ``get_add_status``.
 
+        Before anything is stored, the text is screened for secrets and personal data; the
+        bank's policy (``set_sensitive_policy``) stores, redacts or refuses what is found,
+        and the decision is audited (ADR 0034).
+
         Raises:
-            InvalidInput: empty or oversized text, NUL bytes, a bad id, time or trust.
+            InvalidInput: empty or oversized text, NUL bytes, a bad id, time or trust; or the
+                bank's sensitive-data policy refuses what the text holds.
             Conflict: ``source_id`` already holds different text.
         """
         args: dict[str, Any] = {
@@ -781,6 +787,30 @@ class Memory:
 
     def banks(self) -> list[Bank]:
         return self.store.list_banks()
+
+    def sensitive_policy(self, bank: str) -> PolicyView:
+        """How a bank's writes treat secrets and personal data (ADR 0034): the rules set on
+        the bank, and the action (store | redact | refuse) every category and kind gets."""
+        return self._retainer.defence.view(validate.ident(bank, "bank"))
+
+    def set_sensitive_policy(
+        self, bank: str, policy: Mapping[str, str], *, actor: str, reason: str = ""
+    ) -> PolicyView:
+        """Set actions by category (``secret``, ``personal``) or kind (``api_key``, ``email``,
+        ...): ``{"personal": "redact", "phone": "store"}``; ``"default"`` drops a rule. Laid
+        over the rules the bank has; audited; a bank not yet written to is created.
+
+        Raises:
+            InvalidInput: an unknown category, kind or action.
+        """
+        return self._retainer.defence.set_policy(
+            validate.ident(bank, "bank"),
+            policy,
+            actor=validate.ident(actor, "actor"),
+            reason=reason,
+            now=self.clock(),
+            create=self.config.create_banks,
+        )
 
     def roster(self, bank: str, *, ttl: dt.timedelta = PRESENCE_TTL) -> Roster:
         """Agents seen within the TTL; the silent ones are counted as hidden_stale."""

@@ -6,8 +6,11 @@ import itertools
 from collections.abc import Mapping
 from typing import Any
 
+import pytest
+
 from mneme.core.chain import GENESIS, MacKey, verify_chain
 from mneme.core.model import Scope
+from mneme.errors import NotFound
 from mneme.store.protocol import Link, Store
 
 
@@ -192,3 +195,31 @@ def _keys(store: Store) -> Mapping[str, MacKey]:
     ring = store.audit_anchors().keyring
     assert ring is not None
     return ring.keys
+
+
+def test_set_bank_config_replaces_the_config_and_audits_before_and_after(
+    store: Store, make: Any
+) -> None:
+    make.bank("b1")
+    with store.transaction():
+        bank = store.set_bank_config(
+            "b1", {"sensitive": {"secret": "refuse"}}, actor="ops", reason="policy"
+        )
+    assert bank.config == {"sensitive": {"secret": "refuse"}}
+    got = store.get_bank("b1")
+    assert got is not None
+    assert got.config == {"sensitive": {"secret": "refuse"}}
+    with store.transaction():
+        store.set_bank_config("b1", {}, actor="ops", reason="reset")
+    assert [b.config for b in store.list_banks() if b.id == "b1"] == [{}]
+    records = [r for r in store.audit_records("b1") if r.op == "bank.configure"]
+    assert [(r.actor, r.reason) for r in records] == [("ops", "policy"), ("ops", "reset")]
+    assert records[0].before == {"config": {}}
+    assert records[1].before == {"config": {"sensitive": {"secret": "refuse"}}}
+    assert records[1].after == {"config": {}}
+    assert verify_chain(
+        ((r.seq, r.prev_hash, r.hash, r.hashed) for r in store.audit_records("b1")),
+        _keys(store),
+    ).ok
+    with pytest.raises(NotFound), store.transaction():
+        store.set_bank_config("nope", {}, actor="ops", reason="x")

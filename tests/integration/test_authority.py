@@ -85,6 +85,8 @@ HTTP: dict[str, tuple[str, str, dict[str, Any] | None]] = {
     "audit": ("GET", "/v1/banks/team/audit", None),
     "audit_verify": ("GET", "/v1/audit/verify?bank=team", None),
     "stats": ("GET", "/v1/stats", None),
+    "sensitive_policy": ("GET", "/v1/banks/team/sensitive", None),
+    "set_sensitive_policy": ("PUT", "/v1/banks/team/sensitive", {"rules": {"email": "store"}}),
 }
 
 #: Each operation over MCP: a tool and its arguments, or a resource (``memory://...``).

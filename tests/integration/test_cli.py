@@ -204,6 +204,7 @@ def _args_for(command: tuple[str, ...], uid: str, jsonl: Path) -> list[str]:
         ("audit", "verify"): ["audit", "verify"],
         ("audit", "anchor"): ["audit", "anchor"],
         ("stats",): ["stats"],
+        ("sensitive",): ["sensitive", "--bank", "b", "--set", "email=redact"],
         ("demo",): ["demo"],
         ("review", "queue"): ["review", "queue", "--bank", "b"],
         ("review", "decide"): ["review", "decide", uid, "reject", "--actor", "rev1"],

@@ -89,6 +89,9 @@ OPERATIONS: dict[str, str] = {
     "stats": "admin",
     "config": "admin",
     "status": "admin",
+    # a bank's sensitive-data policy (ADR 0034): HTTP and the CLI
+    "sensitive_policy": "admin",
+    "set_sensitive_policy": "admin",
 }
 
 #: Operations whose answer covers every bank: only an admin for ``*`` may see them.

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -203,6 +203,24 @@ class PostgresStore(
             return None
         r = rows[0]
         return Bank(id=r[0], name=r[1], created_at=utc(r[2]), config=r[3] or {})
+
+    def set_bank_config(
+        self, bank_id: str, config: Mapping[str, Any], *, actor: str, reason: str
+    ) -> Bank:
+        before = self.get_bank(bank_id)
+        if before is None:
+            raise NotFound(f"no bank {bank_id!r}")
+        self._w("UPDATE banks SET config = %s WHERE id = %s", (Jsonb(dict(config)), bank_id))
+        self.audit(
+            bank_id,
+            actor,
+            "bank.configure",
+            bank_id,
+            {"config": dict(before.config)},
+            {"config": dict(config)},
+            reason,
+        )
+        return self.get_bank(bank_id) or before
 
     def list_banks(self) -> list[Bank]:
         rows = self.db.query("SELECT id, name, created_at, config FROM banks ORDER BY id")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -21,7 +21,7 @@ from mneme.core.model import (
     Viewer,
     Visibility,
 )
-from mneme.errors import Conflict, InvalidInput
+from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.store.codec import dumps, loads, parse_ts, ts, unit_summary, vector_bytes
 from mneme.store.edges import EDGE_COLUMNS, audit_edges, edge_values
 from mneme.store.protocol import (
@@ -175,6 +175,25 @@ class SQLiteStore(
         return Bank(
             id=r[0], name=r[1], created_at=parse_ts(r[2]) or epoch(), config=loads(r[3], {})
         )
+
+    def set_bank_config(
+        self, bank_id: str, config: Mapping[str, Any], *, actor: str, reason: str
+    ) -> Bank:
+        before = self.get_bank(bank_id)
+        if before is None:
+            raise NotFound(f"no bank {bank_id!r}")
+        self._w("UPDATE banks SET config = ? WHERE id = ?", (dumps(dict(config)), bank_id))
+        self._forget(("bank", bank_id))
+        self.audit(
+            bank_id,
+            actor,
+            "bank.configure",
+            bank_id,
+            {"config": dict(before.config)},
+            {"config": dict(config)},
+            reason,
+        )
+        return self.get_bank(bank_id) or before
 
     def list_banks(self) -> list[Bank]:
         return [

@@ -1,4 +1,5 @@
-"""Looking after a store: banks, agents, reembed, db migrate/version, audit verify, stats."""
+"""Looking after a store: banks, agents, reembed, db migrate/version, audit verify, stats,
+and a bank's sensitive-data policy."""
 
 from __future__ import annotations
 
@@ -264,4 +265,48 @@ def stats() -> None:
     )
 
 
-COMMANDS = [banks, agents, reembed, db, audit, stats]
+def _rule(value: str) -> tuple[str, str]:
+    key, sep, action = value.partition("=")
+    if not sep or not key.strip() or not action.strip():
+        raise click.BadParameter(f"{value!r} is not KEY=ACTION (e.g. secret=refuse)")
+    return key.strip(), action.strip()
+
+
+@click.command()
+@click.option("--bank", "-b", required=True, help="The bank whose policy to show or set.")
+@click.option(
+    "--set",
+    "rules",
+    multiple=True,
+    metavar="KEY=ACTION",
+    help="Set a rule: KEY is a category (secret, personal) or a kind (api_key, token, "
+    "private_key, password, card_number, email, phone); ACTION is store, redact, refuse, or "
+    "default (drop the rule). Repeatable.",
+)
+@click.option("--actor", default="cli", show_default=True, help="Who sets it (audited).")
+@click.option("--reason", default="", help="Why (kept in the audit record).")
+@output_options
+def sensitive(bank: str, rules: tuple[str, ...], actor: str, reason: str) -> None:
+    """Show or set how a bank's writes treat secrets and personal data.
+
+    Every write is screened before it is stored: per category or kind, what is found is
+    stored (and audited), redacted to [redacted:<kind>], or the write is refused. Default:
+    secrets redacted, personal data stored.
+    """
+    state = get_state()
+    mem = state.open()
+    if rules:
+        pairs = [_rule(r) for r in rules]
+        view = mem.set_sensitive_policy(bank, dict(pairs), actor=actor, reason=reason)
+    else:
+        view = mem.sensitive_policy(bank)
+    state.emit(
+        view,
+        lambda: [
+            f"bank {view.bank}" + (f"  (set: {view.rules})" if view.rules else "  (defaults)"),
+            *(f"  {key:<12} {action}" for key, action in view.effective.items()),
+        ],
+    )
+
+
+COMMANDS = [banks, agents, reembed, db, audit, stats, sensitive]

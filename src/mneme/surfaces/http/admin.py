@@ -3,17 +3,43 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
+from pydantic import Field
 
 from mneme.surfaces.http.auth import BANK_PATTERN, Access, Caller, allowed, authorize
 from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES
+from mneme.surfaces.http.schemas import Body, Note
 from mneme.surfaces.http.tokens import ALL_BANKS
 
 router = APIRouter(responses=ERROR_RESPONSES)
+
+PolicyKey = Literal[
+    "secret",
+    "personal",
+    "api_key",
+    "token",
+    "private_key",
+    "password",
+    "card_number",
+    "email",
+    "phone",
+]
+PolicyAction = Literal["store", "redact", "refuse", "default"]
+
+
+class SensitivePolicyIn(Body):
+    """Rules laid over the bank's sensitive-data policy (ADR 0034)."""
+
+    rules: dict[PolicyKey, PolicyAction] = Field(
+        description="Category (secret, personal) or kind -> store | redact | refuse; "
+        "default drops the bank's rule.",
+        max_length=16,
+    )
+    reason: Note = Field(default="", description="Why (kept in the audit record).")
 
 
 @router.get(
@@ -116,3 +142,40 @@ def audit_records(
         for r in reversed(recent)
     ]
     return answer({"bank": acc.bank, "records": records})
+
+
+@router.get(
+    "/v1/banks/{bank}/sensitive",
+    tags=["admin"],
+    summary="The bank's sensitive-data policy (admin)",
+    description="How writes to the bank treat secrets (api_key, token, private_key, password, "
+    "card_number) and personal data (email, phone): the rules set on the bank, and the action "
+    "(store, redact or refuse) each category and kind gets. Every finding is audited.",
+)
+def sensitive_policy(
+    mem: Mem, acc: Annotated[Access, Depends(allowed("sensitive_policy"))]
+) -> JSONResponse:
+    return answer(mem.sensitive_policy(acc.bank))
+
+
+@router.put(
+    "/v1/banks/{bank}/sensitive",
+    tags=["admin"],
+    summary="Set the bank's sensitive-data policy (admin)",
+    description="Lays the rules over the bank's policy (a rule set to default is dropped); "
+    "audited as bank.configure with the token's agent as the actor. Creates the bank if it "
+    "has not been written to yet.",
+)
+def set_sensitive_policy(
+    mem: Mem,
+    acc: Annotated[Access, Depends(allowed("set_sensitive_policy"))],
+    body: SensitivePolicyIn,
+) -> JSONResponse:
+    return answer(
+        mem.set_sensitive_policy(
+            acc.bank,
+            {str(k): str(v) for k, v in body.rules.items()},
+            actor=acc.agent,
+            reason=body.reason,
+        )
+    )
