@@ -54,7 +54,7 @@ from mneme.read.chain import ChainStep
 from mneme.read.chain import walk as walk_chain
 from mneme.read.recall import Recaller
 from mneme.store.copy import CopyReport, copy_store
-from mneme.store.protocol import Filters, Store, StoreStats, UnitChanges
+from mneme.store.protocol import CompactReport, Filters, Store, StoreStats, UnitChanges
 from mneme.think import Thinker
 from mneme.trust.audit import anchor as audit_anchor
 from mneme.trust.audit import verify as verify_audit
@@ -885,6 +885,12 @@ class Memory:
         return purge_object(
             self.store, object_id, actor=actor, reason=reason, dry_run=dry_run, bank=bank
         )
+
+    def compact(self) -> CompactReport:
+        """Rewrite the store's files so erased rows leave no bytes behind (SQLite: checkpoint
+        the WAL and VACUUM; PostgreSQL: VACUUM FULL, end the WAL segment, checkpoint). Run it
+        after a purge that must be proved on disk; it takes the write lock while it runs."""
+        return self.store.compact()
 
     def purge_subject(
         self,

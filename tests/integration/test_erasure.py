@@ -4,7 +4,6 @@ of the erased strings, in any table, index, free page or the WAL; the audit chai
 from __future__ import annotations
 
 import re
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -21,12 +20,13 @@ ERASED = ("Nadia", "Okafor", "sarcoidosis")
 
 
 def _raw_hits(db: Path, needles: tuple[str, ...]) -> dict[str, int]:
-    """Occurrences of each needle (any case) in the database file and its WAL, after the
-    WAL is checkpointed into the file and the file is rewritten (VACUUM drops free pages)."""
-    con = sqlite3.connect(db)
-    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    con.execute("VACUUM")
-    con.close()
+    """Occurrences of each needle (any case) in the database file and its WAL, after
+    ``Memory.compact`` folds the WAL into the file and rewrites it (free pages go)."""
+    mem = mneme.Memory.open(db, embedder="hashing")
+    try:
+        assert mem.compact().done == ("wal_checkpoint", "vacuum")
+    finally:
+        mem.close()
     blobs = [p.read_bytes() for p in (db, Path(f"{db}-wal")) if p.exists()]
     hits = {}
     for needle in needles:
@@ -166,4 +166,7 @@ def test_the_cli_purges_a_subject_with_a_dry_run_first(tmp_path: Path) -> None:
     assert "erased in bank clinic" in done.stdout
     both = subprocess.run([*base, "purge", "x", *args[1:], "--reason", "r"], capture_output=True)
     assert both.returncode == 2
+    compacted = subprocess.run([*base, "db", "compact"], capture_output=True, text=True)
+    assert compacted.returncode == 0, compacted.stderr
+    assert "compacted: wal_checkpoint, vacuum" in compacted.stdout
     assert _raw_hits(db, ("sarcoidosis",)) == {}

@@ -214,6 +214,14 @@ class PurgeCounts:
 
 
 @dataclass(frozen=True, slots=True)
+class CompactReport:
+    """What ``Store.compact`` rewrote, and each step it could not take (with why)."""
+
+    done: tuple[str, ...]
+    skipped: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Redactions:
     """Rows a purge rewrites or drops beyond the erased memories and sources: what still
     names the erased data subject (ADR 0036). Ids are the rows' own keys in the purged bank."""
@@ -453,6 +461,8 @@ class Store(Protocol):
         target: str,
         redact: Redactions | None = None,
     ) -> PurgeCounts: ...
+    # rewrite the files so that erased rows leave no bytes behind (outside any transaction)
+    def compact(self) -> CompactReport: ...
 
     # whole-store copy (``mneme db copy``): every row of every table in ``tables.TABLES``, in
     # the portable form of ``tables.SPECS``, copied verbatim (audit records keep their seq and

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import psycopg
+
 from mneme.store.postgres.lexical import LexicalIndexMixin
-from mneme.store.protocol import PurgeCounts, Redactions
+from mneme.store.protocol import CompactReport, PurgeCounts, Redactions
 
 
 class PurgeMixin(LexicalIndexMixin):
@@ -148,6 +150,31 @@ class PurgeMixin(LexicalIndexMixin):
             reason,
         )
         return counts
+
+    def compact(self) -> CompactReport:
+        """Rewrite the tables (VACUUM FULL: dead tuples of erased rows go), then end the WAL
+        segment that logged them and checkpoint, so it can be removed. A step the role may not
+        take (CHECKPOINT and pg_switch_wal need a superuser or their grants) is reported as
+        skipped. A server with ``wal_recycle = on`` (the default) renames old segments for
+        reuse, bytes and all, until they are written over: set it off where erasure on disk
+        must be proved (ADR 0036); base backups and replicas hold their own copies."""
+        if self.db.in_transaction:
+            raise RuntimeError("compact runs outside a transaction")
+        done: list[str] = []
+        skipped: list[str] = []
+        for step, sql in (
+            ("vacuum_full", "VACUUM FULL"),
+            ("checkpoint", "CHECKPOINT"),
+            ("switch_wal", "SELECT pg_switch_wal()"),
+            ("checkpoint_again", "CHECKPOINT"),
+        ):
+            with self.db.conn() as conn:
+                try:
+                    conn.execute(sql)
+                    done.append(step)
+                except psycopg.errors.InsufficientPrivilege as exc:
+                    skipped.append(f"{step}: {str(exc).strip().splitlines()[0]}")
+        return CompactReport(tuple(done), tuple(skipped))
 
     def _scrub_audit(self, bank_id: str, targets: Sequence[str]) -> None:
         """Erase the content of past audit records about the targets (before, after and

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 
 from mneme.core.chain import digest
 from mneme.store.codec import ts
-from mneme.store.protocol import PurgeCounts, Redactions
+from mneme.store.protocol import CompactReport, PurgeCounts, Redactions
+from mneme.store.sqlite.database import translate
 from mneme.store.sqlite.lexicon import LexiconMixin
 
 
@@ -165,6 +167,26 @@ class PurgeMixin(LexiconMixin):
             reason,
         )
         return counts
+
+    def compact(self) -> CompactReport:
+        """Fold the WAL into the file and rewrite it (VACUUM): a deleted row's bytes stay in
+        free pages and WAL frames until then. Outside any transaction; takes the write lock."""
+        if self.db.in_transaction:
+            raise RuntimeError("compact runs outside a transaction")
+        if self.db.path == ":memory:":
+            return CompactReport((), ("vacuum: an in-memory store has no file",))
+        if getattr(self, "read_only", False):
+            return CompactReport((), ("vacuum: the store is open read-only",))
+        conn = sqlite3.connect(self.db.path, timeout=30, isolation_level=None)
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            conn.execute("VACUUM")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as exc:
+            raise translate(exc, self.db.path) from exc
+        finally:
+            conn.close()
+        return CompactReport(("wal_checkpoint", "vacuum"))
 
     def _audit_targets(self, bank_id: str, seqs: Sequence[int]) -> set[str]:
         """The targets of the given audit records: a purge erases the content of every record

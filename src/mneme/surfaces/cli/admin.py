@@ -142,6 +142,26 @@ def copy(src: str, dst: str) -> None:
     )
 
 
+@db.command()
+@output_options
+def compact() -> None:
+    """Rewrite the store's files so that purged rows leave no bytes behind.
+
+    SQLite: fold the WAL into the file and VACUUM. PostgreSQL: VACUUM FULL, end the WAL
+    segment and checkpoint (a step the role may not take is reported, not failed). Run it after
+    a purge that must be proved on disk; it holds the write lock while it runs.
+    """
+    state = get_state()
+    report = state.open().compact()
+    state.emit(
+        {"compacted": report},
+        lambda: [
+            f"compacted: {', '.join(report.done) or 'nothing'}",
+            *(f"skipped {s}" for s in report.skipped),
+        ],
+    )
+
+
 # -- audit --------------------------------------------------------------------------------
 
 
