@@ -305,14 +305,19 @@ class Database:
         return int(self.query("SELECT coalesce(max(version), 0) FROM schema_version")[0][0])
 
     def migrate(self) -> list[int]:
-        """Apply every migration newer than the file's version; each in its own transaction."""
-        current = self.schema_version()
-        latest = latest_version()
-        if current > latest:
-            raise SchemaMismatch(
-                f"{self.path} has schema version {current}, newer than this mneme "
-                f"understands ({latest}); upgrade mneme"
-            )
+        """Apply every migration newer than the file's version; each in its own transaction.
+
+        The version read before is only a hint: another process may be migrating the same file
+        at this moment (several agents' first opens of one fresh store, issue 16 item 8). Each
+        migration runs under ``BEGIN IMMEDIATE``, which holds the file's write lock, and reads
+        the version again inside it: a migration another process applied meanwhile is skipped,
+        never run twice ("table banks already exists").
+
+        Raises:
+            SchemaMismatch: the file is newer than this mneme, not a mneme store, or needs
+                migrating but is opened read-only.
+        """
+        current = self._check_version(self.schema_version())
         applied: list[int] = []
         for version, name, sql in migrations():
             if version <= current:
@@ -320,16 +325,30 @@ class Database:
             if self.read_only:
                 raise SchemaMismatch(
                     f"{self.path} has schema version {current} and needs migrating to "
-                    f"{latest}, but it is opened read-only"
+                    f"{latest_version()}, but it is opened read-only"
                 )
-            self._apply(version, name, sql)
-            applied.append(version)
+            if self._apply(version, name, sql):
+                applied.append(version)
+            current = version
         return applied
 
-    def _apply(self, version: int, name: str, sql: str) -> None:
+    def _check_version(self, current: int) -> int:
+        latest = latest_version()
+        if current > latest:
+            raise SchemaMismatch(
+                f"{self.path} has schema version {current}, newer than this mneme "
+                f"understands ({latest}); upgrade mneme"
+            )
+        return current
+
+    def _apply(self, version: int, name: str, sql: str) -> bool:
+        """Apply one migration unless the file already has it; whether this call applied it."""
         now = dt.datetime.now(dt.UTC).isoformat()
         statements = [s for s in _split_sql(sql) if s.strip()]
         with self.transaction():
+            # Read again under the write lock: the version seen before may be stale.
+            if self._check_version(self.schema_version()) >= version:
+                return False
             w = self._writer
             try:
                 w.execute(
@@ -341,6 +360,7 @@ class Database:
                 w.execute("INSERT INTO schema_version VALUES (?, ?, ?)", (version, name, now))
             except sqlite3.Error as exc:
                 raise translate(exc, self.path) from exc
+        return True
 
     def close(self) -> None:
         for conn in self._all:

@@ -110,7 +110,12 @@ class LexiconMixin(SQLiteBase):
         if not missing or self.db.read_only:
             return
         with self.db.transaction():
-            for (bank_id,) in missing:
+            # Again under the write lock: another process opening the file may have made them.
+            self._fts_names.clear()
+            for (bank_id,) in self.db.query(
+                "SELECT id FROM banks WHERE id NOT IN (SELECT bank_id FROM units_fts_banks) "
+                "ORDER BY id"
+            ):
                 self._fts_create(str(bank_id))
 
     # -- the in-memory BM25 of large banks (ADR 0021) ------------------------------------
