@@ -176,7 +176,9 @@ class Memory:
         self._sweeper = Worker("reconsolidate", self._sweep_step, config.reconsolidate_every)
         self._buffer = IngestBuffer(store, self._retainer, clock)
         self.think = Thinker(self)
-        if not config.read_only:
+        # A store that cannot be written (read-only media, a file this user may only read)
+        # is still read: nothing is written at open, so nothing fails there (issue 16).
+        if not (config.read_only or store.read_only):
             self._buffer.recover()  # accepted writes a previous process did not finish
             self._sweeper.start()
 

@@ -86,6 +86,10 @@ class SQLiteStore(
     def schema_version(self) -> int:
         return self.db.schema_version()
 
+    @property
+    def read_only(self) -> bool:
+        return self.db.read_only
+
     def migrate(self) -> list[int]:
         applied = self.db.migrate()
         self._fts_backfill()  # banks written before migration 8 get their lexical table
