@@ -19,7 +19,14 @@ from mneme.surfaces.http.auth import (
 )
 from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES, ApiError
-from mneme.surfaces.http.schemas import ChainIn, ConnectIn, RecallIn, RetainIn, UpdateIn
+from mneme.surfaces.http.schemas import (
+    ChainIn,
+    ConnectIn,
+    RecallIn,
+    RecallQuery,
+    RetainIn,
+    UpdateIn,
+)
 from mneme.surfaces.http.tokens import ALL_BANKS, Principal
 
 router = APIRouter(prefix="/v1", tags=["memories"], responses=ERROR_RESPONSES)
@@ -236,7 +243,7 @@ def recall(body: RecallIn, mem: Mem, acc: Reader) -> JSONResponse:
 
 
 @router.get("/banks/{bank}/recall", summary="Recall (query parameters)", description=_RECALL_DOC)
-def recall_get(params: Annotated[RecallIn, Query()], mem: Mem, acc: Reader) -> JSONResponse:
+def recall_get(params: Annotated[RecallQuery, Query()], mem: Mem, acc: Reader) -> JSONResponse:
     return _recall(params, mem, acc)
 
 
