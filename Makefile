@@ -49,6 +49,7 @@ bench: $(STAMP)
 	$(PY) -m bench.decisions.run
 	$(PY) -m bench.behaviour.run
 	$(PY) -m bench.buffer --n 200
+	$(PY) -m bench.http_load --write
 	$(PY) -m bench.reconsolidation
 	$(PY) -m bench.scale.run --sizes 1000,10000 --ingest-budget-min 20
 

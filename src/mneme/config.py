@@ -7,8 +7,10 @@ environment at import time.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import tomllib
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +61,10 @@ class Config:
     max_text_chars: int = 200_000
     max_atoms: int = 512
     read_only: bool = False
+    #: The audit key file (ADR 0035). None: beside a SQLite file (``<file>.audit-key``); for
+    #: PostgreSQL, a file per database under the user data directory. Keep it where the
+    #: database's writers cannot write, and share it between the hosts of one hive.
+    audit_key_file: str | None = None
     charter: str | None = None  # path of the charter file; None: the packaged default
     #: Seconds between background reconsolidation passes; 0 runs sweeps only when asked
     #: (``Memory.reconsolidate``, ``mneme reconsolidate``). ``mneme serve`` turns it on.
@@ -70,6 +76,13 @@ class Config:
     #: "api_key_env": "OPENAI_API_KEY"} or {"provider": "anthropic", "model": "..."}.
     llm: tuple[Mapping[str, Any], ...] = ()
     recall: RecallConfig = field(default_factory=RecallConfig)
+    #: The default sensitive-data policy of every bank (category or kind -> store | redact |
+    #: refuse); a bank's own rules override it (ADR 0034). Unset: secrets are redacted,
+    #: personal data is stored, and every finding is audited.
+    sensitive: Mapping[str, str] = field(default_factory=dict)
+    #: The region whose national phone numbers the detector recognizes; numbers written with
+    #: + and a country code are found whatever it is. "" finds only those.
+    phone_region: str = "US"
 
     def replace(self, **changes: Any) -> Config:
         return dataclasses.replace(self, **changes)
@@ -80,10 +93,25 @@ def default_db_path(env: Mapping[str, str]) -> str:
     return str(Path(base) / "mneme" / "mneme.db")
 
 
+def default_audit_key_file(env: Mapping[str, str], target: str) -> str | None:
+    """Where a store's audit key lives when none is configured (ADR 0035): beside a SQLite
+    file (None: the store's own default), else one file per PostgreSQL database under the user
+    data directory, named by a digest of the DSN without its password."""
+    if not target.startswith(("postgresql://", "postgres://")):
+        return None
+    parts = urllib.parse.urlsplit(target)
+    host = parts.hostname or ""
+    where = f"{parts.username or ''}@{host}:{parts.port or ''}{parts.path}"
+    name = hashlib.sha256(where.encode("utf-8")).hexdigest()[:16]
+    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return str(Path(base) / "mneme" / "audit-keys" / f"{name}.key")
+
+
 _ENV = {
     "MNEME_DB": "db",
     "MNEME_EMBEDDER": "embedder",
     "MNEME_EMBEDDER_API_KEY": "embedder_api_key",
+    "MNEME_AUDIT_KEY_FILE": "audit_key_file",
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable, Generator, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -56,17 +56,19 @@ from mneme.read.recall import Recaller
 from mneme.store.copy import CopyReport, copy_store
 from mneme.store.protocol import Filters, Store, StoreStats, UnitChanges
 from mneme.think import Thinker
+from mneme.trust.audit import anchor as audit_anchor
 from mneme.trust.audit import verify as verify_audit
 from mneme.trust.conflicts import Conflicts
 from mneme.trust.history import history as trust_history
 from mneme.trust.history import state_at as trust_state_at
-from mneme.trust.purge import PurgeReport
+from mneme.trust.purge import PurgeReport, purge_subject
 from mneme.trust.purge import purge as purge_object
 from mneme.trust.review import Review
 from mneme.trust.settle import Settler
 from mneme.write.buffer import IngestBuffer
 from mneme.write.charter import CharterFile
 from mneme.write.decide import Judge
+from mneme.write.defence import PolicyView
 from mneme.write.links import connect as connect_memories
 from mneme.write.plan import Plan
 from mneme.write.retain import Retainer
@@ -90,12 +92,17 @@ class GraphView:
     edges: tuple[Edge, ...]
 
 
-def open_store(target: str, *, read_only: bool = False) -> Store:
-    """The backend for a path or DSN. The only place that chooses between backends."""
+def open_store(target: str, *, read_only: bool = False, audit_key_file: str | None = None) -> Store:
+    """The backend for a path or DSN. The only place that chooses between backends.
+
+    ``audit_key_file``: the audit key (ADR 0035); None takes the default place for the target
+    (``config.default_audit_key_file``).
+    """
+    key_file = audit_key_file or config_mod.default_audit_key_file(os.environ, target)
     if target.startswith(("postgresql://", "postgres://")):
         from mneme.store.postgres import PostgresStore
 
-        return PostgresStore(target)
+        return PostgresStore(target, audit_key_file=key_file)
     from mneme.store.sqlite import SQLiteStore
 
     if target not in ("", ":memory:") and not read_only:
@@ -104,7 +111,7 @@ def open_store(target: str, *, read_only: bool = False) -> Store:
             parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise BackendUnavailable(f"cannot create the directory for {target}: {exc}") from exc
-    return SQLiteStore(target, read_only=read_only)
+    return SQLiteStore(target, read_only=read_only, audit_key_file=key_file)
 
 
 def copy_between(
@@ -112,7 +119,8 @@ def copy_between(
 ) -> CopyReport:
     """Copy the whole store at ``src`` (path or DSN) into the new, empty store at ``dst``.
 
-    Every row of every table moves, audit log verbatim (``audit verify`` passes on the copy).
+    Every row of every table moves, audit log verbatim (``audit verify`` passes on the copy:
+    the keys that sealed the source's records join the destination's audit key file).
 
     Raises:
         Conflict: the destination already holds rows.
@@ -218,7 +226,8 @@ class Memory:
             {**config, "db": str(dsn_or_path) if dsn_or_path else None}, env=env, file=config_file
         )
         target = cfg.db or config_mod.default_db_path(env)
-        store = open_store(target, read_only=cfg.read_only)
+        key_file = cfg.audit_key_file or config_mod.default_audit_key_file(env, target)
+        store = open_store(target, read_only=cfg.read_only, audit_key_file=key_file)
         if embedder is None:
             from mneme.embed.factory import build_embedder
 
@@ -278,8 +287,13 @@ class Memory:
         ``wait`` seconds, else ``status="accepted"`` with a ``pending_id`` for
         ``get_add_status``.
 
+        Before anything is stored, the text is screened for secrets and personal data; the
+        bank's policy (``set_sensitive_policy``) stores, redacts or refuses what is found,
+        and the decision is audited (ADR 0034).
+
         Raises:
-            InvalidInput: empty or oversized text, NUL bytes, a bad id, time or trust.
+            InvalidInput: empty or oversized text, NUL bytes, a bad id, time or trust; or the
+                bank's sensitive-data policy refuses what the text holds.
             Conflict: ``source_id`` already holds different text.
         """
         args: dict[str, Any] = {
@@ -788,6 +802,30 @@ class Memory:
     def banks(self) -> list[Bank]:
         return self.store.list_banks()
 
+    def sensitive_policy(self, bank: str) -> PolicyView:
+        """How a bank's writes treat secrets and personal data (ADR 0034): the rules set on
+        the bank, and the action (store | redact | refuse) every category and kind gets."""
+        return self._retainer.defence.view(validate.ident(bank, "bank"))
+
+    def set_sensitive_policy(
+        self, bank: str, policy: Mapping[str, str], *, actor: str, reason: str = ""
+    ) -> PolicyView:
+        """Set actions by category (``secret``, ``personal``) or kind (``api_key``, ``email``,
+        ...): ``{"personal": "redact", "phone": "store"}``; ``"default"`` drops a rule. Laid
+        over the rules the bank has; audited; a bank not yet written to is created.
+
+        Raises:
+            InvalidInput: an unknown category, kind or action.
+        """
+        return self._retainer.defence.set_policy(
+            validate.ident(bank, "bank"),
+            policy,
+            actor=validate.ident(actor, "actor"),
+            reason=reason,
+            now=self.clock(),
+            create=self.config.create_banks,
+        )
+
     def roster(self, bank: str, *, ttl: dt.timedelta = PRESENCE_TTL) -> Roster:
         """Agents seen within the TTL; the silent ones are counted as hidden_stale."""
         return self.presence.roster(bank, ttl=ttl)
@@ -825,13 +863,23 @@ class Memory:
                 progress(len(rows))
         return done
 
-    def audit_verify(self, bank: str | None = None) -> dict[str, ChainReport]:
-        """Check every bank's audit hash chain (edits, deletions, reordering, truncation)."""
+    def audit_anchor(self) -> dict[str, Any]:
+        """The heads of every bank's audit chain now, to keep outside the store (ADR 0035):
+        ``audit_verify(anchors=[...])`` then catches a rollback or a rewrite by a key holder."""
+        return audit_anchor(self.store, self.clock().isoformat())
+
+    def audit_verify(
+        self, bank: str | None = None, *, anchors: Sequence[Mapping[str, Any]] = ()
+    ) -> dict[str, ChainReport]:
+        """Check every bank's audit (ADR 0035): the keyed hash chain and its keyed head (edits,
+        deletions, insertions, reordering, truncation, a chain recomputed without the key),
+        erasures made outside a purge, and every memory, source, claim, tombstone and conflict
+        against the state its last audit record sealed (changes made beside mneme)."""
         if bank is not None:
             validate.ident(bank, "bank")
             if self.store.get_bank(bank) is None:
                 raise NotFound(f"no bank {bank!r}")
-        return verify_audit(self.store, bank)
+        return verify_audit(self.store, bank, anchors)
 
     def purge(
         self,
@@ -850,6 +898,34 @@ class Memory:
         """
         return purge_object(
             self.store, object_id, actor=actor, reason=reason, dry_run=dry_run, bank=bank
+        )
+
+    def purge_subject(
+        self,
+        name: str,
+        *,
+        actor: str,
+        reason: str,
+        aliases: Sequence[str] = (),
+        dry_run: bool = False,
+        bank: str | None = None,
+    ) -> tuple[PurgeReport, ...]:
+        """Erase everything about a data subject (GDPR art. 17), in every bank or in ``bank``.
+
+        Every memory and source that names the person (whole-word, case- and accent-insensitive,
+        by ``name``, ``aliases`` and the aliases of the entity that is them) goes as ``purge``
+        takes them; what survives but names them is blanked (review notes, conflict questions,
+        claim review notes, audit content) or dropped (tombstones, sweep proposals, adopted
+        rules, the entity). One report per bank; ``dry_run`` changes nothing.
+        """
+        return purge_subject(
+            self.store,
+            name,
+            actor=actor,
+            reason=reason,
+            aliases=tuple(aliases),
+            dry_run=dry_run,
+            bank=bank,
         )
 
     def health(self) -> dict[str, Any]:

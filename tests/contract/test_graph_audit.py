@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from typing import Any
 
-from mneme.core.chain import GENESIS, verify_chain
+import pytest
+
+from mneme.core.chain import GENESIS, MacKey, verify_chain
 from mneme.core.model import Scope
+from mneme.errors import NotFound
 from mneme.store.protocol import Link, Store
 
 
@@ -110,7 +114,7 @@ def test_audit_chain_links_every_write_and_verifies(store: Store, make: Any) -> 
     assert records[0].prev_hash == GENESIS
     assert all(b.prev_hash == a.hash for a, b in itertools.pairwise(records))
     assert records[-1].after == {"a": 1e300, "b": "ü"}
-    report = verify_chain((r.seq, r.prev_hash, r.hash, r.hashed) for r in records)
+    report = verify_chain(((r.seq, r.prev_hash, r.hash, r.hashed) for r in records), _keys(store))
     assert report.ok
     assert report.records == 3
     assert store.audit_head("b1") == (records[-1].seq, records[-1].hash, 3)
@@ -120,7 +124,8 @@ def test_audit_chain_links_every_write_and_verifies(store: Store, make: Any) -> 
     assert {r.bank_id for r in every} == {"b1", "b2"}
     for bank in ("b1", "b2"):
         assert verify_chain(
-            (r.seq, r.prev_hash, r.hash, r.hashed) for r in store.audit_records(bank)
+            ((r.seq, r.prev_hash, r.hash, r.hashed) for r in store.audit_records(bank)),
+            _keys(store),
         ).ok
 
 
@@ -149,7 +154,7 @@ def test_put_edges_writes_all_in_one_audit_entry_and_chains(store: Store, make: 
     assert records[-1].op == "edge.put"
     assert records[-1].after is not None
     assert [e["id"] for e in records[-1].after["edges"]] == [e.id for e in edges]
-    assert verify_chain((r.seq, r.prev_hash, r.hash, r.hashed) for r in records).ok
+    assert verify_chain(((r.seq, r.prev_hash, r.hash, r.hashed) for r in records), _keys(store)).ok
 
 
 def test_audit_chain_survives_a_rolled_back_savepoint(store: Store, make: Any) -> None:
@@ -168,7 +173,7 @@ def test_audit_chain_survives_a_rolled_back_savepoint(store: Store, make: Any) -
         store.audit("b1", "p", "op.three", "t", None, {"n": 4}, "")
     records = list(store.audit_records("b1"))
     assert [r.op for r in records][-3:] == ["op.one", "op.two", "op.three"]
-    assert verify_chain((r.seq, r.prev_hash, r.hash, r.hashed) for r in records).ok
+    assert verify_chain(((r.seq, r.prev_hash, r.hash, r.hashed) for r in records), _keys(store)).ok
     assert store.audit_head("b1") == (records[-1].seq, records[-1].hash, len(records))
 
 
@@ -183,3 +188,38 @@ def test_lean_units_carry_knowers_but_not_evidence_or_entities(store: Store, mak
     assert (lean.evidence, lean.entities) == ((), ())
     assert (lean.knowers, lean.text) == (full.knowers, full.text)
     assert store.get_units(make.viewer("stranger", Scope.PERSONAL), [unit.id], lean=True) == {}
+
+
+def _keys(store: Store) -> Mapping[str, MacKey]:
+    """The audit keys the store was opened with (the chain is keyed, ADR 0035)."""
+    ring = store.audit_anchors().keyring
+    assert ring is not None
+    return ring.keys
+
+
+def test_set_bank_config_replaces_the_config_and_audits_before_and_after(
+    store: Store, make: Any
+) -> None:
+    make.bank("b1")
+    with store.transaction():
+        bank = store.set_bank_config(
+            "b1", {"sensitive": {"secret": "refuse"}}, actor="ops", reason="policy"
+        )
+    assert bank.config == {"sensitive": {"secret": "refuse"}}
+    got = store.get_bank("b1")
+    assert got is not None
+    assert got.config == {"sensitive": {"secret": "refuse"}}
+    with store.transaction():
+        store.set_bank_config("b1", {}, actor="ops", reason="reset")
+    assert [b.config for b in store.list_banks() if b.id == "b1"] == [{}]
+    records = [r for r in store.audit_records("b1") if r.op == "bank.configure"]
+    assert [(r.actor, r.reason) for r in records] == [("ops", "policy"), ("ops", "reset")]
+    assert records[0].before == {"config": {}}
+    assert records[1].before == {"config": {"sensitive": {"secret": "refuse"}}}
+    assert records[1].after == {"config": {}}
+    assert verify_chain(
+        ((r.seq, r.prev_hash, r.hash, r.hashed) for r in store.audit_records("b1")),
+        _keys(store),
+    ).ok
+    with pytest.raises(NotFound), store.transaction():
+        store.set_bank_config("nope", {}, actor="ops", reason="x")

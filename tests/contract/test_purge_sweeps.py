@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import mneme
+from mneme.core.chain import digest
 from mneme.core.model import PendingSweep, SweepProposal, UnitStatus, UnitType
 from mneme.errors import NotFound
 from mneme.store.protocol import QueueItem, Store
@@ -90,7 +91,9 @@ def test_purge_erases_content_from_every_table_and_the_audit_still_verifies(targ
         report = mem.audit_verify()["b1"]
         assert report.ok, report
         (purge,) = [r for r in mem.store.audit_records("b1") if r.op == "purge"]
-        assert purge.reason == "GDPR art. 17 request #12"
+        # The legal ground is kept only as its digest (ADR 0035): it names the data subject.
+        assert purge.reason == ""
+        assert purge.hashed["reason_sha"] == digest("GDPR art. 17 request #12")
         assert purge.actor == "dpo"
         targets = (purge.after or {})["targets"]
         assert sid in targets

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
-from mneme.core.chain import verify_chain
+from mneme.core.chain import MacKey, verify_chain
 from mneme.core.model import Bank, Entity, Scope, Tombstone
 from mneme.store.protocol import Store
 
@@ -48,7 +49,7 @@ def test_a_failed_transaction_leaves_nothing_half_written(store: Store, make: An
 def _audit_head_is_the_last_record(store: Store) -> None:
     records = list(store.audit_records("b1"))
     assert store.audit_head("b1") == (records[-1].seq, records[-1].hash, len(records))
-    assert verify_chain((r.seq, r.prev_hash, r.hash, r.hashed) for r in records).ok
+    assert verify_chain(((r.seq, r.prev_hash, r.hash, r.hashed) for r in records), _keys(store)).ok
 
 
 def test_a_failed_nested_transaction_rolls_back_only_its_savepoint(store: Store, make: Any) -> None:
@@ -137,3 +138,10 @@ def test_reads_inside_a_transaction_see_its_own_writes(store: Store, make: Any) 
         third = store.upsert_entity(Entity(id="ent_3", bank_id="b1", name="Lisbon", key="lisbon"))
         assert third.id == first.id
         assert set(third.aliases) == {"LIS", "Lisboa"}
+
+
+def _keys(store: Store) -> Mapping[str, MacKey]:
+    """The audit keys the store was opened with (the chain is keyed, ADR 0035)."""
+    ring = store.audit_anchors().keyring
+    assert ring is not None
+    return ring.keys

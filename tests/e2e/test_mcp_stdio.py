@@ -32,8 +32,8 @@ def env() -> dict[str, str]:
     return out
 
 
-def argv(db: Path, embedder: str | None) -> list[str]:
-    return ["--db", str(db), *(["--embedder", embedder] if embedder else []), "mcp"]
+def argv(db: Path, embedder: str | None, *who: str) -> list[str]:
+    return ["--db", str(db), *(["--embedder", embedder] if embedder else []), "mcp", *who]
 
 
 @pytest.mark.anyio
@@ -41,14 +41,15 @@ def argv(db: Path, embedder: str | None) -> list[str]:
 async def test_a_client_session_over_stdio_lists_adds_searches_and_refuses_a_wrong_type(
     tmp_path: Path, anyio_backend: str
 ) -> None:
+    who = ("--bank", "*", "--agent", "agent-1", "--role", "admin")
     params = StdioServerParameters(
-        command=MNEME, args=argv(tmp_path / "s.db", "hashing"), env=env()
+        command=MNEME, args=argv(tmp_path / "s.db", "hashing", *who), env=env()
     )
     with (tmp_path / "stderr.log").open("w") as errlog, anyio.fail_after(TIMEOUT):
         async with stdio_client(params, errlog=errlog) as (r, w), ClientSession(r, w) as s:
             await s.initialize()
             tools = {t.name for t in (await s.list_tools()).tools}
-            ab = {"bank": "team", "agent": "agent-1"}
+            ab = {"bank": "team"}
             added = await s.call_tool(
                 "add_memory", {"text": "Quentin keeps the spare badge in drawer D-41.", **ab}
             )
@@ -68,12 +69,63 @@ async def test_a_client_session_over_stdio_lists_adds_searches_and_refuses_a_wro
     assert "Traceback" not in (tmp_path / "stderr.log").read_text()
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_stdio_runs_as_its_configured_agent_and_role_and_refuses_any_other(
+    tmp_path: Path, anyio_backend: str
+) -> None:
+    db = tmp_path / "who.db"
+    mcp_env = {**env(), "MNEME_MCP_BANK": "home", "MNEME_MCP_AGENT": "claude"}
+    params = StdioServerParameters(command=MNEME, args=argv(db, "hashing"), env=mcp_env)
+    with (tmp_path / "stderr.log").open("w") as errlog, anyio.fail_after(TIMEOUT):
+        async with stdio_client(params, errlog=errlog) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            added = await s.call_tool("add_memory", {"text": "Ada likes chess on Sundays."})
+            other_bank = await s.call_tool("list_memories", {"bank": "work"})
+            posing = await s.call_tool("add_memory", {"text": "x y.", "agent": "someone-else"})
+            queue = await s.call_tool("review_queue", {})
+        reviewer = StdioServerParameters(
+            command=MNEME, args=argv(db, "hashing", "--role", "reviewer"), env=mcp_env
+        )
+        async with stdio_client(reviewer, errlog=errlog) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            items = await s.call_tool("review_queue", {})
+            claim = json.loads(items.content[0].text)[0]["id"]  # type: ignore[union-attr]
+            decided = await s.call_tool(
+                "review_decide", {"target_id": claim, "decision": "approve", "actor": "the-ceo"}
+            )
+    assert not added.isError
+    unit = json.loads(added.content[0].text)  # type: ignore[union-attr]
+    for refused in (other_bank, posing, queue, decided):
+        assert refused.isError
+        assert json.loads(refused.content[0].text)["error"]["code"] == "forbidden"  # type: ignore[union-attr]
+    import mneme
+    from mneme.embed.hashing import HashingEmbedder
+
+    with mneme.Memory.open(str(db), embedder=HashingEmbedder()) as mem:
+        assert mem.get(unit["memory_ids"][0], bank="home").agent_id == "claude"
+        assert mem.store.review_events("home", claim) == []
+
+
+def test_stdio_refuses_a_principal_no_token_could_stand_for(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [MNEME, *argv(tmp_path / "x.db", "hashing", "--bank", "*", "--role", "agent")],
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "only an admin" in done.stderr
+
+
 class RawServer:
     """The server process driven line by line, to see every byte it puts on stdout."""
 
     def __init__(self, db: Path, embedder: str | None) -> None:
         self.proc = subprocess.Popen(
-            [MNEME, *argv(db, embedder)],
+            [MNEME, *argv(db, embedder, "--bank", "team", "--agent", "agent-1")],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -148,7 +200,7 @@ def converse(server: RawServer) -> list[Any]:
         },
     )
     server.send("notifications/initialized", {}, notify=True)
-    ab = {"bank": "team", "agent": "agent-1"}
+    ab = {"bank": "team"}
     add = server.send(
         "tools/call",
         {"name": "add_memory", "arguments": {"text": "Rosa keeps the van keys in box 9.", **ab}},

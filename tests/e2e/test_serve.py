@@ -176,31 +176,46 @@ def test_a_second_start_keeps_the_tokens_and_prints_no_new_secret(tmp_path: Path
         second.stop()
 
 
-def test_mcp_over_streamable_http_at_slash_mcp(server: Server) -> None:
+def _mcp_session(url: str, token: str | None, calls: list[tuple[str, dict[str, Any]]]) -> Any:
+    """One MCP session over streamable HTTP: the tool names and each call's result."""
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    async def session() -> tuple[set[str], Any]:
+    async def session() -> tuple[set[str], list[Any]]:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
         async with (
-            streamable_http_client(f"{server.base}/mcp") as (read, write, _),
+            httpx.AsyncClient(headers=headers, timeout=30) as http,
+            streamable_http_client(url, http_client=http) as (read, write, _),
             ClientSession(read, write) as s,
         ):
             await s.initialize()
             tools = {t.name for t in (await s.list_tools()).tools}
-            added = await s.call_tool(
-                "add_memory",
-                {
-                    "text": "Quentin keeps the spare badge in drawer D-41.",
-                    "bank": "hq",
-                    "agent": "desk",
-                },
-            )
-            return tools, added
+            return tools, [await s.call_tool(name, args) for name, args in calls]
 
-    tools, added = asyncio.run(asyncio.wait_for(session(), 60))
+    return asyncio.run(asyncio.wait_for(session(), 60))
+
+
+def test_mcp_over_streamable_http_at_slash_mcp_acts_as_the_token(
+    server: Server, tmp_path: Path
+) -> None:
+    assert "/mcp  (bearer token required)" in server.stderr
+    assert httpx.post(f"{server.base}/mcp", json={}).status_code == 401
+    made = run(
+        "--db", str(tmp_path / "served.db"), "token", "create", "--bank", "hq", "--agent", "desk"
+    )
+    desk = made.stdout.strip()
+    tools, (added, elsewhere) = _mcp_session(
+        f"{server.base}/mcp",
+        desk,
+        [
+            ("add_memory", {"text": "Quentin keeps the spare badge in drawer D-41."}),
+            ("list_memories", {"bank": "other"}),
+        ],
+    )
     assert {"add_memory", "search_memory", "review_queue"} <= tools
     assert not added.isError, added
-    # The same store answers over the HTTP API.
+    assert elsewhere.isError
+    # The same store answers over the HTTP API, with the token's agent as the author.
     secret = first_run_token(server.stderr)
     hits = httpx.post(
         f"{server.base}/v1/banks/hq/recall",
@@ -208,6 +223,23 @@ def test_mcp_over_streamable_http_at_slash_mcp(server: Server) -> None:
         headers={"Authorization": f"Bearer {secret}"},
     ).json()["hits"]
     assert "D-41" in hits[0]["text"]
+    assert hits[0]["unit"]["agent_id"] == "desk"
+
+
+def test_serve_no_auth_warns_and_serves_mcp_without_a_token(tmp_path: Path) -> None:
+    srv = Server(tmp_path / "open.db", "--no-auth")
+    try:
+        srv.ready()
+        _, (added,) = _mcp_session(
+            f"{srv.base}/mcp", None, [("add_memory", {"text": "Ada likes chess.", "bank": "lab"})]
+        )
+        api = httpx.get(f"{srv.base}/v1/memories?bank=lab")
+    finally:
+        srv.stop()
+    assert "warning: --no-auth" in srv.stderr
+    assert "(NO TOKEN: --no-auth)" in srv.stderr
+    assert not added.isError, added
+    assert api.status_code == 401  # the API itself still needs a token
 
 
 def test_serve_get_answers_one_request_without_a_port(tmp_path: Path) -> None:
@@ -296,6 +328,19 @@ def test_setup_prints_the_config_for_every_client(tmp_path: Path) -> None:
     assert Path(entry["command"]).name == "mneme"
     assert clients["cursor"]["path"] == str(tmp_path / ".cursor" / "mcp.json")
     assert not (tmp_path / ".cursor").exists()  # printing writes nothing
+
+
+def test_setup_starts_mcp_as_the_given_bank_agent_and_role(tmp_path: Path) -> None:
+    db = str(tmp_path / "m.db")
+    runner = CliRunner(env={"HOME": str(tmp_path)})
+    who = ["--bank", "team", "--agent", "claude", "--role", "reviewer"]
+    result = runner.invoke(cli, ["--db", db, "setup", "--client", "cursor", *who, "--json"])
+    assert result.exit_code == 0, result.output
+    entry = json.loads(result.stdout)["clients"]["cursor"]["config"]["mcpServers"]["mneme"]
+    assert entry["args"] == ["--db", db, "mcp", *who]
+    refused = runner.invoke(cli, ["--db", db, "setup", "--bank", "*", "--agent", "x"])
+    assert refused.exit_code == 2
+    assert "only an admin" in refused.output
 
 
 def test_setup_write_merges_into_the_clients_config(tmp_path: Path) -> None:

@@ -87,6 +87,9 @@ def test_a_missing_charter_file_is_a_clear_error(tmp_path):
 
 
 def test_an_immutable_memory_is_never_overwritten(mem):
+    # A password is a secret the default policy redacts (ADR 0034): two redacted passwords
+    # read the same, and there would be no change to protect against.
+    mem.set_sensitive_policy("i", {"password": "store"}, actor="t")
     old = mem.retain(
         "The wifi password is Pelican-42.", bank="i", agent="a1", metadata={"immutable": True}
     )

@@ -471,9 +471,10 @@ def test_an_agent_cannot_settle_its_private_memory_over_a_shared_one(
     ).memory_ids[0]
     body = {"from_id": private, "to_id": shared, "decision": "confirm"}
     refused = api.post("critic", "/v1/banks/team/contradictions/resolve", body)
-    assert refused.status_code == 409
-    assert "cannot retire a shared one" in refused.json()["error"]["message"]
-    assert mem.get(shared).status.value != "superseded"
+    # A private memory opens no contradiction with a shared one (ADR 0036): nothing to settle.
+    assert refused.status_code == 404
+    assert "no open conflict" in refused.json()["error"]["message"]
+    assert mem.get(shared).status.value == "active"
 
 
 # -- admins -------------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 
 Every tool is called with valid arguments and its answer checked; every tool refuses a missing
 argument, a wrong type and an over-long string with an ``invalid_input`` error object and writes
-nothing; mneme's own errors keep their code; a crash is ``internal`` without its details.
+nothing; mneme's own errors keep their code; a crash is ``internal`` without its details. Each
+server acts as one principal (as ``mneme mcp`` does); the role matrix itself is walked in
+tests/integration/test_authority.py.
 """
 
 from __future__ import annotations
@@ -20,12 +22,21 @@ from pydantic import AnyUrl
 
 import mneme
 from mneme.embed.hashing import HashingEmbedder
-from mneme.surfaces.mcp import build_server
+from mneme.surfaces.authority import Principal
+from mneme.surfaces.mcp import build_server as _build_server
+from mneme.surfaces.mcp.server import MnemeServer
 from mneme.surfaces.mcp.tools import specs
 
 pytestmark = pytest.mark.anyio
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "mcp.md"
-TOOL_NAMES = [fn.__name__ for fn, _ in specs()]
+TOOL_NAMES = [fn.__name__ for fn, _, _ in specs()]
+
+
+def build_server(
+    memory: Any, *, agent: str = "a1", role: str = "admin", bank: str = "b"
+) -> MnemeServer:
+    """A server acting as one principal: by default an admin of bank b, agent a1."""
+    return _build_server(memory, principal=Principal("tok_test", bank, agent, role))
 
 
 @pytest.fixture
@@ -58,7 +69,7 @@ def snapshot(mem: mneme.Memory) -> tuple[Any, ...]:
     return (mem.stats(), mem.think.open_count(), len(mem.audit_verify()))
 
 
-AB = {"bank": "b", "agent": "a1"}
+AB = {"bank": "b"}
 
 
 async def add(client: ClientSession, text: str, **extra: Any) -> dict[str, Any]:
@@ -78,9 +89,12 @@ async def test_every_tool_is_listed_with_a_typed_schema_and_an_actionable_descri
         assert tool.description, tool.name
         assert len(tool.description) > 60, tool.name
         assert "Returns" in tool.description or "returns" in tool.description, tool.name
+        assert "{QUOTED}" not in tool.description, tool.name
         schema = tool.inputSchema
         assert schema["type"] == "object", tool.name
-        assert schema["required"], tool.name
+        # Who acts is the caller's principal, never an argument.
+        assert not {"agent", "actor"} & set(schema["properties"]), tool.name
+        assert "bank" not in schema.get("required", []), tool.name
         for prop, spec in schema["properties"].items():
             assert "type" in spec or "anyOf" in spec or "enum" in spec, (tool.name, prop)
     assert tools["search_memory"].annotations.readOnlyHint is True  # type: ignore[union-attr]
@@ -258,34 +272,34 @@ async def test_resolve_contradiction_answers_the_question_add_memory_raised(mem)
                 "to_id": conflict["a_unit"],
                 "decision": "retract",
                 "bank": "elsewhere",
-                "agent": "a1",
             },
         )
     assert conflict["b_unit"] in second["memory_ids"]
     assert settled["decision"] == "confirm"
     assert settled["conflict"]["status"] == "resolved"
     assert again["code"] == "not_found"
-    assert other_bank["code"] == "not_found"
+    assert other_bank["code"] == "forbidden"
+    assert "elsewhere" in other_bank["message"]
 
 
 # -- review and conflicts --------------------------------------------------------------------
 
 
 async def test_review_queue_decide_conflicts_reject_and_restore(mem):
-    async with connect(build_server(mem)) as client:
-        await add(client, "I work at Acme Robotics.", occurred_at="2024-02-01")
-        await add(client, "I work at Globex Labs.", occurred_at="2024-03-01")
+    mem.retain("I work at Acme Robotics.", bank="b", agent="a1", occurred_at="2024-02-01")
+    mem.retain("I work at Globex Labs.", bank="b", agent="a1", occurred_at="2024-03-01")
+    async with connect(build_server(mem, agent="rev1", role="reviewer")) as client:
         queue = await call(client, "review_queue", {"bank": "b"})
         assert len(queue) == 2
         decided = await call(
             client,
             "review_decide",
-            {"target_id": queue[0]["id"], "decision": "approve", "bank": "b", "actor": "rev1"},
+            {"target_id": queue[0]["id"], "decision": "approve", "bank": "b"},
         )
         twice = await fail(
             client,
             "review_decide",
-            {"target_id": queue[0]["id"], "decision": "approve", "bank": "b", "actor": "rev1"},
+            {"target_id": queue[0]["id"], "decision": "approve", "bank": "b"},
         )
         (conflict,) = await call(client, "list_conflicts", {"bank": "b", "status": "open"})
         scoped = await fail(
@@ -295,7 +309,6 @@ async def test_review_queue_decide_conflicts_reject_and_restore(mem):
                 "conflict_id": conflict["id"],
                 "resolution": "scoped_exception",
                 "bank": "b",
-                "actor": "rev1",
                 "scope_a": "at home",
             },
         )
@@ -306,18 +319,15 @@ async def test_review_queue_decide_conflicts_reject_and_restore(mem):
                 "conflict_id": conflict["id"],
                 "resolution": "supersede",
                 "bank": "b",
-                "actor": "rev1",
                 "winner": conflict["b_unit"],
             },
         )
         tomb = await call(
             client,
             "reject",
-            {"memory_id": conflict["b_unit"], "reason": "typo", "bank": "b", "actor": "rev1"},
+            {"memory_id": conflict["b_unit"], "reason": "typo", "bank": "b"},
         )
-        back = await call(
-            client, "restore", {"memory_id": conflict["b_unit"], "bank": "b", "actor": "rev1"}
-        )
+        back = await call(client, "restore", {"memory_id": conflict["b_unit"], "bank": "b"})
         every = await call(client, "list_conflicts", {"bank": "b", "status": "all"})
     assert decided["new_review_status"] == "approved"
     assert twice["code"] == "conflict"
@@ -327,17 +337,18 @@ async def test_review_queue_decide_conflicts_reject_and_restore(mem):
     assert tomb["reason"] == "typo"
     assert back["new_status"] == "active"
     assert len(every) == 1
+    assert {e.actor for e in mem.store.review_events("b", conflict["b_unit"])} == {"rev1"}
 
 
-async def test_review_queue_items_are_statements_as_said_within_the_agents_scope(mem):
+async def test_review_queue_items_are_statements_as_said_and_a_reviewer_sees_them_all(mem):
     mem.retain("Alice lives in Paris.", bank="b", agent="a1", source_id="ev-1")
     mem.retain("The vault code is 4711.", bank="b", agent="a1", visibility="private")
-    async with connect(build_server(mem)) as client:
-        mine = await call(client, "review_queue", {"bank": "b", "agent": "a1"})
-        theirs = await call(client, "review_queue", {"bank": "b", "agent": "a2"})
-        owner = await call(client, "review_queue", {"bank": "b"})
-    assert {i["statement"] for i in mine} == {"Alice lives in Paris.", "The vault code is 4711."}
-    (paris,) = theirs
+    async with connect(build_server(mem, agent="rita", role="reviewer")) as client:
+        owner = await call(client, "review_queue", {})
+    async with connect(build_server(mem, agent="a2", role="agent")) as client:
+        refused = await fail(client, "review_queue", {"bank": "b"})
+    paris = next(i for i in owner if i["statement"] == "Alice lives in Paris.")
+    assert refused["code"] == "forbidden"
     assert (paris["statement"], paris["author"], paris["source_id"]) == (
         "Alice lives in Paris.",
         "a1",
@@ -346,19 +357,20 @@ async def test_review_queue_items_are_statements_as_said_within_the_agents_scope
     assert paris["text"] == "Alice lives in Paris."
     assert paris["said_at"]
     assert paris["claim"]["value"] == "paris"
-    assert len(owner) == 2
+    # A reviewer reads the bank as its owner: the private claim is there too.
+    assert {i["statement"] for i in owner} == {"Alice lives in Paris.", "The vault code is 4711."}
 
 
 @pytest.mark.parametrize("tool", ["reject", "review_decide"])
 async def test_reject_because_a_belief_and_an_unknown_belief_is_not_found(mem, tool):
-    belief = mem.retain("I believe Kestrel Payments is unreliable.", **AB).memory_ids[0]
-    plan = mem.retain("Use Kestrel Payments for billing.", **AB).memory_ids[0]
+    belief = mem.retain("I believe Kestrel Payments is unreliable.", **AB, agent="a1").memory_ids[0]
+    plan = mem.retain("Use Kestrel Payments for billing.", **AB, agent="a1").memory_ids[0]
     elsewhere = mem.retain("I think Kestrel is fine.", bank="b2", agent="a1").memory_ids[0]
     if tool == "reject":
-        args = {"memory_id": plan, "reason": "Kestrel is unreliable", "bank": "b", "actor": "rev1"}
+        args = {"memory_id": plan, "reason": "Kestrel is unreliable", "bank": "b"}
     else:
-        args = {"target_id": plan, "decision": "reject", "bank": "b", "actor": "rev1"}
-    async with connect(build_server(mem)) as client:
+        args = {"target_id": plan, "decision": "reject", "bank": "b"}
+    async with connect(build_server(mem, agent="rev1", role="reviewer")) as client:
         missing = [
             await fail(client, tool, {**args, "because": because})
             for because in ("u_nothing_here", elsewhere)
@@ -382,12 +394,15 @@ async def test_reject_because_a_belief_and_an_unknown_belief_is_not_found(mem, t
 async def test_roster_presence_and_swarm_status(mem):
     async with connect(build_server(mem)) as client:
         await add(client, "Deploys happen on Thursdays.")
-        enrolled = await call(client, "enroll_agent", {"bank": "b", "agent": "a2", "host": "h2"})
-        beat = await call(client, "agent_heartbeat", {"bank": "b", "agent": "a2", "status": "busy"})
-        roster = await call(client, "list_agents", {"bank": "b"})
-        bye = await call(client, "agent_farewell", {"bank": "b", "agent": "a2"})
+    async with connect(build_server(mem, agent="a2", role="agent")) as client:
+        enrolled = await call(client, "enroll_agent", {"host": "h2"})
+        beat = await call(client, "agent_heartbeat", {"status": "busy"})
+        roster = await call(client, "list_agents", {})
+        bye = await call(client, "agent_farewell", {})
         status = await call(client, "swarm_status", {"bank": "b"})
-        unknown = await fail(client, "enroll_agent", {"bank": "nobank", "agent": "a2"})
+    async with connect(build_server(mem, agent="a2", role="admin", bank="*")) as client:
+        unknown = await fail(client, "enroll_agent", {"bank": "nobank"})
+        everything = await call(client, "swarm_status", {"bank": "b"})
     assert enrolled["id"] == "a2"
     assert enrolled["host"] == "h2"
     assert beat["status"] == "busy"
@@ -395,7 +410,9 @@ async def test_roster_presence_and_swarm_status(mem):
     assert bye["status"] == "departed"
     assert [a["id"] for a in status["roster"]["live"]] == ["a1"]
     assert status["roster"]["departed"] == 1
-    assert status["stats"]["units"] >= 1
+    # Store-wide counts are for an admin of every bank only (as /v1/stats).
+    assert status["stats"] is None
+    assert everything["stats"]["units"] >= 1
     assert status["open_conflicts"] == 0
     assert status["pending_review"] >= 0
     assert unknown["code"] == "not_found"
@@ -442,10 +459,9 @@ async def test_think_tools_reason_privately_then_commit_one_conclusion(mem):
             },
         )
         status = await call(client, "think_status", {"session_id": sid, **AB})
-        intruder = await fail(
-            client, "think_status", {"session_id": sid, "bank": "b", "agent": "a2"}
-        )
-        stolen = await fail(client, "think_commit", {"session_id": sid, "bank": "b", "agent": "a2"})
+        async with connect(build_server(mem, agent="a2")) as other_agent:
+            intruder = await fail(other_agent, "think_status", {"session_id": sid})
+            stolen = await fail(other_agent, "think_commit", {"session_id": sid})
         untouched = mem.stats()
         committed = await call(client, "think_commit", {"session_id": sid, **AB})
         closed = await fail(client, "think_status", {"session_id": sid, **AB})
@@ -475,7 +491,7 @@ async def test_resources_give_rules_redacted_config_and_status(tmp_path):
         str(tmp_path / "r.db"), embedder=HashingEmbedder(), embedder_api_key="sk-very-secret"
     )
     try:
-        async with connect(build_server(memory)) as client:
+        async with connect(build_server(memory, bank="*")) as client:
             listed = {str(r.uri) for r in (await client.list_resources()).resources}
             rules = json.loads(await read(client, "memory://rules"))
             raw = await read(client, "memory://config")
@@ -497,7 +513,7 @@ async def test_resources_give_rules_redacted_config_and_status(tmp_path):
 
 def _valid_args(schema: dict[str, Any]) -> dict[str, Any]:
     args: dict[str, Any] = {}
-    for name in schema["required"]:
+    for name in schema.get("required", []):
         spec = schema["properties"][name]
         if "enum" in spec:
             args[name] = spec["enum"][0]
@@ -508,22 +524,32 @@ def _valid_args(schema: dict[str, Any]) -> dict[str, Any]:
     return args
 
 
+def _max_length(spec: dict[str, Any]) -> int:
+    found = [spec, *spec.get("anyOf", [])]
+    return next((int(s["maxLength"]) for s in found if "maxLength" in s), 0)
+
+
 @pytest.mark.parametrize("name", TOOL_NAMES)
 async def test_bad_arguments_are_clear_errors_and_write_nothing(mem, name):
     async with connect(build_server(mem)) as client:
         await add(client, "Seed memory so the bank exists.")
         schema = next(t for t in (await client.list_tools()).tools if t.name == name).inputSchema
         before = snapshot(mem)
-        missing = await fail(client, name, {})
-        strings = [p for p in schema["required"] if schema["properties"][p].get("type") == "string"]
+        required = schema.get("required", [])
+        missing = await fail(client, name, {}) if required else None
+        # The required strings, else the optional bank (every tool takes one).
+        strings = [p for p in required if schema["properties"][p].get("type") == "string"]
+        strings = strings or ["bank"]
         wrong = await fail(client, name, {**_valid_args(schema), strings[0]: 12345})
-        capped = next(p for p in strings if "maxLength" in schema["properties"][p])
-        too_long = "y" * (schema["properties"][capped]["maxLength"] + 1)
+        capped = next(p for p in strings if _max_length(schema["properties"][p]))
+        too_long = "y" * (_max_length(schema["properties"][capped]) + 1)
         long = await fail(client, name, {**_valid_args(schema), capped: too_long})
         extra = await fail(client, name, {**_valid_args(schema), "no_such_argument": 1})
         assert snapshot(mem) == before
-    assert missing["code"] == wrong["code"] == long["code"] == extra["code"] == "invalid_input"
-    assert "Field required" in missing["message"]
+    assert wrong["code"] == long["code"] == extra["code"] == "invalid_input"
+    if missing is not None:
+        assert missing["code"] == "invalid_input"
+        assert "Field required" in missing["message"]
     assert strings[0] in wrong["message"]
     assert "valid string" in wrong["message"]
     assert capped in long["message"]
@@ -538,9 +564,7 @@ async def test_strict_types_refuse_numbers_as_strings_and_an_unknown_tool(mem):
         k = await fail(client, "search_memory", {"query": "seed", **AB, "k": "5"})
         trust = await fail(client, "add_memory", {"text": "A thing.", **AB, "trust": True})
         mode = await fail(client, "search_memory", {"query": "seed", **AB, "mode": "wild"})
-        bad_id = await fail(
-            client, "add_memory", {"text": "A thing.", "bank": "no spaces", "agent": "a1"}
-        )
+        bad_id = await fail(client, "add_memory", {"text": "A thing.", "bank": "no spaces"})
         unknown = await fail(client, "no_such_tool", {})
         assert snapshot(mem) == before
     assert k["code"] == trust["code"] == mode["code"] == "invalid_input"
@@ -554,7 +578,7 @@ async def test_an_unexpected_failure_is_internal_and_leaks_nothing(mem, monkeypa
         raise RuntimeError("secret detail from deep inside")
 
     monkeypatch.setattr(mem, "stats", boom)
-    async with connect(build_server(mem)) as client:
+    async with connect(build_server(mem, bank="*")) as client:
         err = await fail(client, "swarm_status", {"bank": "b"})
     assert err["code"] == "internal"
     assert "secret" not in err["message"]
@@ -567,14 +591,14 @@ async def test_a_factory_opens_one_memory_for_every_connection_and_closes_it_aft
         opened.append(mneme.Memory.open(str(tmp_path / "f.db"), embedder=HashingEmbedder()))
         return opened[-1]
 
-    server = build_server(factory)
+    server = build_server(factory, role="agent")
     async with connect(server) as one, connect(server) as two:
         await call(one, "add_memory", {"text": "Ada likes chess.", **AB})
         found = await call(two, "search_memory", {"query": "chess", **AB})
         assert found["hits"]
     assert len(opened) == 1
     async with connect(server) as three:
-        err = await call(three, "list_memories", {"bank": "b", "agent": "a1"})
+        err = await call(three, "list_memories", {})
     assert len(opened) == 2
     assert len(err) == 1
 

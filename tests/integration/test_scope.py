@@ -9,7 +9,7 @@ import pytest
 
 import mneme
 from mneme.core.model import Scope, Viewer
-from mneme.errors import Conflict, NotFound
+from mneme.errors import NotFound
 from mneme.store.protocol import Filters
 
 T0 = dt.datetime(2024, 3, 5, 10, 0, tzinfo=dt.UTC)
@@ -190,14 +190,15 @@ def test_settling_a_contradiction_never_lets_a_private_memory_retire_a_shared_on
         visibility="private",
     )
     private = r.memory_ids[0]
-    # One standup, two sources disagreeing: a question, which a2 then tries to settle.
-    assert mem.store.list_conflicts("p", status="open", unit_id=private)
-    with pytest.raises(Conflict, match="cannot retire a shared one"):
+    # One standup, two sources disagreeing: only a2 is told (no conflict others see, ADR
+    # 0036), and a2 then tries to settle it anyway.
+    assert not mem.store.list_conflicts("p", status=None, unit_id=private)
+    assert mem.get(shared).status == mneme.UnitStatus.ACTIVE
+    with pytest.raises(NotFound, match="no open conflict"):
         mem.resolve_contradiction(private, shared, "confirm", actor="a2")
     assert mem.get(shared).status != mneme.UnitStatus.SUPERSEDED
     assert mem.get(shared).superseded_by is None
-    assert mem.store.list_conflicts("p", status="open", unit_id=private)  # still open
     kinds_before = [e.kind for e in mem.history(shared)]
-    with pytest.raises(Conflict):
+    with pytest.raises(NotFound):
         mem.resolve_contradiction(private, shared, "confirm", actor="a2")
     assert [e.kind for e in mem.history(shared)] == kinds_before  # nothing was written

@@ -11,6 +11,7 @@ from mcp.shared.memory import create_connected_server_and_client_session as conn
 
 import mneme
 from mneme.errors import Conflict, InvalidInput, NotFound
+from mneme.surfaces.authority import Principal
 from mneme.surfaces.mcp import build_server
 
 
@@ -199,8 +200,9 @@ def test_an_idle_session_is_saved_as_an_incomplete_thought_and_found_again(mem, 
 async def test_a_timed_out_session_is_found_by_the_search_incomplete_thoughts_tool(
     mem, facts, clock, anyio_backend
 ):
-    ab = {"bank": "b", "agent": "a1"}
-    async with connect(build_server(mem)) as client:
+    ab = {"bank": "b"}
+    principal = Principal("tok_test", "b", "a1", "agent")
+    async with connect(build_server(mem, principal=principal)) as client:
         started = await client.call_tool("think_start", {**ab, "goal": "Audit the badge log"})
         sid = json.loads(started.content[0].text)["session_id"]  # type: ignore[union-attr]
         await client.call_tool("think_add", {"session_id": sid, **ab, "text": "Check D-41."})

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import mneme
+from mneme.core.chain import digest
 from mneme.core.model import ClaimStatus, ReviewStatus, UnitStatus
 from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.store.protocol import ClaimChanges, UnitChanges
@@ -369,7 +370,9 @@ def test_purge_erases_content_everywhere_and_leaves_an_audit_record_without_it(m
     assert again.audit_verify()["p"].ok
     purges = [rec for rec in again.store.audit_records("p") if rec.op == "purge"]
     assert purges
-    assert purges[0].reason == "GDPR art. 17 request #12"
+    # The legal ground is kept only as its digest (it names the data subject; ADR 0035).
+    assert purges[0].reason == ""
+    assert purges[0].hashed["reason_sha"] == digest("GDPR art. 17 request #12")
     assert "X9-4471" not in repr(purges[0].after)
     again.close()
 

@@ -12,12 +12,25 @@ from __future__ import annotations
 from mneme.core.model import Unit, Visibility
 
 
+def may_touch(visibility: Visibility, agent_id: str, target: Unit) -> bool:
+    """Whether a write of this visibility by this agent may leave a trace on ``target``: a
+    knower, an evidence id, a status, a conflict, a history event. A private write touches only
+    its author's private memories; anything else would tell others it exists."""
+    if visibility != Visibility.PRIVATE:
+        return True
+    return target.visibility == Visibility.PRIVATE and target.agent_id == agent_id
+
+
 def may_retire(winner: Unit, loser: Unit) -> bool:
     """Whether ``winner`` may supersede ``loser``: not when a private memory would retire one
     that someone else can see."""
-    if winner.visibility != Visibility.PRIVATE:
-        return True
-    return loser.visibility == Visibility.PRIVATE and loser.agent_id == winner.agent_id
+    return may_touch(winner.visibility, winner.agent_id, loser)
 
 
 REFUSAL = "a private memory cannot retire a shared one (or another agent's)"
+
+#: Why a private write left a memory others see alone.
+KEPT_APART = (
+    "a private memory leaves no trace on a shared one (or another agent's): kept apart, "
+    "nothing was recorded on it"
+)

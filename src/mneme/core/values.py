@@ -192,6 +192,9 @@ _ORDINAL_DIGITS = {
 }
 
 
+_HOUR_ZERO = re.compile(r"(?<![\d:.])0(\d)(?=[:.]\d\d)")
+
+
 def normalize_value(text: str) -> str:
     """A value's comparable form: case folded, articles and edge punctuation dropped, number
     words as digits ("two" -> "2", "the 4th" -> "4")."""
@@ -201,6 +204,7 @@ def normalize_value(text: str) -> str:
     if t.isdigit():
         t = str(int(t))  # "07" is 7
     t = _MERIDIEM.sub(r"\1 \2m", t)  # "9am", "9 a.m." and "9 am" are one time
+    t = _HOUR_ZERO.sub(r"\1", t)  # "09:15" is 9:15
     return _ORDINAL_SUFFIX.sub(r"\1", t)
 
 

@@ -2,8 +2,9 @@
 
 Every table of ``tables.TABLES`` is moved row by row in its portable form, in one transaction
 on the destination: a failed copy leaves the destination as empty as it was. Audit records
-are copied verbatim (seq, time, digests and hashes), so ``audit verify`` passes on the copy,
-and no new audit record is written: a copy is not a change to the memory.
+are copied verbatim (seq, time, digests and hashes), and the keys that sealed them join the
+destination's audit key ring (its key file), so ``audit verify`` passes on the copy; no new
+audit record is written: a copy is not a change to the memory (ADR 0035).
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ def copy_store(
                 f"the destination is not empty (table {table} has rows); "
                 "copy only into a new, empty store"
             )
+    ring, into = src.audit_anchors().keyring, dst.audit_anchors().keyring
+    if ring is not None and into is not None:
+        into.adopt(ring.secrets())
     counts: dict[str, int] = {}
     with dst.transaction():
         for table in TABLES:

@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +39,9 @@ from mneme.core.model import (
     Viewer,
     Visibility,
 )
+
+if TYPE_CHECKING:
+    from mneme.store.audit_key import KeyRing
 
 #: A vector as callers hold it: a numpy row or any sequence of floats.
 Vector = Sequence[float] | npt.NDArray[np.float32]
@@ -138,6 +141,16 @@ class AuditRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class AuditAnchors:
+    """What the chain of a store is anchored to, for ``audit verify`` (ADR 0035)."""
+
+    keyring: KeyRing | None  # the audit keys the store was opened with (kept outside it)
+    registered: Mapping[str, str]  # key id -> check value: the keys that sealed the database
+    head_macs: Mapping[str, str | None]  # bank -> keyed seal of its chain head
+    problem: str | None = None  # why the store cannot write to its chain, if it cannot
+
+
+@dataclass(frozen=True, slots=True)
 class Scored:
     unit_id: str
     score: float
@@ -201,6 +214,29 @@ class PurgeCounts:
 
 
 @dataclass(frozen=True, slots=True)
+class Redactions:
+    """Rows a purge rewrites or drops beyond the erased memories and sources: what still
+    names the erased data subject (ADR 0036). Ids are the rows' own keys in the purged bank."""
+
+    notes: tuple[int, ...] = ()  # review event seqs whose note is blanked
+    conflicts: tuple[str, ...] = ()  # conflicts whose question and note are blanked
+    claim_notes: tuple[str, ...] = ()  # claims whose review note is blanked
+    tombstones: tuple[str, ...] = ()  # tombstones dropped (their text names the subject)
+    proposals: tuple[str, ...] = ()  # sweep proposals dropped
+    sweeps: tuple[str, ...] = ()  # reconsolidation records dropped
+    rules: tuple[str, ...] = ()  # adopted rules dropped
+    entities: tuple[str, ...] = ()  # entities (names) dropped with their mentions
+    audit: tuple[int, ...] = ()  # audit records whose content is erased (digests kept)
+
+    @property
+    def empty(self) -> bool:
+        return not any(
+            (self.notes, self.conflicts, self.claim_notes, self.tombstones, self.proposals,
+             self.sweeps, self.rules, self.entities, self.audit)
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
 class StoreStats:
     banks: int
     sources: int
@@ -227,6 +263,9 @@ class Store(Protocol):
     def ensure_bank(self, bank: Bank) -> Bank: ...
     def get_bank(self, bank_id: str) -> Bank | None: ...
     def list_banks(self) -> list[Bank]: ...
+    def set_bank_config(  # replaces the bank's configuration; audited (bank.configure)
+        self, bank_id: str, config: Mapping[str, Any], *, actor: str, reason: str
+    ) -> Bank: ...
     def heartbeat(self, agent: Agent) -> None: ...
     def list_agents(self, bank_id: str) -> list[Agent]: ...
 
@@ -414,6 +453,7 @@ class Store(Protocol):
         actor: str,
         reason: str,
         target: str,
+        redact: Redactions | None = None,
     ) -> PurgeCounts: ...
 
     # whole-store copy (``mneme db copy``): every row of every table in ``tables.TABLES``, in
@@ -437,3 +477,4 @@ class Store(Protocol):
         self, bank_id: str | None = None, target: str | None = None
     ) -> Iterator[AuditRecord]: ...
     def audit_head(self, bank_id: str) -> tuple[int, str, int] | None: ...  # seq, hash, count
+    def audit_anchors(self) -> AuditAnchors: ...

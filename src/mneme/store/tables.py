@@ -90,9 +90,11 @@ SPECS: tuple[Table, ...] = (
         "audit_log",
         ("seq",),
         "seq:int bank_id at:ts actor op target before after reason prev_hash hash before_sha "
-        "after_sha purged_at:ts",
+        "after_sha purged_at:ts version:int key_id reason_sha row_seals",
     ),
-    _t("audit_head", ("bank_id",), "bank_id seq:int hash count:int"),
+    _t("audit_head", ("bank_id",), "bank_id seq:int hash count:int mac"),
+    # Which keys sealed the records (the keys themselves are never in a store; ADR 0035).
+    _t("audit_keys", ("key_id",), "key_id check_mac added_at:ts"),
     _t(
         "ingest_queue",
         _BK,

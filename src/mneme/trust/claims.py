@@ -33,10 +33,22 @@ class ClaimOutcome:
 
 
 def record(
-    store: Store, bank_id: str, unit_id: str, source_id: str, claim: Claim, now: dt.datetime
+    store: Store,
+    bank_id: str,
+    unit_id: str,
+    source_id: str,
+    claim: Claim,
+    now: dt.datetime,
+    owner: str = "",
 ) -> ClaimOutcome:
-    """Join a unit's claim: new evidence for a known claim, or a new pending claim."""
+    """Join a unit's claim: new evidence for a known claim, or a new pending claim.
+
+    ``owner`` (a private unit's author) keeps the claim apart from everyone else's: a private
+    unit never adds evidence to, or a rival value against, a claim others can see.
+    """
     ckey, skey = keys_of(claim)
+    if owner:
+        ckey, skey = f"{ckey}|private:{owner}", f"{skey}|private:{owner}"
     found = store.find_claims(bank_id, claim_key=ckey)
     if found:
         current = store.update_claim(

@@ -1,13 +1,23 @@
-"""Legal erasure: which content a purge removes, and running it (ADR 0008)."""
+"""Legal erasure: which content a purge removes, and running it (ADR 0008, ADR 0036).
+
+Two ways in: one object (a memory or a source, with what rests only on it), or one data
+subject (every memory and source that names the person, and every free-text field that
+survives and still names them: review notes, conflict questions, tombstones, audit content).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
 from mneme import validate
+from mneme.core.chain import digest
+from mneme.core.erasure import Names, fold, subject_names
 from mneme.core.model import Scope, Viewer
 from mneme.errors import InvalidInput, NotFound
-from mneme.store.protocol import Store
+from mneme.store.protocol import Redactions, Store
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +27,7 @@ class PurgeReport:
     units: tuple[str, ...]
     sources: tuple[str, ...]
     dry_run: bool
+    redacted: Redactions = field(default_factory=Redactions)
 
 
 def plan(store: Store, object_id: str, bank: str | None = None) -> PurgeReport:
@@ -77,3 +88,135 @@ def purge(
             target=object_id,
         )
     return PurgeReport(report.target, report.bank_id, report.units, report.sources, False)
+
+
+# -- a data subject --------------------------------------------------------------------------
+
+
+def subject_target(name: str) -> str:
+    """What a subject purge's audit record names: a digest, never the name itself."""
+    return "subject:" + (digest(fold(name)) or "")[:24]
+
+
+def _rows(store: Store, table: str, bank: str | None) -> Iterator[dict[str, Any]]:
+    for batch in store.export_rows(table):
+        for row in batch:
+            if bank is None or row.get("bank_id") == bank:
+                yield row
+
+
+def _subject(store: Store, name: str, aliases: tuple[str, ...], bank: str | None) -> Names:
+    """The subject's names: the given ones, and the aliases of an entity that is the subject
+    (its name or an alias is one of the given names)."""
+    names = subject_names([name, *aliases])
+    if names is None:
+        raise InvalidInput("a subject purge needs a name of at least two letters")
+    given = set(names.needles)
+    more: list[str] = []
+    for row in _rows(store, "entities", bank):
+        known = [row["name"], *(row.get("aliases") or ())]
+        if any(fold(str(n)) in given for n in known):
+            more.extend(str(n) for n in known)
+    return subject_names([*names.names, *more]) or names
+
+
+#: Rows that name the subject in a text field: (table, what they are to a purge, key, fields).
+_NAMING = (
+    ("units", "units", "id", ("text",)),
+    ("sources", "sources", "id", ("text",)),
+    ("review_events", "notes", "seq", ("note",)),
+    ("conflicts", "conflicts", "id", ("question", "note")),
+    ("claims", "claim_notes", "id", ("review_note",)),
+    ("tombstones", "tombstones", "id", ("text", "reason")),
+    ("sweep_proposals", "proposals", "id", ("reason",)),
+    ("reconsolidation", "sweeps", "id", ("reason",)),
+    ("adopted_rules", "rules", "id", ("text",)),
+    ("audit_log", "audit", "seq", ("before", "after", "reason")),
+)
+
+Found = dict[str, dict[str, set[Any]]]  # bank -> kind -> keys
+
+
+def _naming(store: Store, names: Names, bank: str | None) -> Found:
+    found: Found = {}
+
+    def put(row: dict[str, Any], kind: str, key: Any) -> None:
+        found.setdefault(row["bank_id"], {}).setdefault(kind, set()).add(key)
+
+    entities: set[tuple[str, str]] = set()
+    for row in _rows(store, "entities", bank):
+        if any(names.named_in(str(n)) for n in (row["name"], *(row.get("aliases") or ()))):
+            entities.add((row["bank_id"], row["id"]))
+            put(row, "entities", row["id"])
+    for row in _rows(store, "mentions", bank):
+        if (row["bank_id"], row["entity_id"]) in entities:
+            put(row, "units", row["unit_id"])
+    for table, kind, key, fields in _NAMING:
+        for row in _rows(store, table, bank):
+            if any(names.named_in(row.get(f)) for f in fields):
+                put(row, kind, row[key])
+    return found
+
+
+def _bank_report(store: Store, target: str, bank: str, found: dict[str, set[Any]]) -> PurgeReport:
+    owner = Viewer(bank, "owner", Scope.OWNER)
+    units = set(found.get("units", ()))
+    sources = set(found.get("sources", ()))
+    for unit in store.get_units(owner, sorted(units)).values():
+        sources.update(unit.evidence)  # their raw text states the same content
+    for source_id in sorted(sources):
+        for u in store.units_of_source(owner, source_id):
+            if set(u.evidence) <= sources:
+                units.add(u.id)  # nothing else supports it: it goes with its sources
+    redacted = Redactions(
+        **{f.name: tuple(sorted(found.get(f.name, ()))) for f in dataclasses.fields(Redactions)}
+    )
+    return PurgeReport(target, bank, tuple(sorted(units)), tuple(sorted(sources)), True, redacted)
+
+
+def plan_subject(
+    store: Store, name: str, *, aliases: tuple[str, ...] = (), bank: str | None = None
+) -> tuple[PurgeReport, ...]:
+    """Per bank that names the subject: the memories and sources that go, and the rows that
+    survive but are rewritten or dropped because they name the subject."""
+    if not isinstance(name, str) or not all(isinstance(a, str) for a in aliases):
+        raise InvalidInput("the subject's name and aliases must be text")
+    if bank is not None:
+        bank = validate.ident(bank, "bank")
+        if store.get_bank(bank) is None:
+            raise NotFound(f"no bank {bank!r}")
+    names = _subject(store, name, tuple(aliases), bank)
+    found = _naming(store, names, bank)
+    target = subject_target(name)
+    return tuple(_bank_report(store, target, b, found[b]) for b in sorted(found))
+
+
+def purge_subject(
+    store: Store,
+    name: str,
+    *,
+    actor: str,
+    reason: str,
+    aliases: tuple[str, ...] = (),
+    dry_run: bool = False,
+    bank: str | None = None,
+) -> tuple[PurgeReport, ...]:
+    """Erase everything that names a data subject, in every bank (or one), atomically."""
+    actor = validate.ident(actor, "actor")
+    if not isinstance(reason, str) or not reason.strip():
+        raise InvalidInput("a purge needs its legal ground as the reason")
+    reports = plan_subject(store, name, aliases=aliases, bank=bank)
+    if dry_run:
+        return reports
+    with store.transaction():
+        for r in reports:
+            store.purge(
+                r.bank_id,
+                r.units,
+                r.sources,
+                actor=actor,
+                reason=reason,
+                target=r.target,
+                redact=r.redacted,
+            )
+    return tuple(dataclasses.replace(r, dry_run=False) for r in reports)

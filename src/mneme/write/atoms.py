@@ -38,8 +38,8 @@ from mneme.core.model import (
     Verdict,
     Visibility,
 )
+from mneme.core.policy import KEPT_APART, may_retire, may_touch
 from mneme.core.policy import REFUSAL as RETIRE_REFUSAL
-from mneme.core.policy import may_retire
 from mneme.embed.protocol import Embedder
 from mneme.ids import new_id
 from mneme.store.protocol import ClaimChanges, Store
@@ -128,13 +128,20 @@ class AtomWriter:
                 when=said,
             )
         out.llm_errors.extend(a.errors)
+        owner = src.agent_id if src.visibility == Visibility.PRIVATE else ""
+        apart = False
         if is_merge(a) and a.target is not None:
-            self._evidence(plan, atom, a.target, a.judgement.verdict, a.judgement.reason, out)
-            if a.claim is not None:
-                claim_layer.record(
-                    self.store, src.bank_id, a.target.id, src.id, a.claim, src.recorded_at
-                )
-            return a.target.id
+            if a.target.visibility == src.visibility and may_touch(
+                src.visibility, src.agent_id, a.target
+            ):
+                self._evidence(plan, atom, a.target, a.judgement.verdict, a.judgement.reason, out)
+                if a.claim is not None:
+                    claim_layer.record(
+                        self.store, src.bank_id, a.target.id, src.id, a.claim, src.recorded_at,
+                        owner,
+                    )  # fmt: skip
+                return a.target.id
+            apart = True  # a private copy of a shared memory (or the reverse): a unit of its own
         claim_key = claim_layer.keys_of(a.claim)[0] if a.claim is not None else None
         stones = self.store.find_tombstones(src.bank_id, content_key=atom.key, claim_key=claim_key)
         said_before = a.rejected
@@ -160,8 +167,11 @@ class AtomWriter:
         rivals: tuple[ClaimRecord, ...] = ()
         if a.claim is not None:
             rivals = claim_layer.record(
-                self.store, src.bank_id, unit.id, src.id, a.claim, src.recorded_at
+                self.store, src.bank_id, unit.id, src.id, a.claim, src.recorded_at, owner
             ).rivals
+        if apart:
+            out.decisions.append(Decision(Verdict.ADD, unit.text, unit.id, None, KEPT_APART))
+            return unit.id
         self._apply(plan, unit, a, out)
         if a.judgement.verdict == Verdict.CONTRADICT and a.target is not None and rivals:
             self._slot_rivals(unit, a, rivals, out, vector)
@@ -219,6 +229,9 @@ class AtomWriter:
         ``rejected``: the rejected unit it restates in other words, if not word for word."""
         src = plan.source
         now = src.recorded_at
+        if src.visibility == Visibility.PRIVATE:
+            # Held back all the same, but the bank's tombstone and claims stay as they were.
+            tombstone_id, claim_key = None, None
         if tombstone_id is not None:
             self.store.update_tombstone(
                 src.bank_id, tombstone_id, lifted_at=None, lifted_by=None, add_evidence=(src.id,)
@@ -365,8 +378,14 @@ class AtomWriter:
         ruling: Ruling,
         out: Outcome,
     ) -> None:
-        """Both stand and a conflict is opened between them (or settled by an adopted rule)."""
+        """Both stand and a conflict is opened between them (or settled by an adopted rule).
+        A private memory that disputes one others see opens nothing: only its author is told."""
         text = unit.text
+        if not may_touch(unit.visibility, unit.agent_id, target):
+            out.decisions.append(
+                Decision(j.verdict, text, unit.id, target.id, f"{j.reason}; {KEPT_APART}")
+            )
+            return
         question = suggest_question(j, text, target.text)
         kind = j.conflict_type or ("rewrite" if j.verdict != Verdict.CONTRADICT else "value")
         older_claim = next(iter(self.store.find_claims(target.bank_id, unit_id=target.id)), None)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mneme.core.model import AddStatus, RetainResult, RetainStatus
+from mneme.core.sensitive import Screening
 from mneme.errors import Conflict, InvalidInput, MnemeError, NotFound
 from mneme.ids import new_id
 from mneme.serialize import retain_result_from_json, to_jsonable
@@ -28,6 +29,8 @@ log = logging.getLogger("mneme.buffer")
 #: may enqueue into a shared store without waking this one).
 IDLE_POLL_SECONDS = 0.5
 #: Errors a failed item re-raises as themselves to a caller that waited for it.
+#: The payload key of an accepted write's screening (not a retain argument).
+_SCREENED = "_screened"
 _KINDS: dict[str, type[MnemeError]] = {e.__name__: e for e in (InvalidInput, NotFound, Conflict)}
 
 
@@ -46,10 +49,16 @@ class IngestBuffer:
 
     def submit(self, args: Mapping[str, Any], wait: float) -> RetainResult:
         """Validate, persist, acknowledge; return the finished result if it is done in time."""
-        plan = self.retainer.plan(**args)  # every bad input fails here, before anything is kept
+        rest = dict(args)
+        # Every bad input fails here, before anything is kept, and so does a refused secret.
+        plan = self.retainer.plan(rest.pop("text"), **rest)
         self.retainer.corrected(plan)  # and so does a supersedes= naming nothing that exists
         payload = {k: to_jsonable(v) for k, v in args.items() if v is not None}
         payload["source_id"] = plan.source.id  # the promise names the evidence id it will use
+        # The queue keeps the screened text, never what the policy redacted (ADR 0034), and
+        # the decision, for the audit record the write makes when it is stored.
+        payload["text"] = plan.source.text
+        payload[_SCREENED] = plan.screening.summary() if plan.screening is not None else {}
         item_id = new_id("pend_")
         done = threading.Event()
         with self._lock:
@@ -151,7 +160,11 @@ class IngestBuffer:
             return False
         try:
             args = dict(item.payload)
-            plan = self.retainer.plan(**args)
+            text = args.pop("text")
+            summary = args.pop(_SCREENED, None)
+            # An item queued before screening existed has no summary: it is screened now.
+            screened = None if summary is None else Screening.from_summary(text, summary)
+            plan = self.retainer.plan(text, screened, **args)
             self.retainer.prepare([plan])
             with self.store.transaction():
                 current = self.store.get_queued(item.id)

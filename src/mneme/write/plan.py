@@ -20,6 +20,7 @@ from mneme.core.atomize import split_atoms
 from mneme.core.keys import content_hash, content_key
 from mneme.core.language import EntityMention, classify, extract_entities
 from mneme.core.model import Network, Source, UnitType
+from mneme.core.sensitive import Screening
 from mneme.core.timeexpr import find_time_expressions
 from mneme.errors import InvalidInput
 from mneme.ids import new_id
@@ -75,6 +76,12 @@ class Plan:
     relations: list[tuple[int, int, str]] = field(default_factory=list)
     extracted_by: str = "rules"
     llm_errors: list[str] = field(default_factory=list)
+    #: What the write-time defence found and did (ADR 0034); None when nothing screened it.
+    screening: Screening | None = None
+
+
+#: Screens one input: (bank, agent, source id, text) -> the text to store and the decision.
+Screen = Callable[[str, str, str, str], Screening]
 
 
 class Planner:
@@ -85,6 +92,8 @@ class Planner:
     def plan(
         self,
         text: Any,
+        screen: Screen | None = None,
+        /,
         *,
         bank: Any,
         agent: Any,
@@ -111,26 +120,36 @@ class Planner:
         mentioned = validate.when(mentioned_at, "mentioned_at")
         vis = validate.visibility(visibility)
         anchor = occurred or mentioned or now
+        sid = validate.optional_ident(source_id, "source_id") or new_id("src_")
+        sup = supersedes or ()
+        if isinstance(sup, str):
+            sup = (sup,)
+        sup_ids = tuple(validate.ident(s, "supersedes id") for s in sup)
+        meta = validate.metadata(metadata)
+        trust_value = validate.trust(trust)
+        session_id = validate.optional_ident(session, "session")
+        task_id = validate.optional_ident(task, "task")
+        # Last, once every argument is known good: what it finds may refuse the write, and
+        # what it redacts is gone before the source, its atoms or their vectors exist.
+        screening = screen(bank_id, agent_id, sid, body) if screen is not None else None
+        if screening is not None:
+            body = screening.text
         source = Source(
-            id=validate.optional_ident(source_id, "source_id") or new_id("src_"),
+            id=sid,
             bank_id=bank_id,
             text=body,
             content_hash=content_hash(body),
             agent_id=agent_id,
             recorded_at=now,
             kind=str(source_kind or "message"),
-            session_id=validate.optional_ident(session, "session"),
-            task_id=validate.optional_ident(task, "task"),
+            session_id=session_id,
+            task_id=task_id,
             occurred_at=occurred or mentioned,
             mentioned_at=mentioned or occurred or now,
-            trust=validate.trust(trust),
+            trust=trust_value,
             visibility=vis,
-            metadata=validate.metadata(metadata),
+            metadata=meta,
         )
-        sup = supersedes or ()
-        if isinstance(sup, str):
-            sup = (sup,)
-        sup_ids = tuple(validate.ident(s, "supersedes id") for s in sup)
         atoms: list[Atom] = []
         seen: set[str] = set()
         for piece in split_atoms(body)[: self.config.max_atoms]:
@@ -138,7 +157,7 @@ class Planner:
             if atom.key not in seen:
                 seen.add(atom.key)
                 atoms.append(atom)
-        return Plan(source=source, atoms=atoms, supersedes=sup_ids)
+        return Plan(source=source, atoms=atoms, supersedes=sup_ids, screening=screening)
 
     def anchor(self, plan: Plan) -> dt.datetime:
         src = plan.source

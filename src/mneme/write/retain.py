@@ -39,6 +39,7 @@ from mneme.core.model import (
 )
 from mneme.core.policy import REFUSAL as RETIRE_REFUSAL
 from mneme.core.policy import may_retire
+from mneme.core.sensitive import Screening
 from mneme.embed.protocol import Embedder
 from mneme.errors import Conflict, NotFound
 from mneme.ids import new_id
@@ -49,6 +50,7 @@ from mneme.trust.conflicts import Conflicts, retire
 from mneme.trust.settle import Settler
 from mneme.write.atoms import AtomWriter, Outcome
 from mneme.write.decide import Judge
+from mneme.write.defence import Defence, audit_screening
 from mneme.write.plan import Plan, Planner
 
 #: One refusal for a source id already used in the bank, whoever used it.
@@ -80,10 +82,21 @@ class Retainer:
         # The roster says where each agent runs: every write heartbeats its agent from here.
         self.host = socket.gethostname()
         self.atoms = AtomWriter(store, embedder, judge, conflicts, charter, settler)
+        self.defence = Defence(store, config)
 
-    def plan(self, text: Any, **args: Any) -> Plan:
-        """Validate and plan one input (raises InvalidInput before anything is written)."""
-        return self.planner.plan(text, **args)
+    def plan(self, text: Any, screened: Screening | None = None, /, **args: Any) -> Plan:
+        """Validate, screen and plan one input (raises InvalidInput before anything is
+        written, and when the bank's sensitive-data policy refuses it).
+
+        ``screened``: the screening an accepted write already had (the ingest buffer keeps
+        it with the text it left); the text is then not screened again. Positional only,
+        so no caller's keyword argument can skip the screening.
+        """
+        if screened is None:
+            return self.planner.plan(text, self.defence.screen, **args)
+        plan = self.planner.plan(text, None, **args)
+        plan.screening = screened
+        return plan
 
     def run(self, plans: Sequence[Plan]) -> list[RetainResult]:
         self.prepare(plans)
@@ -248,6 +261,8 @@ class Retainer:
         if store.get_source(Viewer(src.bank_id, "owner", Scope.OWNER), src.id) is not None:
             raise Conflict(_SOURCE_ID_TAKEN.format(id=src.id, bank=src.bank_id))
         store.put_source(src)
+        if plan.screening is not None and plan.screening.found:
+            audit_screening(store, src.bank_id, src.agent_id, src.id, plan.screening)
         out = Outcome()
         targets = self.corrected(plan)
         # A conclusion is never merged into the memories it cites as its evidence (a think

@@ -4,16 +4,30 @@ that every write appends to in its own transaction."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mneme.core.chain import GENESIS
+from mneme.core.chain import (
+    FORMAT,
+    GENESIS,
+    MacKey,
+    head_mac,
+    key_check,
+    keyed_hash,
+    row_digest,
+)
+from mneme.core.chain import digest as sha
 from mneme.errors import MnemeError
-from mneme.store.codec import loads, ts, utc_now
+from mneme.store.audit_key import KeyRing
+from mneme.store.codec import ts, utc_now
 from mneme.store.postgres.database import Database
-from mneme.store.postgres.rows import utc, utc_opt
-from mneme.store.protocol import AuditRecord
-from mneme.store.sealing import seal
+from mneme.store.postgres.rows import portable, utc
+from mneme.store.sealing import (
+    AuditKeyMissing,
+    rows_map,
+    seal,
+)
+from mneme.store.tables import spec
 
 
 class PostgresBase:
@@ -47,7 +61,11 @@ class PostgresBase:
             (bank_id,),
         )
 
-    # -- audit --------------------------------------------------------------------------
+    # -- audit: a keyed chain, and the data rows it seals (ADR 0035) ---------------------
+
+    _keyring: KeyRing | None = None
+    _key_problem: str | None = "the audit key is not open yet"
+    _key_registered: bool = False
 
     def audit(
         self,
@@ -59,6 +77,7 @@ class PostgresBase:
         after: Mapping[str, Any] | None,
         reason: str,
     ) -> None:
+        key = self._signing_key()
         # Concurrent writers to one bank would both extend the same head and fork the chain:
         # the per-bank lock orders them, and it holds until commit, so seq order is chain order.
         # Once held, only this transaction moves the head: it is read once, then kept in step
@@ -76,6 +95,7 @@ class PostgresBase:
         now = self._clock()
         at = ts(now)
         entry = seal(
+            key,
             prev,
             bank_id=bank_id,
             at=at,
@@ -87,14 +107,16 @@ class PostgresBase:
             reason=reason,
         )
         digest = entry.hash
-        self._w(
+        if not self.db.in_transaction:
+            raise MnemeError("writes run inside Store.transaction()")
+        rows = self.db.query(
             "WITH rec AS (INSERT INTO audit_log (bank_id, at, actor, op, target, before, "
-            "after, reason, prev_hash, hash, before_sha, after_sha) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING seq) "
+            "after, reason, prev_hash, hash, before_sha, after_sha, version, key_id, reason_sha) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING seq) "
             "INSERT INTO audit_head (bank_id, seq, hash, count) "
             "SELECT %s, rec.seq, %s, %s FROM rec "
             "ON CONFLICT (bank_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, "
-            "count = excluded.count",
+            "count = excluded.count RETURNING seq",
             (
                 bank_id,
                 now,
@@ -103,74 +125,131 @@ class PostgresBase:
                 target,
                 entry.before,
                 entry.after,
-                reason,
+                "" if entry.reason is None else entry.reason,
                 prev,
                 digest,
                 entry.before_sha,
                 entry.after_sha,
+                FORMAT,
+                key.id,
+                entry.reason_sha,
                 bank_id,
                 digest,
                 count + 1,
             ),
         )
         heads[bank_id] = (digest, count + 1)
+        self.db.audit_first().setdefault(bank_id, int(rows[0][0]))
 
-    def audit_records(
-        self, bank_id: str | None = None, target: str | None = None
-    ) -> Iterator[AuditRecord]:
-        where, params = [], []
-        if bank_id:
-            where.append("bank_id = %s")
-            params.append(bank_id)
-        if target:
-            where.append("target = %s")
-            params.append(target)
+    def _signing_key(self) -> MacKey:
+        """The key new records are sealed with; registered in the database on first use."""
+        if self._key_problem is not None or self._keyring is None:
+            raise AuditKeyMissing(self._key_problem or "this store has no audit key")
+        key = self._keyring.signing
+        if not self._key_registered:
+            self._w(
+                "INSERT INTO audit_keys (key_id, check_mac, added_at) VALUES (%s, %s, %s) "
+                "ON CONFLICT (key_id) DO NOTHING",
+                (key.id, key_check(key), self._clock()),
+            )
+            self._key_registered = True
+
+            def undo() -> None:
+                self._key_registered = False
+
+            self.db.after(lambda: None, undo)
+        return key
+
+    def _audit_commit(self) -> None:
+        """Before every commit: seal the rows the transaction wrote (the triggers of schema 14
+        recorded them in ``audit_touched``), then key the heads it moved."""
+        if self._keyring is None:
+            return  # opening (a migration's own writes): the open seals them (_seal_store)
+        touched = self.db.query(
+            "DELETE FROM audit_touched WHERE txid = txid_current() RETURNING tbl, bank_id, id"
+        )
+        by_bank: dict[str, dict[str, set[str]]] = {}
+        for table, bank_id, row_id in touched:
+            by_bank.setdefault(str(bank_id), {}).setdefault(str(table), set()).add(str(row_id))
+        for bank_id in sorted(by_bank):
+            self._seal_rows(bank_id, by_bank[bank_id])
+        for bank_id in sorted(self.db.audit_first()):
+            head = self.db.query(
+                "SELECT seq, hash, count FROM audit_head WHERE bank_id = %s", (bank_id,)
+            )
+            if head:
+                seq, digest, count = int(head[0][0]), str(head[0][1]), int(head[0][2])
+                self._w(
+                    "UPDATE audit_head SET mac = %s WHERE bank_id = %s",
+                    (head_mac(self._signing_key(), bank_id, seq, digest, count), bank_id),
+                )
+
+    def _seal_rows(self, bank_id: str, touched: Mapping[str, set[str]]) -> None:
+        """Tie the rows this transaction wrote to its last record of the bank (see the SQLite
+        twin): that record carries their state digests and is sealed again over them."""
+        states = {t: self._row_digests(t, bank_id, sorted(ids)) for t, ids in touched.items()}
+        first = self.db.audit_first().get(bank_id)
+        last = None
+        if first is not None:
+            last = self.db.scalar(
+                "SELECT max(seq) FROM audit_log WHERE bank_id = %s AND seq >= %s",
+                (bank_id, first),
+            )
+        if last is None:
+            self.audit(
+                bank_id,
+                "system",
+                "rows.seal",
+                bank_id,
+                None,
+                {t: len(v) for t, v in sorted(states.items())},
+                "rows written without an audit record of their own",
+            )
+            last = self.db.scalar("SELECT max(seq) FROM audit_log WHERE bank_id = %s", (bank_id,))
+        seq = int(last)
+        rows = rows_map(states)
+        r = self.db.query(
+            "SELECT prev_hash, at, actor, op, target, before_sha, after_sha, reason_sha, key_id, "
+            "version FROM audit_log WHERE bank_id = %s AND seq = %s",
+            (bank_id, seq),
+        )[0]
+        key = self._keyring.keys.get(str(r[8])) if self._keyring is not None else None
+        if key is None or r[9] != FORMAT:
+            raise AuditKeyMissing(f"audit record {seq} is not sealed with this store's key")
+        digest = keyed_hash(
+            key,
+            r[0],
+            bank_id=bank_id,
+            at=ts(utc(r[1])),
+            actor=r[2],
+            op=r[3],
+            target=r[4],
+            before_sha=r[5],
+            after_sha=r[6],
+            reason_sha=r[7],
+            rows_sha=sha(rows),
+        )
+        self._w(
+            "UPDATE audit_log SET row_seals = %s, hash = %s WHERE bank_id = %s AND seq = %s",
+            (rows, digest, bank_id, seq),
+        )
+        self._w(
+            "UPDATE audit_head SET hash = %s WHERE bank_id = %s AND seq = %s",
+            (digest, bank_id, seq),
+        )
+        heads = self.db.audit_heads()
+        if bank_id in heads:
+            heads[bank_id] = (digest, heads[bank_id][1])
+
+    def _row_digests(self, table: str, bank_id: str, ids: Sequence[str]) -> dict[str, str | None]:
+        """The state digest of each row (None: the row is gone), from its portable form."""
+        t = spec(table)
+        out: dict[str, str | None] = dict.fromkeys(ids)
         rows = self.db.query(
-            "SELECT seq, bank_id, at, actor, op, target, before, after, reason, prev_hash, hash, "
-            "before_sha, after_sha, purged_at FROM audit_log "
-            + (f"WHERE {' AND '.join(where)} " if where else "")
-            + "ORDER BY seq",
-            params or None,
+            f"SELECT {', '.join(t.names)} FROM {table} WHERE bank_id = %s AND id = ANY(%s::text[])",
+            (bank_id, list(ids)),
         )
         for r in rows:
-            at = utc(r[2])
-            yield AuditRecord(
-                seq=int(r[0]),
-                bank_id=r[1],
-                at=at,
-                actor=r[3],
-                op=r[4],
-                target=r[5],
-                before=_loads_lenient(r[6]),
-                after=_loads_lenient(r[7]),
-                reason=r[8],
-                prev_hash=r[9],
-                hash=r[10],
-                hashed={
-                    "bank_id": r[1],
-                    "at": ts(at),
-                    "actor": r[3],
-                    "op": r[4],
-                    "target": r[5],
-                    "before": r[6],
-                    "after": r[7],
-                    "reason": r[8],
-                    "before_sha": r[11],
-                    "after_sha": r[12],
-                    "purged_at": ts(utc_opt(r[13])),
-                },
-            )
-
-    def audit_head(self, bank_id: str) -> tuple[int, str, int] | None:
-        rows = self.db.query(
-            "SELECT seq, hash, count FROM audit_head WHERE bank_id = %s", (bank_id,)
-        )
-        return (int(rows[0][0]), str(rows[0][1]), int(rows[0][2])) if rows else None
-
-
-def _loads_lenient(value: str | None) -> Any:
-    """Audit JSON as stored; a record edited into invalid JSON still reads (verify flags it)."""
-    try:
-        return loads(value)
-    except ValueError:
-        return {"unreadable": value}
+            row = {c: portable(k, r[n]) for n, (c, k) in enumerate(t.columns)}
+            out[str(row["id"])] = row_digest(table, row)
+        return out

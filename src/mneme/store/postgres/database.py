@@ -84,12 +84,17 @@ class _Tx:
     # bank -> (hash, count) of its audit chain head, known while this transaction holds the
     # bank's audit lock; forgotten when a savepoint rolls back (its records are gone).
     audit_heads: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # bank -> seq of the first audit record this transaction wrote (kept across savepoints):
+    # its newest record of the bank from there on is the one that seals its rows (ADR 0035).
+    audit_first: dict[str, int] = field(default_factory=dict)
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:
     # UTC sessions: timestamps read back as UTC, and naive datetimes are taken as UTC (the
     # same rule as the SQLite codec).
     conn.execute("SET TIME ZONE 'UTC'")
+    # mneme's own sessions record the rows they write, to seal them at commit (ADR 0035).
+    conn.execute("SET mneme.sealing = 'on'")
 
 
 class Database:
@@ -126,6 +131,9 @@ class Database:
         except PoolTimeout as exc:
             raise BackendUnavailable(f"cannot open a pool to {self.where}: {exc}") from exc
         self._local = threading.local()
+        #: Runs inside every outer write transaction just before it commits (the store seals
+        #: the rows the transaction wrote and keys its audit heads, ADR 0035).
+        self.before_commit: Callable[[], None] | None = None
 
     # -- connections ---------------------------------------------------------------------
 
@@ -221,6 +229,17 @@ class Database:
                     pass  # the original error matters more than a failed rollback
                 self._finish(tx, commit=False)
                 raise
+            if self.before_commit is not None:
+                try:
+                    self.before_commit()
+                except BaseException:
+                    self._local.tx = None
+                    try:
+                        conn.execute("ROLLBACK")
+                    except psycopg.Error:
+                        pass  # the original error matters more than a failed rollback
+                    self._finish(tx, commit=False)
+                    raise
             self._local.tx = None
             try:
                 conn.execute("COMMIT")
@@ -265,6 +284,11 @@ class Database:
         """Audit chain heads this thread's transaction holds the lock of (see ``_Tx``)."""
         tx = self._tx
         return tx.audit_heads if tx is not None else {}
+
+    def audit_first(self) -> dict[str, int]:
+        """Banks this thread's transaction wrote audit records to, and its first seq there."""
+        tx = self._tx
+        return tx.audit_first if tx is not None else {}
 
     def touched(self) -> set[str]:
         """Banks this thread's transaction already bumped in index_state."""

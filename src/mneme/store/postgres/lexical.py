@@ -37,7 +37,9 @@ BM25_B = 0.75
 _FIXED = 2**36
 
 #: PostgreSQL tables derived from ``units`` (not portable: rebuilt by an importing store).
-DERIVED_TABLES = frozenset({"lexeme_df", "lexeme_postings"})
+# ``audit_touched`` (schema 14) is transient too: the rows a transaction wrote, sealed and
+# cleared at its commit (ADR 0035).
+DERIVED_TABLES = frozenset({"lexeme_df", "lexeme_postings", "audit_touched"})
 
 #: The postings of some units of one bank (``%s`` bank, ``%s`` ids), from their ``tsv``.
 _POSTINGS = (

@@ -15,12 +15,12 @@ import datetime as dt
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import psycopg
 from psycopg.types.json import Jsonb
 
 from mneme.store.postgres.database import translate
 from mneme.store.postgres.lexical import LexicalIndexMixin
+from mneme.store.postgres.rows import portable as _out
 from mneme.store.postgres.rows import utc_opt
 from mneme.store.postgres.vectors import VectorIndexes, literal
 from mneme.store.tables import spec
@@ -29,22 +29,6 @@ _DOC_LEN = (
     "(SELECT count(*) FROM ts_debug('english', %s) WHERE alias NOT IN "
     "('blank', 'hword_part', 'hword_asciipart', 'hword_numpart'))"
 )
-
-
-def _out(kind: str, value: Any) -> Any:
-    if value is None:
-        return None
-    if kind == "ts":
-        return utc_opt(value)
-    if kind == "vector":
-        # pgvector prints the shortest text that reads back as the same float32
-        text = str(value).strip("[]")
-        return [float(x) for x in np.array(text.split(",") if text else [], dtype=np.float32)]
-    if kind == "float":
-        return float(value)
-    if kind == "bool":
-        return bool(value)
-    return value
 
 
 def _in(kind: str, value: Any) -> Any:
@@ -118,6 +102,10 @@ class PortableMixin(LexicalIndexMixin):
                     cur.executemany(sql, params)
             except psycopg.Error as exc:
                 raise translate(exc, self.db.where) from exc
+        # Imported rows keep the seals their copied records carry: not sealed again (ADR 0035).
+        self.db.execute(
+            "DELETE FROM audit_touched WHERE txid = txid_current() AND tbl = %s", (t.name,)
+        )
         if overriding:
             # Identity columns go on past the imported values.
             self.db.execute(

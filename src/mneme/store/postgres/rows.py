@@ -6,6 +6,8 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from mneme.core.model import Network, Unit, UnitStatus, UnitType, Visibility
 
 UNIT_COLS = (
@@ -31,6 +33,23 @@ def utc_opt(value: dt.datetime | None) -> dt.datetime | None:
 
 def utc(value: dt.datetime | None) -> Any:
     return utc_opt(value)
+
+
+def portable(kind: str, value: Any) -> Any:
+    """A stored value in the portable form of ``mneme.store.tables`` (export, row seals)."""
+    if value is None:
+        return None
+    if kind == "ts":
+        return utc_opt(value)
+    if kind == "vector":
+        # pgvector prints the shortest text that reads back as the same float32
+        text = str(value).strip("[]")
+        return [float(x) for x in np.array(text.split(",") if text else [], dtype=np.float32)]
+    if kind == "float":
+        return float(value)
+    if kind == "bool":
+        return bool(value)
+    return value
 
 
 def unit_row(

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -20,6 +20,7 @@ from mneme.core.model import (
 )
 from mneme.errors import Conflict, InvalidInput, MnemeError, NotFound
 from mneme.store.codec import unit_summary
+from mneme.store.postgres.audit import AuditMixin
 from mneme.store.postgres.batch import BatchReadsMixin
 from mneme.store.postgres.channels import RecallChannels
 from mneme.store.postgres.database import Database
@@ -59,6 +60,7 @@ class PostgresStore(
     PortableMixin,
     LexicalIndexMixin,
     BatchReadsMixin,
+    AuditMixin,
 ):
     """The shared backend: one PostgreSQL database (one per team), many writers at once."""
 
@@ -70,7 +72,13 @@ class PostgresStore(
     )
 
     def __init__(
-        self, dsn: str, *, migrate: bool = True, pool_size: int = 8, connect_timeout: float = 10.0
+        self,
+        dsn: str,
+        *,
+        migrate: bool = True,
+        pool_size: int = 8,
+        connect_timeout: float = 10.0,
+        audit_key_file: str | None = None,
     ) -> None:
         """Connect to ``dsn`` (a ``postgresql://`` URL or a libpq key=value string).
 
@@ -85,12 +93,17 @@ class PostgresStore(
         self._written = 0
         self._analyzed_at = 0
         self._stats_lock = threading.Lock()
+        self.db.before_commit = self._audit_commit
         try:
+            applied: list[int] = []
             if migrate:
-                self.migrate()
+                applied = self.migrate()
             else:
                 self.db.schema_version()
                 self.db.check_vector()
+            # The audit key, then what the chain does not yet seal (ADR 0035).
+            self._open_keys(audit_key_file)
+            self._seal_store(applied)
         except BaseException:
             self.db.close()
             raise
@@ -194,6 +207,24 @@ class PostgresStore(
             return None
         r = rows[0]
         return Bank(id=r[0], name=r[1], created_at=utc(r[2]), config=r[3] or {})
+
+    def set_bank_config(
+        self, bank_id: str, config: Mapping[str, Any], *, actor: str, reason: str
+    ) -> Bank:
+        before = self.get_bank(bank_id)
+        if before is None:
+            raise NotFound(f"no bank {bank_id!r}")
+        self._w("UPDATE banks SET config = %s WHERE id = %s", (Jsonb(dict(config)), bank_id))
+        self.audit(
+            bank_id,
+            actor,
+            "bank.configure",
+            bank_id,
+            {"config": dict(before.config)},
+            {"config": dict(config)},
+            reason,
+        )
+        return self.get_bank(bank_id) or before
 
     def list_banks(self) -> list[Bank]:
         rows = self.db.query("SELECT id, name, created_at, config FROM banks ORDER BY id")

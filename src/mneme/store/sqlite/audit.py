@@ -1,13 +1,17 @@
-"""The append-only, hash-chained audit log in SQLite."""
+"""The append-only, keyed, hash-chained audit log in SQLite (ADR 0008, ADR 0035)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mneme.core.chain import head_mac, row_digest, row_seals
+from mneme.store import audit_key
 from mneme.store.codec import parse_ts
-from mneme.store.protocol import AuditRecord
+from mneme.store.protocol import AuditAnchors, AuditRecord
+from mneme.store.sealing import KEYED_SCHEMA, SEALED_TABLES, stored_reason
 from mneme.store.sqlite.base import SQLiteBase
-from mneme.store.sqlite.rows import epoch, loads_lenient
+from mneme.store.sqlite.rows import epoch, from_storage, loads_lenient
+from mneme.store.tables import spec
 
 
 class AuditMixin(SQLiteBase):
@@ -23,9 +27,8 @@ class AuditMixin(SQLiteBase):
             params.append(target)
         rows = self.db.query(
             "SELECT seq, bank_id, at, actor, op, target, before, after, reason, prev_hash, hash, "
-            "before_sha, after_sha, purged_at FROM audit_log "
-            + (f"WHERE {' AND '.join(where)} " if where else "")
-            + "ORDER BY seq",
+            "before_sha, after_sha, purged_at, version, key_id, reason_sha, row_seals "
+            "FROM audit_log " + (f"WHERE {' AND '.join(where)} " if where else "") + "ORDER BY seq",
             params,
         )
         for r in rows:
@@ -49,10 +52,14 @@ class AuditMixin(SQLiteBase):
                     "target": r[5],
                     "before": r[6],
                     "after": r[7],
-                    "reason": r[8],
+                    "reason": stored_reason(r[8], r[16]),
                     "before_sha": r[11],
                     "after_sha": r[12],
                     "purged_at": r[13],
+                    "v": r[14],
+                    "key_id": r[15],
+                    "reason_sha": r[16],
+                    "rows": r[17],
                 },
             )
 
@@ -63,3 +70,112 @@ class AuditMixin(SQLiteBase):
             "SELECT seq, hash, count FROM audit_head WHERE bank_id = ?", (bank_id,)
         )
         return (int(rows[0][0]), str(rows[0][1]), int(rows[0][2])) if rows else None
+
+    def audit_anchors(self) -> AuditAnchors:
+        return AuditAnchors(
+            keyring=self._keyring,
+            registered=self._registered_keys(),
+            head_macs={
+                str(b): None if m is None else str(m)
+                for b, m in self.db.query("SELECT bank_id, mac FROM audit_head")
+            },
+            problem=self._key_problem,
+        )
+
+    # -- keys, and sealing a store that was not sealed ----------------------------------------
+
+    def _registered_keys(self) -> dict[str, str]:
+        if not self.db.query(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit_keys'"
+        ):
+            return {}
+        return {
+            str(k): str(c) for k, c in self.db.query("SELECT key_id, check_mac FROM audit_keys")
+        }
+
+    def _open_keys(self, key_file: str | None) -> None:
+        """Find the store's audit key ring (ADR 0035) and whether it may write with it."""
+        self._keyring, self._key_problem, self._key_registered = None, None, False
+        registered = self._registered_keys()
+        if key_file is None and self.db.path == ":memory:":
+            self._keyring = audit_key.ephemeral()
+        else:
+            path = key_file or audit_key.default_path(self.db.path)
+            writable = not self.db.read_only
+            self._keyring = audit_key.load(path, create=writable and not registered)
+            if self._keyring is None:
+                self._key_problem = (
+                    f"the audit chain of {self.db.path} is sealed with the audit key "
+                    f"{', '.join(sorted(registered)) or '(none yet)'}, and there is no key file "
+                    f"at {path}: restore it, or set MNEME_AUDIT_KEY_FILE to where it is"
+                )
+                return
+        if registered and not set(registered) & set(self._keyring.keys):
+            self._key_problem = (
+                f"{_where(self._keyring.path)} holds none of the keys the audit chain "
+                f"of {self.db.path} is sealed with ({', '.join(sorted(registered))})"
+            )
+        self._key_registered = self._keyring.signing.id in registered
+
+    def _seal_store(self, applied: list[int]) -> None:
+        """Seal what the chain does not yet cover: a store from before schema 14 (its rows as
+        found, its heads keyed), or rows a migration rewrote. Runs at a writable open."""
+        if self._keyring is None or self._key_problem is not None:
+            return
+        registered = self._registered_keys()
+        if registered and not applied:
+            return
+        if not registered:
+            if KEYED_SCHEMA not in applied:
+                # A new store registers its key with its first write. A store that was keyed
+                # before and names no key now lost its registration: never seal it again as
+                # found (that would pass a chain rewritten without the key); verify reports it.
+                return
+            anything = self.db.query("SELECT 1 FROM audit_log LIMIT 1") or any(
+                self.db.query(f"SELECT 1 FROM {t} LIMIT 1") for t in SEALED_TABLES
+            )
+            if not anything:
+                return  # a new store: its first write registers the key
+        with self.db.transaction():
+            self._signing_key()
+            self._reseal(
+                "rows sealed as found when the audit was keyed (schema 14)"
+                if not registered
+                else "rows sealed again after a schema migration"
+            )
+            for bank_id, seq, digest, count in self.db.query(
+                "SELECT bank_id, seq, hash, count FROM audit_head WHERE mac IS NULL"
+            ):
+                self._w(
+                    "UPDATE audit_head SET mac = ? WHERE bank_id = ?",
+                    (head_mac(self._signing_key(), bank_id, seq, digest, count), bank_id),
+                )
+
+    def _reseal(self, reason: str) -> None:
+        """Append a record per bank sealing every row whose state is not what its chain last
+        sealed (all of them in a store sealed for the first time)."""
+        sealed: dict[str, list[str | None]] = {}
+        for bank_id, rows in self.db.query(
+            "SELECT bank_id, row_seals FROM audit_log WHERE row_seals IS NOT NULL ORDER BY seq"
+        ):
+            sealed.setdefault(str(bank_id), []).append(rows)
+        seals = {b: row_seals(rows) for b, rows in sealed.items()}
+        changed: dict[str, int] = {}
+        for table in SEALED_TABLES:
+            t = spec(table)
+            for r in self.db.query(f"SELECT {', '.join(t.names)} FROM {table}"):
+                row = {c: from_storage(k, r[n]) for n, (c, k) in enumerate(t.columns)}
+                bank_id, row_id = str(row["bank_id"]), str(row["id"])
+                if seals.get(bank_id, {}).get((table, row_id)) != row_digest(table, row):
+                    self._touched_rows.add((table, bank_id, row_id))
+                    changed[bank_id] = changed.get(bank_id, 0) + 1
+        for bank_id in sorted(changed):
+            self.audit(
+                bank_id, "system", "audit.reseal", bank_id, None, {"rows": changed[bank_id]}, reason
+            )
+
+
+def _where(key_file: str | None) -> str:
+    if key_file is None:
+        return "this store's audit key (made for this process only: no key file was given)"
+    return f"the audit key file {key_file}"

@@ -7,15 +7,26 @@ import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mneme.core.chain import GENESIS
+from mneme.core.chain import (
+    FORMAT,
+    GENESIS,
+    MacKey,
+    head_mac,
+    key_check,
+    keyed_hash,
+    row_digest,
+)
+from mneme.core.chain import digest as sha
 from mneme.core.model import Unit
 from mneme.errors import NotFound
+from mneme.store.audit_key import KeyRing
 from mneme.store.codec import ts, utc_now
-from mneme.store.sealing import seal
+from mneme.store.sealing import SEALED_TABLES, AuditKeyMissing, rows_map, seal
 from mneme.store.sqlite import changes
 from mneme.store.sqlite.database import Database
-from mneme.store.sqlite.rows import UNIT_COLS, unit_row
+from mneme.store.sqlite.rows import UNIT_COLS, from_storage, unit_row
 from mneme.store.sqlite.vectors import VectorIndex
+from mneme.store.tables import spec
 
 
 class SQLiteBase:
@@ -30,6 +41,12 @@ class SQLiteBase:
     _touched: set[str]
     _audit_heads: dict[str, tuple[int, int, str, int]]  # bank -> (epoch, seq, hash, count)
     _audit_dirty: set[str]
+    _audit_armed: bool
+    _touched_rows: set[tuple[str, str, str]]  # (table, bank, id) written this transaction
+    _importing: bool
+    _keyring: KeyRing | None
+    _key_problem: str | None  # why this store may not write to its chain, if it may not
+    _key_registered: bool
     _fts_names: dict[str, str]
     _memo: dict[Any, Any]
     _memo_epoch: int
@@ -155,6 +172,8 @@ class SQLiteBase:
                     out.setdefault(uid, []).append(value)
         return {k: tuple(v) for k, v in out.items()}
 
+    # -- audit: a keyed chain, and the data rows it seals (ADR 0035) ---------------------
+
     def audit(
         self,
         bank_id: str,
@@ -165,6 +184,7 @@ class SQLiteBase:
         after: Mapping[str, Any] | None,
         reason: str,
     ) -> None:
+        key = self._signing_key()
         cached = self._audit_heads.get(bank_id)
         if cached is not None and cached[0] == self.db.epoch:
             prev, count = cached[2], cached[3]
@@ -172,6 +192,7 @@ class SQLiteBase:
             _, prev, count = self._audit_tip(bank_id)
         at = ts(self._clock())
         entry = seal(
+            key,
             prev,
             bank_id=bank_id,
             at=at,
@@ -185,8 +206,8 @@ class SQLiteBase:
         digest = entry.hash
         cur = self._w(
             "INSERT INTO audit_log (bank_id, at, actor, op, target, before, after, "
-            "reason, prev_hash, hash, before_sha, after_sha) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "reason, prev_hash, hash, before_sha, after_sha, version, key_id, reason_sha) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 bank_id,
                 at,
@@ -195,21 +216,161 @@ class SQLiteBase:
                 target,
                 entry.before,
                 entry.after,
-                reason,
+                "" if entry.reason is None else entry.reason,
                 prev,
                 digest,
                 entry.before_sha,
                 entry.after_sha,
+                FORMAT,
+                key.id,
+                entry.reason_sha,
             ),
         )
-        # The head row is written once, just before commit (``_write_head``): one write per
+        # The head row is written once, just before commit (``_audit_commit``): one write per
         # transaction instead of one per entry. Until then this copy is the head; a rollback
         # or a new transaction changes the epoch and voids it (``_audit_tip`` reads it again).
         self._audit_heads[bank_id] = (self.db.epoch, int(cur.lastrowid or 0), digest, count + 1)
         if bank_id not in self._audit_dirty:
             self._audit_dirty.add(bank_id)
-            self.db.before_commit(lambda: self._write_head(bank_id))
-            self.db.after(self._audit_dirty.clear, self._audit_dirty.clear)
+            self._arm_audit()
+
+    def _signing_key(self) -> MacKey:
+        """The key new records are sealed with; registered in the database on first use."""
+        if self._key_problem is not None or self._keyring is None:
+            raise AuditKeyMissing(self._key_problem or "this store has no audit key")
+        key = self._keyring.signing
+        if not self._key_registered:
+            self._w(
+                "INSERT INTO audit_keys (key_id, check_mac, added_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (key_id) DO NOTHING",
+                (key.id, key_check(key), ts(self._clock())),
+            )
+            self._key_registered = True
+
+            def undo() -> None:
+                self._key_registered = False
+
+            self.db.after(lambda: None, undo)
+        return key
+
+    def _arm_audit(self) -> None:
+        """Seal this transaction's rows and write its heads just before it commits."""
+        if self._audit_armed:
+            return
+        self._audit_armed = True
+
+        def reset() -> None:
+            self._audit_armed = False
+            self._audit_dirty.clear()
+            self._touched_rows.clear()
+
+        self.db.before_commit(self._audit_commit)
+        self.db.after(reset, reset)
+
+    def _on_touched(self, table: str, bank_id: str, row_id: str) -> None:
+        """Called by the writing connection's triggers for every row of a sealed table that a
+        statement inserts, updates or deletes (see ``_install_sealing``)."""
+        if self._importing:
+            return
+        self._touched_rows.add((table, str(bank_id), str(row_id)))
+        self._arm_audit()
+
+    def _install_sealing(self) -> None:
+        def setup(conn: sqlite3.Connection) -> None:
+            conn.create_function("mneme_touched", 3, self._on_touched)
+            for t in SEALED_TABLES:
+                for event, row in (("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")):
+                    conn.execute(
+                        f"CREATE TEMP TRIGGER IF NOT EXISTS mneme_seal_{t}_{event.lower()} "
+                        f"AFTER {event} ON main.{t} BEGIN "
+                        f"SELECT mneme_touched('{t}', {row}.bank_id, {row}.id); END"
+                    )
+
+        self.db.on_writer(setup)
+
+    def _audit_commit(self) -> None:
+        by_bank: dict[str, dict[str, set[str]]] = {}
+        while self._touched_rows:
+            table, bank_id, row_id = self._touched_rows.pop()
+            by_bank.setdefault(bank_id, {}).setdefault(table, set()).add(row_id)
+        for bank_id in sorted(by_bank):
+            self._seal_rows(bank_id, by_bank[bank_id])
+        for bank_id in sorted(self._audit_dirty):
+            self._write_head(bank_id)
+
+    def _seal_rows(self, bank_id: str, touched: Mapping[str, set[str]]) -> None:
+        """Tie the rows this transaction wrote to its last record of the bank: that record
+        carries their state digests, and its hash is sealed again over them. It is the newest
+        record of the chain and nothing links to it yet (the head is written after this)."""
+        states = {t: self._row_digests(t, bank_id, sorted(ids)) for t, ids in touched.items()}
+        seq = self._own_last(bank_id)
+        if seq is None:
+            self.audit(
+                bank_id,
+                "system",
+                "rows.seal",
+                bank_id,
+                None,
+                {t: len(v) for t, v in sorted(states.items())},
+                "rows written without an audit record of their own",
+            )
+            seq = self._audit_heads[bank_id][1]
+        rows = rows_map(states)
+        r = self.db.query(
+            "SELECT prev_hash, at, actor, op, target, before_sha, after_sha, reason_sha, key_id, "
+            "version FROM audit_log WHERE seq = ?",
+            (seq,),
+        )[0]
+        key = self._keyring.keys.get(str(r[8])) if self._keyring is not None else None
+        if key is None or r[9] != FORMAT:
+            raise AuditKeyMissing(f"audit record {seq} is not sealed with this store's key")
+        digest = keyed_hash(
+            key,
+            r[0],
+            bank_id=bank_id,
+            at=r[1],
+            actor=r[2],
+            op=r[3],
+            target=r[4],
+            before_sha=r[5],
+            after_sha=r[6],
+            reason_sha=r[7],
+            rows_sha=sha(rows),
+        )
+        self._w("UPDATE audit_log SET row_seals = ?, hash = ? WHERE seq = ?", (rows, digest, seq))
+        cached = self._audit_heads.get(bank_id)
+        if cached is not None and cached[0] == self.db.epoch and cached[1] == seq:
+            self._audit_heads[bank_id] = (cached[0], seq, digest, cached[3])
+
+    def _own_last(self, bank_id: str) -> int | None:
+        """This transaction's newest record of the bank, if it wrote one (that survived)."""
+        if bank_id not in self._audit_dirty:
+            return None
+        cached = self._audit_heads.get(bank_id)
+        if cached is not None and cached[0] == self.db.epoch:
+            return cached[1]
+        head = self.db.query("SELECT seq FROM audit_head WHERE bank_id = ?", (bank_id,))
+        last = self.db.query(
+            "SELECT max(seq) FROM audit_log WHERE bank_id = ? AND seq > ?",
+            (bank_id, int(head[0][0]) if head else 0),
+        )[0][0]
+        return None if last is None else int(last)
+
+    def _row_digests(self, table: str, bank_id: str, ids: Sequence[str]) -> dict[str, str | None]:
+        """The state digest of each row (None: the row is gone), from its portable form."""
+        t = spec(table)
+        out: dict[str, str | None] = dict.fromkeys(ids)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            rows = self.db.query(
+                f"SELECT {', '.join(t.names)} FROM {table} WHERE bank_id = ? "
+                f"AND id IN ({','.join('?' * len(chunk))})",
+                (bank_id, *chunk),
+            )
+            for r in rows:
+                row = {c: from_storage(k, r[n]) for n, (c, k) in enumerate(t.columns)}
+                out[str(row["id"])] = row_digest(table, row)
+        return out
 
     def _audit_tip(self, bank_id: str) -> tuple[int, str, int]:
         """The bank's last audit entry (seq, hash, count), read from the file: the head row,
@@ -235,9 +396,10 @@ class SQLiteBase:
             seq, digest, count = cached[1], cached[2], cached[3]
         else:
             seq, digest, count = self._audit_tip(bank_id)
+        mac = head_mac(self._signing_key(), bank_id, seq, digest, count)
         self._w(
-            "INSERT INTO audit_head (bank_id, seq, hash, count) VALUES (?, ?, ?, ?) "
+            "INSERT INTO audit_head (bank_id, seq, hash, count, mac) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT (bank_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, "
-            "count = excluded.count",
-            (bank_id, seq, digest, count),
+            "count = excluded.count, mac = excluded.mac",
+            (bank_id, seq, digest, count, mac),
         )

@@ -318,6 +318,14 @@ class Database:
         """Run a write just before the current outer transaction commits, inside it."""
         self._before_commit.append(hook)
 
+    def on_writer(self, setup: Callable[[sqlite3.Connection], None]) -> None:
+        """Configure the writing connection (the store's row-sealing triggers, ADR 0035)."""
+        with self._wlock:
+            try:
+                setup(self._writer)
+            except sqlite3.Error as exc:
+                raise translate(exc, self.path) from exc
+
     def after(self, on_commit: Callable[[], None], on_rollback: Callable[[], None]) -> None:
         """Run a hook when the current transaction ends (keeps in-memory state in step)."""
         self._on_commit.append(on_commit)

@@ -9,26 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from mneme.store.codec import dumps, loads, parse_ts, ts, vector_bytes, vector_from
+from mneme.store.codec import dumps, ts, vector_bytes
 from mneme.store.sqlite.database import translate
 from mneme.store.sqlite.lexicon import LexiconMixin
+from mneme.store.sqlite.rows import from_storage as _out
 from mneme.store.tables import Table, spec
-
-
-def _out(kind: str, value: Any) -> Any:
-    if value is None:
-        return None
-    if kind == "ts":
-        return parse_ts(value)
-    if kind == "json":
-        return loads(value)
-    if kind == "bool":
-        return bool(value)
-    if kind == "vector":
-        return [float(x) for x in vector_from(value)]
-    if kind == "float":
-        return float(value)
-    return value
 
 
 def _in(kind: str, value: Any) -> Any:
@@ -77,6 +62,8 @@ class PortableMixin(LexiconMixin):
             return
         assert self.db.in_transaction, "writes run inside Store.transaction()"
         self._forget()
+        # Imported rows keep the seals their records carry (copied verbatim): not sealed again.
+        self._importing = True
         try:
             self.db.conn().executemany(
                 f"INSERT INTO {t.name} ({', '.join(t.names)}) "
@@ -85,6 +72,8 @@ class PortableMixin(LexiconMixin):
             )
         except sqlite3.Error as exc:
             raise translate(exc, self.db.path) from exc
+        finally:
+            self._importing = False
         if t.name == "units":
             self._fts_imported(rows)
         # In-memory vector indexes of this store are stale now: rebuild on next use.

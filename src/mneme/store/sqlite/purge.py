@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 from mneme.core.chain import digest
 from mneme.store.codec import ts
-from mneme.store.protocol import PurgeCounts
+from mneme.store.protocol import PurgeCounts, Redactions
 from mneme.store.sqlite.lexicon import LexiconMixin
 
 
-def _marks(ids: Sequence[str]) -> str:
+def _marks(ids: Sequence[object]) -> str:
     return ",".join("?" * len(ids)) or "NULL"
 
 
@@ -24,7 +24,9 @@ class PurgeMixin(LexiconMixin):
         actor: str,
         reason: str,
         target: str,
+        redact: Redactions | None = None,
     ) -> PurgeCounts:
+        more = redact or Redactions()
         self._forget()  # entities, tombstones and banks may go: no memoized read survives
         units, sources = list(dict.fromkeys(unit_ids)), list(dict.fromkeys(source_ids))
         u, s = _marks(units), _marks(sources)
@@ -50,6 +52,7 @@ class PurgeMixin(LexiconMixin):
                 (bank_id, *units, bank_id, *claims, bank_id, *units),
             )
         ]
+        tombs = sorted({*tombs, *more.tombstones})
         entities = [
             r[0]
             for r in self.db.query(
@@ -59,6 +62,7 @@ class PurgeMixin(LexiconMixin):
                 (bank_id, *units, bank_id, *units),
             )
         ]
+        entities = sorted({*entities, *more.entities})
         for table, col in (
             ("embeddings", "unit_id"),
             ("unit_knowers", "unit_id"),
@@ -85,14 +89,46 @@ class PurgeMixin(LexiconMixin):
                 (bank_id, *units, *units),
             )
         ]
+        conflicts = sorted({*conflicts, *more.conflicts})
         self._w(
-            f"UPDATE conflicts SET question = '' WHERE bank_id = ? AND id IN ({_marks(conflicts)})",
+            "UPDATE conflicts SET question = '', note = '' WHERE bank_id = ? "
+            f"AND id IN ({_marks(conflicts)})",
             (bank_id, *conflicts),
+        )
+        # Free text about what goes, or naming the subject: a person's words, blanked.
+        about = sorted({*units, *claims, *tombs, *conflicts})
+        self._w(
+            f"UPDATE review_events SET note = '' WHERE bank_id = ? AND note != '' "
+            f"AND (target_id IN ({_marks(about)}) OR seq IN ({_marks(more.notes)}))",
+            (bank_id, *about, *more.notes),
+        )
+        self._w(
+            f"UPDATE claims SET review_note = '' WHERE bank_id = ? "
+            f"AND id IN ({_marks(more.claim_notes)})",
+            (bank_id, *more.claim_notes),
+        )
+        self._w(
+            f"DELETE FROM sweep_proposals WHERE bank_id = ? AND (unit_id IN ({u}) "
+            f"OR belief_id IN ({u}) OR id IN ({_marks(more.proposals)}))",
+            (bank_id, *units, *units, *more.proposals),
+        )
+        self._w(
+            f"DELETE FROM reconsolidation WHERE bank_id = ? AND (belief_id IN ({u}) "
+            f"OR id IN ({_marks(more.sweeps)}))",
+            (bank_id, *units, *more.sweeps),
+        )
+        self._w(
+            f"DELETE FROM adopted_rules WHERE bank_id = ? AND id IN ({_marks(more.rules)})",
+            (bank_id, *more.rules),
         )
         # Out of the lexical index first (it reads the text it removes from the rows), merged.
         self._fts_remove(bank_id, units)
         self._w(f"DELETE FROM units WHERE bank_id = ? AND id IN ({u})", (bank_id, *units))
         # A name only the erased memories mentioned is content too.
+        self._w(
+            f"DELETE FROM mentions WHERE bank_id = ? AND entity_id IN ({_marks(entities)})",
+            (bank_id, *entities),
+        )
         self._w(
             f"DELETE FROM entities WHERE bank_id = ? AND id IN ({_marks(entities)})",
             (bank_id, *entities),
@@ -107,7 +143,8 @@ class PurgeMixin(LexiconMixin):
             f"AND json_extract(payload, '$.source_id') IN ({s})",
             (bank_id, *sources),
         )
-        erased = sorted({*units, *sources, *claims, *tombs, *conflicts})
+        scrubbed = self._audit_targets(bank_id, more.audit)
+        erased = sorted({*units, *sources, *claims, *tombs, *conflicts, *scrubbed})
         self._scrub_audit(bank_id, erased)
         self._touch(bank_id)
         for key in [k for k in self._indexes if k[0] == bank_id]:
@@ -129,18 +166,39 @@ class PurgeMixin(LexiconMixin):
         )
         return counts
 
+    def _audit_targets(self, bank_id: str, seqs: Sequence[int]) -> set[str]:
+        """The targets of the given audit records: a purge erases the content of every record
+        about them (verification knows erasures by target)."""
+        if not seqs:
+            return set()
+        return {
+            str(r[0])
+            for r in self.db.query(
+                f"SELECT DISTINCT target FROM audit_log WHERE bank_id = ? "
+                f"AND seq IN ({_marks(seqs)})",
+                (bank_id, *seqs),
+            )
+        }
+
     def _scrub_audit(self, bank_id: str, targets: Sequence[str]) -> None:
-        """Erase the content of past audit records about the targets; keep their digests."""
+        """Erase the content of past audit records about the targets (before, after and
+        reason); keep their digests (ADR 0008, ADR 0035). An erased reason is stored as ''."""
         t = _marks(targets)
         rows = self.db.query(
-            f"SELECT seq, before, after, before_sha, after_sha FROM audit_log WHERE bank_id = ? "
-            f"AND target IN ({t}) AND purged_at IS NULL",
+            f"SELECT seq, before, after, reason, before_sha, after_sha, reason_sha FROM audit_log "
+            f"WHERE bank_id = ? AND target IN ({t}) AND purged_at IS NULL",
             (bank_id, *targets),
         )
         now = ts(self._clock())
-        for seq, before, after, before_sha, after_sha in rows:
+        for seq, before, after, reason, before_sha, after_sha, reason_sha in rows:
             self._w(
-                "UPDATE audit_log SET before = NULL, after = NULL, before_sha = ?, "
-                "after_sha = ?, purged_at = ? WHERE seq = ?",
-                (before_sha or digest(before), after_sha or digest(after), now, seq),
+                "UPDATE audit_log SET before = NULL, after = NULL, reason = '', before_sha = ?, "
+                "after_sha = ?, reason_sha = ?, purged_at = ? WHERE seq = ?",
+                (
+                    before_sha or digest(before),
+                    after_sha or digest(after),
+                    reason_sha or digest(reason),
+                    now,
+                    seq,
+                ),
             )

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from mneme.core.model import Network, Unit, UnitStatus, UnitType, Visibility
-from mneme.store.codec import loads, parse_ts
+from mneme.store.codec import loads, parse_ts, vector_from
 from mneme.store.protocol import QueueItem
 from mneme.store.sqlite.vectors import IndexRow
 
@@ -34,6 +34,23 @@ def queue_item(r: Sequence[Any]) -> QueueItem:
         result=loads(r[7]),
         error=r[8],
     )
+
+
+def from_storage(kind: str, value: Any) -> Any:
+    """A stored value in the portable form of ``mneme.store.tables`` (export, row seals)."""
+    if value is None:
+        return None
+    if kind == "ts":
+        return parse_ts(value)
+    if kind == "json":
+        return loads(value)
+    if kind == "bool":
+        return bool(value)
+    if kind == "vector":
+        return [float(x) for x in vector_from(value)]
+    if kind == "float":
+        return float(value)
+    return value
 
 
 def loads_lenient(value: str | None) -> Any:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -21,7 +21,7 @@ from mneme.core.model import (
     Viewer,
     Visibility,
 )
-from mneme.errors import Conflict, InvalidInput
+from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.store.codec import dumps, loads, parse_ts, ts, unit_summary, vector_bytes
 from mneme.store.edges import EDGE_COLUMNS, audit_edges, edge_values
 from mneme.store.protocol import (
@@ -68,20 +68,41 @@ class SQLiteStore(
         row_level_security=False,
     )
 
-    def __init__(self, path: str, *, read_only: bool = False, migrate: bool = True) -> None:
+    def __init__(
+        self,
+        path: str,
+        *,
+        read_only: bool = False,
+        migrate: bool = True,
+        audit_key_file: str | None = None,
+    ) -> None:
         self.db = Database(path, read_only=read_only)
         self.path = self.db.path
         self._indexes: dict[tuple[str, str], VectorIndex] = {}
         self._touched: set[str] = set()
         self._audit_heads: dict[str, tuple[int, int, str, int]] = {}
         self._audit_dirty: set[str] = set()
+        self._audit_armed = False
+        self._touched_rows: set[tuple[str, str, str]] = set()
+        self._importing = False
+        self._keyring = None
+        self._key_problem = None
+        self._key_registered = False
         self._memo: dict[Any, Any] = {}
         self._memo_epoch = -1
         self._fts_names: dict[str, str] = {}
+        self._keys_open = False
+        applied = []
         if migrate:
-            self.migrate()
+            applied = self.migrate()
         else:
             self.db.schema_version()  # refuse a foreign file early
+        # The audit key, and the triggers that seal every row written (ADR 0035).
+        self._open_keys(audit_key_file)
+        self._keys_open = True
+        if not self.db.read_only:  # also when the file turned out unwritable (ADR 0033)
+            self._install_sealing()
+            self._seal_store(applied)
 
     def schema_version(self) -> int:
         return self.db.schema_version()
@@ -93,6 +114,8 @@ class SQLiteStore(
     def migrate(self) -> list[int]:
         applied = self.db.migrate()
         self._fts_backfill()  # banks written before migration 8 get their lexical table
+        if applied and self._keys_open and not self.db.read_only:
+            self._seal_store(applied)  # rows a migration rewrote are sealed again
         return applied
 
     def transaction(self) -> AbstractContextManager[None]:
@@ -156,6 +179,25 @@ class SQLiteStore(
         return Bank(
             id=r[0], name=r[1], created_at=parse_ts(r[2]) or epoch(), config=loads(r[3], {})
         )
+
+    def set_bank_config(
+        self, bank_id: str, config: Mapping[str, Any], *, actor: str, reason: str
+    ) -> Bank:
+        before = self.get_bank(bank_id)
+        if before is None:
+            raise NotFound(f"no bank {bank_id!r}")
+        self._w("UPDATE banks SET config = ? WHERE id = ?", (dumps(dict(config)), bank_id))
+        self._forget(("bank", bank_id))
+        self.audit(
+            bank_id,
+            actor,
+            "bank.configure",
+            bank_id,
+            {"config": dict(before.config)},
+            {"config": dict(config)},
+            reason,
+        )
+        return self.get_bank(bank_id) or before
 
     def list_banks(self) -> list[Bank]:
         return [

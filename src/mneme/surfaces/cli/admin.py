@@ -1,7 +1,9 @@
-"""Looking after a store: banks, agents, reembed, db migrate/version, audit verify, stats."""
+"""Looking after a store: banks, agents, reembed, db migrate/version, audit verify, stats,
+and a bank's sensitive-data policy."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import click
@@ -149,12 +151,76 @@ def audit() -> None:
 
 
 @audit.command()
-@click.option("--bank", "-b", help="Only this bank (default: every bank).")
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(dir_okay=False),
+    help="Append the anchor to this file (JSON lines) instead of printing it.",
+)
 @output_options
-def verify(bank: str | None) -> None:
-    """Check the audit hash chain; exit 1 naming the first broken record if it is broken."""
+def anchor(out: str | None) -> None:
+    """Export the heads of every bank's audit chain, to keep outside the store.
+
+    Kept elsewhere (another machine, write-once storage), an anchor lets `audit verify
+    --anchor FILE` catch what the audit key cannot: the whole database rolled back to an
+    older copy, or a chain rewritten by someone who holds the key (ADR 0035).
+    """
     state = get_state()
-    reports = state.open().audit_verify(bank)
+    value = state.open().audit_anchor()
+    if out is not None:
+        try:
+            with open(out, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(value, sort_keys=True) + "\n")
+        except OSError as exc:
+            raise click.UsageError(f"cannot write the anchor to {out}: {exc}") from exc
+        state.emit(
+            {"anchored": len(value["heads"]), "file": out},
+            lambda: [f"anchored {len(value['heads'])} banks in {out}"],
+        )
+        return
+    state.emit(value, lambda: [json.dumps(value, sort_keys=True)])
+
+
+def _read_anchors(paths: tuple[str, ...]) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                lines = [line for line in fh if line.strip()]
+        except OSError as exc:
+            raise click.UsageError(f"cannot read the anchor file {path}: {exc}") from exc
+        for n, line in enumerate(lines, 1):
+            try:
+                value = json.loads(line)
+            except ValueError:
+                raise click.UsageError(f"{path} line {n} is not an audit anchor") from None
+            kind = str(value.get("format")) if isinstance(value, dict) else ""
+            if not kind.startswith("mneme.audit-anchor/"):
+                raise click.UsageError(f"{path} line {n} is not an audit anchor")
+            found.append(value)
+    return found
+
+
+@audit.command()
+@click.option("--bank", "-b", help="Only this bank (default: every bank).")
+@click.option(
+    "--anchor",
+    "anchors",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="An anchor file (`audit anchor --out`): every head in it must still be on its chain.",
+)
+@output_options
+def verify(bank: str | None, anchors: tuple[str, ...]) -> None:
+    """Check the keyed audit chain and the data it seals; exit 1 naming the first problem.
+
+    Edited, deleted, inserted or reordered records, a truncated log, a chain recomputed
+    without the audit key (MNEME_AUDIT_KEY_FILE, default <db>.audit-key), content erased
+    outside a purge, and memories, sources, claims, tombstones or conflicts changed in the
+    database beside mneme are all reported (ADR 0035).
+    """
+    state = get_state()
+    reports = state.open().audit_verify(bank, anchors=_read_anchors(anchors))
     broken = {b: r for b, r in reports.items() if not r.ok}
     payload: dict[str, Any] = {"ok": not broken, "banks": reports}
     message = ""
@@ -162,13 +228,17 @@ def verify(bank: str | None) -> None:
         b, r = next(iter(broken.items()))
         message = (
             f"the audit chain of bank {b!r} is broken at record {r.first_bad_seq}: {r.problem}"
+            if r.first_bad_seq is not None
+            else f"the audit of bank {b!r} is broken: {r.problem}"
         )
         payload["error"] = {"code": "audit_broken", "message": message}
 
     def text() -> list[str]:
         return [
             f"{b}: {'ok' if r.ok else 'BROKEN'}  {r.records} records"
-            + ("" if r.ok else f"  first bad record {r.first_bad_seq}: {r.problem}")
+            + ("" if r.ok or r.first_bad_seq is None else f"  first bad record {r.first_bad_seq}")
+            + ("" if r.ok else f": {r.problem}")
+            + "".join(f"\n  note: {n}" for n in r.notes)
             for b, r in reports.items()
         ] or ["no audit records"]
 
@@ -195,4 +265,48 @@ def stats() -> None:
     )
 
 
-COMMANDS = [banks, agents, reembed, db, audit, stats]
+def _rule(value: str) -> tuple[str, str]:
+    key, sep, action = value.partition("=")
+    if not sep or not key.strip() or not action.strip():
+        raise click.BadParameter(f"{value!r} is not KEY=ACTION (e.g. secret=refuse)")
+    return key.strip(), action.strip()
+
+
+@click.command()
+@click.option("--bank", "-b", required=True, help="The bank whose policy to show or set.")
+@click.option(
+    "--set",
+    "rules",
+    multiple=True,
+    metavar="KEY=ACTION",
+    help="Set a rule: KEY is a category (secret, personal) or a kind (api_key, token, "
+    "private_key, password, card_number, email, phone); ACTION is store, redact, refuse, or "
+    "default (drop the rule). Repeatable.",
+)
+@click.option("--actor", default="cli", show_default=True, help="Who sets it (audited).")
+@click.option("--reason", default="", help="Why (kept in the audit record).")
+@output_options
+def sensitive(bank: str, rules: tuple[str, ...], actor: str, reason: str) -> None:
+    """Show or set how a bank's writes treat secrets and personal data.
+
+    Every write is screened before it is stored: per category or kind, what is found is
+    stored (and audited), redacted to [redacted:<kind>], or the write is refused. Default:
+    secrets redacted, personal data stored.
+    """
+    state = get_state()
+    mem = state.open()
+    if rules:
+        pairs = [_rule(r) for r in rules]
+        view = mem.set_sensitive_policy(bank, dict(pairs), actor=actor, reason=reason)
+    else:
+        view = mem.sensitive_policy(bank)
+    state.emit(
+        view,
+        lambda: [
+            f"bank {view.bank}" + (f"  (set: {view.rules})" if view.rules else "  (defaults)"),
+            *(f"  {key:<12} {action}" for key, action in view.effective.items()),
+        ],
+    )
+
+
+COMMANDS = [banks, agents, reembed, db, audit, stats, sensitive]

@@ -21,10 +21,12 @@ import click
 from mneme import config as config_mod
 from mneme.errors import InvalidInput
 from mneme.memory import Memory
+from mneme.surfaces.authority import ALL_BANKS, ROLES, Principal, check_principal
 from mneme.surfaces.cli import output
+from mneme.surfaces.cli.mcp_cmd import DEFAULT_AGENT, DEFAULT_BANK
 from mneme.surfaces.cli.state import State, get_state, output_options
 from mneme.surfaces.http.limits import MAX_BODY_BYTES
-from mneme.surfaces.http.tokens import ALL_BANKS, ROLES, TokenStore, default_tokens_path
+from mneme.surfaces.http.tokens import TokenStore, default_tokens_path
 
 DEFAULT_PORT = 8765
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -55,13 +57,17 @@ def _token_store(state: State, tokens_file: str | None) -> TokenStore:
 # -- serve --------------------------------------------------------------------------------
 
 
-def _mcp_app(memory: Memory, host: str) -> Any | None:
+#: Who every MCP call acts as under ``serve --no-auth``: an admin of every bank.
+NO_AUTH = Principal("no-auth", ALL_BANKS, "local", "admin", "serve --no-auth")
+
+
+def _mcp_app(memory: Memory, host: str, no_auth: bool) -> Any | None:
     """The MCP streamable-HTTP app, when the MCP surface is installed."""
     try:
         from mneme.surfaces.mcp.server import streamable_http_app
     except ImportError:
         return None
-    return streamable_http_app(memory, host=host)
+    return streamable_http_app(memory, host=host, principal=NO_AUTH if no_auth else None)
 
 
 def _first_run(tokens: TokenStore, base: str) -> None:
@@ -99,9 +105,10 @@ def _get_once(app: Any, path: str, token: str | None) -> int:
     "--mcp/--no-mcp", default=True, show_default=True, help="Serve MCP over HTTP at /mcp."
 )
 @click.option(
-    "--mcp-auth/--no-mcp-auth",
-    default=None,
-    help="Require an admin bearer token on /mcp. Default: only when bound beyond loopback.",
+    "--no-auth",
+    is_flag=True,
+    help="Serve /mcp without a bearer token, for local experiments only: every MCP call then "
+    "acts as an admin of every bank (agent 'local'). Prints a warning. /v1 still needs tokens.",
 )
 @click.option(
     "--get",
@@ -132,7 +139,7 @@ def serve(
     port: int,
     tokens_file: str | None,
     mcp: bool,
-    mcp_auth: bool | None,
+    no_auth: bool,
     get_path: str | None,
     token: str | None,
     max_body: int,
@@ -140,24 +147,23 @@ def serve(
 ) -> int:
     """Serve the HTTP API, the review page at / and MCP at /mcp.
 
-    Every API route needs a bearer token (see `mneme token`). The first run creates an admin
-    token and prints it once. URLs go to stderr.
+    Every API route and /mcp need a bearer token (see `mneme token`), whatever the bind
+    address; MCP tools act as the token's bank, agent and role, as the API does. The first
+    run creates an admin token and prints it once. URLs go to stderr.
     """
     from mneme.surfaces.http import create_app
 
     state = get_state()
     tokens = _token_store(state, tokens_file)
     memory = state.open()
-    mcp_app = _mcp_app(memory, host) if mcp else None
-    if mcp_auth is None:
-        mcp_auth = host not in _LOOPBACK
-    app = create_app(
-        memory,
-        tokens,
-        mcp_app=mcp_app,
-        mcp_token_role="admin" if mcp_auth else None,
-        max_body_bytes=max_body,
-    )
+    mcp_app = _mcp_app(memory, host, no_auth) if mcp else None
+    if no_auth and mcp_app is not None:
+        output.note(
+            "warning: --no-auth: /mcp takes no token, and every MCP call acts as an admin of "
+            "every bank (agent 'local'); anyone who reaches the port can read, write and "
+            "decide anything. Use it for local experiments only."
+        )
+    app = create_app(memory, tokens, mcp_app=mcp_app, mcp_auth=not no_auth, max_body_bytes=max_body)
     if get_path is not None:
         if not get_path.startswith("/"):
             raise click.UsageError("--get takes a path starting with /, e.g. --get /healthz")
@@ -170,7 +176,9 @@ def serve(
     if not tokens.exists():
         _first_run(tokens, base)
     if mcp_app is not None:
-        mcp_line = f"{base}/mcp" + ("  (admin bearer token required)" if mcp_auth else "")
+        mcp_line = f"{base}/mcp" + (
+            "  (NO TOKEN: --no-auth)" if no_auth else "  (bearer token required)"
+        )
     else:
         mcp_line = "off" if not mcp else "off (the MCP surface is not installed)"
     lines = [
@@ -294,14 +302,16 @@ def _mneme_command() -> str:
     return shutil.which("mneme") or "mneme"
 
 
-def server_entry(client: str, db: str, embedder: str | None) -> dict[str, Any]:
-    """The MCP server entry that runs ``mneme --db <db> mcp`` over stdio."""
+def server_entry(
+    client: str, db: str, embedder: str | None, who: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """The MCP server entry that runs ``mneme --db <db> mcp [who...]`` over stdio."""
     args = ["--db", db]
     if embedder:
         args += ["--embedder", embedder]
     entry: dict[str, Any] = {
         "command": _mneme_command(),
-        "args": [*args, "mcp"],
+        "args": [*args, "mcp", *who],
         "env": {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"},
     }
     if client == "claude-code":
@@ -347,11 +357,34 @@ def _merge_write(path: Path, name: str, entry: Mapping[str, Any]) -> None:
     help="The MCP client to configure (default: show all three).",
 )
 @click.option("--name", default="mneme", show_default=True, help="The server's name there.")
+@click.option(
+    "--bank", "-b", help="The bank the client works in (mneme mcp's default if left out)."
+)
+@click.option("--agent", "-a", help="The agent it acts as (mneme mcp's default if left out).")
+@click.option("--role", type=click.Choice(ROLES), help="Its role (default: agent).")
 @click.option("--write", is_flag=True, help="Write it into the client's config file (merged).")
 @output_options
-def setup(client: str | None, name: str, write: bool) -> None:
-    """Print (or --write) the MCP client configuration that runs `mneme mcp` on this store."""
+def setup(
+    client: str | None,
+    name: str,
+    bank: str | None,
+    agent: str | None,
+    role: str | None,
+    write: bool,
+) -> None:
+    """Print (or --write) the MCP client configuration that runs `mneme mcp` on this store.
+
+    The server it starts acts as one agent of one bank with one role (see `mneme mcp`).
+    """
     state = get_state()
+    try:
+        check_principal(bank or DEFAULT_BANK, agent or DEFAULT_AGENT, role or "agent")
+    except InvalidInput as exc:
+        raise click.BadParameter(str(exc)) from exc
+    who: tuple[str, ...] = ()
+    for option, value in (("--bank", bank), ("--agent", agent), ("--role", role)):
+        if value is not None:
+            who += (option, value)
     target = _db_target(state)
     db = target if "://" in target else str(Path(target).expanduser().absolute())
     home, env = Path.home(), dict(os.environ)
@@ -361,13 +394,13 @@ def setup(client: str | None, name: str, write: bool) -> None:
     configs: dict[str, dict[str, Any]] = {
         c: {
             "path": client_config_path(c, home, env),
-            "config": {"mcpServers": {name: server_entry(c, db, state.embedder)}},
+            "config": {"mcpServers": {name: server_entry(c, db, state.embedder, who)}},
         }
         for c in chosen
     }
     if write and client is not None:
         path: Path = configs[client]["path"]
-        _merge_write(path, name, server_entry(client, db, state.embedder))
+        _merge_write(path, name, server_entry(client, db, state.embedder, who))
         state.emit(
             {"written": path, "client": client, "server": name},
             lambda: [f"wrote the {name!r} MCP server into {path}; restart {client} to use it"],
@@ -380,7 +413,9 @@ def setup(client: str | None, name: str, write: bool) -> None:
             lines.append(f"# {c}: add this to {item['path']}")
             if c == "claude-code":
                 lines.append(
-                    f"# (or run: claude mcp add {name} -- {_mneme_command()} --db {db} mcp)"
+                    f"# (or run: claude mcp add {name} -- {_mneme_command()} --db {db} mcp"
+                    + "".join(f" {w}" for w in who)
+                    + ")"
                 )
             lines += [json.dumps(item["config"], indent=2), ""]
         return lines

@@ -4,11 +4,15 @@ resolve-contradiction, rules (the charter and adopted rules), invalidate, purge.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from mneme.core.model import ReviewItem
 from mneme.surfaces.cli.state import get_state, output_options
+
+if TYPE_CHECKING:
+    from mneme.trust.purge import PurgeReport
 
 DECISIONS = ("approve", "reject", "supersede", "restore")
 RESOLUTIONS = ("supersede", "reject", "not_conflict", "scoped_exception")
@@ -282,49 +286,95 @@ def invalidate(memory_id: str, valid_until: str, actor: str, reason: str) -> Non
 
 
 @click.command()
-@click.argument("object_id")
+@click.argument("object_id", required=False)
+@click.option(
+    "--subject", default=None, help="Erase everything that names this person (not an id)."
+)
+@click.option("--alias", "aliases", multiple=True, help="Another name of the subject (repeatable).")
 @click.option("--actor", required=True, help="Who does it (recorded in the audit log).")
-@click.option("--reason", required=True, help="The legal ground (kept in the audit record).")
+@click.option(
+    "--reason", required=True, help="The legal ground (the audit record keeps its digest)."
+)
 @click.option("--dry-run", is_flag=True, help="Show what would be erased; change nothing.")
 @click.option("--yes", is_flag=True, help="Do not ask (required when stdin is not a TTY).")
 @click.option("--bank", "-b", default=None, help="The bank (needed for a source id in several).")
 @output_options
 def purge(
-    object_id: str, actor: str, reason: str, dry_run: bool, yes: bool, bank: str | None
+    object_id: str | None,
+    subject: str | None,
+    aliases: tuple[str, ...],
+    actor: str,
+    reason: str,
+    dry_run: bool,
+    yes: bool,
+    bank: str | None,
 ) -> None:
-    """Erase a memory or source irreversibly (legal erasure). The only deletion mneme does.
+    """Erase a memory or source, or everything about a person, irreversibly (legal erasure).
 
-    Everything derived only from it goes too; the audit log keeps a record of the purge
-    without the content.
+    The only deletion mneme does. With OBJECT_ID, everything derived only from it goes too.
+    With --subject NAME, every memory and source that names the person goes, and notes,
+    questions and audit content that name them are blanked. The audit log keeps a record of
+    the purge without the content.
     """
+    if (object_id is None) == (subject is None):
+        raise click.UsageError("name what to erase: an OBJECT_ID or --subject NAME (not both)")
+    if aliases and subject is None:
+        raise click.UsageError("--alias goes with --subject")
     state = get_state()
     mem = state.open()
-    plan = mem.purge(object_id, actor=actor, reason=reason, dry_run=True, bank=bank)
+
+    def run(dry: bool) -> tuple[PurgeReport, ...]:
+        if subject is not None:
+            return mem.purge_subject(
+                subject, actor=actor, reason=reason, aliases=aliases, dry_run=dry, bank=bank
+            )
+        return (mem.purge(object_id or "", actor=actor, reason=reason, dry_run=dry, bank=bank),)
+
+    plans = run(True)
+    units = sum(len(p.units) for p in plans)
+    sources = sum(len(p.sources) for p in plans)
     if dry_run:
         state.emit(
-            {"dry_run": True, "plan": plan},
-            lambda: [
-                f"would erase: {', '.join(plan.units) or 'no memories'}; sources: "
-                f"{', '.join(plan.sources) or 'none'}"
-            ],
+            {"dry_run": True, "plan": plans[0] if subject is None else plans},
+            lambda: [_purge_line("would erase", p) for p in plans] or ["nothing names them"],
         )
+        return
+    if not plans:
+        state.emit({"purged": []}, lambda: ["nothing names them; nothing erased"])
         return
     if not yes:
         if not sys.stdin.isatty():
             raise click.UsageError("purge is irreversible: pass --yes (stdin is not a terminal)")
         click.confirm(
-            f"Erase {len(plan.units)} memories and {len(plan.sources)} sources for good?",
-            abort=True,
-            err=True,
+            f"Erase {units} memories and {sources} sources for good?", abort=True, err=True
         )
-    done = mem.purge(object_id, actor=actor, reason=reason, bank=bank)
+    done = run(False)
     state.emit(
-        {"purged": done},
+        {"purged": done[0] if subject is None else done},
         lambda: [
-            f"erased {len(done.units)} memories and {len(done.sources)} sources; "
-            "the audit log keeps a record without the content"
+            *(_purge_line("erased", p) for p in done),
+            "the audit log keeps a record without the content",
         ],
     )
+
+
+def _purge_line(verb: str, plan: PurgeReport) -> str:
+    blanked = plan.redacted
+    extra = len(blanked.notes) + len(blanked.conflicts) + len(blanked.claim_notes)
+    dropped = (
+        len(blanked.tombstones) + len(blanked.proposals) + len(blanked.sweeps)
+        + len(blanked.rules) + len(blanked.entities)
+    )  # fmt: skip
+    line = (
+        f"{verb} in bank {plan.bank_id}: {', '.join(plan.units) or 'no memories'}; sources: "
+        f"{', '.join(plan.sources) or 'none'}"
+    )
+    if extra or dropped or blanked.audit:
+        line += (
+            f"; {extra} notes or questions blanked, {dropped} other records dropped, "
+            f"{len(blanked.audit)} audit records' content erased"
+        )
+    return line
 
 
 @click.command()

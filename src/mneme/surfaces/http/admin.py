@@ -3,17 +3,43 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import Annotated
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
+from pydantic import Field
 
-from mneme.surfaces.http.auth import BANK_PATTERN, Admin, BankAdmin, Caller, require_bank
+from mneme.surfaces.http.auth import BANK_PATTERN, Access, Caller, allowed, authorize
 from mneme.surfaces.http.context import Mem, answer
-from mneme.surfaces.http.problems import ERROR_RESPONSES, ApiError
+from mneme.surfaces.http.problems import ERROR_RESPONSES
+from mneme.surfaces.http.schemas import Body, Note
 from mneme.surfaces.http.tokens import ALL_BANKS
 
 router = APIRouter(responses=ERROR_RESPONSES)
+
+PolicyKey = Literal[
+    "secret",
+    "personal",
+    "api_key",
+    "token",
+    "private_key",
+    "password",
+    "card_number",
+    "email",
+    "phone",
+]
+PolicyAction = Literal["store", "redact", "refuse", "default"]
+
+
+class SensitivePolicyIn(Body):
+    """Rules laid over the bank's sensitive-data policy (ADR 0034)."""
+
+    rules: dict[PolicyKey, PolicyAction] = Field(
+        description="Category (secret, personal) or kind -> store | redact | refuse; "
+        "default drops the bank's rule.",
+        max_length=16,
+    )
+    reason: Note = Field(default="", description="Why (kept in the audit record).")
 
 
 @router.get(
@@ -59,15 +85,9 @@ def banks(mem: Mem, who: Caller) -> JSONResponse:
     description="Counts of banks, sources, memories, entities, edges and embeddings by model, "
     "over the whole store: an admin token for every bank (`*`) only.",
 )
-def stats(mem: Mem, who: Admin) -> JSONResponse:
-    if who.bank != ALL_BANKS:
-        # The counts cover every bank: a bank's admin would learn of the others.
-        raise ApiError(
-            403,
-            "forbidden",
-            f"store statistics cover every bank; this admin token is for bank {who.bank!r} "
-            "only (they need a token for bank '*')",
-        )
+def stats(mem: Mem, who: Caller) -> JSONResponse:
+    # The counts cover every bank: a bank's admin would learn of the others (STORE_WIDE).
+    authorize(who, "stats")
     return answer(mem.stats())
 
 
@@ -80,15 +100,15 @@ def stats(mem: Mem, who: Admin) -> JSONResponse:
 )
 def audit_verify(
     mem: Mem,
-    who: Admin,
+    who: Caller,
     bank: Annotated[
         str | None, Query(max_length=128, pattern=BANK_PATTERN, description="Only this bank.")
     ] = None,
 ) -> JSONResponse:
-    if bank is None and who.bank != "*":
+    if bank is None and who.bank != ALL_BANKS:
         bank = who.bank
-    if bank is not None:
-        require_bank(who, bank)  # before the store says whether such a bank exists
+    # The bank before the store says whether such a bank exists.
+    authorize(who, "audit_verify", bank)
     reports = {b: r for b, r in mem.audit_verify(bank).items() if who.may_use_bank(b)}
     return answer({"ok": all(r.ok for r in reports.values()), "banks": reports})
 
@@ -102,7 +122,7 @@ def audit_verify(
 )
 def audit_records(
     mem: Mem,
-    acc: BankAdmin,
+    acc: Annotated[Access, Depends(allowed("audit"))],
     limit: Annotated[int, Query(ge=1, le=1000, description="At most this many.")] = 100,
 ) -> JSONResponse:
     # Memory has no reader for audit records; the store's is read-only and bank-scoped.
@@ -122,3 +142,40 @@ def audit_records(
         for r in reversed(recent)
     ]
     return answer({"bank": acc.bank, "records": records})
+
+
+@router.get(
+    "/v1/banks/{bank}/sensitive",
+    tags=["admin"],
+    summary="The bank's sensitive-data policy (admin)",
+    description="How writes to the bank treat secrets (api_key, token, private_key, password, "
+    "card_number) and personal data (email, phone): the rules set on the bank, and the action "
+    "(store, redact or refuse) each category and kind gets. Every finding is audited.",
+)
+def sensitive_policy(
+    mem: Mem, acc: Annotated[Access, Depends(allowed("sensitive_policy"))]
+) -> JSONResponse:
+    return answer(mem.sensitive_policy(acc.bank))
+
+
+@router.put(
+    "/v1/banks/{bank}/sensitive",
+    tags=["admin"],
+    summary="Set the bank's sensitive-data policy (admin)",
+    description="Lays the rules over the bank's policy (a rule set to default is dropped); "
+    "audited as bank.configure with the token's agent as the actor. Creates the bank if it "
+    "has not been written to yet.",
+)
+def set_sensitive_policy(
+    mem: Mem,
+    acc: Annotated[Access, Depends(allowed("set_sensitive_policy"))],
+    body: SensitivePolicyIn,
+) -> JSONResponse:
+    return answer(
+        mem.set_sensitive_policy(
+            acc.bank,
+            {str(k): str(v) for k, v in body.rules.items()},
+            actor=acc.agent,
+            reason=body.reason,
+        )
+    )

@@ -5,10 +5,12 @@ The agent is always the token's: an agent announces itself, never another.
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 
-from mneme.surfaces.http.auth import Reader, Writer
+from mneme.surfaces.http.auth import Access, allowed
 from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES
 from mneme.surfaces.http.schemas import EnrollIn, HeartbeatIn
@@ -22,7 +24,7 @@ router = APIRouter(prefix="/v1/banks/{bank}/agents", tags=["agents"], responses=
     description="Agents seen lately in the bank; the ones silent past the presence TTL are "
     "only counted (hidden_stale).",
 )
-def roster(mem: Mem, acc: Reader) -> JSONResponse:
+def roster(mem: Mem, acc: Annotated[Access, Depends(allowed("roster"))]) -> JSONResponse:
     return answer(mem.roster(acc.bank))
 
 
@@ -32,7 +34,9 @@ def roster(mem: Mem, acc: Reader) -> JSONResponse:
     description="Announce the token's agent to the bank's roster (its first heartbeat). 404 "
     "when the bank holds nothing yet.",
 )
-def enroll(body: EnrollIn, mem: Mem, acc: Writer) -> JSONResponse:
+def enroll(
+    body: EnrollIn, mem: Mem, acc: Annotated[Access, Depends(allowed("enroll"))]
+) -> JSONResponse:
     return answer(mem.enroll(bank=acc.bank, agent=acc.agent, host=body.host))
 
 
@@ -41,7 +45,9 @@ def enroll(body: EnrollIn, mem: Mem, acc: Writer) -> JSONResponse:
     summary="Heartbeat",
     description="Record that the token's agent is alive, with its status.",
 )
-def heartbeat(body: HeartbeatIn, mem: Mem, acc: Writer) -> JSONResponse:
+def heartbeat(
+    body: HeartbeatIn, mem: Mem, acc: Annotated[Access, Depends(allowed("heartbeat"))]
+) -> JSONResponse:
     return answer(mem.heartbeat(bank=acc.bank, agent=acc.agent, status=body.status))
 
 
@@ -50,5 +56,5 @@ def heartbeat(body: HeartbeatIn, mem: Mem, acc: Writer) -> JSONResponse:
     summary="Farewell",
     description="The token's agent leaves the roster (its record stays: it anchors authorship).",
 )
-def farewell(mem: Mem, acc: Writer) -> JSONResponse:
+def farewell(mem: Mem, acc: Annotated[Access, Depends(allowed("farewell"))]) -> JSONResponse:
     return answer(mem.farewell(bank=acc.bank, agent=acc.agent))

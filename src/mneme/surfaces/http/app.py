@@ -2,9 +2,9 @@
 
 One FastAPI app serves the JSON API under ``/v1`` (documented at ``/openapi.json`` and
 ``/docs``), ``/healthz``, the review page at ``/`` with its static files under ``/static``, and,
-when given, the MCP streamable-HTTP app at ``/mcp`` (its session manager runs inside this app's
-lifespan). Routes are sync ``def`` functions: FastAPI runs them in its thread pool, so the
-synchronous ``Memory`` never blocks the event loop.
+when given, the MCP streamable-HTTP app at ``/mcp`` behind the same bearer tokens (its session
+manager runs inside this app's lifespan). Routes are sync ``def`` functions: FastAPI runs them
+in its thread pool, so the synchronous ``Memory`` never blocks the event loop.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mneme.memory import Memory
+from mneme.surfaces.authority import PRINCIPAL_KEY
 from mneme.surfaces.http import admin, agents, conflicts, memories, problems, review
 from mneme.surfaces.http.limits import MAX_BODY_BYTES, Limits
 from mneme.surfaces.http.tokens import TokenStore
@@ -37,6 +38,9 @@ names one bank (or `*` for an admin of every bank), one agent and one role:
 * **reviewer**: the review queue and decisions, conflicts, reject and restore; reads the bank's
   memories as the owner (private ones included). Writes no memories.
 * **admin**: everything, including the audit log and statistics.
+
+`/mcp` (MCP over streamable HTTP) needs the same bearer token, and its tools act as the token's
+bank, agent and role, checked against the same table as these routes.
 
 Errors are `{"error": {"code", "message"}}` with the status: 400 invalid input, 401 no or bad
 token, 403 not allowed, 404 not found (or outside the caller's scope), 409 conflicts with the
@@ -73,15 +77,17 @@ def create_app(
     *,
     mcp_app: ASGIApp | None = None,
     mcp_path: str = "/mcp",
-    mcp_token_role: str | None = None,
+    mcp_auth: bool = True,
     title: str = "mneme",
     max_body_bytes: int = MAX_BODY_BYTES,
 ) -> FastAPI:
     """The ASGI app over one ``Memory``; ``mcp_app`` routes its own path (``mcp_path``).
 
-    MCP tools take their bank and agent as arguments, so the API's roles do not apply to them:
-    with ``mcp_token_role`` set, ``/mcp`` needs a bearer token of that role (``mneme serve``
-    asks for an admin token whenever it binds beyond loopback). Every request body is capped
+    ``/mcp`` needs a bearer token, whatever the bind address, exactly as ``/v1`` does; its
+    principal goes on with the request, and every MCP tool checks it against the same role
+    table as the routes (``mneme.surfaces.authority``). ``mcp_auth=False`` (``mneme serve
+    --no-auth``) routes MCP without a token: the MCP app must then carry its own principal,
+    or it refuses every call. Every request body is capped
     at ``max_body_bytes``, and ``/v1`` refuses an unknown caller before reading one
     (``limits``).
     """
@@ -117,7 +123,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=static_dir()), name="static")
     if mcp_app is not None:
         # A Route, not a Mount: the MCP app answers at its own full path (no /mcp/ redirect).
-        guarded = mcp_app if mcp_token_role is None else _guard(mcp_app, tokens, mcp_token_role)
+        guarded = BearerGuard(mcp_app, tokens) if mcp_auth else mcp_app
         app.router.routes.append(Route(mcp_path, endpoint=guarded, methods=None))
 
     # Added before the headers middleware: its refusals get the same headers as any answer.
@@ -141,26 +147,38 @@ def create_app(
     return app
 
 
-def _guard(app: ASGIApp, tokens: TokenStore, role: str) -> ASGIApp:
-    """Let a request through to ``app`` only with a bearer token of ``role``."""
+class BearerGuard:
+    """Let a request through to ``app`` only with a known bearer token (any role), and hand
+    the token's principal on in the ASGI scope (``authority.PRINCIPAL_KEY``).
 
-    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            header = dict(scope.get("headers") or []).get(b"authorization", b"")
-            scheme, _, secret = header.decode("latin-1").partition(" ")
-            who = tokens.lookup(secret.strip()) if scheme.lower() == "bearer" else None
-            if who is None or who.role != role:
-                refusal = problems.error_response(
-                    401 if who is None else 403,
-                    "unauthorized" if who is None else "forbidden",
-                    f"MCP over HTTP here needs a bearer token of role {role!r}",
-                    headers={"WWW-Authenticate": 'Bearer realm="mneme"'} if who is None else None,
-                )
-                await refusal(scope, receive, send)
-                return
-        await app(scope, receive, send)
+    A class, not a function: Starlette would take a plain function for a request handler.
+    """
 
-    return guarded
+    def __init__(self, app: ASGIApp, tokens: TokenStore) -> None:
+        self.app = app
+        self.tokens = tokens
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        header = dict(scope.get("headers") or []).get(b"authorization", b"")
+        scheme, _, secret = header.decode("latin-1").partition(" ")
+        who = self.tokens.lookup(secret.strip()) if scheme.lower() == "bearer" else None
+        if who is None:
+            message = (
+                "the token is unknown or was revoked"
+                if scheme.lower() == "bearer" and secret.strip()
+                else "MCP over HTTP needs a bearer token (Authorization: Bearer <token>, "
+                "from `mneme token create`)"
+            )
+            refusal = problems.error_response(
+                401, "unauthorized", message, headers={"WWW-Authenticate": 'Bearer realm="mneme"'}
+            )
+            await refusal(scope, receive, send)
+            return
+        # Set here, never taken from the client: a scope key no request can carry in.
+        await self.app({**scope, PRINCIPAL_KEY: who}, receive, send)
 
 
 def _version() -> str:

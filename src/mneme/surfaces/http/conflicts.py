@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import JSONResponse
 
-from mneme.surfaces.http.auth import BANK_PATTERN, Access, Reader, Reviewer, sees_everything
+from mneme.surfaces.authority import may_answer
+from mneme.surfaces.http.auth import BANK_PATTERN, Access, allowed
 from mneme.surfaces.http.context import Mem, answer
-from mneme.surfaces.http.problems import ERROR_RESPONSES, ApiError
+from mneme.surfaces.http.problems import ERROR_RESPONSES
 from mneme.surfaces.http.schemas import ContradictionIn, ResolveIn
 
 router = APIRouter(prefix="/v1/banks/{bank}", tags=["conflicts"], responses=ERROR_RESPONSES)
@@ -23,7 +24,7 @@ router = APIRouter(prefix="/v1/banks/{bank}", tags=["conflicts"], responses=ERRO
 )
 def list_conflicts(
     mem: Mem,
-    acc: Reviewer,
+    acc: Annotated[Access, Depends(allowed("conflicts"))],
     status: Annotated[
         Literal["open", "resolved", "all"], Query(description="open, resolved or all.")
     ] = "open",
@@ -47,7 +48,7 @@ def resolve(
     ],
     body: ResolveIn,
     mem: Mem,
-    acc: Reviewer,
+    acc: Annotated[Access, Depends(allowed("resolve_conflict"))],
 ) -> JSONResponse:
     # Ids are global: history() answers 404 unless the conflict lives in this bank.
     mem.history(conflict_id, bank=acc.bank)
@@ -63,19 +64,6 @@ def resolve(
     return answer(record)
 
 
-def _may_answer(mem: Mem, acc: Access, from_id: str) -> None:
-    """Agents answer questions about their own writes; reviewers and admins any question."""
-    if sees_everything(acc.who):
-        mem.get(from_id, bank=acc.bank)
-        return
-    try:
-        mem.get(from_id, bank=acc.bank, agent=acc.agent, scope="personal")
-    except LookupError as exc:
-        raise ApiError(
-            403, "forbidden", "an agent may settle only questions about its own memories"
-        ) from exc
-
-
 @router.post(
     "/contradictions/resolve",
     summary="Answer a write's question (resolve_contradiction)",
@@ -83,8 +71,12 @@ def _may_answer(mem: Mem, acc: Access, from_id: str) -> None:
     "and the one it disputed (to_id). confirm: the new one replaces the old; retract: the new "
     "one is wrong; preference: both hold. Agents may answer for their own memories.",
 )
-def resolve_contradiction(body: ContradictionIn, mem: Mem, acc: Reader) -> JSONResponse:
-    _may_answer(mem, acc, body.from_id)
+def resolve_contradiction(
+    body: ContradictionIn,
+    mem: Mem,
+    acc: Annotated[Access, Depends(allowed("resolve_contradiction"))],
+) -> JSONResponse:
+    may_answer(mem, acc.who, acc.bank, body.from_id)
     settlement = mem.resolve_contradiction(
         body.from_id, body.to_id, body.decision, actor=acc.agent, note=body.note
     )

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import JSONResponse
 
 from mneme.surfaces.http.auth import (
     BANK_PATTERN,
     Access,
     Caller,
-    Reader,
-    Writer,
-    require,
-    require_bank,
+    allowed,
+    authorize,
     sees_everything,
+    viewer,
 )
 from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES, ApiError
@@ -47,13 +46,6 @@ Limit = Annotated[int, Query(ge=1, le=1000, description="At most this many.")]
 Offset = Annotated[int, Query(ge=0, le=1_000_000, description="Skip this many (paging).")]
 
 
-def viewer(who: Principal, scope: str = "collective") -> dict[str, Any]:
-    """Memory's viewer arguments for a caller: reviewers and admins read as the owner."""
-    if sees_everything(who):
-        return {"agent": None}
-    return {"agent": who.agent, "scope": scope}
-
-
 @router.get(
     "/memories",
     summary="List the memories of the token's bank",
@@ -73,8 +65,7 @@ def list_token_bank(
     bank = bank or (None if who.bank == ALL_BANKS else who.bank)
     if bank is None:
         raise ApiError(400, "invalid_input", "this token is for every bank: name one with ?bank=")
-    require_bank(who, bank)
-    require(who, "read")
+    authorize(who, "list", bank)
     units = mem.list_memories(bank=bank, limit=limit, offset=offset, **viewer(who, scope))
     return answer({"bank": bank, "memories": units})
 
@@ -88,7 +79,9 @@ def list_token_bank(
     "the token's agent. With `wait`, a slow write answers 202 with a pending_id.",
     responses={202: {"description": "Accepted; poll the add-status route with pending_id."}},
 )
-def retain(body: RetainIn, mem: Mem, acc: Writer) -> JSONResponse:
+def retain(
+    body: RetainIn, mem: Mem, acc: Annotated[Access, Depends(allowed("retain"))]
+) -> JSONResponse:
     result = mem.retain(
         body.text,
         bank=acc.bank,
@@ -113,7 +106,11 @@ def retain(body: RetainIn, mem: Mem, acc: Writer) -> JSONResponse:
     description="The newest memories of the bank that the caller may see.",
 )
 def list_memories(
-    mem: Mem, acc: Reader, scope: ScopeParam = "collective", limit: Limit = 50, offset: Offset = 0
+    mem: Mem,
+    acc: Annotated[Access, Depends(allowed("list"))],
+    scope: ScopeParam = "collective",
+    limit: Limit = 50,
+    offset: Offset = 0,
 ) -> JSONResponse:
     units = mem.list_memories(bank=acc.bank, limit=limit, offset=offset, **viewer(acc.who, scope))
     return answer({"bank": acc.bank, "memories": units})
@@ -124,7 +121,9 @@ def list_memories(
     summary="Add status: where an accepted write stands",
     description="pending, processing, done (with its result) or failed.",
 )
-def add_status(pending_id: ObjectId, mem: Mem, acc: Reader) -> JSONResponse:
+def add_status(
+    pending_id: ObjectId, mem: Mem, acc: Annotated[Access, Depends(allowed("add_status"))]
+) -> JSONResponse:
     status = mem.get_add_status(pending_id, bank=acc.bank, agent=viewer(acc.who)["agent"])
     source_id = status.result.source_id if status.result else None
     if source_id:
@@ -140,7 +139,10 @@ def add_status(pending_id: ObjectId, mem: Mem, acc: Reader) -> JSONResponse:
     "supersession pointers). 404 when it is outside the caller's scope.",
 )
 def get_memory(
-    memory_id: ObjectId, mem: Mem, acc: Reader, scope: ScopeParam = "collective"
+    memory_id: ObjectId,
+    mem: Mem,
+    acc: Annotated[Access, Depends(allowed("get"))],
+    scope: ScopeParam = "collective",
 ) -> JSONResponse:
     return answer(mem.get(memory_id, bank=acc.bank, **viewer(acc.who, scope)))
 
@@ -151,7 +153,12 @@ def get_memory(
     description="The new text supersedes the memory; the old one stays in history. A memory "
     "the charter protects is not superseded: the answer asks a person instead.",
 )
-def update_memory(memory_id: ObjectId, body: UpdateIn, mem: Mem, acc: Writer) -> JSONResponse:
+def update_memory(
+    memory_id: ObjectId,
+    body: UpdateIn,
+    mem: Mem,
+    acc: Annotated[Access, Depends(allowed("update"))],
+) -> JSONResponse:
     # In this bank and visible to the agent, before anything is written.
     mem.get(memory_id, bank=acc.bank, agent=acc.agent, scope="collective")
     result = mem.update(
@@ -170,7 +177,9 @@ def update_memory(memory_id: ObjectId, body: UpdateIn, mem: Mem, acc: Writer) ->
     summary="History of a memory",
     description="Every recorded change of a unit, source, claim or conflict, oldest first.",
 )
-def history(memory_id: ObjectId, mem: Mem, acc: Reader) -> JSONResponse:
+def history(
+    memory_id: ObjectId, mem: Mem, acc: Annotated[Access, Depends(allowed("history"))]
+) -> JSONResponse:
     events = mem.history(memory_id, bank=acc.bank, agent=viewer(acc.who)["agent"])
     return answer({"id": memory_id, "events": events})
 
@@ -184,7 +193,7 @@ def history(memory_id: ObjectId, mem: Mem, acc: Reader) -> JSONResponse:
 def graph(
     memory_id: ObjectId,
     mem: Mem,
-    acc: Reader,
+    acc: Annotated[Access, Depends(allowed("graph"))],
     depth: Annotated[int, Query(ge=1, le=4, description="How many edges out.")] = 1,
     scope: ScopeParam = "collective",
 ) -> JSONResponse:
@@ -197,7 +206,10 @@ def graph(
     description="The raw input a memory came from (its evidence), as it was given.",
 )
 def source(
-    source_id: ObjectId, mem: Mem, acc: Reader, scope: ScopeParam = "collective"
+    source_id: ObjectId,
+    mem: Mem,
+    acc: Annotated[Access, Depends(allowed("source"))],
+    scope: ScopeParam = "collective",
 ) -> JSONResponse:
     return answer(mem.source(source_id, bank=acc.bank, **viewer(acc.who, scope)))
 
@@ -238,12 +250,18 @@ _RECALL_DOC = (
 
 
 @router.post("/banks/{bank}/recall", summary="Recall", description=_RECALL_DOC)
-def recall(body: RecallIn, mem: Mem, acc: Reader) -> JSONResponse:
+def recall(
+    body: RecallIn, mem: Mem, acc: Annotated[Access, Depends(allowed("recall"))]
+) -> JSONResponse:
     return _recall(body, mem, acc)
 
 
 @router.get("/banks/{bank}/recall", summary="Recall (query parameters)", description=_RECALL_DOC)
-def recall_get(params: Annotated[RecallQuery, Query()], mem: Mem, acc: Reader) -> JSONResponse:
+def recall_get(
+    params: Annotated[RecallQuery, Query()],
+    mem: Mem,
+    acc: Annotated[Access, Depends(allowed("recall"))],
+) -> JSONResponse:
     return _recall(params, mem, acc)
 
 
@@ -253,7 +271,9 @@ def recall_get(params: Annotated[RecallQuery, Query()], mem: Mem, acc: Reader) -
     description="The best match for the query and its why-edges: causes (causal), "
     "consequences (forward) or both.",
 )
-def chain(body: ChainIn, mem: Mem, acc: Reader) -> JSONResponse:
+def chain(
+    body: ChainIn, mem: Mem, acc: Annotated[Access, Depends(allowed("chain"))]
+) -> JSONResponse:
     steps = mem.chain(
         body.query,
         bank=acc.bank,
@@ -271,7 +291,9 @@ def chain(body: ChainIn, mem: Mem, acc: Reader) -> JSONResponse:
     description="Link two memories (ids, or queries whose best match is taken) with a typed "
     "edge such as RELATES_TO, SUPPORTS or CAUSES.",
 )
-def connect(body: ConnectIn, mem: Mem, acc: Writer) -> JSONResponse:
+def connect(
+    body: ConnectIn, mem: Mem, acc: Annotated[Access, Depends(allowed("connect"))]
+) -> JSONResponse:
     edge = mem.connect(
         body.a,
         body.b,
@@ -292,7 +314,7 @@ def connect(body: ConnectIn, mem: Mem, acc: Writer) -> JSONResponse:
 def concept(
     name: Annotated[str, Path(min_length=1, max_length=200, description="The concept.")],
     mem: Mem,
-    acc: Reader,
+    acc: Annotated[Access, Depends(allowed("concept"))],
     scope: ScopeParam = "collective",
     k: Annotated[int, Query(ge=1, le=200, description="How many memories.")] = 20,
 ) -> JSONResponse:

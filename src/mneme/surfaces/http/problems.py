@@ -25,10 +25,12 @@ from mneme.errors import (
     NotFound,
     SchemaMismatch,
 )
+from mneme.surfaces.authority import Refused
 
 log = logging.getLogger("mneme.http")
 
 STATUS_BY_ERROR: tuple[tuple[type[MnemeError], int], ...] = (
+    (Refused, 403),
     (InvalidInput, 400),
     (NotFound, 404),
     (Conflict, 409),

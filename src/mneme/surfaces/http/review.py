@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import JSONResponse
 
 from mneme.errors import NotFound
 from mneme.memory import Memory
-from mneme.surfaces.http.auth import BANK_PATTERN, Reader, Reviewer, sees_everything
+from mneme.surfaces.http.auth import BANK_PATTERN, Access, allowed, sees_everything
 from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES
 from mneme.surfaces.http.schemas import AdoptRuleIn, DecideIn, RejectIn, RestoreIn
@@ -38,7 +38,7 @@ def _in_bank(mem: Memory, target_id: str, bank: str) -> None:
 )
 def queue(
     mem: Mem,
-    acc: Reviewer,
+    acc: Annotated[Access, Depends(allowed("review_queue"))],
     status: Annotated[
         Literal["pending_review", "approved", "rejected", "superseded"],
         Query(description="Which review status to list."),
@@ -59,7 +59,12 @@ def queue(
     "decision does not apply to its current state, 404 when `because` names no memory of the "
     "bank; nothing is written then.",
 )
-def decide(target_id: TargetId, body: DecideIn, mem: Mem, acc: Reviewer) -> JSONResponse:
+def decide(
+    target_id: TargetId,
+    body: DecideIn,
+    mem: Mem,
+    acc: Annotated[Access, Depends(allowed("review_decide"))],
+) -> JSONResponse:
     _in_bank(mem, target_id, acc.bank)
     event = mem.review.decide(
         target_id, body.decision, acc.agent, note=body.note, because=body.because
@@ -75,7 +80,12 @@ def decide(target_id: TargetId, body: DecideIn, mem: Mem, acc: Reviewer) -> JSON
     "it, and reconsolidation re-examines the rejection when it changes); 404 when it names no "
     "memory of the bank, and nothing is rejected. Answers the tombstone.",
 )
-def reject(target_id: TargetId, body: RejectIn, mem: Mem, acc: Reviewer) -> JSONResponse:
+def reject(
+    target_id: TargetId,
+    body: RejectIn,
+    mem: Mem,
+    acc: Annotated[Access, Depends(allowed("reject"))],
+) -> JSONResponse:
     _in_bank(mem, target_id, acc.bank)
     return answer(mem.reject(target_id, body.reason, acc.agent, because=body.because))
 
@@ -86,7 +96,12 @@ def reject(target_id: TargetId, body: RejectIn, mem: Mem, acc: Reviewer) -> JSON
     description="Undo the latest decision (a rejection lifts its tombstone). 409 when there is "
     "nothing to restore.",
 )
-def restore(target_id: TargetId, body: RestoreIn, mem: Mem, acc: Reviewer) -> JSONResponse:
+def restore(
+    target_id: TargetId,
+    body: RestoreIn,
+    mem: Mem,
+    acc: Annotated[Access, Depends(allowed("restore"))],
+) -> JSONResponse:
     _in_bank(mem, target_id, acc.bank)
     return answer(mem.restore(target_id, acc.agent, body.note))
 
@@ -96,7 +111,7 @@ def restore(target_id: TargetId, body: RestoreIn, mem: Mem, acc: Reviewer) -> JS
     summary="The memory charter and adopted rules",
     description="The charter in force (text and checked rules) and this bank's adopted rules.",
 )
-def rules(mem: Mem, acc: Reader) -> JSONResponse:
+def rules(mem: Mem, acc: Annotated[Access, Depends(allowed("rules"))]) -> JSONResponse:
     return answer(mem.rules(bank=acc.bank))
 
 
@@ -106,7 +121,9 @@ def rules(mem: Mem, acc: Reader) -> JSONResponse:
     description="After enough identical settlements of one kind of conflict, a person may "
     "adopt the rule they suggest. 409 when there are too few precedents.",
 )
-def adopt_rule(body: AdoptRuleIn, mem: Mem, acc: Reviewer) -> JSONResponse:
+def adopt_rule(
+    body: AdoptRuleIn, mem: Mem, acc: Annotated[Access, Depends(allowed("adopt_rule"))]
+) -> JSONResponse:
     rule = mem.adopt_rule(
         bank=acc.bank,
         kind=body.kind,

@@ -17,7 +17,6 @@ import hmac
 import json
 import logging
 import os
-import re
 import secrets
 import tempfile
 import threading
@@ -27,27 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from mneme.errors import BackendUnavailable, InvalidInput, NotFound
+from mneme.surfaces.authority import ALL_BANKS, ROLES, Principal, check_principal
 
-ROLES = ("agent", "reviewer", "admin")
-#: The bank of an admin token that may touch every bank.
-ALL_BANKS = "*"
 SECRET_PREFIX = "mn_"
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@/+-]{0,127}$")
 _FORMAT = 1
 
-
-@dataclass(frozen=True, slots=True)
-class Principal:
-    """Who a request acts as: taken from its token, never from the request body."""
-
-    token_id: str
-    bank: str  # a bank id, or "*" (admin tokens only): every bank
-    agent: str
-    role: str  # agent | reviewer | admin
-    label: str = ""
-
-    def may_use_bank(self, bank: str) -> bool:
-        return self.bank == ALL_BANKS or self.bank == bank
+__all__ = ["ALL_BANKS", "ROLES", "Principal", "TokenRecord", "TokenStore", "default_tokens_path"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,15 +152,7 @@ class TokenStore:
         Raises:
             InvalidInput: an unknown role, a bad bank or agent id, or "*" for a non-admin.
         """
-        if role not in ROLES:
-            raise InvalidInput(f"role must be one of {', '.join(ROLES)}, not {role!r}")
-        if bank == ALL_BANKS:
-            if role != "admin":
-                raise InvalidInput('only an admin token may be for every bank ("*")')
-        elif not _ID.match(bank):
-            raise InvalidInput(f"bank {bank!r} is not a valid id")
-        if not _ID.match(agent):
-            raise InvalidInput(f"agent {agent!r} is not a valid id")
+        check_principal(bank, agent, role)
         if len(label) > 200:
             raise InvalidInput("label is longer than 200 characters")
         secret = SECRET_PREFIX + secrets.token_urlsafe(32)

@@ -32,27 +32,13 @@ Query = Annotated[
     ),
 ]
 Bank = Annotated[
-    str,
+    str | None,
     Field(
         min_length=1,
         max_length=MAX_ID,
-        description=f"The bank: the isolation unit (a project, user or team). {ID_SHAPE}.",
-    ),
-]
-Agent = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=MAX_ID,
-        description=f"Your own agent id, the same on every call. {ID_SHAPE}.",
-    ),
-]
-Actor = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=MAX_ID,
-        description=f"Who makes this decision (a person's or an agent's id). {ID_SHAPE}.",
+        description="The bank (the isolation unit). Leave it out for your own: the bank of "
+        "your token or configuration; another bank is refused. A caller for every bank must "
+        f"name one. {ID_SHAPE}.",
     ),
 ]
 MemoryId = Annotated[

@@ -1,4 +1,9 @@
-"""Read-only resources: the rules in force, the effective configuration, and health."""
+"""Read-only resources: the rules in force, the effective configuration, and health.
+
+Each is an operation of the shared role table (``OPERATIONS`` below): the rules are read by
+any caller (the adopted ones of its own bank only); the configuration and health cover the
+whole store, so only an admin for every bank reads them.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +17,12 @@ from mcp.server.fastmcp import FastMCP
 from mneme.config import Config
 from mneme.memory import Memory
 from mneme.serialize import to_jsonable
+from mneme.surfaces.authority import ALL_BANKS
+from mneme.surfaces.mcp.caller import granted
 from mneme.surfaces.mcp.runtime import Runtime
+
+#: Each resource's operation in ``authority.OPERATIONS``.
+OPERATIONS = {"memory://rules": "rules", "memory://config": "config", "memory://status": "status"}
 
 REDACTED = "***"
 #: Configuration keys that hold secrets, whatever their value.
@@ -63,18 +73,20 @@ def register(server: FastMCP[Any], runtime: Runtime) -> None:
     @server.resource(
         "memory://rules",
         name="rules",
-        description="The memory charter in force (its text and checked rules) and, per bank, "
-        "the rules people adopted from repeated settlements.",
+        description="The memory charter in force (its text and checked rules) and the rules "
+        "people adopted from repeated settlements in your bank (every bank, for an admin of "
+        "all).",
         mime_type="application/json",
     )
     async def rules() -> str:
-        return await read(lambda m: m.rules())
+        bank = granted().bank
+        return await read(lambda m: m.rules(bank=None if bank == ALL_BANKS else bank))
 
     @server.resource(
         "memory://config",
         name="config",
         description="The effective configuration (defaults < file < environment), secrets "
-        "redacted.",
+        "redacted. An admin for every bank only.",
         mime_type="application/json",
     )
     async def config() -> str:
@@ -84,7 +96,7 @@ def register(server: FastMCP[Any], runtime: Runtime) -> None:
         "memory://status",
         name="status",
         description="Health: store counts, schema version, embedder, the audit chain check "
-        "per bank, and open thinking sessions.",
+        "per bank, and open thinking sessions. An admin for every bank only.",
         mime_type="application/json",
     )
     async def health() -> str:

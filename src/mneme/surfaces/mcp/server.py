@@ -4,13 +4,18 @@
 factory is called when the first connection starts (the lifespan) and the Memory closed
 after the last one ends; nothing is built at import time. ``streamable_http_app`` wraps a
 server as an ASGI app; ``run_stdio`` serves one over stdin/stdout (``mneme mcp``).
+
+Every call acts as a principal (``caller``): the bearer token of its HTTP request, or the one
+principal the server was built with (stdio). Before a tool runs, its operation is checked
+against the principal's role and bank in the table every surface shares
+(``mneme.surfaces.authority``), exactly as the HTTP API checks its routes.
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -18,32 +23,48 @@ from typing import Any
 try:
     import anyio
     from mcp.server.fastmcp import FastMCP
-    from mcp.server.fastmcp.exceptions import ToolError
+    from mcp.server.fastmcp.exceptions import ResourceError, ToolError
     from mcp.server.fastmcp.utilities.func_metadata import FuncMetadata
+    from mcp.server.lowlevel.helper_types import ReadResourceContents
     from mcp.server.transport_security import TransportSecuritySettings
     from mcp.types import CallToolResult, Icon, ToolAnnotations
-    from pydantic import ValidationError
+    from pydantic import AnyUrl, ValidationError
     from starlette.applications import Starlette
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError(
         "the mneme MCP server needs the 'server' extra: pip install 'mneme[server]'"
     ) from exc
 
-from mneme.surfaces.mcp import resources, tools
-from mneme.surfaces.mcp.results import error, invalid_arguments
+from mneme.errors import InvalidInput, MnemeError
+from mneme.surfaces.authority import (
+    ALL_BANKS,
+    OPERATIONS,
+    Access,
+    Principal,
+    Refused,
+    authorize,
+    check_id,
+)
+from mneme.surfaces.mcp import caller, resources, tools
+from mneme.surfaces.mcp.results import QUOTED, error, invalid_arguments
 from mneme.surfaces.mcp.runtime import MemorySource, Runtime
 
 log = logging.getLogger("mneme.mcp")
 
-INSTRUCTIONS = """\
-mneme is your long-term memory. Give every call the same `agent` id (yours) and the `bank` you
-work in. Before answering anything that may depend on the past, call search_memory. When you
-learn something worth keeping (a fact, a preference, a decision, an event), call add_memory; to
-correct a memory you found, call update_memory. If add_memory answers needs_clarification, a
+INSTRUCTIONS = f"""\
+mneme is your long-term memory. You act as the agent, bank and role of this connection (its
+bearer token, or the configuration of `mneme mcp`): leave `bank` out to use yours. Before
+answering anything that may depend on the past, call search_memory. When you learn something
+worth keeping (a fact, a preference, a decision, an event), call add_memory; to correct a
+memory you found, call update_memory. If add_memory answers needs_clarification, a
 contradiction needs a decision: resolve_contradiction (or leave it to a person). For reasoning
-in steps, use the think_* scratchpad: nothing is saved until think_commit. Results are JSON;
-errors are {"error": {"code", "message"}}.
+in steps, use the think_* scratchpad: nothing is saved until think_commit. {QUOTED} Results are
+JSON; errors are {{"error": {{"code", "message"}}}}.
 """
+
+#: Arguments that once named who acts; the caller's principal does now. Sent equal to the
+#: principal's agent they are accepted (older clients send them); anything else is refused.
+_IDENTITY_ARGUMENTS = ("agent", "actor")
 
 
 def _version() -> str:
@@ -73,10 +94,13 @@ class MnemeServer(FastMCP[Runtime]):
     silently dropped, and a crash is ``internal`` with its traceback kept in the server log.
     """
 
-    def __init__(self, runtime: Runtime, **kwargs: Any) -> None:
+    def __init__(self, runtime: Runtime, *, principal: Principal | None = None, **kwargs: Any):
         super().__init__(**kwargs)
         self.runtime = runtime
+        #: The principal of every call that brings none (stdio, or HTTP run with --no-auth).
+        self.principal = principal
         self._arguments: dict[str, frozenset[str]] = {}
+        self.operations: dict[str, str] = {}
 
     def add_tool(
         self,
@@ -88,7 +112,15 @@ class MnemeServer(FastMCP[Runtime]):
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
+        *,
+        operation: str | None = None,
     ) -> None:
+        """Add a tool; ``operation`` (a key of ``authority.OPERATIONS``) is required: it is
+        what the caller's role must allow before the tool runs."""
+        if operation not in OPERATIONS:
+            raise ValueError(f"tool {name or fn.__name__!r} names no known operation")
+        if "bank" not in inspect.signature(fn).parameters:
+            raise ValueError(f"tool {name or fn.__name__!r} takes no bank argument")
         super().add_tool(
             fn,
             name=name,
@@ -106,33 +138,113 @@ class MnemeServer(FastMCP[Runtime]):
         )
         params = inspect.signature(fn).parameters
         self._arguments[name or fn.__name__] = frozenset(p for p in params if p != "ctx")
+        self.operations[name or fn.__name__] = operation
+
+    def caller(self) -> Principal:
+        """The principal of the call being handled (see ``caller.of_request``)."""
+        context = self.get_context()
+        request = context.request_context.request if context.request_context else None
+        return caller.of_request(request, self.principal)
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
         known = self._arguments.get(name)
         if known is None:
             return error("not_found", f"no tool named {name[:100]!r}")
-        extra = sorted(set(arguments) - known)
-        if extra:
-            return error(
-                "invalid_input",
-                f"{name} takes no argument {', '.join(repr(e[:100]) for e in extra[:10])}; "
-                f"its arguments are: {', '.join(sorted(known))}",
-            )
         try:
-            return await super().call_tool(name, arguments)
+            who = self.caller()
+            arguments = _identity_checked(name, arguments, known, who)
+            extra = sorted(set(arguments) - known)
+            if extra:
+                return error(
+                    "invalid_input",
+                    f"{name} takes no argument {', '.join(repr(e[:100]) for e in extra[:10])}; "
+                    f"its arguments are: {', '.join(sorted(known))}",
+                )
+            bank = _bank_of(arguments, who)
+            authorize(who, self.operations[name], bank)
+        except MnemeError as exc:
+            return error(exc.code, str(exc))
+        granted = caller.grant(Access(bank, who))
+        try:
+            return await super().call_tool(name, {**arguments, "bank": bank})
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
                 return invalid_arguments(name, exc.__cause__)
             log.error("tool %s failed", name, exc_info=exc.__cause__ or exc)
             return error("internal", "internal error; the details were logged by the server")
+        finally:
+            caller.revoke(granted)
+
+    async def read_resource(self, uri: AnyUrl | str) -> Iterable[ReadResourceContents]:
+        """A resource, once the caller's role allows its operation (``resources.OPERATIONS``)."""
+        operation = resources.OPERATIONS.get(str(uri))
+        try:
+            who = self.caller()
+            if operation is None:
+                raise InvalidInput(f"no resource {str(uri)[:100]!r}")
+            authorize(who, operation)
+        except MnemeError as exc:
+            raise ResourceError(f"{exc.code}: {exc}") from exc
+        granted = caller.grant(Access(who.bank, who))
+        try:
+            return await super().read_resource(uri)
+        finally:
+            caller.revoke(granted)
 
 
-def build_server(memory: MemorySource, *, name: str = "mneme", **settings: Any) -> MnemeServer:
+def _identity_checked(
+    tool: str, arguments: dict[str, Any], known: frozenset[str], who: Principal
+) -> dict[str, Any]:
+    """The arguments without ``agent``/``actor``, refused unless they name the principal.
+
+    Raises:
+        Refused: one names another agent than the caller's.
+    """
+    out = dict(arguments)
+    for key in _IDENTITY_ARGUMENTS:
+        if key in known or key not in out:
+            continue
+        value = out.pop(key)
+        if value != who.agent:
+            shown = repr(value[:100]) if isinstance(value, str) else "another value"
+            raise Refused(
+                f"{tool} acts as this connection's agent {who.agent!r} (from its token or "
+                f"configuration), not {shown}; leave {key!r} out"
+            )
+    return out
+
+
+def _bank_of(arguments: dict[str, Any], who: Principal) -> str:
+    """The bank a call names, or the principal's own.
+
+    Raises:
+        InvalidInput: the bank is not a string, or is left out by a principal of every bank.
+    """
+    bank = arguments.get("bank")
+    if bank is None:
+        if who.bank == ALL_BANKS:
+            raise InvalidInput("this caller is for every bank: name one with `bank`")
+        return who.bank
+    if not isinstance(bank, str):
+        raise InvalidInput("invalid arguments: bank: Input should be a valid string")
+    check_id("bank", bank)
+    return bank
+
+
+def build_server(
+    memory: MemorySource,
+    *,
+    principal: Principal | None = None,
+    name: str = "mneme",
+    **settings: Any,
+) -> MnemeServer:
     """A new MCP server over ``memory`` (a ``Memory``, or a callable that opens one).
 
     A factory is called once, when the first connection starts, and its Memory is closed
     after the last connection ends. A ready ``Memory`` belongs to the caller: never closed.
-    ``settings`` are FastMCP's (the HTTP transport's host, path, security...).
+    ``principal`` is who every call acts as when its request brings none (stdio); without
+    it, a call with no bearer-token principal is refused. ``settings`` are FastMCP's (the
+    HTTP transport's host, path, security...).
     """
     runtime = Runtime(memory)
 
@@ -143,6 +255,7 @@ def build_server(memory: MemorySource, *, name: str = "mneme", **settings: Any) 
 
     server = MnemeServer(
         runtime,
+        principal=principal,
         name=name,
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
@@ -159,6 +272,7 @@ def build_server(memory: MemorySource, *, name: str = "mneme", **settings: Any) 
 def streamable_http_app(
     memory: MemorySource,
     *,
+    principal: Principal | None = None,
     path: str = "/mcp",
     host: str = "127.0.0.1",
     allowed_hosts: list[str] | None = None,
@@ -169,7 +283,9 @@ def streamable_http_app(
 
     The app's lifespan opens ``memory`` (a factory is called then) for the app's whole life,
     shared by every session, and runs the SDK's session manager; whoever mounts the app must
-    run that lifespan (see docs/mcp.md). ``host``
+    run that lifespan (see docs/mcp.md). Each request must bring its principal in the ASGI
+    scope (``caller.PRINCIPAL_KEY``: the HTTP app's bearer-token guard puts it there);
+    ``principal`` is for a server run without tokens (``--no-auth``) only. ``host``
     is the address the server binds: for 127.0.0.1/localhost the SDK refuses other Host
     headers (DNS-rebinding protection); ``allowed_hosts`` ("name:port" patterns, "*" ports
     allowed) sets that list explicitly for any bind address.
@@ -184,6 +300,7 @@ def streamable_http_app(
         )
     server = build_server(
         memory,
+        principal=principal,
         streamable_http_path=path,
         host=host,
         transport_security=security,
@@ -203,9 +320,9 @@ def streamable_http_app(
     return app
 
 
-def run_stdio(memory: MemorySource) -> None:
-    """Serve MCP over this process's stdin/stdout until the client hangs up."""
-    anyio.run(build_server(memory).run_stdio_async)
+def run_stdio(memory: MemorySource, principal: Principal) -> None:
+    """Serve MCP over this process's stdin/stdout, as ``principal``, until the client hangs up."""
+    anyio.run(build_server(memory, principal=principal).run_stdio_async)
 
 
 __all__ = ["CallToolResult", "MnemeServer", "build_server", "run_stdio", "streamable_http_app"]

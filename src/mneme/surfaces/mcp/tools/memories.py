@@ -9,11 +9,12 @@ from mcp.types import CallToolResult
 from pydantic import Field, Strict
 
 from mneme.memory import Memory
+from mneme.surfaces.authority import viewer
 from mneme.surfaces.mcp import modes
+from mneme.surfaces.mcp.caller import granted
 from mneme.surfaces.mcp.params import (
     MAX_ID,
     MAX_NOTE,
-    Agent,
     Bank,
     Flag,
     Limit,
@@ -31,8 +32,7 @@ from mneme.surfaces.mcp.results import Ctx, run
 async def add_memory(
     ctx: Ctx,
     text: Text,
-    bank: Bank,
-    agent: Agent,
+    bank: Bank = None,
     session: Annotated[
         OptionalId, Field(description="The conversation or task session this belongs to.")
     ] = None,
@@ -69,14 +69,15 @@ async def add_memory(
     kept but flagged. Returns status (ok | accepted | needs_clarification), memory_ids,
     source_id, the decision per claim, deduped (existing memories this repeated), questions
     (when a person must decide, e.g. a contradiction; answer them with
-    resolve_contradiction) and pending_id (for status 'accepted').
+    resolve_contradiction) and pending_id (for status 'accepted'). You are the author.
     """
+    acc = granted()
     return await run(
         ctx,
         lambda m: m.retain(
             text,
-            bank=bank,
-            agent=agent,
+            bank=acc.bank,
+            agent=acc.agent,
             session=session,
             occurred_at=occurred_at,
             source_id=source_id,
@@ -91,8 +92,7 @@ async def update_memory(
     ctx: Ctx,
     memory_id: MemoryId,
     text: Text,
-    bank: Bank,
-    agent: Agent,
+    bank: Bank = None,
     reason: Annotated[str | None, Field(max_length=MAX_NOTE, description="Why it changed.")] = None,
     occurred_at: Annotated[Time, Field(description="When the change happened.")] = None,
 ) -> CallToolResult:
@@ -104,9 +104,12 @@ async def update_memory(
     add_memory.
     """
 
+    acc = granted()
+
     def work(m: Memory) -> object:
-        m.get(memory_id, bank=bank, agent=agent, scope="collective")
-        return m.update(memory_id, text, agent=agent, reason=reason, occurred_at=occurred_at)
+        # In this bank and visible to the agent, before anything is written.
+        m.get(memory_id, bank=acc.bank, agent=acc.agent, scope="collective")
+        return m.update(memory_id, text, agent=acc.agent, reason=reason, occurred_at=occurred_at)
 
     return await run(ctx, work)
 
@@ -121,20 +124,32 @@ async def get_add_status(
             description="The pending_id add_memory returned with status 'accepted'.",
         ),
     ],
+    bank: Bank = None,
 ) -> CallToolResult:
     """Where an accepted add stands: pending, processing, done (with its result) or failed.
 
     Use it after add_memory answered status 'accepted'. Returns pending_id, status, result
-    (the add_memory result once done), error (if failed) and attempts.
+    (the add_memory result once done), error (if failed) and attempts. Only a write of
+    your bank is found, and another agent's private write not at all.
     """
-    return await run(ctx, lambda m: m.get_add_status(pending_id))
+    acc = granted()
+
+    def work(m: Memory) -> object:
+        who = viewer(acc.who)
+        status = m.get_add_status(pending_id, bank=acc.bank, agent=who["agent"])
+        source_id = status.result.source_id if status.result else None
+        if source_id:
+            # The write's source must be in this bank and visible to the caller (as on HTTP).
+            m.source(source_id, bank=acc.bank, **who)
+        return status
+
+    return await run(ctx, work)
 
 
 async def search_memory(
     ctx: Ctx,
     query: Query,
-    bank: Bank,
-    agent: Agent,
+    bank: Bank = None,
     mode: Annotated[
         Literal["recent", "contextual", "deep", "full"],
         Field(
@@ -178,7 +193,10 @@ async def search_memory(
     channels that found it; superseded flag and successor; flashback flag;
     evidence_source_ids; open conflicts) and related (graph neighbours of the best hits, with
     the edge that links them). A superseded memory ranks below its successor and says so.
+    Personal scope is what you stated; collective, the bank less other agents' private
+    memories. {QUOTED}
     """
+    acc = granted()
 
     def work(m: Memory) -> object:
         how = modes.plan(
@@ -191,55 +209,72 @@ async def search_memory(
             time_to=time_to,
         )
         return modes.search(
-            m, query, bank=bank, agent=agent, scope=scope, how=how, min_relevance=min_relevance
+            m,
+            query,
+            bank=acc.bank,
+            agent=acc.agent,
+            scope=scope,
+            how=how,
+            min_relevance=min_relevance,
         )
 
     return await run(ctx, work)
 
 
-async def get_memory(ctx: Ctx, memory_id: MemoryId, bank: Bank, agent: Agent) -> CallToolResult:
+async def get_memory(
+    ctx: Ctx, memory_id: MemoryId, bank: Bank = None, scope: Scope = "collective"
+) -> CallToolResult:
     """One memory by id, with everything known about it.
 
     Returns the unit: text, network, type, status, confidence, both time axes, knowers,
     supersedes / superseded_by, evidence source ids, contradictions, entities, metadata.
+    Reviewers and admins read it as the bank's owner. {QUOTED}
     """
-    return await run(ctx, lambda m: m.get(memory_id, bank=bank, agent=agent))
+    acc = granted()
+    return await run(ctx, lambda m: m.get(memory_id, bank=acc.bank, **viewer(acc.who, scope)))
 
 
 async def list_memories(
     ctx: Ctx,
-    bank: Bank,
-    agent: Agent,
+    bank: Bank = None,
     scope: Scope = "collective",
     limit: Limit = 50,
     offset: Annotated[int, Strict(), Field(ge=0, le=1_000_000, description="Skip this many.")] = 0,
 ) -> CallToolResult:
     """Browse a bank's memories, newest first (no query; use search_memory to find things).
 
-    Returns a list of units (id, text, type, status, times, knowers...).
+    Returns a list of units (id, text, type, status, times, knowers...). Reviewers and
+    admins see the bank as its owner. {QUOTED}
     """
+    acc = granted()
     return await run(
         ctx,
-        lambda m: m.list_memories(bank=bank, agent=agent, scope=scope, limit=limit, offset=offset),
+        lambda m: m.list_memories(
+            bank=acc.bank, limit=limit, offset=offset, **viewer(acc.who, scope)
+        ),
     )
 
 
-async def history(ctx: Ctx, object_id: ObjectId, bank: Bank, agent: Agent) -> CallToolResult:
+async def history(ctx: Ctx, object_id: ObjectId, bank: Bank = None) -> CallToolResult:
     """Every recorded change of a memory or source, oldest first.
 
     Use it to see why a memory looks the way it does: when it was recorded, who else stated
     it, when it was superseded or rejected, review decisions, edges. Returns a list of
     events (at, kind, actor, detail).
     """
-    return await run(ctx, lambda m: m.history(object_id, bank=bank, agent=agent))
+    acc = granted()
+    return await run(
+        ctx, lambda m: m.history(object_id, bank=acc.bank, agent=viewer(acc.who)["agent"])
+    )
 
 
+#: (tool, behaviour hint, the operation its caller's role must allow: authority.OPERATIONS)
 TOOLS = [
-    (add_memory, "write"),
-    (update_memory, "write"),
-    (get_add_status, "read"),
-    (search_memory, "read"),
-    (get_memory, "read"),
-    (list_memories, "read"),
-    (history, "read"),
+    (add_memory, "write", "retain"),
+    (update_memory, "write", "update"),
+    (get_add_status, "read", "add_status"),
+    (search_memory, "read", "recall"),
+    (get_memory, "read", "get"),
+    (list_memories, "read", "list"),
+    (history, "read", "history"),
 ]

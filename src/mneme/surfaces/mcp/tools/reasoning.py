@@ -9,10 +9,11 @@ from mcp.types import CallToolResult
 from pydantic import Field, Strict
 
 from mneme.memory import Memory
+from mneme.surfaces.authority import may_answer, viewer
+from mneme.surfaces.mcp.caller import granted
 from mneme.surfaces.mcp.params import (
     MAX_ID,
     MAX_QUERY,
-    Agent,
     Bank,
     MemoryId,
     Note,
@@ -53,22 +54,23 @@ async def resolve_contradiction(
             "that depends on context)."
         ),
     ],
-    bank: Bank,
-    agent: Agent,
+    bank: Bank = None,
     note: Note = "",
 ) -> CallToolResult:
     """Answer a question add_memory raised about a contradiction.
 
     Use it when add_memory returned needs_clarification with a question naming
     new_memory_id and existing_memory_id, and you (or the user) know which is right.
-    Returns the settled conflict, the decision, and, once the same kind of settlement has
-    been made often enough, a rule proposal a person can adopt.
+    An agent answers only questions about its own memories (from_id is one it stated);
+    reviewers and admins any. You are the actor recorded. Returns the settled conflict, the
+    decision, and, once the same kind of settlement has been made often enough, a rule
+    proposal a person can adopt.
     """
+    acc = granted()
 
     def work(m: Memory) -> object:
-        for uid in (from_id, to_id):
-            m.get(uid, bank=bank, agent=agent, scope="collective")
-        return m.resolve_contradiction(from_id, to_id, decision, actor=agent, note=note)
+        may_answer(m, acc.who, acc.bank, from_id)
+        return m.resolve_contradiction(from_id, to_id, decision, actor=acc.agent, note=note)
 
     return await run(ctx, work)
 
@@ -83,24 +85,25 @@ async def search_by_concept(
             description="A named thing: a person, place, project, tool (or one of its aliases).",
         ),
     ],
-    bank: Bank,
-    agent: Agent,
+    bank: Bank = None,
     scope: Scope = "collective",
     k: Annotated[int, Strict(), Field(ge=1, le=100, description="How many (1-100).")] = 20,
 ) -> CallToolResult:
     """Every memory that mentions a named thing (an entity), not only the best text matches.
 
     Use it to gather what is known about one person, place or project. Returns a list of
-    units.
+    units. {QUOTED}
     """
-    return await run(ctx, lambda m: m.concept(name, bank=bank, agent=agent, scope=scope, k=k))
+    acc = granted()
+    return await run(
+        ctx, lambda m: m.concept(name, bank=acc.bank, agent=acc.agent, scope=scope, k=k)
+    )
 
 
 async def search_reasoning_chain(
     ctx: Ctx,
     query: Query,
-    bank: Bank,
-    agent: Agent,
+    bank: Bank = None,
     direction: Annotated[
         Literal["causal", "forward", "both"],
         Field(
@@ -118,11 +121,13 @@ async def search_reasoning_chain(
     Use it to explain a belief or decision (why do we think X? what follows from X?).
     Returns steps: each a unit with its depth (0 the match, negative toward causes,
     positive toward consequences), the edge type that led there and the step before.
+    {QUOTED}
     """
+    acc = granted()
     return await run(
         ctx,
         lambda m: m.chain(
-            query, bank=bank, agent=agent, scope=scope, direction=direction, depth=depth
+            query, bank=acc.bank, agent=acc.agent, scope=scope, direction=direction, depth=depth
         ),
     )
 
@@ -131,8 +136,7 @@ async def connect_memories(
     ctx: Ctx,
     a: Ref,
     b: Ref,
-    bank: Bank,
-    agent: Agent,
+    bank: Bank = None,
     type: Annotated[
         str,
         Field(
@@ -153,32 +157,38 @@ async def connect_memories(
     two things relate and want later searches and reasoning chains to follow that link.
     Returns the edge (id, src, dst, type, weight).
     """
+    acc = granted()
     return await run(
         ctx,
-        lambda m: m.connect(a, b, bank=bank, agent=agent, type=type, weight=weight, note=note),
+        lambda m: m.connect(
+            a, b, bank=acc.bank, agent=acc.agent, type=type, weight=weight, note=note
+        ),
     )
 
 
 async def get_memory_graph(
     ctx: Ctx,
     memory_id: MemoryId,
-    bank: Bank,
-    agent: Agent,
+    bank: Bank = None,
     depth: Annotated[int, Strict(), Field(ge=1, le=4, description="How many hops out (1-4).")] = 1,
     scope: Scope = "collective",
 ) -> CallToolResult:
     """A memory's neighbourhood: the memories around it and the typed edges between them.
 
     Use it to see what a memory is connected to (supports, contradictions, supersessions,
-    shared topics). Returns center, units (by id) and edges.
+    shared topics). Returns center, units (by id) and edges. Reviewers and admins see the
+    bank as its owner. {QUOTED}
     """
-    return await run(ctx, lambda m: m.graph(memory_id, depth, bank=bank, agent=agent, scope=scope))
+    acc = granted()
+    return await run(
+        ctx, lambda m: m.graph(memory_id, depth, bank=acc.bank, **viewer(acc.who, scope))
+    )
 
 
 TOOLS = [
-    (resolve_contradiction, "decide"),
-    (search_by_concept, "read"),
-    (search_reasoning_chain, "read"),
-    (connect_memories, "write"),
-    (get_memory_graph, "read"),
+    (resolve_contradiction, "decide", "resolve_contradiction"),
+    (search_by_concept, "read", "concept"),
+    (search_reasoning_chain, "read", "chain"),
+    (connect_memories, "write", "connect"),
+    (get_memory_graph, "read", "graph"),
 ]

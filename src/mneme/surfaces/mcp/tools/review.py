@@ -1,5 +1,6 @@
 """Trust tools: the review queue and decisions, conflicts and their resolutions, and
-rejecting or restoring a memory. These are decisions: a person usually makes them."""
+rejecting or restoring a memory. These are decisions: a person usually makes them, and only a
+reviewer or admin caller may (as on HTTP). The actor recorded is always the caller's agent."""
 
 from __future__ import annotations
 
@@ -9,15 +10,9 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from mneme.memory import Memory
-from mneme.surfaces.mcp.params import (
-    ID_SHAPE,
-    MAX_ID,
-    Actor,
-    Bank,
-    Limit,
-    Note,
-    OptionalId,
-)
+from mneme.surfaces.authority import sees_everything
+from mneme.surfaces.mcp.caller import granted
+from mneme.surfaces.mcp.params import MAX_ID, Bank, Limit, Note, OptionalId
 from mneme.surfaces.mcp.results import Ctx, run
 
 TargetId = Annotated[
@@ -44,28 +39,24 @@ def _in_bank(m: Memory, object_id: str, bank: str) -> None:
 
 async def review_queue(
     ctx: Ctx,
-    bank: Bank,
+    bank: Bank = None,
     status: Annotated[
         Literal["pending_review", "approved", "rejected", "superseded"],
         Field(description="Which decisions to list; pending_review: what awaits a person."),
     ] = "pending_review",
     limit: Limit = 50,
-    agent: Annotated[
-        OptionalId,
-        Field(
-            description="Your own agent id: only what you may see (no other agent's private "
-            f"memories). Left out: the whole bank, as its owner sees it. {ID_SHAPE}."
-        ),
-    ] = None,
 ) -> CallToolResult:
     """Claims waiting for a person's decision, newest first, each as it was said.
 
     Returns items: id, text (the statement as said), statement, unit_id, source_id, author,
     said_at, and the claim (subject, attribute, value, status, review_status,
     evidence_count, evidence_refs, contradiction_refs...). Decide them with review_decide.
+    Reviewers and admins see the bank as its owner. {QUOTED}
     """
+    acc = granted()
+    agent = None if sees_everything(acc.who) else acc.agent
     return await run(
-        ctx, lambda m: m.review.queue(bank=bank, status=status, limit=limit, agent=agent)
+        ctx, lambda m: m.review.queue(bank=acc.bank, status=status, limit=limit, agent=agent)
     )
 
 
@@ -80,28 +71,29 @@ async def review_decide(
             "decision."
         ),
     ],
-    bank: Bank,
-    actor: Actor,
+    bank: Bank = None,
     note: Note = "",
     because: Because = None,
 ) -> CallToolResult:
-    """Decide a claim or memory from the review queue.
+    """Decide a claim or memory from the review queue (you are the actor recorded).
 
     A decision that does not apply to its current state, or a because naming no memory of
     the bank, is refused and changes nothing.
     Returns the review event (prior and new status on both axes).
     """
 
+    acc = granted()
+
     def work(m: Memory) -> object:
-        _in_bank(m, target_id, bank)
-        return m.review.decide(target_id, decision, actor, note=note, because=because)
+        _in_bank(m, target_id, acc.bank)
+        return m.review.decide(target_id, decision, acc.agent, note=note, because=because)
 
     return await run(ctx, work)
 
 
 async def list_conflicts(
     ctx: Ctx,
-    bank: Bank,
+    bank: Bank = None,
     status: Annotated[
         Literal["open", "resolved", "all"], Field(description="Which conflicts to list.")
     ] = "open",
@@ -112,9 +104,12 @@ async def list_conflicts(
     Returns conflicts (id, the two memories and claims, kind, status, resolution...).
     Settle them with resolve_conflict.
     """
+    acc = granted()
     return await run(
         ctx,
-        lambda m: m.conflicts(bank=bank, status=None if status == "all" else status, limit=limit),
+        lambda m: m.conflicts(
+            bank=acc.bank, status=None if status == "all" else status, limit=limit
+        ),
     )
 
 
@@ -130,8 +125,7 @@ async def resolve_conflict(
             "scope_b)."
         ),
     ],
-    bank: Bank,
-    actor: Actor,
+    bank: Bank = None,
     note: Note = "",
     winner: Annotated[
         OptionalId,
@@ -144,14 +138,18 @@ async def resolve_conflict(
         str | None, Field(max_length=500, description="Where the second memory holds.")
     ] = None,
 ) -> CallToolResult:
-    """Settle a conflict with one of the four resolutions. Returns the resolved conflict."""
+    """Settle a conflict with one of the four resolutions (you are the actor recorded).
+
+    Returns the resolved conflict.
+    """
+    acc = granted()
 
     def work(m: Memory) -> object:
-        _in_bank(m, conflict_id, bank)
+        _in_bank(m, conflict_id, acc.bank)
         return m.resolve(
             conflict_id,
             resolution,
-            actor=actor,
+            actor=acc.agent,
             note=note,
             winner=winner,
             scope_a=scope_a,
@@ -165,44 +163,45 @@ async def reject(
     ctx: Ctx,
     memory_id: TargetId,
     reason: Annotated[str, Field(min_length=1, max_length=4_000, description="Why it is wrong.")],
-    bank: Bank,
-    actor: Actor,
+    bank: Bank = None,
     because: Because = None,
 ) -> CallToolResult:
     """Reject a memory or claim as wrong: its value is tombstoned and stays rejected.
 
     The same value added again is not re-admitted as live memory; restore lifts it. A
     because naming no memory of the bank is not_found and rejects nothing.
-    Returns the tombstone.
+    Returns the tombstone; you are the actor recorded.
     """
+    acc = granted()
 
     def work(m: Memory) -> object:
-        _in_bank(m, memory_id, bank)
-        return m.reject(memory_id, reason, actor, because=because)
+        _in_bank(m, memory_id, acc.bank)
+        return m.reject(memory_id, reason, acc.agent, because=because)
 
     return await run(ctx, work)
 
 
 async def restore(
-    ctx: Ctx, memory_id: TargetId, bank: Bank, actor: Actor, note: Note = ""
+    ctx: Ctx, memory_id: TargetId, bank: Bank = None, note: Note = ""
 ) -> CallToolResult:
     """Undo the latest decision on a memory or claim (a rejection lifts its tombstone).
 
-    Returns the review event.
+    Returns the review event; you are the actor recorded.
     """
+    acc = granted()
 
     def work(m: Memory) -> object:
-        _in_bank(m, memory_id, bank)
-        return m.restore(memory_id, actor, note)
+        _in_bank(m, memory_id, acc.bank)
+        return m.restore(memory_id, acc.agent, note)
 
     return await run(ctx, work)
 
 
 TOOLS = [
-    (review_queue, "read"),
-    (review_decide, "decide"),
-    (list_conflicts, "read"),
-    (resolve_conflict, "decide"),
-    (reject, "decide"),
-    (restore, "decide"),
+    (review_queue, "read", "review_queue"),
+    (review_decide, "decide", "review_decide"),
+    (list_conflicts, "read", "conflicts"),
+    (resolve_conflict, "decide", "resolve_conflict"),
+    (reject, "decide", "reject"),
+    (restore, "decide", "restore"),
 ]

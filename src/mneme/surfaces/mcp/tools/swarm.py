@@ -9,39 +9,41 @@ from pydantic import Field
 
 from mneme.memory import Memory
 from mneme.serialize import to_jsonable
-from mneme.surfaces.mcp.params import Agent, Bank
+from mneme.surfaces.authority import ALL_BANKS, sees_everything
+from mneme.surfaces.mcp.caller import granted
+from mneme.surfaces.mcp.params import Bank
 from mneme.surfaces.mcp.results import Ctx, run
 
 #: Counts above this are reported as "at least" (the queue and conflict lists are paged).
 COUNT_CAP = 1_000
 
 
-async def list_agents(ctx: Ctx, bank: Bank) -> CallToolResult:
+async def list_agents(ctx: Ctx, bank: Bank = None) -> CallToolResult:
     """The agents working on a bank: who is live, and how many went quiet or left.
 
     Returns bank_id, live (each agent: id, first_seen, last_seen, host, status),
     hidden_stale (silent for over 30 minutes) and departed.
     """
-    return await run(ctx, lambda m: m.roster(bank))
+    acc = granted()
+    return await run(ctx, lambda m: m.roster(acc.bank))
 
 
 async def enroll_agent(
     ctx: Ctx,
-    bank: Bank,
-    agent: Agent,
+    bank: Bank = None,
     host: Annotated[str | None, Field(max_length=255, description="Where the agent runs.")] = None,
 ) -> CallToolResult:
     """Join a bank's roster (your first heartbeat) so other agents see you.
 
     The bank must exist: add a memory to it first. Returns your agent record.
     """
-    return await run(ctx, lambda m: m.enroll(bank=bank, agent=agent, host=host))
+    acc = granted()
+    return await run(ctx, lambda m: m.enroll(bank=acc.bank, agent=acc.agent, host=host))
 
 
 async def agent_heartbeat(
     ctx: Ctx,
-    bank: Bank,
-    agent: Agent,
+    bank: Bank = None,
     status: Annotated[
         Literal["active", "idle", "busy"], Field(description="What you are doing.")
     ] = "active",
@@ -50,30 +52,36 @@ async def agent_heartbeat(
 
     Returns your agent record.
     """
-    return await run(ctx, lambda m: m.heartbeat(bank=bank, agent=agent, status=status))
+    acc = granted()
+    return await run(ctx, lambda m: m.heartbeat(bank=acc.bank, agent=acc.agent, status=status))
 
 
-async def agent_farewell(ctx: Ctx, bank: Bank, agent: Agent) -> CallToolResult:
+async def agent_farewell(ctx: Ctx, bank: Bank = None) -> CallToolResult:
     """Leave the bank's live roster (your record and memories stay). Returns your record."""
-    return await run(ctx, lambda m: m.farewell(bank=bank, agent=agent))
+    acc = granted()
+    return await run(ctx, lambda m: m.farewell(bank=acc.bank, agent=acc.agent))
 
 
-async def swarm_status(ctx: Ctx, bank: Bank) -> CallToolResult:
+async def swarm_status(ctx: Ctx, bank: Bank = None) -> CallToolResult:
     """One look at a bank's swarm: the roster, the store's size, and what awaits people.
 
-    Returns roster, stats (store-wide counts of banks, sources, units, entities, edges),
-    open_conflicts and pending_review (counts, at most 1000; the *_capped flags say when
-    there are more), and
-    open_think_sessions (in this server process).
+    Returns roster, stats (store-wide counts of banks, sources, units, entities, edges;
+    only for an admin of every bank, else null), open_conflicts and pending_review (counts
+    as the caller may see them, at most 1000; the *_capped flags say when there are more),
+    and open_think_sessions (in this server process).
     """
+    acc = granted()
+    store_wide = acc.who.role == "admin" and acc.who.bank == ALL_BANKS
+    agent = None if sees_everything(acc.who) else acc.agent
 
     def work(m: Memory) -> dict[str, Any]:
-        conflicts = len(m.conflicts(bank=bank, status="open", limit=COUNT_CAP))
-        pending = len(m.review.queue(bank=bank, limit=COUNT_CAP))
+        conflicts = len(m.conflicts(bank=acc.bank, status="open", limit=COUNT_CAP))
+        pending = len(m.review.queue(bank=acc.bank, limit=COUNT_CAP, agent=agent))
         return {
-            "bank": bank,
-            "roster": to_jsonable(m.roster(bank)),
-            "stats": to_jsonable(m.stats()),
+            "bank": acc.bank,
+            "roster": to_jsonable(m.roster(acc.bank)),
+            # The counts cover every bank: only a caller for every bank may see them.
+            "stats": to_jsonable(m.stats()) if store_wide else None,
             "open_conflicts": conflicts,
             "open_conflicts_capped": conflicts >= COUNT_CAP,
             "pending_review": pending,
@@ -85,9 +93,9 @@ async def swarm_status(ctx: Ctx, bank: Bank) -> CallToolResult:
 
 
 TOOLS = [
-    (list_agents, "read"),
-    (enroll_agent, "write"),
-    (agent_heartbeat, "write"),
-    (agent_farewell, "write"),
-    (swarm_status, "read"),
+    (list_agents, "read", "roster"),
+    (enroll_agent, "write", "enroll"),
+    (agent_heartbeat, "write", "heartbeat"),
+    (agent_farewell, "write", "farewell"),
+    (swarm_status, "read", "swarm_status"),
 ]

@@ -7,9 +7,9 @@ from typing import Annotated, Literal
 from mcp.types import CallToolResult
 from pydantic import Field, Strict
 
+from mneme.surfaces.mcp.caller import granted
 from mneme.surfaces.mcp.params import (
     MAX_ID,
-    Agent,
     Bank,
     Flag,
     Query,
@@ -30,12 +30,11 @@ Refs = Annotated[
 
 async def think_start(
     ctx: Ctx,
-    bank: Bank,
-    agent: Agent,
     goal: Annotated[
         str,
         Field(min_length=1, max_length=MAX_GOAL_CHARS, description="What you are thinking about."),
     ],
+    bank: Bank = None,
 ) -> CallToolResult:
     """Open a private scratchpad to reason step by step before saving anything.
 
@@ -43,15 +42,15 @@ async def think_start(
     minutes idle it is saved as an incomplete thought (search_incomplete_thoughts). Only
     you (this agent, in this bank) can use it. Returns session_id.
     """
-    return await run(ctx, lambda m: {"session_id": m.think.start(bank, agent, goal)})
+    acc = granted()
+    return await run(ctx, lambda m: {"session_id": m.think.start(acc.bank, acc.agent, goal)})
 
 
 async def think_add(
     ctx: Ctx,
     session_id: SessionId,
-    bank: Bank,
-    agent: Agent,
     text: ThoughtText,
+    bank: Bank = None,
     kind: Annotated[
         Literal["observation", "hypothesis", "evidence", "question"],
         Field(description="What sort of thought it is."),
@@ -64,37 +63,38 @@ async def think_add(
 
     Returns the thought (id like t3, kind, text, at).
     """
+    acc = granted()
     return await run(
         ctx,
-        lambda m: m.think.add(session_id, text, kind, supports, bank=bank, agent=agent),
+        lambda m: m.think.add(session_id, text, kind, supports, bank=acc.bank, agent=acc.agent),
     )
 
 
 async def think_recall(
     ctx: Ctx,
     session_id: SessionId,
-    bank: Bank,
-    agent: Agent,
     query: Query,
+    bank: Bank = None,
     k: Annotated[int, Strict(), Field(ge=1, le=50, description="How many hits (1-50).")] = 5,
     scope: Scope = "collective",
 ) -> CallToolResult:
     """Search memory from your scratchpad (read-only): each hit becomes an evidence thought.
 
     Returns the evidence thoughts (id, text, memory_id, score); cite them in think_conclude.
+    {QUOTED}
     """
+    acc = granted()
     return await run(
         ctx,
-        lambda m: m.think.recall(session_id, query, k, bank=bank, agent=agent, scope=scope),
+        lambda m: m.think.recall(session_id, query, k, bank=acc.bank, agent=acc.agent, scope=scope),
     )
 
 
 async def think_conclude(
     ctx: Ctx,
     session_id: SessionId,
-    bank: Bank,
-    agent: Agent,
     text: ThoughtText,
+    bank: Bank = None,
     evidence: Annotated[
         Refs,
         Field(
@@ -107,17 +107,17 @@ async def think_conclude(
 
     Still nothing is saved: think_commit does that. Returns the conclusion thought.
     """
+    acc = granted()
     return await run(
         ctx,
-        lambda m: m.think.conclude(session_id, text, evidence, bank=bank, agent=agent),
+        lambda m: m.think.conclude(session_id, text, evidence, bank=acc.bank, agent=acc.agent),
     )
 
 
 async def think_commit(
     ctx: Ctx,
     session_id: SessionId,
-    bank: Bank,
-    agent: Agent,
+    bank: Bank = None,
     private: Annotated[Flag, Field(description="true: only you will see the conclusion.")] = False,
 ) -> CallToolResult:
     """Save the conclusion as one memory, with SUPPORTS edges from the memories it cites.
@@ -125,31 +125,39 @@ async def think_commit(
     The session closes. Returns the add_memory result; metadata holds think_session,
     evidence (the cited memory ids) and supports (the new edge ids).
     """
+    acc = granted()
     return await run(
-        ctx, lambda m: m.think.commit(session_id, bank=bank, agent=agent, private=private)
+        ctx, lambda m: m.think.commit(session_id, bank=acc.bank, agent=acc.agent, private=private)
     )
 
 
 async def think_discard(
-    ctx: Ctx, session_id: SessionId, bank: Bank, agent: Agent
+    ctx: Ctx,
+    session_id: SessionId,
+    bank: Bank = None,
 ) -> CallToolResult:
     """Throw the scratchpad away; nothing of it was ever saved. Returns what it held."""
-    return await run(ctx, lambda m: m.think.discard(session_id, bank=bank, agent=agent))
+    acc = granted()
+    return await run(ctx, lambda m: m.think.discard(session_id, bank=acc.bank, agent=acc.agent))
 
 
-async def think_status(ctx: Ctx, session_id: SessionId, bank: Bank, agent: Agent) -> CallToolResult:
+async def think_status(
+    ctx: Ctx,
+    session_id: SessionId,
+    bank: Bank = None,
+) -> CallToolResult:
     """Look at your scratchpad while you reason (it changes nothing).
 
     Returns goal, thoughts, links (SUPPORTS between thoughts), conclusion_id,
     cited_memory_ids (what a commit would cite) and expires_at.
     """
-    return await run(ctx, lambda m: m.think.status(session_id, bank=bank, agent=agent))
+    acc = granted()
+    return await run(ctx, lambda m: m.think.status(session_id, bank=acc.bank, agent=acc.agent))
 
 
 async def search_incomplete_thoughts(
     ctx: Ctx,
-    bank: Bank,
-    agent: Agent,
+    bank: Bank = None,
     query: Annotated[
         Query | None, Field(description="What the thinking was about; leave out for newest.")
     ] = None,
@@ -160,16 +168,17 @@ async def search_incomplete_thoughts(
     Use it to pick up unfinished reasoning. Returns a list of incomplete thoughts
     (memory_id, session_id, goal, saved_at, reason, thoughts).
     """
-    return await run(ctx, lambda m: m.think.incomplete(query, bank, agent, k))
+    acc = granted()
+    return await run(ctx, lambda m: m.think.incomplete(query, acc.bank, acc.agent, k))
 
 
 TOOLS = [
-    (think_start, "write"),
-    (think_add, "write"),
-    (think_recall, "read"),
-    (think_conclude, "write"),
-    (think_commit, "write"),
-    (think_discard, "write"),
-    (think_status, "read"),
-    (search_incomplete_thoughts, "read"),
+    (think_start, "write", "think"),
+    (think_add, "write", "think"),
+    (think_recall, "read", "think"),
+    (think_conclude, "write", "think"),
+    (think_commit, "write", "think"),
+    (think_discard, "write", "think"),
+    (think_status, "read", "think"),
+    (search_incomplete_thoughts, "read", "think"),
 ]
