@@ -8,6 +8,9 @@ class MnemeError(Exception):
 
     code = "error"
     exit_code = 1
+    #: More than ``str(error)`` says, for the operator of the machine only (a file's path, an
+    #: OS error): a CLI or a server log may show it, an answer to a remote client never does.
+    operator_detail: str | None = None
 
 
 class InvalidInput(MnemeError, ValueError):

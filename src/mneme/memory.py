@@ -78,6 +78,13 @@ def _utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+def unseen(what: str, object_id: str, agent: str) -> NotFound:
+    """The one answer for an id that does not exist and for one the caller may not see: the
+    words never tell the two apart (issue 16: they differed, so an absent id and another
+    agent's private one could be told apart by the message alone)."""
+    return NotFound(f"no {what} {object_id!r} visible to {agent}")
+
+
 @dataclass(frozen=True, slots=True)
 class GraphView:
     center: str
@@ -184,7 +191,9 @@ class Memory:
         self._sweeper = Worker("reconsolidate", self._sweep_step, config.reconsolidate_every)
         self._buffer = IngestBuffer(store, self._retainer, clock)
         self.think = Thinker(self)
-        if not config.read_only:
+        # A store that cannot be written (read-only media, a file this user may only read)
+        # is still read: nothing is written at open, so nothing fails there (issue 16).
+        if not (config.read_only or store.read_only):
             self._buffer.recover()  # accepted writes a previous process did not finish
             self._sweeper.start()
 
@@ -409,8 +418,13 @@ class Memory:
             return []
         return self._recaller.recall(q)
 
-    def _viewer(self, object_id: str, bank: str | None, agent: str | None, scope: str) -> Viewer:
+    def _viewer(
+        self, object_id: str, bank: str | None, agent: str | None, scope: str, what: str
+    ) -> Viewer:
+        """Who looks, and in which bank: the named one, else the bank holding the id. An id
+        that is nowhere is refused in the words ``what`` an invisible one gets (``unseen``)."""
         validate.ident(object_id, "id")
+        who = "owner" if agent is None else validate.ident(agent, "agent")
         if bank is not None:
             # The bank named is where to look: whether the id exists elsewhere is not told.
             found: str | None = validate.ident(bank, "bank")
@@ -421,10 +435,10 @@ class Memory:
                     f"source id {object_id!r} is used in more than one bank; name the bank"
                 )
         if found is None:
-            raise NotFound(f"no memory or source {object_id!r}")
+            raise unseen(what, object_id, who)
         if agent is None:
             return Viewer(found, "owner", Scope.OWNER)
-        return Viewer(found, validate.ident(agent, "agent"), validate.scope(scope))
+        return Viewer(found, who, validate.scope(scope))
 
     def get(
         self,
@@ -435,10 +449,10 @@ class Memory:
         scope: str = "collective",
     ) -> Unit:
         """One memory unit by id. Without ``agent``, the caller is the store's owner."""
-        viewer = self._viewer(memory_id, bank, agent, scope)
+        viewer = self._viewer(memory_id, bank, agent, scope, "memory")
         unit = self.store.get_units(viewer, [memory_id]).get(memory_id)
         if unit is None:
-            raise NotFound(f"no memory {memory_id!r} visible to {viewer.agent_id}")
+            raise unseen("memory", memory_id, viewer.agent_id)
         return unit
 
     def source(
@@ -449,10 +463,10 @@ class Memory:
         agent: str | None = None,
         scope: str = "collective",
     ) -> Source:
-        viewer = self._viewer(source_id, bank, agent, scope)
+        viewer = self._viewer(source_id, bank, agent, scope, "source")
         src = self.store.get_source(viewer, source_id)
         if src is None:
-            raise NotFound(f"no source {source_id!r} visible to {viewer.agent_id}")
+            raise unseen("source", source_id, viewer.agent_id)
         return src
 
     def list_memories(
@@ -482,7 +496,7 @@ class Memory:
         self, object_id: str, *, bank: str | None = None, agent: str | None = None
     ) -> list[HistoryEvent]:
         """Every recorded change of a unit, source, claim or conflict, oldest first."""
-        viewer = self._viewer(object_id, bank, agent, "collective")
+        viewer = self._viewer(object_id, bank, agent, "collective", "memory or source")
         visible = (
             self.store.get_units(viewer, [object_id])
             or self.store.get_source(viewer, object_id) is not None
@@ -495,14 +509,14 @@ class Memory:
             )
         )
         if not visible:
-            raise NotFound(f"no memory or source {object_id!r} visible to {viewer.agent_id}")
+            raise unseen("memory or source", object_id, viewer.agent_id)
         return trust_history(self.store, viewer.bank_id, object_id)
 
     def state_at(self, object_id: str, at: dt.datetime | str) -> dict[str, Any] | None:
         """What mneme held about a unit, claim or conflict at a past instant (record time)."""
         when = validate.when(at, "at")
         assert when is not None
-        viewer = self._viewer(object_id, None, None, "collective")
+        viewer = self._viewer(object_id, None, None, "collective", "memory or source")
         return trust_state_at(self.store, viewer.bank_id, object_id, when)
 
     def invalidate(
@@ -589,7 +603,7 @@ class Memory:
         scope: str = "collective",
     ) -> GraphView:
         """The neighbourhood of a unit over typed edges, within the caller's scope."""
-        viewer = self._viewer(memory_id, bank, agent, scope)
+        viewer = self._viewer(memory_id, bank, agent, scope, "memory")
         depth = validate.positive_int(depth, "depth", high=4)
         units: dict[str, Unit] = {}
         edges: dict[str, Edge] = {}
@@ -606,7 +620,7 @@ class Memory:
                     nxt.extend(x for x in (e.src, e.dst) if x not in units)
             frontier = nxt
         if memory_id not in units:
-            raise NotFound(f"no memory {memory_id!r} visible to {viewer.agent_id}")
+            raise unseen("memory", memory_id, viewer.agent_id)
         return GraphView(memory_id, units, tuple(edges.values()))
 
     def resolve_contradiction(

@@ -14,6 +14,14 @@ def test_schema_is_current_and_migrate_is_idempotent(store: Store) -> None:
     assert store.capabilities.name in {"sqlite", "postgres"}
 
 
+def test_a_store_opened_for_writing_is_not_read_only_and_takes_a_write(
+    store: Store, make: Any
+) -> None:
+    assert store.read_only is False
+    make.bank()  # a write: it must not be refused
+    assert store.read_only is False
+
+
 def test_native_vector_index_capability_is_true_only_with_an_on_disk_index(
     store: Store, make: Any
 ) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Iterable, Mapping
+from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -108,7 +109,9 @@ class Recaller:
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mneme-recall")
 
     def close(self) -> None:
-        self._pool.shutdown(wait=False)
+        # Wait for a channel still running: the store closes its connections next, and closing
+        # one under a running statement crashed the process (SIGSEGV, seen on a corrupt store).
+        self._pool.shutdown(wait=True)
 
     def parse(
         self,
@@ -198,17 +201,24 @@ class Recaller:
             temporal = self._pool.submit(
                 self.store.search_temporal, q.viewer, span[0], span[1], q.filters, n
             )
-        # The one model call of the read path. MiniLM caches repeated queries.
-        embed_query = getattr(self.embedder, "embed_query", None)
-        vector = embed_query(q.text) if embed_query else self.embedder.embed([q.text])[0]
-        semantic = [
-            s
-            for s in self.store.search_semantic(
-                q.viewer, vector, self.embedder.model_id, q.filters, n
-            )
-            if s.score >= cfg.semantic_floor
-        ]
-        lexical_hits = lexical.result()
+        try:
+            # The one model call of the read path. MiniLM caches repeated queries.
+            embed_query = getattr(self.embedder, "embed_query", None)
+            vector = embed_query(q.text) if embed_query else self.embedder.embed([q.text])[0]
+            semantic = [
+                s
+                for s in self.store.search_semantic(
+                    q.viewer, vector, self.embedder.model_id, q.filters, n
+                )
+                if s.score >= cfg.semantic_floor
+            ]
+            lexical_hits = lexical.result()
+            temporal_hits = temporal.result() if temporal is not None else None
+        except BaseException:
+            # Never leave a channel running behind the error: the caller may close the store
+            # next, and a connection closed under a running statement crashed the process.
+            futures.wait([f for f in (lexical, temporal) if f is not None])
+            raise
         if lexical_hits and cfg.lexical_floor > 0:
             bar = cfg.lexical_floor * lexical_hits[0].score
             lexical_hits = [s for s in lexical_hits if s.score >= bar]
@@ -216,8 +226,8 @@ class Recaller:
             Channel.SEMANTIC: semantic,
             Channel.LEXICAL: lexical_hits,
         }
-        if temporal is not None:
-            channels[Channel.TEMPORAL] = temporal.result()
+        if temporal_hits is not None:
+            channels[Channel.TEMPORAL] = temporal_hits
         weights: dict[str, float] = {
             Channel.SEMANTIC: cfg.semantic_weight,
             Channel.LEXICAL: cfg.lexical_weight,

@@ -140,6 +140,10 @@ class PostgresStore(
     def schema_version(self) -> int:
         return self.db.schema_version()
 
+    @property
+    def read_only(self) -> bool:
+        return False  # a role without write grants gets the server's refusal on a write
+
     def migrate(self) -> list[int]:
         applied = self.db.migrate()
         if 9 in applied:  # the backfill of the BM25 postings (ADR 0019)

@@ -14,6 +14,7 @@ import re
 import sqlite3
 import threading
 import time
+import urllib.parse
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -46,12 +47,27 @@ def _is_locked(exc: sqlite3.OperationalError) -> bool:
     return "locked" in msg or "busy" in msg
 
 
+_UNDECODABLE = re.compile(r"could not decode to utf-8 column '([^']*)'", re.IGNORECASE)
+
+
 def translate(exc: sqlite3.Error, path: str) -> MnemeError:
     msg = str(exc)
     low = msg.lower()
+    bad_text = _UNDECODABLE.search(msg)
+    if bad_text:
+        # A damaged page under a text column: say which column, not its garbled bytes.
+        return SchemaMismatch(
+            f"{path} is corrupt: a stored {bad_text[1]!r} value is not valid UTF-8 "
+            "(restore it from a backup or an export)"
+        )
     if "readonly" in low or "read-only" in low:
         return BackendUnavailable(f"the database {path} is read-only: {msg}")
-    if "not a database" in low or "malformed" in low or "file is encrypted" in low:
+    if (
+        "not a database" in low
+        or "malformed" in low
+        or "file is encrypted" in low
+        or "corrupt" in low
+    ):
         return SchemaMismatch(f"{path} is not a readable mneme database ({msg})")
     if "unable to open" in low:
         return BackendUnavailable(f"cannot open the database {path}: {msg}")
@@ -67,6 +83,8 @@ class Database:
 
     def __init__(self, path: str, *, read_only: bool = False, busy_timeout_ms: int = 30_000):
         self.read_only = read_only
+        #: Why writes are refused, for the error a write gets.
+        self.read_only_reason = "opened with read_only"
         self._busy_ms = busy_timeout_ms
         if path in ("", ":memory:"):
             # A named shared-cache memory database, so every connection of this store sees it.
@@ -78,8 +96,13 @@ class Database:
                 parent = Path(self.path).parent
                 if not parent.exists():
                     raise BackendUnavailable(f"cannot create {self.path}: {parent} does not exist")
-            mode = "ro" if read_only else "rwc"
-            self._uri = f"file:{Path(self.path).absolute()}?mode={mode}"
+                unwritable = _unwritable(self.path)
+                if unwritable:
+                    # Reading must not need a write (issue 16): a store on read-only media, or
+                    # one this user may only read, opens for reading and refuses writes clearly.
+                    self.read_only = True
+                    self.read_only_reason = unwritable
+            self._uri = self._file_uri("ro" if self.read_only else "rwc")
             self._check_file()
         self._local = threading.local()
         self._wlock = threading.RLock()
@@ -94,6 +117,11 @@ class Database:
         self._on_rollback: list[Callable[[], None]] = []
         self._before_commit: list[Callable[[], None]] = []
 
+    def _file_uri(self, mode: str, *, immutable: bool = False) -> str:
+        # Percent-escaped: a "?" or "#" in a file name would otherwise end the path.
+        where = urllib.parse.quote(str(Path(self.path).absolute()), safe="/")
+        return f"file:{where}?mode={mode}" + ("&immutable=1" if immutable else "")
+
     def _check_file(self) -> None:
         p = Path(self.path)
         if not p.exists():
@@ -102,13 +130,35 @@ class Database:
             return
         if p.is_dir():
             raise BackendUnavailable(f"{self.path} is a directory, not a database file")
+        try:
+            self._probe()
+        except _CannotWrite as exc:
+            if not _may_read_immutable(self.path):
+                raise translate(exc.error, self.path) from exc.error
+            # SQLite could not make the files a reader of a WAL store needs beside it (a
+            # directory nobody may write here, a full disk). With no write-ahead log to replay,
+            # reading the file as immutable is exact: it is read as it is now, later writes by
+            # others are not followed, and this store refuses writes (issue 16).
+            if not self.read_only:  # else the reason it was opened read-only stands
+                self.read_only = True
+                self.read_only_reason = exc.reason
+            self._uri = self._file_uri("ro", immutable=True)
+            try:
+                self._probe()
+            except _CannotWrite as again:
+                raise translate(again.error, self.path) from again.error
+
+    def _probe(self) -> None:
         # Ask SQLite, never read the file ourselves: closing any descriptor of a file drops
         # every POSIX lock this process holds on it, so a plain open() and close() beside a
         # live connection left that connection without its shared lock, and another process
         # closing the database then took it for the last user and deleted the WAL under it
         # (seen on a 1M-unit store: a writer's WAL "(deleted)", readers saw a corrupt file).
         # SQLite's own opens and closes know about each other and keep the locks.
-        probe = sqlite3.connect(self._uri, uri=True, timeout=self._busy_ms / 1000)
+        try:
+            probe = sqlite3.connect(self._uri, uri=True, timeout=self._busy_ms / 1000)
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
         try:
             probe.execute("SELECT count(*) FROM sqlite_master").fetchone()
         except sqlite3.DatabaseError as exc:
@@ -116,6 +166,11 @@ class Database:
                 raise SchemaMismatch(
                     f"{self.path} is not a SQLite database (a foreign or corrupt file)"
                 ) from exc
+            low = str(exc).lower()
+            if "disk i/o" in low or "full" in low:
+                raise _CannotWrite(exc, f"the medium is full or cannot be written: {exc}") from exc
+            if "readonly" in low or "unable to open" in low:
+                raise _CannotWrite(exc, f"SQLite cannot write beside the file: {exc}") from exc
             raise translate(exc, self.path) from exc
         finally:
             probe.close()
@@ -131,7 +186,9 @@ class Database:
             )
             conn.execute(f"PRAGMA busy_timeout = {int(self._busy_ms)}")
             if writer and not self.read_only and self.path != ":memory:":
-                conn.execute("PRAGMA journal_mode = WAL")
+                # Set only when it is not already WAL: opening writes nothing it need not.
+                if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                    conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
             if not writer or self.read_only:
                 conn.execute("PRAGMA query_only = 1")
@@ -165,7 +222,12 @@ class Database:
             raise translate(exc, self.path) from exc
 
     def query(self, sql: str, params: Any = ()) -> list[sqlite3.Row | tuple[Any, ...]]:
-        return list(self.execute(sql, params).fetchall())
+        cur = self.execute(sql, params)
+        try:
+            # Rows are read (and a damaged page found) while fetching, not in execute().
+            return list(cur.fetchall())
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from exc
 
     # -- transactions --------------------------------------------------------------------
 
@@ -184,7 +246,10 @@ class Database:
     def transaction(self) -> Iterator[None]:
         """A write transaction; nested calls become savepoints. Rollback never hides the error."""
         if self.read_only:
-            raise BackendUnavailable(f"the database {self.path} is opened read-only")
+            raise BackendUnavailable(
+                f"the database {self.path} is read-only ({self.read_only_reason}): it can be "
+                "read, not written"
+            )
         with self._wlock:
             outer = self._depth == 0
             name = f"sp{self._depth}"
@@ -283,7 +348,7 @@ class Database:
             return None
         try:
             conn = sqlite3.connect(
-                f"file:{Path(self.path).absolute()}?mode=ro",
+                self._uri if self.read_only else self._file_uri("ro"),
                 uri=True,
                 isolation_level=None,
                 check_same_thread=False,
@@ -313,14 +378,19 @@ class Database:
         return int(self.query("SELECT coalesce(max(version), 0) FROM schema_version")[0][0])
 
     def migrate(self) -> list[int]:
-        """Apply every migration newer than the file's version; each in its own transaction."""
-        current = self.schema_version()
-        latest = latest_version()
-        if current > latest:
-            raise SchemaMismatch(
-                f"{self.path} has schema version {current}, newer than this mneme "
-                f"understands ({latest}); upgrade mneme"
-            )
+        """Apply every migration newer than the file's version; each in its own transaction.
+
+        The version read before is only a hint: another process may be migrating the same file
+        at this moment (several agents' first opens of one fresh store, issue 16 item 8). Each
+        migration runs under ``BEGIN IMMEDIATE``, which holds the file's write lock, and reads
+        the version again inside it: a migration another process applied meanwhile is skipped,
+        never run twice ("table banks already exists").
+
+        Raises:
+            SchemaMismatch: the file is newer than this mneme, not a mneme store, or needs
+                migrating but cannot be written.
+        """
+        current = self._check_version(self.schema_version())
         applied: list[int] = []
         for version, name, sql in migrations():
             if version <= current:
@@ -328,16 +398,31 @@ class Database:
             if self.read_only:
                 raise SchemaMismatch(
                     f"{self.path} has schema version {current} and needs migrating to "
-                    f"{latest}, but it is opened read-only"
+                    f"{latest_version()}, but it is read-only ({self.read_only_reason}); open it "
+                    "once where it can be written (or run `mneme db migrate` there)"
                 )
-            self._apply(version, name, sql)
-            applied.append(version)
+            if self._apply(version, name, sql):
+                applied.append(version)
+            current = version
         return applied
 
-    def _apply(self, version: int, name: str, sql: str) -> None:
+    def _check_version(self, current: int) -> int:
+        latest = latest_version()
+        if current > latest:
+            raise SchemaMismatch(
+                f"{self.path} has schema version {current}, newer than this mneme "
+                f"understands ({latest}); upgrade mneme"
+            )
+        return current
+
+    def _apply(self, version: int, name: str, sql: str) -> bool:
+        """Apply one migration unless the file already has it; whether this call applied it."""
         now = dt.datetime.now(dt.UTC).isoformat()
         statements = [s for s in _split_sql(sql) if s.strip()]
         with self.transaction():
+            # Read again under the write lock: the version seen before may be stale.
+            if self._check_version(self.schema_version()) >= version:
+                return False
             w = self._writer
             try:
                 w.execute(
@@ -349,6 +434,7 @@ class Database:
                 w.execute("INSERT INTO schema_version VALUES (?, ?, ?)", (version, name, now))
             except sqlite3.Error as exc:
                 raise translate(exc, self.path) from exc
+        return True
 
     def close(self) -> None:
         for conn in self._all:
@@ -375,6 +461,38 @@ def _split_sql(script: str) -> list[str]:
     if "\n".join(buf).strip():
         out.append("\n".join(buf))
     return out
+
+
+class _CannotWrite(Exception):
+    """The probe of an existing file failed for want of somewhere to write (not a lock)."""
+
+    def __init__(self, error: sqlite3.Error, reason: str) -> None:
+        super().__init__(reason)
+        self.error = error
+        self.reason = reason
+
+
+def _unwritable(path: str) -> str | None:
+    """Why this process cannot write the existing store at ``path`` (None: it can, or the
+    file does not exist yet). SQLite writes beside the file too (its journal, or the WAL and
+    its shared memory), so a directory that cannot be written is as read-only as the file."""
+    p = Path(path)
+    if not p.is_file():
+        return None
+    if not os.access(p, os.W_OK):
+        return "the file cannot be written by this user or on this medium"
+    if not os.access(p.absolute().parent, os.W_OK):
+        return "its directory cannot be written by this user or on this medium"
+    return None
+
+
+def _may_read_immutable(path: str) -> bool:
+    """Whether nothing waits in a write-ahead log that an immutable read would miss."""
+    wal = Path(path + "-wal")
+    try:
+        return not wal.exists() or wal.stat().st_size == 0
+    except OSError:
+        return False
 
 
 def file_exists(path: str) -> bool:

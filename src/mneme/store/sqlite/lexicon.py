@@ -11,9 +11,11 @@ store, not by triggers: a trigger per bank would run for every insert into any b
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 
 from mneme.store.sqlite.base import SQLiteBase
+from mneme.store.sqlite.database import translate
 from mneme.store.sqlite.lexical import (
     LEXICAL_MIN_ROWS,
     LexicalIndex,
@@ -110,7 +112,12 @@ class LexiconMixin(SQLiteBase):
         if not missing or self.db.read_only:
             return
         with self.db.transaction():
-            for (bank_id,) in missing:
+            # Again under the write lock: another process opening the file may have made them.
+            self._fts_names.clear()
+            for (bank_id,) in self.db.query(
+                "SELECT id FROM banks WHERE id NOT IN (SELECT bank_id FROM units_fts_banks) "
+                "ORDER BY id"
+            ):
                 self._fts_create(str(bank_id))
 
     # -- the in-memory BM25 of large banks (ADR 0021) ------------------------------------
@@ -180,6 +187,8 @@ class LexiconMixin(SQLiteBase):
                     idx.build(conn)  # new, or rows went away (a purge): read it all again
                 idx.generation = gen
             conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise translate(exc, self.db.path) from exc
         finally:
             conn.close()
         self._lexicals[bank_id] = idx

@@ -100,12 +100,16 @@ class SQLiteStore(
         # The audit key, and the triggers that seal every row written (ADR 0035).
         self._open_keys(audit_key_file)
         self._keys_open = True
-        if not read_only:
+        if not self.db.read_only:  # also when the file turned out unwritable (ADR 0033)
             self._install_sealing()
             self._seal_store(applied)
 
     def schema_version(self) -> int:
         return self.db.schema_version()
+
+    @property
+    def read_only(self) -> bool:
+        return self.db.read_only
 
     def migrate(self) -> list[int]:
         applied = self.db.migrate()

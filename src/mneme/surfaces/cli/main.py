@@ -76,7 +76,9 @@ class MnemeGroup(click.Group):
             _report(as_json, "aborted", "aborted")
             code = 1
         except MnemeError as exc:
-            _report(as_json, exc.code, str(exc), getattr(exc, "details", None))
+            # The CLI runs on the operator's machine: it may say what a client is not told.
+            message = exc.operator_detail or str(exc)
+            _report(as_json, exc.code, message, getattr(exc, "details", None))
             code = exc.exit_code
         except Exception as exc:  # a bug: keep its traceback, on stderr only
             traceback.print_exc(file=sys.stderr)

@@ -3,18 +3,25 @@
 Inputs are retained in batches through ``Memory.retain_many``, which writes a batch in one
 transaction or not at all. When an input is bad, everything before it is kept, nothing from it
 on is written, and the error names its line (or turn) and how many inputs were imported.
+
+Lines are read as bytes, at most ``--max-line-bytes`` of each (an endless line is refused at the
+cap, never read whole), and decoded one at a time, so bytes that are not UTF-8 name their line.
+A JSONL line without a source id gets one derived from its content (ADR 0033): running the same
+import again, after a crash or on a file that grew, adds nothing it already added.
 """
 
 from __future__ import annotations
 
+import collections
 import datetime as dt
+import hashlib
 import json
 import re
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import click
 
@@ -31,6 +38,11 @@ JSONL_KEYS = frozenset(
 LOCOMO_TIME_FORMAT = "%I:%M %p on %d %B, %Y"
 _SESSION_KEY = re.compile(r"session_(\d+)")
 _ITEM_INDEX = re.compile(r"^item (\d+): ")
+#: The longest JSONL line read by default (bytes, newline excluded): far above any real input,
+#: and a line with no newline in hundreds of MB stops there instead of filling memory.
+MAX_LINE_BYTES = 1 << 20
+#: Where a line's derived source id starts (ADR 0033); a caller's own ids rarely look like it.
+DERIVED_ID_PREFIX = "line:"
 
 
 class ImportFailed(InvalidInput):
@@ -53,6 +65,7 @@ class Tally:
     memories: int = 0
     deduped: int = 0
     needs_clarification: int = 0
+    already_imported: int = 0  # replays of a source id the store already held
     banks: set[str] = field(default_factory=set)
 
 
@@ -102,23 +115,75 @@ def _jsonl_item(obj: Any, lineno: int, bank: str | None, agent: str | None) -> R
     return Record(where, item)
 
 
-def jsonl_records(path: Path, bank: str | None, agent: str | None) -> Iterator[Record]:
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
+def read_lines(fh: BinaryIO, max_bytes: int) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, bytes without the newline) of every line; None for a line longer than
+    ``max_bytes``, whose rest is skipped in bounded reads, never held whole."""
+    lineno = 0
+    while line := fh.readline(max_bytes + 1):
+        lineno += 1
+        if line.endswith(b"\n"):
+            yield lineno, line.rstrip(b"\r\n")
+        elif len(line) <= max_bytes:
+            yield lineno, line  # the last line, without a newline
+        else:
+            yield lineno, None
+            # Only a caller that reads on (a count) pays for skipping the rest of it.
+            while (rest := fh.readline(1 << 20)) and not rest.endswith(b"\n"):
+                pass
+
+
+def _decode(raw: bytes | None, lineno: int, max_bytes: int) -> Any:
+    """One JSONL line as a JSON value, or _BadRecord saying what is wrong with it."""
+    where = f"line {lineno}"
+    if raw is None:
+        raise _BadRecord(
+            where, f"longer than {max_bytes} bytes (--max-line-bytes allows a longer one)"
+        )
+    if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]  # a byte-order mark some editors write
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _BadRecord(where, f"not valid UTF-8 (byte {exc.start + 1} of the line)") from None
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise _BadRecord(where, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise _BadRecord(where, "JSON nested too deeply") from None
+
+
+def derived_source_id(item: Mapping[str, Any], seen: collections.Counter[bytes]) -> str:
+    """A source id from what a line says (ADR 0033): the same line in a re-run gets the same id,
+    so the store recognises it; the n-th repeat of one line in a file gets its own."""
+    said = {k: v for k, v in item.items() if k != "bank"}
+    digest = hashlib.sha256(
+        json.dumps(said, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8")
+    ).digest()[:16]
+    n = seen[digest]
+    seen[digest] += 1
+    return DERIVED_ID_PREFIX + digest.hex() + (f".{n}" if n else "")
+
+
+def jsonl_records(
+    path: Path, bank: str | None, agent: str | None, max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[Record]:
+    seen: collections.Counter[bytes] = collections.Counter()
+    with path.open("rb") as fh:
+        for lineno, raw in read_lines(fh, max_line_bytes):
+            if raw is not None and not raw.strip():
                 continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise _BadRecord(
-                    f"line {lineno}", f"not valid JSON ({exc.msg} at column {exc.colno})"
-                ) from None
-            yield _jsonl_item(obj, lineno, bank, agent)
+            record = _jsonl_item(_decode(raw, lineno, max_line_bytes), lineno, bank, agent)
+            if record.item["source_id"] is None:
+                item = dict(record.item)
+                item["source_id"] = derived_source_id(item, seen)
+                record = Record(record.where, item)
+            yield record
 
 
-def _count_lines(path: Path) -> int:
-    with path.open(encoding="utf-8") as fh:
-        return sum(1 for line in fh if line.strip())
+def _count_lines(path: Path, max_line_bytes: int) -> int:
+    with path.open("rb") as fh:
+        return sum(1 for _, raw in read_lines(fh, max_line_bytes) if raw is None or raw.strip())
 
 
 # -- LoCoMo -------------------------------------------------------------------------------
@@ -196,21 +261,43 @@ def locomo_records(
                 )
 
 
-def detect_format(path: Path) -> str:
+def detect_format(path: Path, max_line_bytes: int = MAX_LINE_BYTES) -> str:
     """ "jsonl" or "locomo", from the extension, else from the first JSON value in the file."""
     if path.suffix == ".jsonl":
         return "jsonl"
-    with path.open(encoding="utf-8") as fh:
-        head = fh.read(4096).lstrip()
-    if head.startswith("["):
+    with path.open("rb") as fh:
+        head = fh.read(4096).lstrip().removeprefix(b"\xef\xbb\xbf").lstrip()
+        fh.seek(0)
+        first = next(read_lines(fh, max_line_bytes), (1, None))[1]
+    if head.startswith(b"["):
         return "locomo"
-    if head.startswith("{"):
+    if head.startswith(b"{"):
+        if first is None:  # one endless line: a minified sample, or a bad JSONL line
+            return "locomo" if b'"conversation"' in head else "jsonl"
         try:
-            whole = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
-            return "jsonl"  # several objects, one a line
-        return "locomo" if isinstance(whole, dict) and "conversation" in whole else "jsonl"
+            value = json.loads(first.decode("utf-8", errors="replace"))
+        except (json.JSONDecodeError, RecursionError):
+            return "locomo"  # the first object spans lines: one pretty-printed sample
+        return "locomo" if isinstance(value, dict) and "conversation" in value else "jsonl"
     raise InvalidInput(f"cannot tell the format of {path}; give --format jsonl or locomo")
+
+
+def read_document(path: Path) -> Any:
+    """A whole LoCoMo file as JSON; a bad byte or nesting too deep is an InvalidInput."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ImportFailed(
+            f"line {line}: not valid UTF-8; nothing was imported", where=f"line {line}", imported=0
+        ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{path} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidInput(f"{path}: JSON nested too deeply; nothing was imported") from None
 
 
 # -- the import loop ----------------------------------------------------------------------
@@ -222,6 +309,7 @@ def _count(batch: list[Record], results: list[RetainResult], tally: Tally) -> No
         tally.memories += len(result.memory_ids)
         tally.deduped += len(result.deduped)
         tally.needs_clarification += result.status.value == "needs_clarification"
+        tally.already_imported += bool(result.metadata.get("replayed"))
         tally.banks.add(str(record.item["bank"]))
 
 
@@ -314,6 +402,13 @@ def run_import(state: State, records: Iterator[Record], total: int, batch_size: 
 )
 @click.option("--sample", metavar="ID", help="LoCoMo: import only this conversation.")
 @click.option(
+    "--max-line-bytes",
+    type=click.IntRange(1, 1 << 30),
+    default=MAX_LINE_BYTES,
+    show_default=True,
+    help="JSONL: refuse a line longer than this many bytes.",
+)
+@click.option(
     "--batch",
     "batch_size",
     type=click.IntRange(1, 10_000),
@@ -323,7 +418,13 @@ def run_import(state: State, records: Iterator[Record], total: int, batch_size: 
 )
 @output_options
 def import_(
-    path: Path, bank: str | None, agent: str, fmt: str, sample: str | None, batch_size: int
+    path: Path,
+    bank: str | None,
+    agent: str,
+    fmt: str,
+    sample: str | None,
+    max_line_bytes: int,
+    batch_size: int,
 ) -> None:
     """Import a JSONL file or a LoCoMo-style conversation file.
 
@@ -333,22 +434,23 @@ def import_(
     LoCoMo: every turn becomes "Speaker: text" with source id <sample_id>:<dia_id>,
     dated by its session's date_time.
 
-    A bad line stops the import: the lines before it are kept, nothing from it on is
-    written, and the error names the line (exit 2).
+    A bad line (not JSON, not UTF-8, nested too deeply, longer than --max-line-bytes)
+    stops the import: the lines before it are kept, nothing from it on is written, and
+    the error names the line (exit 2). A line without "source_id" gets one derived from
+    its content, so running the same import again adds nothing twice.
     """
     state = get_state()
     started = time.perf_counter()
     if fmt == "auto":
-        fmt = detect_format(path)
+        fmt = detect_format(path, max_line_bytes)
     if fmt == "jsonl":
         if bank is None:
             raise click.UsageError("--bank is required for JSONL input")
-        records, total = jsonl_records(path, bank, agent), _count_lines(path)
+        # Counted only for a progress bar: off a terminal the file is read once.
+        total = _count_lines(path, max_line_bytes) if state.interactive else 0
+        records = jsonl_records(path, bank, agent, max_line_bytes)
     else:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"{path} is not valid JSON: {exc}") from None
+        data = read_document(path)
         try:
             # Read every turn first: a malformed one stops the import before anything is written.
             turns = list(locomo_records(locomo_samples(data, sample), bank, agent))
@@ -366,6 +468,7 @@ def import_(
         "memories": tally.memories,
         "deduped": tally.deduped,
         "needs_clarification": tally.needs_clarification,
+        "already_imported": tally.already_imported,
         "banks": sorted(tally.banks),
         "elapsed_s": round(elapsed, 3),
     }
@@ -376,6 +479,8 @@ def import_(
             f"imported {tally.inputs} inputs ({tally.memories} memories, "
             f"{tally.deduped} repeats) into {banks} in {elapsed:.1f} s"
         ]
+        if tally.already_imported:
+            lines.append(f"{tally.already_imported} of them were already imported")
         if tally.needs_clarification:
             lines.append(f"{tally.needs_clarification} need a person's review")
         return lines

@@ -13,7 +13,7 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mneme.surfaces.http import problems
-from mneme.surfaces.http.tokens import TokenStore
+from mneme.surfaces.http.tokens import TokenStore, TokensUnreadable
 
 #: The default cap on a request body: 1 MiB (``mneme serve --max-body``).
 MAX_BODY_BYTES = 1 << 20
@@ -35,7 +35,13 @@ class Limits:
             return
         headers = dict(scope.get("headers") or [])
         if scope["path"].startswith("/v1/"):
-            refusal = self._unauthenticated(headers.get(b"authorization", b""))
+            try:
+                refusal = self._unauthenticated(headers.get(b"authorization", b""))
+            except TokensUnreadable as exc:
+                # Outside the app's error handlers: answer here, in words that name no file
+                # (the tokens module logged which one, for the operator).
+                await problems.error_response(503, exc.code, str(exc))(scope, receive, send)
+                return
             if refusal is not None:
                 await problems.error_response(401, "unauthorized", refusal, headers=_UNAUTHORIZED)(
                     scope, receive, send

@@ -18,7 +18,14 @@ from mneme.surfaces.http.auth import (
 )
 from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES, ApiError
-from mneme.surfaces.http.schemas import ChainIn, ConnectIn, RecallIn, RetainIn, UpdateIn
+from mneme.surfaces.http.schemas import (
+    ChainIn,
+    ConnectIn,
+    RecallIn,
+    RecallQuery,
+    RetainIn,
+    UpdateIn,
+)
 from mneme.surfaces.http.tokens import ALL_BANKS, Principal
 
 router = APIRouter(prefix="/v1", tags=["memories"], responses=ERROR_RESPONSES)
@@ -251,7 +258,7 @@ def recall(
 
 @router.get("/banks/{bank}/recall", summary="Recall (query parameters)", description=_RECALL_DOC)
 def recall_get(
-    params: Annotated[RecallIn, Query()],
+    params: Annotated[RecallQuery, Query()],
     mem: Mem,
     acc: Annotated[Access, Depends(allowed("recall"))],
 ) -> JSONResponse:

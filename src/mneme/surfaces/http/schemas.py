@@ -2,7 +2,8 @@
 
 Every string is bounded and free of NUL bytes and lone surrogates before it reaches ``Memory``
 (which validates again): a request that fails here is a 422 and touches nothing. Unknown fields
-are refused, so an agent id can never be smuggled in through a body.
+are refused, so an agent id can never be smuggled in through a body, and types are strict: no
+string stands in for a number, no boolean for an integer (ADR 0033).
 """
 
 from __future__ import annotations
@@ -97,7 +98,10 @@ MemoryType = Literal[
 
 
 class Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Strict: a body says what it means. ``"k": "5"`` or ``"k": true`` for a number, ``1`` for
+    # a flag, a number for a text are 422, never coerced (issue 16); an integer where a float
+    # is asked for is still a number. Query parameters are strings by nature and stay lax.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class RetainIn(Body):
@@ -163,6 +167,13 @@ class RecallIn(Body):
         default=None,
         description="Reviewers and admins only: recall as this agent (default: the token's).",
     )
+
+
+class RecallQuery(RecallIn):
+    """The same query and filters as query parameters: strings on the wire, read as their
+    types (``?k=5``), so not strict."""
+
+    model_config = ConfigDict(extra="forbid", strict=False)
 
 
 class ChainIn(Body):

@@ -15,6 +15,7 @@ import datetime as dt
 import hashlib
 import hmac
 import json
+import logging
 import os
 import secrets
 import tempfile
@@ -24,7 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from mneme.errors import InvalidInput, NotFound
+from mneme.errors import BackendUnavailable, InvalidInput, NotFound
 from mneme.surfaces.authority import ALL_BANKS, ROLES, Principal, check_principal
 
 SECRET_PREFIX = "mn_"
@@ -60,6 +61,25 @@ def default_tokens_path(db_target: str, env: Mapping[str, str]) -> Path:
     return Path(base) / "mneme" / "tokens.json"
 
 
+log = logging.getLogger("mneme.http.tokens")
+
+
+class TokensUnreadable(BackendUnavailable):
+    """The tokens file cannot be read or is damaged: the server cannot tell who anyone is.
+
+    Its message is what an HTTP client may see and names no file (the path would tell a caller
+    where the server keeps its credentials); ``operator_detail`` names the file and the cause,
+    for the server log and the CLI.
+    """
+
+    def __init__(self, path: Path, cause: str) -> None:
+        super().__init__(
+            "the server cannot read its API tokens file, so no token can be checked; "
+            "its operator must repair the file (the server log names it)"
+        )
+        self.operator_detail = f"the tokens file {path} is unreadable: {cause}"
+
+
 class TokenStore:
     """The tokens file: create, list, revoke, and look a secret up (thread-safe)."""
 
@@ -68,6 +88,7 @@ class TokenStore:
         self._lock = threading.Lock()
         self._stamp: tuple[int, int] | None = None
         self._records: dict[str, TokenRecord] = {}  # by digest
+        self._logged: tuple[tuple[int, int], str] | None = None  # the damage last logged
 
     # -- reading ------------------------------------------------------------------------
 
@@ -90,8 +111,16 @@ class TokenStore:
             if not isinstance(rows, list):
                 raise ValueError("no 'tokens' list")
             records = [TokenRecord(**row) for row in rows]
-        except (OSError, ValueError, TypeError, KeyError) as exc:
-            raise InvalidInput(f"the tokens file {self.path} is unreadable: {exc}") from exc
+            for r in records:
+                if not all(isinstance(v, str) for v in asdict(r).values()):
+                    raise ValueError(f"token {r.id!r} has a field that is not a string")
+        except (OSError, ValueError, TypeError, KeyError, RecursionError) as exc:
+            # Checked on every request: log the damage once, not once a request.
+            error = TokensUnreadable(self.path, f"{type(exc).__name__}: {exc}")
+            if self._logged != (stamp, str(error.operator_detail)):
+                self._logged = (stamp, str(error.operator_detail))
+                log.error("%s", error.operator_detail)
+            raise error from None
         self._records = {r.digest: r for r in records}
         self._stamp = stamp
 
