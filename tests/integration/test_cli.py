@@ -201,6 +201,7 @@ def _args_for(command: tuple[str, ...], uid: str, jsonl: Path) -> list[str]:
         ("reembed",): ["reembed"],
         ("db", "migrate"): ["db", "migrate"],
         ("db", "version"): ["db", "version"],
+        ("db", "compact"): ["db", "compact"],
         ("audit", "verify"): ["audit", "verify"],
         ("audit", "anchor"): ["audit", "anchor"],
         ("stats",): ["stats"],

@@ -130,3 +130,46 @@ def test_over_http_a_private_write_leaves_the_shared_memory_as_it_was(http: _Htt
     assert hidden.status_code == absent.status_code == 404
     said = [r.json()["error"]["message"] for r in (hidden, absent)]
     assert said[0].replace("priv-0", "X") == said[1].replace("never-was", "X")
+
+
+@pytest.mark.anyio
+async def test_over_mcp_a_private_write_leaves_the_shared_memory_as_it_was(
+    mem: mneme.Memory,
+) -> None:
+    import json
+
+    from mcp.shared.memory import create_connected_server_and_client_session as connect
+
+    from mneme.surfaces.authority import Principal
+    from mneme.surfaces.mcp import build_server
+
+    def as_agent(agent: str) -> Any:
+        return connect(build_server(mem, principal=Principal(f"tok_{agent}", "b", agent, "agent")))
+
+    async def call(client: Any, tool: str, args: dict[str, Any]) -> Any:
+        res = await client.call_tool(tool, args)
+        assert not res.isError, res.content[0].text
+        return json.loads(res.content[0].text)
+
+    async with as_agent("a1") as a1, as_agent("a2") as a2, as_agent("a3") as a3:
+        made = await call(a1, "add_memory", {"text": SHARED, "source_id": "pub-1"})
+        (shared,) = made["memory_ids"]
+
+        async def seen() -> tuple[Any, Any]:
+            unit = await call(a3, "get_memory", {"memory_id": shared})
+            history = await call(a3, "history", {"object_id": shared})
+            return unit, history
+
+        before = await seen()
+        for i, text in enumerate(PRIVATE):
+            await call(a2, "add_memory", {"text": text, "private": True, "source_id": f"priv-{i}"})
+            assert await seen() == before, text
+        found = await call(
+            a3, "search_memory", {"query": "When is the Falcon standup?", "scope": "collective"}
+        )
+        assert {h["unit"]["id"] if "unit" in h else h["id"] for h in found["hits"]} == {shared}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

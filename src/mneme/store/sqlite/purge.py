@@ -171,7 +171,7 @@ class PurgeMixin(LexiconMixin):
     def compact(self) -> CompactReport:
         """Fold the WAL into the file and rewrite it (VACUUM): a deleted row's bytes stay in
         free pages and WAL frames until then. Outside any transaction; takes the write lock."""
-        if self.db.in_transaction:
+        if self.db.owns_transaction:
             raise RuntimeError("compact runs outside a transaction")
         if self.db.path == ":memory:":
             return CompactReport((), ("vacuum: an in-memory store has no file",))
