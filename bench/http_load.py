@@ -73,13 +73,20 @@ def _client(
     out: dict[str, list[float]],
     errors: list[str],
     lock: threading.Lock,
+    rate: float | None = None,
 ) -> None:
     rng = random.Random(seed)
+    began = time.monotonic()
     headers = {"Authorization": f"Bearer {token}"}
     with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
         n = 0
         while time.monotonic() < stop:
             n += 1
+            if rate:  # paced: the n-th request is due n/rate seconds in (open loop)
+                due = began + rng.uniform(0.5, 1.5) / rate + (n - 1) / rate
+                time.sleep(max(0.0, due - time.monotonic()))
+                if time.monotonic() >= stop:
+                    break
             if rng.random() < 0.9:
                 op, path = "recall", f"/v1/banks/{bank}/recall"
                 body: dict[str, Any] = {"query": rng.choice(questions), "k": 10}
@@ -100,7 +107,9 @@ def _client(
                     errors.append(why)
 
 
-def run(clients: int, seconds: float, conversation: str) -> dict[str, Any]:
+def run(
+    clients: int, seconds: float, conversation: str, rate: float | None = None
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "load.db"
         t0 = time.perf_counter()
@@ -154,7 +163,7 @@ def run(clients: int, seconds: float, conversation: str) -> dict[str, Any]:
             threads = [
                 threading.Thread(
                     target=_client,
-                    args=(base, s, conversation, questions, stop, i, out, errors, lock),
+                    args=(base, s, conversation, questions, stop, i, out, errors, lock, rate),
                 )
                 for i, s in enumerate(secrets)
             ]
@@ -172,6 +181,7 @@ def run(clients: int, seconds: float, conversation: str) -> dict[str, Any]:
                 server.kill()
     return {
         "clients": clients,
+        "rate_per_client": rate,
         "seconds": round(wall, 1),
         "conversation": conversation,
         "seed_units": units,
@@ -193,7 +203,12 @@ def run(clients: int, seconds: float, conversation: str) -> dict[str, Any]:
 
 def report(result: dict[str, Any]) -> str:
     lines = [
-        f"# HTTP load: {result['clients']} clients for {result['seconds']} s",
+        f"# HTTP load: {result['clients']} clients for {result['seconds']} s, "
+        + (
+            f"each paced at {result['rate_per_client']} requests/s"
+            if result["rate_per_client"]
+            else "each sending its next request as soon as the last is answered"
+        ),
         "",
         f"One `mneme serve` on 127.0.0.1 over a SQLite store seeded with "
         f"{result['conversation']} ({result['seed_units']} units, real MiniLM). Each client "
@@ -217,15 +232,19 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--conversation", default="conv-26")
+    ap.add_argument(
+        "--rate", type=float, default=None, help="requests/s per client (default: flat out)"
+    )
     ap.add_argument("--write", action="store_true", help="save to bench/results/")
     args = ap.parse_args()
-    result = run(args.clients, args.seconds, args.conversation)
+    result = run(args.clients, args.seconds, args.conversation, args.rate)
     text = report(result)
     print(text)
     if args.write:
         day = dt.date.today().isoformat()
-        (RESULTS / f"http-load-{day}.md").write_text(text)
-        (RESULTS / f"http-load-{day}.json").write_text(json.dumps(result, indent=2) + "\n")
+        tag = f"-paced{args.rate:g}" if args.rate else ""
+        (RESULTS / f"http-load{tag}-{day}.md").write_text(text)
+        (RESULTS / f"http-load{tag}-{day}.json").write_text(json.dumps(result, indent=2) + "\n")
 
 
 if __name__ == "__main__":
