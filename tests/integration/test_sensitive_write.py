@@ -4,6 +4,7 @@ nothing, redact leaves no raw secret in any byte of the database, store keeps it
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -54,6 +55,11 @@ def _audit(mem: mneme.Memory, bank: str, op: str) -> list[Any]:
     return [r for r in mem.store.audit_records(bank) if r.op == op]
 
 
+def _untagged(text: str) -> str:
+    """Stored text with the keyed tags of its redactions taken out ("#3fa9")."""
+    return re.sub(r"(\[redacted:\w+)#[0-9a-f]{4}\]", r"\1]", text)
+
+
 def _source(mem: mneme.Memory, result: mneme.RetainResult) -> mneme.Source:
     assert result.source_id is not None
     return mem.source(result.source_id)
@@ -75,14 +81,14 @@ def test_by_default_secrets_are_redacted_everywhere_and_personal_data_is_kept(
     text = f"Deploy with token {GITHUB} and key {AWS}. Ask Dana at {EMAIL} or {PHONE}."
     result = memory.retain(text, bank="team", agent="scout")
     source = _source(memory, result)
-    assert source.text == (
+    assert _untagged(source.text) == (
         "Deploy with token [redacted:token] and key [redacted:api_key]. "
         f"Ask Dana at {EMAIL} or {PHONE}."
     )
     units = [memory.get(i) for i in result.memory_ids]
     assert units
     assert all(GITHUB not in u.text and AWS not in u.text for u in units)
-    assert any("[redacted:token]" in u.text for u in units)
+    assert any("[redacted:token#" in u.text for u in units)
     assert embedder.seen
     assert all(GITHUB not in t and AWS not in t for t in embedder.seen)
     # The lexical index finds the placeholder, never the secret.
@@ -187,7 +193,7 @@ def test_personal_data_can_be_redacted_by_kind_and_a_rule_dropped(memory: mneme.
     assert view.rules == {"email": "store", "personal": "redact"}
     assert (view.effective["phone"], view.effective["email"]) == ("redact", "store")
     result = memory.retain(f"Dana: {EMAIL}, {PHONE}", bank="team", agent="scout")
-    assert _source(memory, result).text == f"Dana: {EMAIL}, [redacted:phone]"
+    assert _untagged(_source(memory, result).text) == f"Dana: {EMAIL}, [redacted:phone]"
     view = memory.set_sensitive_policy("team", {"email": "default"}, actor="o")
     assert view.rules == {"personal": "redact"}
     assert view.effective["email"] == "redact"
@@ -225,7 +231,7 @@ def test_the_process_default_policy_comes_from_configuration(db_path: str, clock
     ) as m:
         assert m.sensitive_policy("new").effective["email"] == "redact"
         result = m.retain(f"write to {EMAIL}", bank="new", agent="a")
-        assert _source(m, result).text == "write to [redacted:email]"
+        assert _untagged(_source(m, result).text) == "write to [redacted:email]"
     with pytest.raises(InvalidInput, match="sensitive"):
         mneme.Memory.open(db_path, embedder=HashingEmbedder(), sensitive={"pii": "redact"})
 
@@ -239,3 +245,21 @@ def test_a_bank_policy_that_cannot_be_read_refuses_every_finding(memory: mneme.M
     with pytest.raises(InvalidInput, match="email"):
         memory.retain(f"mail {EMAIL}", bank="team", agent="scout")
     assert memory.retain("Lunch is at noon.", bank="team", agent="scout").memory_ids
+
+
+def test_two_redacted_passwords_stay_two_values_and_one_repeated_stays_one(
+    memory: mneme.Memory,
+) -> None:
+    """The tag is keyed with the audit key (outside the database): a changed password is a new
+    value, a repeated one the same memory, and the tag is not the password's digest."""
+    first = memory.retain("The guest wifi password is 'Tulip-4471'.", bank="team", agent="a")
+    again = memory.retain("The guest wifi password is 'Tulip-4471'.", bank="team", agent="a")
+    other = memory.retain("The guest wifi password is 'Orchid-9902'.", bank="team", agent="a")
+    texts = [_source(memory, r).text for r in (first, again, other)]
+    tags = [re.findall(r"\[redacted:password#([0-9a-f]{4})\]", t) for t in texts]
+    assert all(len(t) == 1 for t in tags), texts
+    assert tags[0] == tags[1] != tags[2]
+    assert set(again.memory_ids) <= set(first.memory_ids)  # the same memory
+    assert not set(other.memory_ids) & set(first.memory_ids)
+    assert "Tulip" not in repr(texts)
+    assert "Orchid" not in repr(texts)

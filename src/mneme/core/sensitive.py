@@ -9,7 +9,7 @@ redaction of spans, and the audit summary, which names kinds and counts and neve
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -61,8 +61,13 @@ class Finding:
     label: str
 
 
-def placeholder(kind: Kind) -> str:
-    return f"[redacted:{kind.value}]"
+#: A keyed tag of a redacted value (the hex digits it keeps): two different secrets of one
+#: kind stay two values, the same secret stays one, and without the key the tag says nothing.
+Tagger = Callable[[Kind, str], str]
+
+
+def placeholder(kind: Kind, tag: str = "") -> str:
+    return f"[redacted:{kind.value}#{tag}]" if tag else f"[redacted:{kind.value}]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,11 +188,14 @@ def _distinct(findings: Iterable[Finding]) -> list[tuple[Kind, int]]:
     return out
 
 
-def screen(text: str, findings: Sequence[Finding], policy: Policy) -> Screening:
+def screen(
+    text: str, findings: Sequence[Finding], policy: Policy, tag: Tagger | None = None
+) -> Screening:
     """Apply the policy to what was found: the text to store and the decision to audit.
 
     A refusal is reported (``Screening.refused``), not raised: the caller raises it after
-    auditing it. Redaction replaces each span (overlaps joined) with ``[redacted:<kind>]``.
+    auditing it. Redaction replaces each span (overlaps joined) with ``[redacted:<kind>]``,
+    or ``[redacted:<kind>#<tag>]`` with a ``tag`` of the span's value (ADR 0034).
     """
     if not findings:
         return Screening(text, {}, {})
@@ -199,7 +207,9 @@ def screen(text: str, findings: Sequence[Finding], policy: Policy) -> Screening:
     for start, end, kind, action in _merged(findings, policy):
         if action == Action.STORE:
             continue
-        pieces.extend((text[at:start], placeholder(kind)))
+        pieces.extend(
+            (text[at:start], placeholder(kind, tag(kind, text[start:end]) if tag else ""))
+        )
         at = end
     pieces.append(text[at:])
     return Screening("".join(pieces), dict(sorted(counts.items())), actions)

@@ -17,8 +17,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from mneme.config import Config
+from mneme.core.chain import MacKey
 from mneme.core.model import Bank
-from mneme.core.sensitive import Action, Policy, Screening, parse_policy, refusal, screen
+from mneme.core.sensitive import (
+    Action,
+    Kind,
+    Policy,
+    Screening,
+    Tagger,
+    parse_policy,
+    refusal,
+    screen,
+)
 from mneme.errors import InvalidInput, NotFound
 from mneme.store.protocol import Store
 from mneme.write.detector import Detector
@@ -27,6 +37,9 @@ log = logging.getLogger("mneme.defence")
 
 #: The key of a bank's configuration that holds its policy.
 CONFIG_KEY = "sensitive"
+#: Hex digits of a redacted value's keyed tag: enough that two secrets of one kind in a bank
+#: almost never read the same (1 in 65,536), too few to confirm a guess with the key in hand.
+TAG_DIGITS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +56,7 @@ class Defence:
     def __init__(self, store: Store, config: Config, detector: Detector | None = None) -> None:
         self.store = store
         self.detector = detector or Detector(config.phone_region)
+        self._tag_key: MacKey | bool | None = False  # not looked up yet
         try:
             self.base = parse_policy(dict(config.sensitive))
         except ValueError as exc:
@@ -105,11 +119,29 @@ class Defence:
         findings = self.detector.find(text)
         if not findings:
             return Screening(text, {}, {})
-        screening = screen(text, findings, self.policy(bank_id))
+        screening = screen(text, findings, self.policy(bank_id), self._tagger(bank_id))
         if screening.refused:
             self._audit_refusal(bank_id, agent_id, source_id, screening)
             raise InvalidInput(refusal(screening, bank_id))
         return screening
+
+    def _tagger(self, bank_id: str) -> Tagger | None:
+        """Tags redacted values with the store's audit key (kept outside the database, ADR
+        0035), so "[redacted:password#3fa9]" and "[redacted:password#c01e]" are two passwords
+        and a changed one is an update; None when the store has no key (untagged)."""
+        if self._tag_key is False:
+            ring = self.store.audit_anchors().keyring
+            self._tag_key = ring.signing if ring is not None else None
+        key = self._tag_key
+        if not isinstance(key, MacKey):
+            return None
+
+        def tag(kind: Kind, value: str) -> str:
+            return key.mac(f"mneme.redaction-tag\x1f{bank_id}\x1f{kind.value}\x1f{value}")[
+                :TAG_DIGITS
+            ]
+
+        return tag
 
     def _audit_refusal(
         self, bank_id: str, agent_id: str, source_id: str, screening: Screening
