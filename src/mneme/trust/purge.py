@@ -56,11 +56,43 @@ def plan(store: Store, object_id: str, bank: str | None = None) -> PurgeReport:
             f"{object_id!r} is not a memory or a source (claims and conflicts go "
             "with the memories they are about)"
         )
-    for source_id in sorted(sources):
-        for u in store.units_of_source(owner, source_id):
-            if set(u.evidence) <= sources:
-                units.add(u.id)  # nothing else supports it: it goes with its sources
+    units |= _resting_on(store, owner, sources)
     return PurgeReport(object_id, bank, tuple(sorted(units)), tuple(sorted(sources)), True)
+
+
+def _resting_on(store: Store, owner: Viewer, sources: set[str]) -> set[str]:
+    """The units nothing but these sources supports: they go with their sources."""
+    return {
+        u.id
+        for source_id in sorted(sources)
+        for u in store.units_of_source(owner, source_id)
+        if set(u.evidence) <= sources
+    }
+
+
+def _ground(actor: str, reason: str) -> str:
+    actor = validate.ident(actor, "actor")
+    if not isinstance(reason, str) or not reason.strip():
+        raise InvalidInput("a purge needs its legal ground as the reason")
+    return actor
+
+
+def _carry_out(
+    store: Store, reports: tuple[PurgeReport, ...], *, actor: str, reason: str
+) -> tuple[PurgeReport, ...]:
+    """Run planned purges, every bank's in one transaction."""
+    with store.transaction():
+        for r in reports:
+            store.purge(
+                r.bank_id,
+                r.units,
+                r.sources,
+                actor=actor,
+                reason=reason,
+                target=r.target,
+                redact=r.redacted,
+            )
+    return tuple(dataclasses.replace(r, dry_run=False) for r in reports)
 
 
 def purge(
@@ -72,22 +104,11 @@ def purge(
     dry_run: bool = False,
     bank: str | None = None,
 ) -> PurgeReport:
-    actor = validate.ident(actor, "actor")
-    if not isinstance(reason, str) or not reason.strip():
-        raise InvalidInput("a purge needs its legal ground as the reason")
+    actor = _ground(actor, reason)
     report = plan(store, object_id, bank)
     if dry_run:
         return report
-    with store.transaction():
-        store.purge(
-            report.bank_id,
-            report.units,
-            report.sources,
-            actor=actor,
-            reason=reason,
-            target=object_id,
-        )
-    return PurgeReport(report.target, report.bank_id, report.units, report.sources, False)
+    return _carry_out(store, (report,), actor=actor, reason=reason)[0]
 
 
 # -- a data subject --------------------------------------------------------------------------
@@ -164,10 +185,7 @@ def _bank_report(store: Store, target: str, bank: str, found: dict[str, set[Any]
     sources = set(found.get("sources", ()))
     for unit in store.get_units(owner, sorted(units)).values():
         sources.update(unit.evidence)  # their raw text states the same content
-    for source_id in sorted(sources):
-        for u in store.units_of_source(owner, source_id):
-            if set(u.evidence) <= sources:
-                units.add(u.id)  # nothing else supports it: it goes with its sources
+    units |= _resting_on(store, owner, sources)
     redacted = Redactions(
         **{f.name: tuple(sorted(found.get(f.name, ()))) for f in dataclasses.fields(Redactions)}
     )
@@ -202,21 +220,8 @@ def purge_subject(
     bank: str | None = None,
 ) -> tuple[PurgeReport, ...]:
     """Erase everything that names a data subject, in every bank (or one), atomically."""
-    actor = validate.ident(actor, "actor")
-    if not isinstance(reason, str) or not reason.strip():
-        raise InvalidInput("a purge needs its legal ground as the reason")
+    actor = _ground(actor, reason)
     reports = plan_subject(store, name, aliases=aliases, bank=bank)
     if dry_run:
         return reports
-    with store.transaction():
-        for r in reports:
-            store.purge(
-                r.bank_id,
-                r.units,
-                r.sources,
-                actor=actor,
-                reason=reason,
-                target=r.target,
-                redact=r.redacted,
-            )
-    return tuple(dataclasses.replace(r, dry_run=False) for r in reports)
+    return _carry_out(store, reports, actor=actor, reason=reason)
