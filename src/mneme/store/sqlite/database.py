@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import random
 import re
 import sqlite3
 import threading
@@ -186,9 +187,7 @@ class Database:
             )
             conn.execute(f"PRAGMA busy_timeout = {int(self._busy_ms)}")
             if writer and not self.read_only and self.path != ":memory:":
-                # Set only when it is not already WAL: opening writes nothing it need not.
-                if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
-                    conn.execute("PRAGMA journal_mode = WAL")
+                self._wal(conn)
                 conn.execute("PRAGMA synchronous = NORMAL")
             if not writer or self.read_only:
                 conn.execute("PRAGMA query_only = 1")
@@ -197,6 +196,23 @@ class Database:
             raise translate(exc, self.path) from exc
         self._all.append(conn)
         return conn
+
+    def _wal(self, conn: sqlite3.Connection) -> None:
+        """Put the file in WAL mode, only when it is not already (opening writes nothing it
+        need not). A fresh file that several processes open at once: the switch needs the
+        file to itself and SQLite answers "locked" at once, without waiting on the busy
+        timeout, while another process switches or reads it; so it is tried again until the
+        busy timeout has passed."""
+        deadline = time.monotonic() + self._busy_ms / 1000
+        while True:
+            try:
+                if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                    conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc).lower() or time.monotonic() > deadline:
+                    raise
+                time.sleep(random.uniform(0.005, 0.05))
 
     # -- connections ---------------------------------------------------------------------
 
