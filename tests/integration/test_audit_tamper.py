@@ -15,7 +15,15 @@ import pytest
 from click.testing import CliRunner
 
 import mneme
-from mneme.core.chain import GENESIS, ChainReport, MacKey, digest, keyed_hash, record_hash
+from mneme.core.chain import (
+    GENESIS,
+    ChainReport,
+    MacKey,
+    digest,
+    head_mac,
+    keyed_hash,
+    record_hash,
+)
 from mneme.memory import copy_between
 from mneme.store.sealing import KEYED_SCHEMA
 from mneme.surfaces.cli.main import cli
@@ -284,7 +292,7 @@ def _downgrade_everything(conn: sqlite3.Connection, w: Workload) -> None:
 
 def _recompute_with_own_key(conn: sqlite3.Connection, w: Workload) -> None:
     """Recompute everything keyed with the attacker's own key, registered beside the real one."""
-    from mneme.core.chain import head_mac, key_check
+    from mneme.core.chain import key_check
 
     key = MacKey(b"mallory's own key, 32 bytes long")
     conn.execute("UPDATE units SET status = 'archived' WHERE id = ?", (w.lisbon,))
@@ -294,13 +302,7 @@ def _recompute_with_own_key(conn: sqlite3.Connection, w: Workload) -> None:
     )
     conn.commit()
     _recompute(conn, key)
-    for bank, seq, hash_, count in conn.execute(
-        "SELECT bank_id, seq, hash, count FROM audit_head"
-    ).fetchall():
-        conn.execute(
-            "UPDATE audit_head SET mac = ? WHERE bank_id = ?",
-            (head_mac(key, bank, seq, hash_, count), bank),
-        )
+    _reseal_heads(conn, key)
     conn.commit()
 
 
@@ -518,6 +520,17 @@ def test_a_copy_into_another_store_keeps_verifying_and_catches_tampering(
     assert not _verify(dst)["b1"].ok
 
 
+def _reseal_heads(conn: sqlite3.Connection, key: MacKey) -> None:
+    """What a forger holding the key does after rewriting the chain: seal every head again."""
+    for bank, seq, hash_, count in conn.execute(
+        "SELECT bank_id, seq, hash, count FROM audit_head"
+    ).fetchall():
+        conn.execute(
+            "UPDATE audit_head SET mac = ? WHERE bank_id = ?",
+            (head_mac(key, bank, seq, hash_, count), bank),
+        )
+
+
 def _as_legacy(path: Path) -> None:
     """Turn a store into one written before schema 14: format-1 records, no seals, no keys."""
     conn = sqlite3.connect(path)
@@ -640,8 +653,6 @@ def test_an_anchor_catches_a_bank_deleted_with_everything_it_had(
 def test_an_anchor_catches_a_chain_rewritten_by_someone_who_holds_the_key(
     fresh: Workload, tmp_path: Path
 ) -> None:
-    from mneme.core.chain import head_mac
-
     mem = mneme.Memory.open(str(fresh.path), embedder="hashing")
     try:
         anchor = mem.audit_anchor()
@@ -654,13 +665,7 @@ def test_an_anchor_catches_a_chain_rewritten_by_someone_who_holds_the_key(
     conn.execute("UPDATE audit_log SET actor = 'mallory' WHERE seq = 3")
     conn.commit()
     _recompute(conn, key)
-    for bank, seq, hash_, count in conn.execute(
-        "SELECT bank_id, seq, hash, count FROM audit_head"
-    ).fetchall():
-        conn.execute(
-            "UPDATE audit_head SET mac = ? WHERE bank_id = ?",
-            (head_mac(key, bank, seq, hash_, count), bank),
-        )
+    _reseal_heads(conn, key)
     conn.commit()
     conn.close()
     assert _verify(fresh.path)["b1"].ok  # with the key, the rewrite is consistent
