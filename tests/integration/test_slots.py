@@ -149,6 +149,39 @@ def test_a_restatement_by_another_speaker_is_evidence(mem, clock):
     assert r.source_id in mem.get(a.memory_ids[0]).evidence
 
 
+def test_a_correction_said_in_its_own_sentence_covers_the_turn(mem, clock):
+    a = say(mem, clock, "Dana: The parcel goes to 27 Harbour Road.", session="d3")
+    r = say(
+        mem,
+        clock,
+        "Dana: Sorry, the plans changed. The parcel goes to 14 Quay Street.",
+        session="d3",
+    )
+    retired = {d.target_id for d in r.decisions if d.verdict == Verdict.SUPERSEDE}
+    assert a.memory_ids[0] in retired
+    assert "14 Quay Street" in first(mem, "Where does the parcel go now?").text
+
+
+def test_a_correction_retires_the_echo_of_the_old_value_too(mem, clock):
+    own = say(mem, clock, "Ines: Set the alarm for half past 6 in the morning.", session="d4")
+    echo = say(mem, clock, "Omar: Please confirm: an alarm at 6:30 am.", session="d4")
+    r = say(mem, clock, "Ines: No, set it for 7:15 am.", session="d4")
+    retired = {d.target_id for d in r.decisions if d.verdict == Verdict.SUPERSEDE}
+    assert {own.memory_ids[0], echo.memory_ids[0]} <= retired
+    assert Verdict.CONTRADICT not in verdicts(r)
+    for uid in (own.memory_ids[0], echo.memory_ids[0]):
+        assert mem.get(uid).status.value == "superseded"
+    assert "7:15" in first(mem, "What time is the alarm set for now?").text
+
+
+def test_the_other_speaker_saying_back_a_name_is_evidence(mem, clock):
+    a = say(mem, clock, "Ines: I'd like to watch Paddington tonight.", session="d5")
+    r = say(mem, clock, "Omar: Please confirm: renting Paddington with no subtitles.", session="d5")
+    assert r.decisions[0].verdict == Verdict.ADD
+    assert r.decisions[0].target_id == a.memory_ids[0]
+    assert r.source_id in mem.get(a.memory_ids[0]).evidence
+
+
 def test_as_of_still_answers_what_held_then(mem, clock):
     say(mem, clock, "Alice lives in Berlin.")
     then = clock.now + dt.timedelta(seconds=30)

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from mneme.core.atomize import split_atoms
 from mneme.core.questions import about_present, answer_kinds
 from mneme.core.slots import Context, SlotRelation, relate
-from mneme.core.statements import analyze
+from mneme.core.statements import analyze, in_turn, turn_corrects
 from mneme.core.values import Kind, find_values, masked, normalize_value
 
 
@@ -43,6 +44,23 @@ def test_values_compare_in_a_normal_form_and_mask_to_a_frame():
     assert masked("For the Kepler bid, the deadline is 4 June.") == (
         "For the name bid, the deadline is a date."
     )
+
+
+def norms(text: str) -> list[str]:
+    return [v.norm for v in find_values(text)]
+
+
+def test_clock_times_and_calendar_dates_have_one_form():
+    evening = ["a quarter past 7 in the evening", "7:15 pm", "19:15", "evening 7:15"]
+    assert {n for t in evening for n in norms(f"wake me at {t}")} == {"19:15"}
+    assert norms("quarter to 9 in the morning") == ["8:45"]
+    assert norms("half past 12 at night") == ["0:30"]
+    assert norms("noon") == norms("12 pm") == ["12:00"]
+    assert norms("at 7:15") == ["7:15"]  # morning or evening is not told
+    assert norms("the 21st of May") == norms("May 21st") == norms("twenty first of May")
+    assert norms("May 21st") == ["may 21"]
+    assert norms("on 3 Jan 2025") == norms("January 3, 2025") == ["january 3 2025"]
+    assert norms("twenty-two people") == ["22"]
 
 
 def test_a_statement_splits_its_source_and_keeps_each_value_s_role():
@@ -104,6 +122,49 @@ def test_a_bare_correction_points_at_the_latest_statement_of_its_kind():
     new = "User: Actually, can we change it to Big 4."
     assert rel(old, new, ctx(0.15, latest=(Kind.NAME,))) == SlotRelation.UPDATE
     assert rel(old, new, ctx(0.15)) == SlotRelation.DIFFERENT  # not the latest: no pointer
+
+
+def test_a_correction_said_once_covers_the_whole_turn():
+    turn = "Dana: Sorry, the plans changed. The parcel goes to 14 Quay Street."
+    assert turn_corrects(turn)
+    atom = analyze("Dana: The parcel goes to 14 Quay Street.")
+    assert not atom.cue
+    assert in_turn(atom, turn).cued == atom.norms
+    assert not turn_corrects("Dana: The parcel goes to 14 Quay Street. It is heavy.")
+    # a cue inside a sentence that has a value of its own covers only that sentence
+    assert not turn_corrects("Dana: Change the lid to Blue. The box is 14 kg.")
+    # a leading "No," answers in its own sentence: it says nothing changed
+    assert not turn_corrects("Dana: No, that's all for the van. Book a room in Leeds.")
+
+
+def test_a_name_said_to_someone_is_no_value_and_no_antecedent():
+    assert analyze("Joanna: Sounds like fun, Nate!").values == ()
+    assert analyze("John: Yeah, Maria, I agree.").values == ()
+    assert analyze("John: Hey Maria, long time no talk!").values == ()
+    assert [v.text for v in analyze("Ana: I went to Paris, London, and Rome.").values] == [
+        "Paris",
+        "London",
+        "Rome",
+    ]
+    assert [v.text for v in analyze("User: Sure, Big 4.").values] == ["Big 4"]
+    atoms = split_atoms("John: Hey Maria, how are you? We said goodbye to Max. He was old.")
+    assert atoms[-1] == "John: He was old."  # not "Maria was old."
+    assert split_atoms("Ana: I met Rosa today. She was great.")[-1] == "Ana: Rosa was great."
+
+
+def test_a_start_and_an_end_are_two_slots_whatever_the_cue_or_claim():
+    old = "I will need the van until the 20th of June."
+    new = "No, I will need the van from the 17th of June."
+    c = Context(0.9, True, True, frozenset({Kind.DATE}), same_claim_slot=True)
+    assert rel(old, new, c) == SlotRelation.DIFFERENT
+
+
+def test_the_other_speaker_saying_back_a_name_grounds_it():
+    old = "Ines: I'd like to see Paddington."
+    new = "Omar: Please confirm: renting Paddington tonight."
+    assert rel(old, new, ctx(0.5, same_author=False)) == SlotRelation.SUPPORT
+    # not in one conversation: two mentions of one name, nothing more
+    assert rel(old, new, ctx(0.5, same_author=False, session=False)) != SlotRelation.SUPPORT
 
 
 def test_restatements_corroborate_and_denials_dispute():

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from mneme.core.language import SPEAKER, person_names, speaker_of
-from mneme.core.statements import subject_end
+from mneme.core.statements import addressees, subject_end
 
 
 def _wordset(words: str) -> frozenset[str]:
@@ -146,7 +146,9 @@ def _clauses(sentence: str) -> list[str]:
 
 
 def _antecedent(pronoun: str, before: str) -> str | None:
-    names = person_names(before)
+    # "He" and "she" are never the one spoken to ("Hey Maria, ... He was part of our family").
+    spoken_to = addressees(before)
+    names = [n for n in person_names(before) if n not in spoken_to]
     if not names:
         return None
     last = names[-1]
@@ -163,9 +165,14 @@ def _topic(clause: str) -> str | None:
     """The subject of a clause ("The Osprey router" of "The Osprey router failed again."),
     when it names a thing: not a pronoun, not a person (He/She resolve those)."""
     end = subject_end(clause)
-    subject = clause[:end].strip(" ,;:")
+    # An opening phrase set off by a comma ("Last week, I had ...") is not the subject.
+    subject = clause[:end].strip(" ,;:").rsplit(",", 1)[-1].strip()
     words = subject.split()
-    if not words or words[0].casefold() in _BARE_SUBJECTS or len(words) > 6:
+    if not words or len(words) > 6:
+        return None
+    # A subject with a person in it ("I", "my wife and I", "there's a chance I'll") names no
+    # thing for "it" to be: "Last week, I had a chat ... It was magical!" is not about "I".
+    if any(re.split(r"['’]", w.casefold())[0] in _BARE_SUBJECTS for w in words):
         return None
     if person_names(subject) and len(words) <= 3:
         return None

@@ -80,6 +80,7 @@ from mneme.core.lexicon import (
     VAGUE_SUBJECTS,
     WEEKDAYS,
 )
+from mneme.core.statements import unaddressed
 
 # ---------------------------------------------------------------------------------------------
 # The claim
@@ -1040,7 +1041,7 @@ def _extract(text: str) -> Claim | None:
     if speaker:
         body = text.split(":", 1)[1]
         speaker = " ".join(_words(speaker.casefold()))
-    body = _appositive_name(body)
+    body = _appositive_name(unaddressed(body))
     low, capitalized = _prepare(body)
     # A change word anywhere counts, a label a speaker-like prefix took too ("Correction: ...").
     change = _CHANGE.search(_prepare(text)[0]) is not None

@@ -56,7 +56,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from mneme.core.claims import (
@@ -77,8 +77,8 @@ from mneme.core.keys import normalize_text
 from mneme.core.language import STOPWORDS, tokens
 from mneme.core.model import UnitStatus, UnitType, Verdict
 from mneme.core.slots import MEASURES, Context, SlotConfig, SlotRelation, relate
-from mneme.core.statements import Statement, analyze
-from mneme.core.values import Kind
+from mneme.core.statements import Statement, analyze, in_turn
+from mneme.core.values import MONTH_NAMES, Kind
 
 DESTRUCTIVE: frozenset[Verdict] = frozenset({Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT})
 
@@ -116,6 +116,7 @@ class Candidate:
     claim: Claim | None
     session: str | None = None  # the conversation it was said in
     when: dt.datetime | None = None  # when it was said
+    turn: str | None = None  # the whole input it is one atom of
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,9 @@ class Judgement:
     confidence: float
     conflict_type: str | None = None  # value | negation | numbers | preference | cross_agent
     relates_to: tuple[str, ...] = ()
+    #: For a SUPERSEDE: the other live statements of the old value in the conversation (its
+    #: author's own, or another speaker's restatement of it), retired with the target.
+    also: tuple[str, ...] = ()
 
     @property
     def destructive(self) -> bool:
@@ -180,6 +184,8 @@ class _Pair:
     rule: str
     reason: str
     conflict_type: str | None = None
+    #: For a slot rule: the value that stops holding (or is disputed), normalized.
+    old_value: str | None = None
 
 
 # Order in which pair outcomes win when several neighbours answer: an exact repeat first, then
@@ -208,8 +214,9 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
     """Decide what the new atom is against its neighbours (see the module docstring)."""
     best: tuple[tuple[int, float, float], _Pair, Neighbour] | None = None
     related: list[tuple[float, str]] = []
-    statement = analyze(new.text)
+    statement = in_turn(analyze(new.text), new.turn)
     latest = _latest_of_kind(new, statement, neighbours)
+    pairs: list[tuple[_Pair, Neighbour]] = []
     for nb in neighbours:
         if nb.status not in JUDGED_STATUSES:
             continue
@@ -220,6 +227,9 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
             if _is_related(new, nb, config):
                 related.append((nb.similarity, nb.unit_id))
             continue
+        pairs.append((pair, nb))
+    pairs, also = _echoes(new, statement, pairs)
+    for pair, nb in pairs:
         # A correction points at the latest statement it corrects: recency breaks the tie.
         recency = -_epoch(nb.when) if pair.rule == "slot_update" else 0.0
         key = (_RULE_RANK[pair.rule], recency, -nb.similarity)
@@ -227,7 +237,7 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
             best = (key, pair, nb)
     if best is not None:
         _, pair, nb = best
-        return _judgement(pair, nb)
+        return _judgement(pair, nb, tuple(u for u in also if u != nb.unit_id))
     related.sort(reverse=True)
     ids = tuple(uid for _, uid in related[: config.max_related])
     top = max((s for s, _ in related), default=0.0)
@@ -239,6 +249,50 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
         None,
         ids,
     )
+
+
+def _echoes(
+    new: Candidate, statement: Statement, pairs: list[tuple[_Pair, Neighbour]]
+) -> tuple[list[tuple[_Pair, Neighbour]], tuple[str, ...]]:
+    """When the new atom's author changes a value, every live statement of that value in the
+    conversation goes with it: another speaker who restated it ("Please confirm: the alarm at
+    5:15 pm") was repeating the author, not disagreeing with the correction, and the author's
+    own earlier statement of it must not stay current. Returns the pairs left to rank (those
+    echoes dropped) and the units to retire with the target, oldest first."""
+    # The old values the author changes, each with when the author first said it and how the
+    # change is typed.
+    changed: dict[str, tuple[float, str | None]] = {}
+    for p, nb in pairs:
+        if (
+            p.rule == "slot_update"
+            and p.old_value is not None
+            and _same_conversation(new, nb)
+            and _same_author(new, statement, nb)
+        ):
+            said = changed.get(p.old_value, (float("inf"), None))[0]
+            changed[p.old_value] = (min(said, _epoch(nb.when)), p.conflict_type)
+    if not changed:
+        return pairs, ()
+    keep: list[tuple[_Pair, Neighbour]] = []
+    also: list[tuple[float, str]] = []
+    for p, nb in pairs:
+        # An echo follows what it echoes: a value someone said before the author did is theirs.
+        first = changed.get(p.old_value or "")
+        echo = (
+            first is not None
+            and p.rule in ("slot_update", "slot_value")
+            and _same_conversation(new, nb)
+            and _epoch(nb.when) >= first[0]
+        )
+        if first is None or not echo:
+            keep.append((p, nb))
+            continue
+        also.append((_epoch(nb.when), nb.unit_id))
+        if p.rule == "slot_update":
+            # The author changes their own value, whoever said it last: the charter reads it
+            # as the author's correction.
+            keep.append((replace(p, conflict_type=first[1]), nb))
+    return keep, tuple(u for _, u in sorted(also))
 
 
 def _add_reason(new: Candidate, neighbours: Sequence[Neighbour], related: tuple[str, ...]) -> str:
@@ -366,7 +420,7 @@ def _slot_pair(
             kind = "own_correction"  # the author says it changed
         elif same_author and ctx.same_conversation:
             kind = "own_update"  # a new value from the author later in the conversation
-        return _Pair(Verdict.SUPERSEDE, "slot_update", j.reason, kind)
+        return _Pair(Verdict.SUPERSEDE, "slot_update", j.reason, kind, j.old_value)
     if rel == SlotRelation.NEGATION:
         kind = "cross_agent" if _another_agent(new, nb) else "negation"
         return _Pair(Verdict.CONTRADICT, "slot_negation", j.reason, kind)
@@ -376,15 +430,22 @@ def _slot_pair(
         kind = "numbers"
     else:
         kind = "value" if same_author else "source"
-    return _Pair(Verdict.CONTRADICT, "slot_value", j.reason, kind)
+    return _Pair(Verdict.CONTRADICT, "slot_value", j.reason, kind, j.old_value)
 
 
-def _judgement(pair: _Pair, nb: Neighbour) -> Judgement:
+def _judgement(pair: _Pair, nb: Neighbour, also: tuple[str, ...] = ()) -> Judgement:
     if pair.rule == "exact":
         confidence = 1.0
     else:
         confidence = _BASE[pair.rule] * (0.75 + 0.25 * _clip(nb.similarity))
-    return Judgement(pair.verdict, nb.unit_id, pair.reason, _round(confidence), pair.conflict_type)
+    return Judgement(
+        pair.verdict,
+        nb.unit_id,
+        pair.reason,
+        _round(confidence),
+        pair.conflict_type,
+        also=also,
+    )
 
 
 def _clip(x: float) -> float:
@@ -551,18 +612,7 @@ def _split_numbers(words: Sequence[str]) -> tuple[list[str], list[str]]:
 
 _DATE_WORDS = frozenset(
     [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
+        *MONTH_NAMES,
         "jan",
         "feb",
         "mar",

@@ -146,16 +146,14 @@ def _one_change(
     if _extends(old_value, new_value):
         return SlotJudgement(SlotRelation.SAME, f"says less than what is held ({said})")
     cued = new_value in new.cued
+    if {change.role, change.old_role} == {"start", "end"}:
+        # A start and an end are two slots whatever the cue or the claim rules ("until March
+        # 9th" / "but make it from the 7th").
+        return SlotJudgement(SlotRelation.DIFFERENT, f"a start and an end ({said})")
     # A correction that says nothing but the new value ("change it to Big 4", "what about the
     # 14th?") points at the author's latest statement of that kind, however unlike it reads.
-    # A start and an end are two slots whatever the cue ("until March 9th" / "but make it
-    # from the 7th").
-    opposed = {change.role, change.old_role} == {"start", "end"}
     pointed = (
-        cued
-        and not opposed
-        and kind in ctx.latest_of_kind
-        and (ctx.similarity >= config.cue_latest or _thin(new))
+        cued and kind in ctx.latest_of_kind and (ctx.similarity >= config.cue_latest or _thin(new))
     )
     framed = change.same_role and (ctx.similarity >= config.same_frame or ctx.same_claim_slot)
     counts = (change.role or "").startswith("count:") and (change.old_role or "").startswith(
@@ -231,7 +229,25 @@ def _same_values(
         # One value restated in its role, in other words or with more ("I'm headed to Willard
         # Hicks" / "So a shared cab for 1 to Willard Hicks?"): evidence, kept apart.
         return SlotJudgement(SlotRelation.SUPPORT, "restates a value")
+    if _grounds(new, about, ctx):
+        # The other speaker, later in the same conversation, says back a named thing the
+        # first one said, with nothing changed ("I want to see Dogman." / "Please confirm:
+        # watch Dogman with no subtitles."): grounding, evidence kept apart.
+        return SlotJudgement(SlotRelation.SUPPORT, "the other speaker restates a named value")
     return SlotJudgement(SlotRelation.UNKNOWN, "the same values, said of other things")
+
+
+#: Values that name one thing: two speakers saying the same one are talking of one thing
+#: (a shared count, date or time may be chance).
+_NAMING = frozenset({Kind.NAME, Kind.CODE})
+
+
+def _grounds(new: Statement, about: frozenset[str], ctx: Context) -> bool:
+    """Whether ``new`` says back, in one conversation and from the other speaker, a named value
+    of what was said before (with no value changed: see :func:`relate`)."""
+    if ctx.same_author or not ctx.same_conversation or not about:
+        return False
+    return any(v.norm in about and v.kind in _NAMING for v in new.values)
 
 
 def _same_roles(new: Statement, old: Statement, norms: frozenset[str]) -> bool:

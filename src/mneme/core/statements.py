@@ -24,7 +24,7 @@ verbs), each entry kept only for a measured gain on public data (``bench/sgd``, 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from mneme.core.language import SPEAKER, speaker_of
@@ -49,12 +49,12 @@ _LINKERS = _words(
 
 #: Change cues that mark the whole statement as a correction: "actually", "instead", "no
 #: longer", "make it", "how about", a leading "No," / "Sorry," / "Wait,".
-MARKER_CUE = re.compile(
+_MARKER_WORDS = (
     r"\b(?:no\s+longer|any\s*more|instead|nowadays|these\s+days|actually|make\s+it(?!\s+to\b)|"
-    r"rather|how\s+about|what\s+about|correction|corrected|changed\s+my\s+mind|now)\b|"
-    r"^\s*(?:no|nope|nah|sorry|wait|oops)\b",
-    re.IGNORECASE,
+    r"rather|how\s+about|what\s+about|correction|corrected|changed\s+my\s+mind|now)\b"
 )
+_LEADING_MARKER = r"^\s*(?:no|nope|nah|sorry|wait|oops)\b"
+MARKER_CUE = re.compile(f"{_MARKER_WORDS}|{_LEADING_MARKER}", re.IGNORECASE)
 #: Verbs of change: they mark as changed only the values that follow them ("moved *to
 #: Berlin* in 2019" changed where, not when).
 VERB_CUE = re.compile(
@@ -162,7 +162,7 @@ def analyze(text: str) -> Statement:
         body = text[m.end() :] if m else text
     body = _SPACE.sub(" ", body).strip()
     source, body = _split_source(body)
-    values = find_values(body)
+    values = tuple(v for v in find_values(body) if not _vocative(body, v))
     low = body.casefold()
     cued = _cued(body, values)
     cue = bool(cued) or CUE.search(body) is not None
@@ -198,6 +198,90 @@ def analyze(text: str) -> Statement:
         norms=frozenset(v.norm for v in values),
         kind_set=frozenset(v.kind for v in values),
     )
+
+
+_AFTER_VOCATIVE = re.compile(
+    r"^,\s*(?:i|i'm|i'd|i've|i'll|you|you're|we|we're|it|it's|that|that's)\b", re.I
+)
+
+
+def _vocative(body: str, value: Value) -> bool:
+    """Whether a name is said *to* someone, not about them: set off by a comma and closing an
+    exclamation or a question ("Sounds like fun, Nate!"), or between commas before the
+    sentence goes on with its own subject ("Yeah, Maria, I agree."). An address is who is
+    talked to; it fills no slot."""
+    if value.kind != Kind.NAME:
+        return False
+    before = body[: value.start].rstrip()
+    after = body[value.end :].lstrip()
+    if not before.endswith(","):
+        # Opening the sentence after at most one word, and set off ("Hey Maria, long time
+        # no talk!", "Thanks Tim!").
+        opening = _SENTENCE_START.split(before)[-1].split()
+        return len(opening) == 1 and opening[0].isalpha() and after[:1] in (",", "!")
+    return after[:1] in ("!", "?") or _AFTER_VOCATIVE.match(after) is not None
+
+
+_SENTENCE_START = re.compile(r"[.!?;:]\s*")
+
+
+def addressees(body: str) -> frozenset[str]:
+    """The names the text is said to (see :func:`_vocative`), as written."""
+    return frozenset(v.text for v in find_values(body) if _vocative(body, v))
+
+
+def unaddressed(body: str) -> str:
+    """The text without the names it is said to ("Sounds like fun, Nate!" -> "Sounds like
+    fun!"; see :func:`_vocative`)."""
+    cut = [v for v in find_values(body) if _vocative(body, v)]
+    for v in reversed(cut):
+        head = body[: v.start].rstrip()
+        tail = body[v.end :].lstrip()
+        if head.endswith(","):  # the comma before the name goes with it
+            head = head[:-1]
+            tail = tail if tail[:1] in ("!", "?") else tail[:1] + " " + tail[1:].lstrip()
+        else:  # "Hey Maria, ..." -> "Hey, ..."
+            head = head.rstrip()
+        body = head + tail
+    return body
+
+
+_LEADING_MARK = re.compile(_LEADING_MARKER + r"[\s,.!]*", re.IGNORECASE)
+#: A change cue that says something changed (not a leading "No," or "Sorry,").
+_SAYS_CHANGED = re.compile(f"(?:{_MARKER_WORDS})|(?:{VERB_CUE.pattern})", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+
+
+@lru_cache(maxsize=8192)
+def turn_corrects(turn: str) -> bool:
+    """Whether a turn corrects what came before with a sentence of its own that names no value:
+    "I've changed my mind. I want to go to Mister Jiu's.", "No, sorry, I had the address wrong.
+    I need to go to 5988 Newpark Mall Road." The cue is said once for the whole turn."""
+    speaker = speaker_of(turn)
+    body = turn
+    if speaker:
+        m = SPEAKER.match(turn)
+        body = turn[m.end() :] if m else turn
+    sentences = [x for x in _SENTENCE.split(_SPACE.sub(" ", body).strip()) if x]
+    if len(sentences) < 2:
+        return False
+    # Only a sentence that says something changed ("I've changed my mind", "a change of
+    # plans", "actually"): a leading "No," or "Sorry," answers or apologises in its own
+    # sentence ("No, that's all for the flight. Now a hotel in ...").
+    return any(
+        _SAYS_CHANGED.search(_LEADING_MARK.sub("", x)) is not None and not find_values(x)
+        for x in sentences
+    )
+
+
+def in_turn(statement: Statement, turn: str | None) -> Statement:
+    """The statement as its turn says it: a correction the turn makes in a sentence of its own
+    covers every value of the statement (see :func:`turn_corrects`)."""
+    if not turn or statement.cued == statement.norms or not statement.values:
+        return statement
+    if not turn_corrects(turn):
+        return statement
+    return replace(statement, cue=True, cued=statement.norms)
 
 
 #: Where a clause ends: a sentence mark, or a comma before a conjunction.

@@ -192,6 +192,11 @@ _ORDINAL_DIGITS = {
 }
 
 
+_DIGITS.update(
+    {w: str(10 * i) for i, w in enumerate(["thirty", "forty", "fifty", "sixty"], start=3)}
+)
+_NUMBER_HYPHEN = re.compile(r"\b(twenty|thirty|forty|fifty|sixty)-(?=[a-z])")
+_TENS_UNITS = re.compile(r"\b([2-6]0) ([1-9])\b")
 _HOUR_ZERO = re.compile(r"(?<![\d:.])0(\d)(?=[:.]\d\d)")
 
 
@@ -200,12 +205,98 @@ def normalize_value(text: str) -> str:
     words as digits ("two" -> "2", "the 4th" -> "4")."""
     t = _SPACE.sub(" ", text.casefold()).strip(_EDGE + " ")
     t = re.sub(r"^(?:the|a|an)\s+", "", t)
+    t = _NUMBER_HYPHEN.sub(r"\1 ", t)  # "twenty-one" is "twenty one"
     t = " ".join(_DIGITS.get(w, _ORDINAL_DIGITS.get(w, w)) for w in t.split())
+    t = _TENS_UNITS.sub(lambda m: str(int(m.group(1)) + int(m.group(2))), t)  # "twenty first"
     if t.isdigit():
         t = str(int(t))  # "07" is 7
     t = _MERIDIEM.sub(r"\1 \2m", t)  # "9am", "9 a.m." and "9 am" are one time
     t = _HOUR_ZERO.sub(r"\1", t)  # "09:15" is 9:15
     return _ORDINAL_SUFFIX.sub(r"\1", t)
+
+
+_CLOCK = re.compile(
+    r"^(?:(?P<lead>morning|afternoon|evening|night)\s+)?(?:"
+    r"(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?(?:\s+(?P<words>30|15|45|thirty|fifteen|forty[\s-]five))?"
+    r"(?:\s*o['\"’]?\s?clock)?|"
+    r"(?P<frac>half|quarter)\s+(?P<dir>past|to)\s+(?P<fh>\d{1,2})|"
+    r"(?P<named>noon|midday|midnight))"
+    r"(?:\s+(?P<ap>[ap]m))?(?:\s+(?P<part>in the (?:morning|afternoon|evening|night)|at night|"
+    r"tonight))?$"
+)
+_WORD_MINUTES = {"30": 30, "15": 15, "45": 45, "thirty": 30, "fifteen": 15}
+_DAY_MONTH = re.compile(rf"^(\d{{1,2}}) (?:of )?({_MONTH})\b(.*)$")
+_MONTH_DAY = re.compile(rf"^({_MONTH}) (?:the )?(\d{{1,2}})\b(.*)$")
+#: The months, in order, in full.
+MONTH_NAMES = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+
+
+def clock_time(norm: str) -> str | None:
+    """A time's canonical form, "17:15" when the part of the day tells ("quarter past 5 in the
+    evening", "5:15 pm", "17:15"), "5:15" when it does not; None when it is no clock time."""
+    m = _CLOCK.match(norm)
+    if m is None:
+        return None
+    if m.group("named"):
+        return "0:00" if m.group("named") == "midnight" else "12:00"
+    if m.group("frac"):
+        hour, minute = int(m.group("fh")), 30 if m.group("frac") == "half" else 15
+        if m.group("dir") == "to":
+            hour, minute = (hour - 1) % 12 or 12, 60 - minute
+    else:
+        hour = int(m.group("h"))
+        minute = int(m.group("m")) if m.group("m") else 0
+        words = m.group("words")
+        if words:
+            minute = _WORD_MINUTES.get(words, 45)
+    if hour > 23 or minute > 59:
+        return None
+    part = " ".join(filter(None, (m.group("lead"), m.group("ap"), m.group("part"))))
+    if hour <= 12 and part:
+        after_noon = any(w in part for w in ("pm", "afternoon", "evening", "night", "tonight"))
+        if after_noon and hour < 12:
+            hour += 12
+        elif hour == 12 and (not after_noon or "night" in part):
+            hour = 0  # "12 am", "half past 12 at night"
+    # Without a part of the day, "5:15" stays "5:15": morning or evening is not told.
+    return f"{hour}:{minute:02d}"
+
+
+def calendar_date(norm: str) -> str:
+    """A date's canonical form: day and month in one order ("4 of march", "march the 4th" and
+    "march 4" are "march 4"), month names in full; anything else as it is."""
+    m = _DAY_MONTH.match(norm)
+    if m:
+        day, month, rest = m.group(1), m.group(2), m.group(3)
+    else:
+        m = _MONTH_DAY.match(norm)
+        if m is None:
+            return norm
+        month, day, rest = m.group(1), m.group(2), m.group(3)
+    full = next(n for n in MONTH_NAMES if n.startswith(month[:3]))
+    return f"{full} {int(day)}{rest.replace(',', '')}"
+
+
+def _norm(kind: Kind, text: str) -> str:
+    norm = normalize_value(text)
+    if kind == Kind.TIME:
+        return clock_time(norm) or norm
+    if kind == Kind.DATE:
+        return calendar_date(norm)
+    return norm
 
 
 _ABSOLUTE = re.compile(rf"\d{{4}}|\d/\d|\b{_MONTH}\b", re.IGNORECASE)
@@ -234,7 +325,7 @@ def find_values(text: str) -> tuple[Value, ...]:
         for v in found:
             if start < v.end and v.start < end:
                 return
-        found.append(Value(kind, text[start:end], start, end, normalize_value(text[start:end])))
+        found.append(Value(kind, text[start:end], start, end, _norm(kind, text[start:end])))
 
     for m in _TIME.finditer(text):
         add(Kind.TIME, m.start(), m.end())

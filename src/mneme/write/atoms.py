@@ -46,7 +46,7 @@ from mneme.store.protocol import ClaimChanges, Store
 from mneme.trust import claims as claim_layer
 from mneme.trust.conflicts import Conflicts, retire
 from mneme.trust.settle import DECISIONS, Settler
-from mneme.write.decide import Assessment, Judge, is_merge
+from mneme.write.decide import LIVE, Assessment, Judge, is_merge
 from mneme.write.plan import Atom, Plan
 
 
@@ -112,6 +112,7 @@ class AtomWriter:
             key=atom.key,
             session=src.session_id,
             when=said,
+            turn=src.text,
         )
         if is_merge(a) and a.target is not None and a.target.id in corrected:
             out.llm_errors.extend(a.errors)
@@ -126,6 +127,7 @@ class AtomWriter:
                 key=atom.key,
                 session=src.session_id,
                 when=said,
+                turn=src.text,
             )
         out.llm_errors.extend(a.errors)
         owner = src.agent_id if src.visibility == Visibility.PRIVATE else ""
@@ -319,20 +321,40 @@ class AtomWriter:
             )
             return
         if j.verdict in (Verdict.SUPERSEDE, Verdict.UPDATE) and not a.ruling.ask:
-            retire(
-                self.store,
-                unit,
-                target,
-                actor=plan.source.agent_id,
-                made_by="rule",
-                reason=f"{j.verdict.value.lower()}: {j.reason}",
-                now=plan.source.recorded_at,
-                on_change=self.conflicts.review.on_change,
-            )
-            out.decisions.append(Decision(j.verdict, text, unit.id, target.id, j.reason))
+            self._retire(plan, unit, target, j.verdict, j.reason, out)
+            self._retire_also(plan, unit, a, out)
             return
         # CONTRADICT, or a rewrite the charter holds back: both stand, a person decides.
         self._dispute(unit, target, j, a.ruling, out)
+
+    def _retire_also(self, plan: Plan, unit: Unit, a: Assessment, out: Outcome) -> None:
+        """The other statements of the value that changed, in the same conversation, go with
+        the target (each with its own record, each restorable); one the new unit may not
+        retire stays."""
+        j = a.judgement
+        why = f"{j.reason}; the same value said earlier in the conversation"
+        for other in a.also:
+            if other.status not in LIVE or other.id in out.new_ids:
+                continue
+            if not may_retire(unit, other) or self._ruling(unit, other, j).ask:
+                continue
+            self._retire(plan, unit, other, j.verdict, why, out)
+
+    def _retire(
+        self, plan: Plan, unit: Unit, loser: Unit, verdict: Verdict, why: str, out: Outcome
+    ) -> None:
+        """The rule's retirement of ``loser`` by ``unit``, recorded and reported."""
+        retire(
+            self.store,
+            unit,
+            loser,
+            actor=plan.source.agent_id,
+            made_by="rule",
+            reason=f"{verdict.value.lower()}: {why}",
+            now=plan.source.recorded_at,
+            on_change=self.conflicts.review.on_change,
+        )
+        out.decisions.append(Decision(verdict, unit.text, unit.id, loser.id, why))
 
     def _support(self, plan: Plan, unit: Unit, target: Unit) -> str | None:
         """The new unit restates a value of ``target`` and says more: both stay, the new
@@ -359,16 +381,19 @@ class AtomWriter:
         assert a.target is not None
         skip = frozenset({a.target.id, *out.new_ids})
         for other, j in self.judge.slot_rivals(unit, a.claim, rivals, skip, vector=vector):
-            ruling = charter_rules.evaluate(
-                self.charter(),
-                j.verdict,
-                j.confidence,
-                new_type=unit.type,
-                old_type=other.type,
-                old_immutable=bool(other.metadata.get("immutable")),
-                conflict_type=j.conflict_type,
-            )
-            self._dispute(unit, other, j, ruling, out)
+            self._dispute(unit, other, j, self._ruling(unit, other, j), out)
+
+    def _ruling(self, unit: Unit, other: Unit, j: Judgement) -> Ruling:
+        """What the charter says of this verdict of ``unit`` against ``other``."""
+        return charter_rules.evaluate(
+            self.charter(),
+            j.verdict,
+            j.confidence,
+            new_type=unit.type,
+            old_type=other.type,
+            old_immutable=bool(other.metadata.get("immutable")),
+            conflict_type=j.conflict_type,
+        )
 
     def _dispute(
         self,

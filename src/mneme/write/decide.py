@@ -34,7 +34,7 @@ from mneme.core.model import (
     Verdict,
     Viewer,
 )
-from mneme.core.statements import analyze
+from mneme.core.statements import analyze, in_turn
 from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLMError, LLMInvalid
 from mneme.store.protocol import Filters, Store
@@ -101,6 +101,8 @@ class Assessment:
     #: A rejected unit the atom says again in other words (same slot, same value): the atom
     #: is not admitted as active; it goes to review, pointing at that unit's tombstone.
     rejected: Unit | None = None
+    #: Retired with the target by a SUPERSEDE: other statements of the value that changed.
+    also: tuple[Unit, ...] = ()
 
 
 class Judge:
@@ -189,11 +191,12 @@ class Judge:
         return [(uid, sim) for uid, sim, _, _ in merged[: NEIGHBOURS + PREFETCH_SLACK]], True
 
     @staticmethod
-    def _corrects(text: str) -> bool:
+    def _corrects(text: str, turn: str | None = None) -> bool:
         """Whether an atom may correct an earlier statement of its conversation that the
-        embedder finds far from it: a change cue and a value ("change it to Big 4"). Only
-        such atoms read the session's latest units (one query each)."""
-        statement = analyze(text)
+        embedder finds far from it: a change cue (its own or its turn's: "I've changed my mind.
+        ...") and a value ("change it to Big 4"). Only such atoms read the session's latest
+        units (one query each)."""
+        statement = in_turn(analyze(text), turn)
         return statement.cue and bool(statement.values)
 
     def neighbours(
@@ -206,6 +209,7 @@ class Judge:
         key: str | None = None,
         session: str | None = None,
         claim_text: str = "",
+        turn: str | None = None,
     ) -> list[tuple[Unit, float]]:
         viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
         found: dict[str, float] = {}
@@ -215,7 +219,7 @@ class Judge:
         if vector is not None:
             near, prefetched = self._semantic(viewer, key, vector)
             found.update(near)
-        if session is not None and self._corrects(claim_text):
+        if session is not None and self._corrects(claim_text, turn):
             recent = self.store.list_units(
                 viewer, Filters(statuses=LIVE, session=session), SESSION_WINDOW, lean=True
             )
@@ -263,12 +267,14 @@ class Judge:
         key: str | None = None,
         session: str | None = None,
         when: dt.datetime | None = None,
+        turn: str | None = None,
     ) -> Assessment:
         """The verdict on a new atom; units in ``exclude`` are not judged against. ``key``:
         the atom's content key, under which ``prefetch`` may hold its neighbours; ``session``
-        and ``when``: the conversation it was said in and when."""
+        and ``when``: the conversation it was said in and when; ``turn``: the whole input the
+        atom is one of."""
         claim = extract_claim(text)
-        near = self.neighbours(bank_id, agent_id, claim, vector, exclude, key, session, text)
+        near = self.neighbours(bank_id, agent_id, claim, vector, exclude, key, session, text, turn)
         candidate = Candidate(
             text=text,
             type=unit_type,
@@ -276,6 +282,7 @@ class Judge:
             claim=claim,
             session=session,
             when=when,
+            turn=turn,
         )
         nbs = [
             Neighbour(
@@ -299,10 +306,13 @@ class Judge:
         if verdict is None:
             verdict = judge(candidate, nbs, self.config)
         target = None
+        also: tuple[Unit, ...] = ()
         if verdict.target_id is not None:
             # The neighbours were read lean; what is done to the target needs all of it.
             viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
-            target = self.store.get_units(viewer, [verdict.target_id]).get(verdict.target_id)
+            full = self.store.get_units(viewer, [verdict.target_id, *verdict.also])
+            target = full.get(verdict.target_id)
+            also = tuple(full[u] for u in verdict.also if u in full)
         ruling = charter_rules.evaluate(
             charter,
             verdict.verdict,
@@ -315,7 +325,7 @@ class Judge:
         rejected = None
         if verdict.verdict not in (Verdict.NOOP, Verdict.LINK_EXISTING) and vector is not None:
             rejected = self.restated_rejection(bank_id, agent_id, candidate, vector)
-        return Assessment(verdict, claim, target, ruling, errors, rejected)
+        return Assessment(verdict, claim, target, ruling, errors, rejected, also)
 
     def restated_rejection(
         self, bank_id: str, agent_id: str, candidate: Candidate, vector: np.ndarray
