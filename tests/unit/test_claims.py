@@ -542,3 +542,11 @@ def test_amounts_are_read_only_from_words_with_a_digit(words: list[str]) -> None
             ]
         prev = w
     assert claims_mod._numbers(words) == tuple(every)
+
+
+def test_a_value_that_only_points_elsewhere_is_no_claim():
+    assert extract_claim("Omar: I was in it!") is None
+    assert extract_claim("Omar: I'd love to see them!") is None
+    claim = extract_claim("Omar: I was in Lisbon.")
+    assert claim is not None
+    assert claim.value == "lisbon"

@@ -167,6 +167,15 @@ def test_the_other_speaker_saying_back_a_name_grounds_it():
     assert rel(old, new, ctx(0.5, same_author=False, session=False)) != SlotRelation.SUPPORT
 
 
+def test_a_denial_in_another_clause_denies_something_else():
+    old = "Ines: Haven't called in a while, but I finished the book about lighthouses in Maine."
+    new = "Ines: Reading about lighthouses in Maine gave me ideas."
+    assert rel(old, new, ctx(0.7)) != SlotRelation.NEGATION
+    assert rel("Ines: The lab is in Maine.", "Ines: The lab is not in Maine.", ctx(0.9)) == (
+        SlotRelation.NEGATION
+    )
+
+
 def test_restatements_corroborate_and_denials_dispute():
     user = "User: I'm going to 899 Sir Francis Drake Boulevard."
     echo = "Assistant: So you'd like to go to 899 Sir Francis Drake Boulevard."

@@ -1023,9 +1023,20 @@ def extract_claim(text: str) -> Claim | None:
         claim = _extract(text)
     except (ValueError, IndexError, KeyError, AttributeError, TypeError):  # pragma: no cover
         return None
-    if claim is None or not _names_a_subject(claim.subject):
+    if claim is None or not _names_a_subject(claim.subject) or _refers_elsewhere(claim.value):
         return None
     return claim
+
+
+#: Pronouns that stand for a thing named elsewhere.
+_OBJECT_PRONOUNS = frozenset(["it", "them", "that", "this", "these", "those", "him", "her", "one"])
+
+
+def _refers_elsewhere(value: str) -> bool:
+    """Whether a claim's value only points at something named elsewhere ("I was in *it*",
+    "I'd love to see *them*"): there is nothing in it to compare with another value."""
+    words = value.split()
+    return 0 < len(words) <= 2 and words[-1] in _OBJECT_PRONOUNS
 
 
 def _names_a_subject(subject: str) -> bool:

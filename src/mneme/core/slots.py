@@ -208,7 +208,7 @@ def _same_values(
     about = shared - (new.subjects & old.subjects)
     if not about and ctx.similarity < config.same_subject:
         return SlotJudgement(SlotRelation.UNKNOWN, "only the subject in common")
-    if new.negated != old.negated:
+    if new.negated != old.negated and _denies_in_clause(new, old, about):
         one_thing = bool(about) and _same_roles(new, old, about)
         if not (one_thing or _negation_frames_agree(new, old)):
             # "Can't wait to hear about it" does not deny "Missed you", however alike two
@@ -248,6 +248,23 @@ def _grounds(new: Statement, about: frozenset[str], ctx: Context) -> bool:
     if ctx.same_author or not ctx.same_conversation or not about:
         return False
     return any(v.norm in about and v.kind in _NAMING for v in new.values)
+
+
+def _denies_in_clause(new: Statement, old: Statement, about: frozenset[str]) -> bool:
+    """Whether the denial is said of the shared values: a "not" in another clause ("Haven't
+    talked in a bit, but I read a book about castles in the UK") denies something else. With
+    no shared value to place, the whole statements' negation counts."""
+    if not about:
+        return True
+    return _clause_negated(new, about) != _clause_negated(old, about)
+
+
+def _clause_negated(statement: Statement, norms: frozenset[str]) -> bool:
+    return any(
+        _NOT.search(clause) is not None
+        for v, clause in zip(statement.values, statement.clauses, strict=True)
+        if v.norm in norms
+    )
 
 
 def _same_roles(new: Statement, old: Statement, norms: frozenset[str]) -> bool:
