@@ -39,8 +39,8 @@ PRECISIONS = ("auto", "fp32")
 #: ``query_backend`` values: "auto" (ONNX Runtime when it loads, else torch), "torch".
 QUERY_BACKENDS = ("auto", "torch")
 
-#: ``batch_backend`` values: "auto" (OpenVINO in bfloat16 where the CPU has bfloat16 and
-#: openvino loads, else torch), "torch".
+#: ``batch_backend`` values: "auto" (OpenVINO where openvino loads: in bfloat16 where the CPU
+#: has bfloat16 and precision is "auto", else in float32; torch otherwise), "torch".
 BATCH_BACKENDS = ("auto", "torch")
 
 
@@ -192,7 +192,9 @@ class MiniLMEmbedder:
     def uses_bf16(self) -> bool:
         """Whether batches run in bfloat16 (OpenVINO's or torch's autocast; known once a batch
         has been embedded)."""
-        return self._batcher is not None or self._bf16
+        if self._batcher is not None:
+            return self._batcher.precision == "bf16"
+        return self._bf16
 
     def _encode(self, texts: list[str]) -> Vectors:
         if len(texts) >= BF16_MIN_BATCH:
@@ -227,11 +229,15 @@ class MiniLMEmbedder:
             return self._batcher
         with self._load_lock:
             if not self._batcher_tried:
-                if self.batch_backend == "auto" and self.precision == "auto":
+                if self.batch_backend == "auto":
                     threads = self._num_threads or _available_cpus()
                     try:
                         self._batcher = OpenVinoBatchEncoder(
-                            packaged_model_path(), threads=threads, batch_size=self.batch_size
+                            packaged_model_path(),
+                            threads=threads,
+                            batch_size=self.batch_size,
+                            # float32 asked for: OpenVINO's float32 is torch's, only faster
+                            precision="auto" if self.precision == "auto" else "f32",
                         )
                     except BackendUnavailable as exc:
                         self.batch_fallback = str(exc)
