@@ -189,6 +189,23 @@ def ingest_mneme(
     return seconds, units
 
 
+def superseded_counts(mem: Any, dataset: Dataset) -> dict[str, dict[str, int]]:
+    """What the write path retired, per conversation: superseded units, and those of them
+    whose turn a question cites as evidence. LoCoMo's facts seldom change, and a retired
+    evidence turn is one its own annotations say is still needed: a harm measure that needs no
+    hand labels (issue 15's "0 destructive verdicts", on conversational data)."""
+    out: dict[str, dict[str, int]] = {}
+    for conv in dataset.conversations:
+        cited = {e for q in conv.questions for e in q.evidence}
+        units = mem.list_memories(bank=conv.sample_id, limit=10_000)
+        gone = [u for u in units if u.status.value == "superseded"]
+        out[conv.sample_id] = {
+            "superseded": len(gone),
+            "evidence": sum(1 for u in gone if cited & set(u.evidence)),
+        }
+    return out
+
+
 def run_mneme(
     dataset: Dataset,
     embedder: Any,
@@ -215,6 +232,7 @@ def run_mneme(
             conv.sample_id: len(mem.conflicts(bank=conv.sample_id, status="open", limit=1000))
             for conv in dataset.conversations
         }
+        run.extra["superseded"] = superseded_counts(mem, dataset)
         _warm_up(mem, dataset, clock, k)
         counts: dict[str, int] = {}
         for conv in dataset.conversations:
@@ -502,6 +520,14 @@ def build_perf(
         if opened:
             per = ", ".join(f"{sid} {n}" for sid, n in opened.items())
             rows.append((f"{name} open conflicts per conversation", per, None))
+        retired = r.extra.get("superseded")
+        if retired:
+            per = ", ".join(
+                f"{sid} {c['superseded']} ({c['evidence']})" for sid, c in retired.items()
+            )
+            rows.append(
+                (f"{name} superseded units per conversation (of them cited as evidence)", per, None)
+            )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
     rows.append(("peak RSS of the benchmark process (ru_maxrss)", f"{peak:.0f} MB", None))
     return {

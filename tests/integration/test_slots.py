@@ -182,6 +182,32 @@ def test_the_other_speaker_saying_back_a_name_is_evidence(mem, clock):
     assert r.source_id in mem.get(a.memory_ids[0]).evidence
 
 
+def test_bare_answers_to_two_questions_fill_two_slots(mem, clock):
+    say(mem, clock, "Omar: When do you fly out?", session="d6")
+    out = say(mem, clock, "Ines: The 14th of June.", session="d6")
+    back_q = say(mem, clock, "Omar: And which day is your flight back?", session="d6")
+    back = say(mem, clock, "Ines: The 21st of June.", session="d6")
+    assert Verdict.SUPERSEDE not in verdicts(back)
+    assert mem.get(out.memory_ids[0]).status.value == "active"
+    # The answer records the question it answers: a later atom is judged against that slot.
+    assert mem.get(back.memory_ids[0]).metadata["answers"] == back_q.memory_ids[0]
+    # A bare answer to the same question again is a change of that one slot.
+    say(mem, clock, "Omar: Sorry, which day is your flight back?", session="d6")
+    again = say(mem, clock, "Ines: The 22nd of June.", session="d6")
+    retired = {d.target_id for d in again.decisions if d.verdict == Verdict.SUPERSEDE}
+    assert retired == {back.memory_ids[0]}
+    assert mem.get(out.memory_ids[0]).status.value == "active"
+
+
+def test_a_shared_answer_never_names_a_private_question(mem, clock):
+    q = say(mem, clock, "Omar: Which day is the dentist?", session="d7", visibility="private")
+    mine = say(mem, clock, "Ines: The 3rd of July.", session="d7", visibility="private")
+    assert mem.get(mine.memory_ids[0], agent="a1").metadata["answers"] == q.memory_ids[0]
+    say(mem, clock, "Omar: Which day is the vet?", session="d7", visibility="private")
+    shared = say(mem, clock, "Ines: The 4th of July.", session="d7")
+    assert "answers" not in mem.get(shared.memory_ids[0]).metadata
+
+
 def test_as_of_still_answers_what_held_then(mem, clock):
     say(mem, clock, "Alice lives in Berlin.")
     then = clock.now + dt.timedelta(seconds=30)

@@ -60,6 +60,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from mneme.core.claims import (
+    REPLACING,
     STRONG_CHANGE,
     Claim,
     claim_slot,
@@ -76,7 +77,7 @@ from mneme.core.claims import (
 from mneme.core.keys import normalize_text
 from mneme.core.language import STOPWORDS, tokens
 from mneme.core.model import UnitStatus, UnitType, Verdict
-from mneme.core.slots import MEASURES, Context, SlotConfig, SlotRelation, relate
+from mneme.core.slots import MEASURES, Context, SlotConfig, SlotRelation, answering, relate
 from mneme.core.statements import Statement, analyze, in_turn
 from mneme.core.values import MONTH_NAMES, Kind
 
@@ -117,6 +118,9 @@ class Candidate:
     session: str | None = None  # the conversation it was said in
     when: dt.datetime | None = None  # when it was said
     turn: str | None = None  # the whole input it is one atom of
+    #: The other speaker's question just before it in its conversation, when it is a bare
+    #: answer (``mneme.core.slots.answering``).
+    answers: str | None = None
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,7 @@ class Neighbour:
     knowers: tuple[str, ...] = ()
     session: str | None = None
     when: dt.datetime | None = None
+    answers: str | None = None  # the question it answered, as for a Candidate
 
 
 @dataclass(frozen=True)
@@ -214,13 +219,14 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
     """Decide what the new atom is against its neighbours (see the module docstring)."""
     best: tuple[tuple[int, float, float], _Pair, Neighbour] | None = None
     related: list[tuple[float, str]] = []
-    statement = in_turn(analyze(new.text), new.turn)
+    statement = answering(in_turn(analyze(new.text), new.turn), _question(new.answers))
     latest = _latest_of_kind(new, statement, neighbours)
+    talking = _participants(new, statement, neighbours)
     pairs: list[tuple[_Pair, Neighbour]] = []
     for nb in neighbours:
         if nb.status not in JUDGED_STATUSES:
             continue
-        pair = _slot_pair(new, statement, nb, latest.get(nb.unit_id, frozenset()), config)
+        pair = _slot_pair(new, statement, nb, latest.get(nb.unit_id, frozenset()), config, talking)
         if pair is _UNDECIDED:
             pair = _compare(new, nb, config)
         if pair is None:
@@ -369,23 +375,42 @@ def _latest_of_kind(
     return {k: frozenset(v) for k, v in out.items()}
 
 
+def _question(text: str | None) -> Statement | None:
+    return analyze(text) if text else None
+
+
+def _participants(
+    new: Candidate, statement: Statement, neighbours: Sequence[Neighbour]
+) -> frozenset[str]:
+    """Who speaks in the new atom's conversation, as far as its neighbours show: the names of
+    the people talking are who is spoken to or about ("I'm so happy for you, Caroline."),
+    never a slot's value (ADR 0039)."""
+    if new.session is None:
+        return frozenset()
+    names = [statement.speaker]
+    names += [analyze(nb.text).speaker for nb in neighbours if nb.session == new.session]
+    return frozenset(n.casefold() for n in names if n)
+
+
 def _slot_pair(
     new: Candidate,
     statement: Statement,
     nb: Neighbour,
     latest: frozenset[Kind],
     config: JudgeConfig,
+    participants: frozenset[str] = frozenset(),
 ) -> _Pair | None:
     """What the slot rules say of one neighbour (``mneme.core.slots``); ``_UNDECIDED`` when
     they cannot tell (then the text and claim rules below decide)."""
     if normalize_text(new.text) == normalize_text(nb.text):
         return _merge(new, nb, "exact", "the same text")
-    old = analyze(nb.text)
+    old = answering(analyze(nb.text), _question(nb.answers))
     same_author = _same_author(new, statement, nb)
     a, b = nb.claim, new.claim
     one_slot = a is not None and b is not None and claim_slot(a) == claim_slot(b)
     many = one_slot and a is not None and not is_single_valued(a)
     ctx = Context(
+        participants=participants,
         similarity=nb.similarity,
         same_author=same_author,
         same_conversation=_same_conversation(new, nb),
@@ -527,7 +552,7 @@ def _same_slot(new: Candidate, nb: Neighbour, old: Claim, cur: Claim) -> _Pair |
     if wn and wn < wo:
         return _merge(new, nb, "subsumed", f"says less than what is known ({slot}: {old.value})")
     single = is_single_valued(old)
-    if cur.change and (single or STRONG_CHANGE.search(new.text.casefold())):
+    if cur.change and (single or REPLACING.search(new.text.casefold())):
         return _Pair(
             Verdict.SUPERSEDE,
             "change",

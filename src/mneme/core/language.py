@@ -441,6 +441,8 @@ def _accept_sentence_initial(words: list[str], run: _Run, toks: list[str]) -> bo
         return True
     if run.possessive or _ACRONYM.match(words[0]) or words[0].casefold() in _GIVEN_NAMES:
         return True
+    if len(words[0]) > 5 and words[0].casefold().endswith("ing"):
+        return False  # a gerund opening the sentence ("Gaming has brought me so much")
     nxt = toks[run.end].casefold() if run.end < len(toks) else ""
     return nxt in _NAME_FOLLOWERS or (nxt.endswith("ed") and len(nxt) > 4)
 

@@ -79,6 +79,9 @@ class Context:
     other_subjects: bool = False
     #: Both said on one day (or when is unknown): relative dates ("yesterday") compare.
     same_day: bool = True
+    #: The names of the people talking in the conversation (besides the two authors): who is
+    #: spoken to or about, not a value.
+    participants: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +105,7 @@ def relate(
         return SlotJudgement(SlotRelation.DIFFERENT, "a question states nothing")
     # Who talks and who is talked to ("Caroline: Thanks, Melanie!") is not what is said.
     speakers = frozenset(s.casefold() for s in (new.speaker, old.speaker) if s)
+    speakers |= ctx.participants
     new, old = _without(new, speakers), _without(old, speakers)
     if not new.values or not old.values:
         return SlotJudgement(SlotRelation.UNKNOWN, "no values to compare")
@@ -139,7 +143,13 @@ def _one_change(
         return SlotJudgement(SlotRelation.DIFFERENT, f"dates told from other days ({said})")
     if old_value in old.subjects and new_value in new.subjects:
         return SlotJudgement(SlotRelation.DIFFERENT, f"another subject ({said})")
-    if _extends(new_value, old_value):
+    if _extends(new_value, old_value) and (
+        frames_agree(new, old) or ctx.similarity >= config.near or ctx.same_claim_slot
+    ):
+        # A refinement says the same thing of a fuller value ("I live in Berlin" / "I live in
+        # Berlin Mitte"); the fuller name in another frame is talk of something else ("the
+        # props for the Harry Potter films" / "'Harry Potter and the Philosopher's Stone' is
+        # special to me").
         return SlotJudgement(
             SlotRelation.REFINE, f"refines {kind.value} {said}", kind, old_value, new_value
         )
@@ -155,7 +165,16 @@ def _one_change(
     pointed = (
         cued and kind in ctx.latest_of_kind and (ctx.similarity >= config.cue_latest or _thin(new))
     )
-    framed = change.same_role and (ctx.similarity >= config.same_frame or ctx.same_claim_slot)
+    own = ctx.same_author and ctx.same_conversation
+    # The author's own latest statement of the kind, in the same role, is where a new value of
+    # theirs lands however unlike the texts read ("I would like to book at Rosie Mccann's for
+    # March 2nd" / "I want to eat there on the 4th"); the clause test below still tells two
+    # things said apart (ADR 0039).
+    framed = change.same_role and (
+        ctx.similarity >= config.same_frame
+        or ctx.same_claim_slot
+        or (own and kind in ctx.latest_of_kind)
+    )
     counts = (change.role or "").startswith("count:") and (change.old_role or "").startswith(
         "count:"
     )
@@ -173,7 +192,12 @@ def _one_change(
         return SlotJudgement(
             SlotRelation.DIFFERENT, f"another {kind.value} beside the others: nothing replaced"
         )
-    own = ctx.same_author and ctx.same_conversation
+    if own and not cued and not claimed and not _asked_alike(new, old, change):
+        # A bare answer fills the slot its question asks for: "Thursday next week." to "What
+        # date?" and "March 9th." to "Which day is the return flight?" are two slots.
+        return SlotJudgement(
+            SlotRelation.DIFFERENT, f"another {kind.value} asked for by another question"
+        )
     if own and not cued and not (claimed or clauses_agree(new, old, change)):
         # No cue, and each value said of something else in its own clause ("I want to fly
         # this Saturday" / "I want to return next Monday"), however alike the texts: two
@@ -292,6 +316,46 @@ def clauses_agree(new: Statement, old: Statement, change: _Change) -> bool:
     a = _clause_content(new, change.new) - _SAY_NOTHING
     b = _clause_content(old, change.old) - _SAY_NOTHING
     return not (a - b) or not (b - a)
+
+
+def answering(statement: Statement, question: Statement | None) -> Statement:
+    """``statement`` as the answer to ``question`` (the other speaker's turn just before it):
+    a bare value ("March 9th.", "In Sunnyvale please") says which slot it fills only through
+    the question it answers. Anything else is returned as it is."""
+    if question is None or not question.asks or not is_bare(statement):
+        return statement
+    return replace(statement, answered=question.frame)
+
+
+def is_bare(statement: Statement) -> bool:
+    """Whether a statement says nothing but its values ("March 9th.", "In Sunnyvale please"):
+    the shape of an answer. A request ("Try to book for the 14th") says something: it asks
+    for the value, unprompted."""
+    if not statement.values:
+        return False
+    counted = " ".join(c for c in statement.counted if c)
+    return not (_content(statement.frame) - _content(counted))
+
+
+def _asked_alike(new: Statement, old: Statement, change: _Change) -> bool:
+    """Whether two statements of one author fill one slot as far as the questions they answer
+    tell: when either is a bare answer, what its question asks (its content words) must be
+    what the other's question asks, or what the other says of its value, one perhaps saying
+    more. An empty question ("What date?") is no wildcard beside one that names its slot
+    ("Which day is the return flight?")."""
+    if new.answered is None and old.answered is None:
+        return True
+    a = _slot_words(new, change.new)
+    b = _slot_words(old, change.old)
+    if a == b:
+        return True
+    return bool(a) and bool(b) and (a <= b or b <= a)
+
+
+def _slot_words(statement: Statement, norm: str) -> frozenset[str]:
+    if statement.answered is not None:
+        return _content(statement.answered) - _SAY_NOTHING
+    return _clause_content(statement, norm) - _SAY_NOTHING
 
 
 def _clause_content(statement: Statement, norm: str) -> frozenset[str]:

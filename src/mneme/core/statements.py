@@ -142,6 +142,10 @@ class Statement:
 
     norms: frozenset[str]  # the values' normal forms
     kind_set: frozenset[Kind]
+    #: For a bare answer ("March 9th." right after the other speaker's "Which day is the
+    #: return flight?"): the masked frame of the question it answers, which names its slot.
+    #: Set by :func:`mneme.core.slots.answering`; None for everything else.
+    answered: str | None = None
 
     def kinds(self) -> frozenset[Kind]:
         return self.kind_set

@@ -113,6 +113,8 @@ class AtomWriter:
             session=src.session_id,
             when=said,
             turn=src.text,
+            source_id=src.id,
+            visibility=src.visibility,
         )
         if is_merge(a) and a.target is not None and a.target.id in corrected:
             out.llm_errors.extend(a.errors)
@@ -128,6 +130,8 @@ class AtomWriter:
                 session=src.session_id,
                 when=said,
                 turn=src.text,
+                source_id=src.id,
+                visibility=src.visibility,
             )
         out.llm_errors.extend(a.errors)
         owner = src.agent_id if src.visibility == Visibility.PRIVATE else ""
@@ -160,7 +164,7 @@ class AtomWriter:
         else:
             said_before = None
         unit = self._new_unit(
-            plan, atom, vector, UnitStatus.REJECTED if stones else UnitStatus.ACTIVE
+            plan, atom, vector, UnitStatus.REJECTED if stones else UnitStatus.ACTIVE, a.answers
         )
         out.new_ids.append(unit.id)
         if stones:
@@ -482,7 +486,14 @@ class AtomWriter:
             plan.vectors[atom.key] = vector
         return vector
 
-    def _new_unit(self, plan: Plan, atom: Atom, vector: np.ndarray, status: UnitStatus) -> Unit:
+    def _new_unit(
+        self,
+        plan: Plan,
+        atom: Atom,
+        vector: np.ndarray,
+        status: UnitStatus,
+        answers: Unit | None = None,
+    ) -> Unit:
         src = plan.source
         unit = Unit(
             id=new_id("u_"),
@@ -505,7 +516,7 @@ class AtomWriter:
             knowers=(src.agent_id,),
             evidence=(src.id,),
             entities=tuple(e.name for e in atom.entities),
-            metadata=_unit_metadata(plan),
+            metadata=_unit_metadata(plan, answers),
         )
         self.store.put_unit(unit, vector)
         self.judge.note_written(unit.bank_id, unit.id, vector)
@@ -559,11 +570,13 @@ def _rule_edge(unit: Unit, dst: str, kind: EdgeType, weight: float = 1.0) -> Edg
     )
 
 
-def _unit_metadata(plan: Plan) -> dict[str, object]:
+def _unit_metadata(plan: Plan, answers: Unit | None = None) -> dict[str, object]:
     src = plan.source
     meta: dict[str, object] = {}
     if src.session_id:
         meta["session_id"] = src.session_id
+    if answers is not None:
+        meta["answers"] = answers.id  # the question a bare answer answers
     if src.metadata.get("immutable") is True:
         meta["immutable"] = True
     return meta

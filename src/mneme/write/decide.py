@@ -33,7 +33,9 @@ from mneme.core.model import (
     UnitType,
     Verdict,
     Viewer,
+    Visibility,
 )
+from mneme.core.slots import is_bare
 from mneme.core.statements import analyze, in_turn
 from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLMError, LLMInvalid
@@ -46,6 +48,9 @@ NEIGHBOURS = 8
 #: The latest live units of the atom's own conversation are judged too: a correction ("make it
 #: Big 4") names no slot; the conversation says which statement it corrects.
 SESSION_WINDOW = 12
+#: Units of a bare answer's conversation read to find the question it answers: its own turn's
+#: earlier atoms, then the turn before.
+ANSWER_WINDOW = 6
 #: Rejected units a new atom is compared with, nearest first (tombstones by meaning).
 REJECTED_NEIGHBOURS = 3
 #: A prefetched neighbour list holds this many more than NEIGHBOURS: a unit the same batch
@@ -103,6 +108,9 @@ class Assessment:
     rejected: Unit | None = None
     #: Retired with the target by a SUPERSEDE: other statements of the value that changed.
     also: tuple[Unit, ...] = ()
+    #: The question a bare answer answers (the other speaker's turn just before it): the new
+    #: unit records its id, so a later atom is judged against the slot it was asked for.
+    answers: Unit | None = None
 
 
 class Judge:
@@ -268,13 +276,17 @@ class Judge:
         session: str | None = None,
         when: dt.datetime | None = None,
         turn: str | None = None,
+        source_id: str | None = None,
+        visibility: Visibility = Visibility.SHARED,
     ) -> Assessment:
         """The verdict on a new atom; units in ``exclude`` are not judged against. ``key``:
         the atom's content key, under which ``prefetch`` may hold its neighbours; ``session``
         and ``when``: the conversation it was said in and when; ``turn``: the whole input the
-        atom is one of."""
+        atom is one of, ``source_id`` its source and ``visibility`` the new unit's."""
         claim = extract_claim(text)
         near = self.neighbours(bank_id, agent_id, claim, vector, exclude, key, session, text, turn)
+        question = self._question(bank_id, agent_id, text, session, source_id, visibility)
+        asked = self._questions(bank_id, agent_id, [u for u, _ in near])
         candidate = Candidate(
             text=text,
             type=unit_type,
@@ -283,6 +295,7 @@ class Judge:
             session=session,
             when=when,
             turn=turn,
+            answers=question.text if question is not None else None,
         )
         nbs = [
             Neighbour(
@@ -296,6 +309,7 @@ class Judge:
                 knowers=u.knowers,
                 session=session_of(u),
                 when=said_at(u),
+                answers=asked.get(u.id),
             )
             for u, sim in near
         ]
@@ -325,7 +339,52 @@ class Judge:
         rejected = None
         if verdict.verdict not in (Verdict.NOOP, Verdict.LINK_EXISTING) and vector is not None:
             rejected = self.restated_rejection(bank_id, agent_id, candidate, vector)
-        return Assessment(verdict, claim, target, ruling, errors, rejected, also)
+        return Assessment(verdict, claim, target, ruling, errors, rejected, also, question)
+
+    def _question(
+        self,
+        bank_id: str,
+        agent_id: str,
+        text: str,
+        session: str | None,
+        source_id: str | None,
+        visibility: Visibility,
+    ) -> Unit | None:
+        """The question a bare answer answers: the latest earlier turn of its conversation,
+        when another speaker of the same agent's transcript said it and it asks something
+        (one query, for bare atoms only). A private question is never named by a shared
+        answer."""
+        statement = analyze(text)
+        if session is None or statement.speaker is None or not is_bare(statement):
+            return None
+        viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
+        recent = self.store.list_units(
+            viewer, Filters(statuses=LIVE, session=session), ANSWER_WINDOW, lean=True
+        )
+        for u in recent:
+            if source_id is not None and source_id in u.evidence:
+                continue  # an earlier atom of the same turn
+            asked = analyze(u.text)
+            if (
+                u.agent_id != agent_id
+                or asked.speaker is None
+                or asked.speaker.casefold() == statement.speaker.casefold()
+                or not asked.asks
+                or (u.visibility == Visibility.PRIVATE and visibility != Visibility.PRIVATE)
+            ):
+                return None
+            return u
+        return None
+
+    def _questions(self, bank_id: str, agent_id: str, units: list[Unit]) -> dict[str, str]:
+        """For the neighbours that were bare answers, the text of the question each answered
+        (read through the store's scope: a question this agent may not see is not read)."""
+        ids = {u.id: q for u in units if isinstance(q := u.metadata.get("answers"), str)}
+        if not ids:
+            return {}
+        viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
+        found = self.store.get_units(viewer, sorted(set(ids.values())), lean=True)
+        return {uid: found[q].text for uid, q in ids.items() if q in found}
 
     def restated_rejection(
         self, bank_id: str, agent_id: str, candidate: Candidate, vector: np.ndarray

@@ -1,0 +1,62 @@
+"""A bare answer fills the slot its question asks for (``mneme.core.slots.answering``).
+
+Regression cases, not the measure: the measure is ``bench/sgd/decisions.py`` on public data.
+"""
+
+from __future__ import annotations
+
+from mneme.core.slots import Context, SlotRelation, answering, is_bare, relate
+from mneme.core.statements import analyze
+
+OWN = Context(similarity=0.7, same_author=True, same_conversation=True)
+
+
+def test_only_a_statement_of_nothing_but_its_values_is_bare() -> None:
+    assert is_bare(analyze("User: March 9th."))
+    assert is_bare(analyze("User: In Sunnyvale please"))
+    assert not is_bare(analyze("User: Try to book for the 14th of this month"))
+    assert not is_bare(analyze("User: I want to return on the 9th."))
+    assert not is_bare(analyze("User: Sounds good."))  # no value: nothing to answer with
+
+
+def test_an_answer_takes_its_question_and_nothing_else_does() -> None:
+    bare = answering(analyze("User: March 9th."), analyze("System: Which day is the return?"))
+    assert bare.answered is not None
+    assert "return" in bare.answered
+    said = answering(analyze("User: I want to return on the 9th."), analyze("System: Which day?"))
+    assert said.answered is None
+    # a statement after a statement is no answer
+    told = answering(analyze("User: March 9th."), analyze("System: The flight is booked."))
+    assert told.answered is None
+
+
+def test_answers_to_two_questions_are_two_slots() -> None:
+    old = answering(analyze("User: Thursday next week."), analyze("System: What date?"))
+    new = answering(analyze("User: March 9th."), analyze("System: Which day is the return flight?"))
+    assert relate(new, old, OWN).relation == SlotRelation.DIFFERENT
+    # without the questions, the same author's later value is an update by default
+    plain = relate(analyze("User: March 9th."), analyze("User: Thursday next week."), OWN)
+    assert plain.relation == SlotRelation.UPDATE
+
+
+def test_an_answer_to_the_same_question_again_updates() -> None:
+    q = analyze("System: Which day is the return flight?")
+    old = answering(analyze("User: March 9th."), q)
+    new = answering(analyze("User: March 11th."), q)
+    assert relate(new, old, OWN).relation == SlotRelation.UPDATE
+
+
+def test_an_answer_meets_a_statement_by_what_that_statement_says_of_its_value() -> None:
+    new = answering(analyze("User: March 9th."), analyze("System: Which day is the return flight?"))
+    left = analyze("User: I would like to leave on March 4th.")
+    assert relate(new, left, OWN).relation == SlotRelation.DIFFERENT
+    back = analyze("User: The return flight should be on March 4th.")
+    assert relate(new, back, OWN).relation == SlotRelation.UPDATE
+
+
+def test_a_change_cue_still_points_a_bare_correction_at_the_latest_value() -> None:
+    old = answering(analyze("User: Thursday next week."), analyze("System: What date?"))
+    new = answering(
+        analyze("User: No, make it March 9th."), analyze("System: Which day is the return?")
+    )
+    assert relate(new, old, OWN).relation == SlotRelation.UPDATE
