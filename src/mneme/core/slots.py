@@ -29,6 +29,7 @@ points. The thresholds are set on the SGD dev split (``bench/sgd/decisions.py``;
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
@@ -331,10 +332,7 @@ def is_bare(statement: Statement) -> bool:
     """Whether a statement says nothing but its values ("March 9th.", "In Sunnyvale please"):
     the shape of an answer. A request ("Try to book for the 14th") says something: it asks
     for the value, unprompted."""
-    if not statement.values:
-        return False
-    counted = " ".join(c for c in statement.counted if c)
-    return not (_content(statement.frame) - _content(counted))
+    return bool(statement.values) and not _said_besides(statement, ())
 
 
 def _asked_alike(new: Statement, old: Statement, change: _Change) -> bool:
@@ -475,8 +473,13 @@ _SAY_NOTHING = frozenset(_stem(w) for w in _CORRECTION_WORDS)
 
 def _thin(statement: Statement) -> bool:
     """A statement with nothing to say but its values: a bare correction or answer."""
-    said = " ".join([*_CORRECTION_WORDS, *(c for c in statement.counted if c)])
-    return not (_content(statement.frame) - _content(said))
+    return not _said_besides(statement, _CORRECTION_WORDS)
+
+
+def _said_besides(statement: Statement, words: Iterable[str]) -> frozenset[str]:
+    """The content words of a statement's frame beyond ``words`` and what its numbers count."""
+    said = " ".join([*words, *(c for c in statement.counted if c)])
+    return _content(statement.frame) - _content(said)
 
 
 def _extends(new_value: str, old_value: str) -> bool:

@@ -20,7 +20,7 @@ import numpy as np
 
 from mneme.embed.onnx_query import exported_graph, tokenizer
 from mneme.embed.protocol import Vectors
-from mneme.errors import BackendUnavailable
+from mneme.errors import BackendUnavailable, InvalidInput
 
 DIM = 384
 
@@ -51,7 +51,9 @@ class OpenVinoBatchEncoder:
         precision: str = "auto",
     ) -> None:
         if precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+            raise InvalidInput(
+                f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}"
+            )
         try:
             import openvino as ov
         except ImportError as exc:
