@@ -27,8 +27,9 @@ browser:
 		(apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || \
 		sudo sh -c 'apt-get update -qq && apt-get install -y -qq chromium >/dev/null'; }
 
+# Two workers: the suite is CPU-bound and these machines have two cores (ADR 0040).
 test: $(STAMP) browser lint typecheck
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

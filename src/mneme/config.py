@@ -65,6 +65,10 @@ class Config:
     #: PostgreSQL, a file per database under the user data directory. Keep it where the
     #: database's writers cannot write, and share it between the hosts of one hive.
     audit_key_file: str | None = None
+    #: How PostgreSQL ranks the semantic channel: "hnsw" (an approximate index per model,
+    #: the default) or "exact" (no index: every visible vector is compared; exact results,
+    #: linear cost, and the mode for a pgvector whose index builds cannot run on the host).
+    pg_vector_index: str = "hnsw"
     charter: str | None = None  # path of the charter file; None: the packaged default
     #: Seconds between background reconsolidation passes; 0 runs sweeps only when asked
     #: (``Memory.reconsolidate``, ``mneme reconsolidate``). ``mneme serve`` turns it on.
@@ -112,7 +116,10 @@ _ENV = {
     "MNEME_EMBEDDER": "embedder",
     "MNEME_EMBEDDER_API_KEY": "embedder_api_key",
     "MNEME_AUDIT_KEY_FILE": "audit_key_file",
+    "MNEME_PG_VECTOR_INDEX": "pg_vector_index",
 }
+
+VECTOR_INDEXES = ("hnsw", "exact")
 
 
 def load(
@@ -159,6 +166,11 @@ def load(
         if not isinstance(tiers, list | tuple) or not all(isinstance(t, Mapping) for t in tiers):
             raise InvalidInput("llm must be a list of tier tables (provider, model, ...)")
         values["llm"] = tuple(dict(t) for t in tiers)
+    if values.get("pg_vector_index", "hnsw") not in VECTOR_INDEXES:
+        raise InvalidInput(
+            f"pg_vector_index must be one of {', '.join(VECTOR_INDEXES)}, "
+            f"got {values['pg_vector_index']!r}"
+        )
     if isinstance(values.get("recall"), RecallConfig):
         return Config(**values)
     return Config(**values, recall=RecallConfig(**recall))

@@ -92,17 +92,24 @@ class GraphView:
     edges: tuple[Edge, ...]
 
 
-def open_store(target: str, *, read_only: bool = False, audit_key_file: str | None = None) -> Store:
+def open_store(
+    target: str,
+    *,
+    read_only: bool = False,
+    audit_key_file: str | None = None,
+    vector_index: str | None = None,
+) -> Store:
     """The backend for a path or DSN. The only place that chooses between backends.
 
     ``audit_key_file``: the audit key (ADR 0035); None takes the default place for the target
-    (``config.default_audit_key_file``).
+    (``config.default_audit_key_file``). ``vector_index``: PostgreSQL's semantic channel
+    (``Config.pg_vector_index``); None takes the configured one.
     """
     key_file = audit_key_file or config_mod.default_audit_key_file(os.environ, target)
     if target.startswith(("postgresql://", "postgres://")):
         from mneme.store.postgres import PostgresStore
 
-        return PostgresStore(target, audit_key_file=key_file)
+        return PostgresStore(target, audit_key_file=key_file, vector_index=vector_index)
     from mneme.store.sqlite import SQLiteStore
 
     if target not in ("", ":memory:") and not read_only:
@@ -227,7 +234,12 @@ class Memory:
         )
         target = cfg.db or config_mod.default_db_path(env)
         key_file = cfg.audit_key_file or config_mod.default_audit_key_file(env, target)
-        store = open_store(target, read_only=cfg.read_only, audit_key_file=key_file)
+        store = open_store(
+            target,
+            read_only=cfg.read_only,
+            audit_key_file=key_file,
+            vector_index=cfg.pg_vector_index,
+        )
         if embedder is None:
             from mneme.embed.factory import build_embedder
 

@@ -64,7 +64,7 @@ def main(argv: list[str]) -> int:
     import mneme
 
     name = f"agent-{agent}"
-    mem = mneme.Memory.open(target, embedder="hashing")
+    mem = mneme.Memory.open(target, embedder="hashing:15")
     print("ready", flush=True)
     sys.stdin.readline()
     started = time.monotonic()

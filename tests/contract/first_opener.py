@@ -21,7 +21,7 @@ def main(target: str, bank: str, index: int) -> None:
     sys.stdin.readline()
     report: dict[str, object] = {"index": index, "error": None}
     try:
-        with Memory.open(target, embedder="hashing") as mem:
+        with Memory.open(target, embedder="hashing:15") as mem:
             r = mem.retain(
                 f"Opener {index} keeps the lantern number {index} in shed {index}.",
                 bank=bank,

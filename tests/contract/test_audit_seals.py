@@ -40,7 +40,7 @@ def _mark(target: str) -> str:
 
 
 def _open(target: str, tmp_path: Path) -> mneme.Memory:
-    return mneme.Memory.open(target, embedder="hashing", audit_key_file=str(tmp_path / "k.key"))
+    return mneme.Memory.open(target, embedder="hashing:15", audit_key_file=str(tmp_path / "k.key"))
 
 
 def _workload(mem: mneme.Memory) -> dict[str, str]:

@@ -68,7 +68,7 @@ def _run_agents(target: str) -> tuple[list[dict[str, Any]], float]:
 
 
 def test_eight_agents_writing_at_once_lose_nothing_and_duplicate_nothing(target: str) -> None:
-    Memory.open(target, embedder="hashing").close()  # the schema exists before the race
+    Memory.open(target, embedder="hashing:15").close()  # the schema exists before the race
     reports, seconds = _run_agents(target)
     print(f"{AGENTS} agents x {OWN + SHARED} memories: {seconds:.1f}s", file=sys.stderr)
 
@@ -84,7 +84,7 @@ def test_eight_agents_writing_at_once_lose_nothing_and_duplicate_nothing(target:
             if not replay:
                 evidence[text] += 1
 
-    mem = Memory.open(target, embedder="hashing")
+    mem = Memory.open(target, embedder="hashing:15")
     try:
         units = mem.store.list_units(Viewer(BANK, "owner", Scope.OWNER), Filters(), 100_000)
         assert len(units) == AGENTS * OWN + SHARED

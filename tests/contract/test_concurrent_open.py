@@ -89,7 +89,7 @@ def test_concurrent_first_opens_of_one_fresh_store_all_succeed_and_write_once(
     errors = [r["error"] for r in reports if r["error"]]
     assert errors == [], errors[0]
     assert {r["schema_version"] for r in reports} == {versions[-1]}
-    with Memory.open(target, embedder="hashing") as mem:
+    with Memory.open(target, embedder="hashing:15") as mem:
         assert mem.schema_version() == versions[-1]
         db: Any = getattr(mem.store, "db")  # noqa: B009  # both backends' Database
         recorded = [int(r[0]) for r in db.query("SELECT version FROM schema_version ORDER BY 1")]

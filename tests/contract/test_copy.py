@@ -27,7 +27,7 @@ QUERIES = ("Where does Alice live?", "What does Bob play?", "office move", "Caro
 
 
 def _fill(path: str) -> None:
-    mem = mneme.Memory.open(path, embedder="hashing")
+    mem = mneme.Memory.open(path, embedder="hashing:15")
     try:
         mem.retain("Alice lives in Lisbon. Bob plays chess on Sundays.", bank="b1", agent="a1")
         mem.retain("Alice lives in Lisbon.", bank="b1", agent="a2", source_id="ev-7")
@@ -64,7 +64,7 @@ def _norm(value: Any) -> Any:
 
 
 def _recall(target: str) -> list[list[str]]:
-    mem = mneme.Memory.open(target, embedder="hashing")
+    mem = mneme.Memory.open(target, embedder="hashing:15")
     try:
         return [
             [h.unit.id for h in mem.recall(q, bank="b1", agent="a1", scope="collective", k=5)]
@@ -91,7 +91,7 @@ def test_copy_round_trips_sqlite_postgres_sqlite_keeping_every_row(
     assert all(original[t] for t in ("claims", "review_events", "tombstones", "conflicts"))
     assert original["embeddings"]
     for target in (pg_database, back):
-        mem = mneme.Memory.open(target, embedder="hashing")
+        mem = mneme.Memory.open(target, embedder="hashing:15")
         try:
             reports = mem.audit_verify()
             assert reports, target
@@ -107,7 +107,7 @@ def test_copy_round_trips_sqlite_postgres_sqlite_keeping_every_row(
 def test_copy_refuses_a_destination_that_is_not_empty(tmp_path: Path) -> None:
     src, dst = str(tmp_path / "src.db"), str(tmp_path / "dst.db")
     _fill(src)
-    mem = mneme.Memory.open(dst, embedder="hashing")
+    mem = mneme.Memory.open(dst, embedder="hashing:15")
     mem.retain("Something already here.", bank="b9", agent="z")
     mem.close()
     with pytest.raises(Conflict, match="not empty"):

@@ -14,7 +14,7 @@ from mneme.core.model import ReviewStatus, UnitStatus
 
 
 def test_public_api_flows_behave_alike_on_every_backend(target: str) -> None:
-    mem = mneme.Memory.open(target, embedder="hashing")
+    mem = mneme.Memory.open(target, embedder="hashing:15")
     try:
         # retain and recall, with scope and evidence
         first = mem.retain("Alice lives in Lisbon.", bank="b1", agent="a1", source_id="ev-1")
@@ -82,7 +82,7 @@ def test_streamed_batches_decide_as_retain_many_calls_do_on_every_backend(target
     """ADR 0024: the same workload into two banks of one store, once through
     ``retain_batches`` and once as ``retain_many`` calls, is judged verdict for verdict alike."""
     decisions = {}
-    mem = mneme.Memory.open(target, embedder="hashing")
+    mem = mneme.Memory.open(target, embedder="hashing:15")
     try:
         for bank in ("stream", "calls"):
             items = conversation(bank)

@@ -31,7 +31,7 @@ def _plan(store: PostgresStore, query: Any, params: Any, *, seqscan: bool = Fals
     return "\n".join(r[0] for r in rows)
 
 
-def test_semantic_query_is_answered_by_the_models_hnsw_index(pg_make: Any) -> None:
+def test_semantic_query_is_answered_by_the_models_hnsw_index(pg_make: Any, pg_hnsw: None) -> None:
     store = pg_make.store
     pg_make.bank()
     for i in range(60):
@@ -45,7 +45,7 @@ def test_semantic_query_is_answered_by_the_models_hnsw_index(pg_make: Any) -> No
         pg_make.filters(),
         10,
     )
-    name = index_name(pg_make.model, 64)
+    name = index_name(pg_make.model, pg_make.dim)
     plan = _plan(store, query, params, seqscan=False)
     assert f"Index Scan using {name} on embeddings" in plan, plan
     assert "Order By" in plan, plan
@@ -103,7 +103,7 @@ def test_memory_open_with_a_postgresql_url_retains_and_recalls(pg_database: Any)
     opened = open_store(pg_database)
     assert isinstance(opened, PostgresStore)
     opened.close()
-    mem = mneme.Memory.open(pg_database, embedder=HashingEmbedder())
+    mem = mneme.Memory.open(pg_database, embedder=HashingEmbedder(15))
     try:
         mem.retain("Alice moved to Lisbon in 2019.", bank="b1", agent="a1")
         hits = mem.recall("Where does Alice live?", bank="b1", agent="a1")

@@ -189,7 +189,7 @@ def test_another_agents_private_units_never_appear_and_widening_finds_the_visibl
 def test_document_frequencies_and_postings_stay_exact_through_writes_and_purge(
     pg_database: str,
 ) -> None:
-    mem = mneme.Memory.open(pg_database, embedder="hashing")
+    mem = mneme.Memory.open(pg_database, embedder="hashing:15")
     try:
         store = mem.store
         assert isinstance(store, PostgresStore)
@@ -213,7 +213,7 @@ def test_document_frequencies_and_postings_stay_exact_through_writes_and_purge(
 
 def test_copy_round_trip_rebuilds_exact_statistics(tmp_path: Path, pg_database: str) -> None:
     first, back = str(tmp_path / "first.db"), str(tmp_path / "back.db")
-    mem = mneme.Memory.open(first, embedder="hashing")
+    mem = mneme.Memory.open(first, embedder="hashing:15")
     try:
         for i, city in enumerate(["Lisbon", "Porto", "Lisbon", "Faro", "Braga"]):
             mem.retain(f"Agent {i} visited {city} twice, {city} in spring.", bank="b1", agent="a1")
@@ -234,7 +234,7 @@ def test_copy_round_trip_rebuilds_exact_statistics(tmp_path: Path, pg_database: 
     finally:
         store.close()
     copy_between(pg_database, back)  # and out again: the derived tables are not portable rows
-    mem = mneme.Memory.open(back, embedder="hashing")
+    mem = mneme.Memory.open(back, embedder="hashing:15")
     try:
         assert mem.recall("Lisbon in spring", bank="b1", agent="a1", scope="collective")
     finally:
@@ -242,7 +242,7 @@ def test_copy_round_trip_rebuilds_exact_statistics(tmp_path: Path, pg_database: 
 
 
 def test_migration_9_backfills_the_statistics_of_existing_units(pg_database: str) -> None:
-    mem = mneme.Memory.open(pg_database, embedder="hashing")
+    mem = mneme.Memory.open(pg_database, embedder="hashing:15")
     try:
         mem.retain("Alice lives in Lisbon. Bob plays chess on Sundays.", bank="b1", agent="a1")
         mem.retain("Dora repairs boats in Lisbon harbour.", bank="b2", agent="a1")

@@ -51,7 +51,7 @@ def _leaks(store: Store, needle: str) -> list[str]:
 
 
 def test_purge_erases_content_from_every_table_and_the_audit_still_verifies(target: str) -> None:
-    mem = mneme.Memory.open(target, embedder="hashing")
+    mem = mneme.Memory.open(target, embedder="hashing:15")
     try:
         kept = mem.retain("Alice lives in Lisbon.", bank="b1", agent="a1", source_id="ev-1")
         # another agent disagrees: a conflict whose question quotes the secret, and a claim
@@ -107,7 +107,7 @@ def test_purge_erases_content_from_every_table_and_the_audit_still_verifies(targ
 
 
 def test_content_erased_or_edited_outside_a_purge_is_detected(target: str) -> None:
-    mem = mneme.Memory.open(target, embedder="hashing")
+    mem = mneme.Memory.open(target, embedder="hashing:15")
     try:
         mem.retain("Omar keeps the spare key under the mat.", bank="p", agent="a1")
         assert mem.audit_verify()["p"].ok
@@ -128,7 +128,7 @@ def test_content_erased_or_edited_outside_a_purge_is_detected(target: str) -> No
 
 
 def test_content_edited_with_its_digest_kept_is_detected(target: str) -> None:
-    mem = mneme.Memory.open(target, embedder="hashing")
+    mem = mneme.Memory.open(target, embedder="hashing:15")
     try:
         mem.retain("Omar keeps the spare key under the mat.", bank="p", agent="a1")
         _tamper(mem.store, "UPDATE audit_log SET after = replace(after, 'mat', 'rug')")
@@ -239,7 +239,7 @@ def test_sweep_proposals_wait_for_a_person_and_are_located(store: Store, make: A
 
 
 def test_retracting_a_belief_reaccepts_what_it_blocked_on_every_backend(target: str) -> None:
-    mem = mneme.Memory.open(target, embedder="hashing")
+    mem = mneme.Memory.open(target, embedder="hashing:15")
     try:
         belief = mem.retain("I believe Kestrel Payments is unreliable.", bank="ops", agent="a1")
         (bid,) = belief.memory_ids

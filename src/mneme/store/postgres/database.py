@@ -163,6 +163,10 @@ class Database:
             except psycopg.Error as exc:
                 raise translate(exc, self.where) from exc
 
+    def run(self, sql: str, params: Any = None) -> int:
+        """Run one statement; the number of rows it touched (the shared executor's name)."""
+        return self.execute(sql, params)
+
     def execute_many(self, sql: str | Any, rows: Sequence[Any]) -> None:
         """Run one statement for every parameter row, pipelined in one round trip."""
         with self.conn() as conn:

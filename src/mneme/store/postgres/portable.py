@@ -11,18 +11,16 @@ imported (model, dim).
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import psycopg
-from psycopg.types.json import Jsonb
 
 from mneme.store.postgres.database import translate
+from mneme.store.postgres.dialect import DIALECT
 from mneme.store.postgres.lexical import LexicalIndexMixin
 from mneme.store.postgres.rows import portable as _out
-from mneme.store.postgres.rows import utc_opt
-from mneme.store.postgres.vectors import VectorIndexes, literal
+from mneme.store.postgres.vectors import VectorIndexes
 from mneme.store.tables import spec
 
 _DOC_LEN = (
@@ -31,16 +29,7 @@ _DOC_LEN = (
 )
 
 
-def _in(kind: str, value: Any) -> Any:
-    if value is None:
-        return None
-    if kind == "ts":
-        return utc_opt(value) if isinstance(value, dt.datetime) else value
-    if kind == "json":
-        return Jsonb(value)
-    if kind == "vector":
-        return literal(value)
-    return value
+_in = DIALECT.encode
 
 
 class PortableMixin(LexicalIndexMixin):

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import threading
 from collections.abc import Mapping, Sequence
@@ -8,6 +9,8 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from mneme import config
+from mneme.config import VECTOR_INDEXES
 from mneme.core.model import (
     Agent,
     Bank,
@@ -24,16 +27,15 @@ from mneme.store.postgres.audit import AuditMixin
 from mneme.store.postgres.batch import BatchReadsMixin
 from mneme.store.postgres.channels import RecallChannels
 from mneme.store.postgres.database import Database
+from mneme.store.postgres.dialect import DIALECT, literal
 from mneme.store.postgres.graph import GraphMixin
 from mneme.store.postgres.lexical import LexicalIndexMixin
 from mneme.store.postgres.portable import PortableMixin
 from mneme.store.postgres.purge import PurgeMixin
-from mneme.store.postgres.queue import QueueMixin
 from mneme.store.postgres.rows import UNIT_COLS, unit_row, utc, utc_opt
 from mneme.store.postgres.scoping import where
-from mneme.store.postgres.sweeps import SweepsMixin
 from mneme.store.postgres.trust import TrustMixin
-from mneme.store.postgres.vectors import VectorIndexes, literal
+from mneme.store.postgres.vectors import VectorIndexes
 from mneme.store.protocol import (
     CLEARABLE_UNIT_FIELDS,
     Capabilities,
@@ -43,6 +45,9 @@ from mneme.store.protocol import (
     UnitChanges,
     Vector,
 )
+from mneme.store.sql.executor import Executor
+from mneme.store.sql.queue import Queue
+from mneme.store.sql.sweeps import Sweeps
 
 _DOC_LEN = (
     "(SELECT count(*) FROM ts_debug('english', %s) WHERE alias NOT IN "
@@ -52,11 +57,11 @@ _DOC_LEN = (
 
 class PostgresStore(
     TrustMixin,
-    SweepsMixin,
+    Sweeps,
     PurgeMixin,
     GraphMixin,
     RecallChannels,
-    QueueMixin,
+    Queue,
     PortableMixin,
     LexicalIndexMixin,
     BatchReadsMixin,
@@ -79,16 +84,30 @@ class PostgresStore(
         pool_size: int = 8,
         connect_timeout: float = 10.0,
         audit_key_file: str | None = None,
+        vector_index: str | None = None,
     ) -> None:
         """Connect to ``dsn`` (a ``postgresql://`` URL or a libpq key=value string).
+
+        ``vector_index``: "hnsw" builds an HNSW index per embedding model on first use;
+        "exact" builds none, so the semantic channel compares every visible vector. None
+        takes the configured one (``Config.pg_vector_index``, ``MNEME_PG_VECTOR_INDEX``).
 
         Raises:
             BackendUnavailable: the server cannot be reached or refuses the credentials.
             SchemaMismatch: the schema is newer than this code, or pgvector is missing.
         """
+        if vector_index is None:
+            vector_index = config.load().pg_vector_index
+        if vector_index not in VECTOR_INDEXES:
+            raise InvalidInput(
+                f"vector_index must be one of {', '.join(VECTOR_INDEXES)}, got {vector_index!r}"
+            )
         self.db = Database(dsn, max_size=pool_size, connect_timeout=connect_timeout)
+        self.sql = Executor(self.db, DIALECT)
         self.path = self.db.where
-        self.vectors = VectorIndexes(self.db)
+        self.vectors = VectorIndexes(self.db, build=vector_index == "hnsw")
+        if not self.vectors.build:
+            self.capabilities = dataclasses.replace(self.capabilities, native_vector_index=False)
         #: Units this process wrote since it last refreshed the planner's statistics.
         self._written = 0
         self._analyzed_at = 0

@@ -21,22 +21,16 @@ from __future__ import annotations
 import hashlib
 import threading
 
-import numpy as np
 from psycopg import sql
 
 from mneme.core.model import Viewer
 from mneme.store.postgres.database import Database
+from mneme.store.postgres.dialect import literal
 from mneme.store.postgres.scoping import where
 from mneme.store.protocol import Filters, Vector
 
 #: Candidate list size of the HNSW search (pgvector's default is 40).
 EF_SEARCH = 100
-
-
-def literal(vector: Vector) -> str:
-    """A vector as pgvector's text form; float32 values round-trip exactly through '%.9g'."""
-    values = np.asarray(vector, dtype=np.float32).ravel()
-    return "[" + ",".join(format(float(x), ".9g") for x in values) + "]"
 
 
 def index_name(model: str, dim: int) -> str:
@@ -45,14 +39,21 @@ def index_name(model: str, dim: int) -> str:
 
 
 class VectorIndexes:
-    """Knows which (model, dim) HNSW indexes exist, and creates missing ones in the write tx."""
+    """Knows which (model, dim) HNSW indexes exist, and creates missing ones in the write tx.
 
-    def __init__(self, db: Database) -> None:
+    With ``build=False`` (``pg_vector_index = "exact"``) it creates none: the semantic query
+    is the same and the planner answers it by comparing every visible vector, exactly.
+    """
+
+    def __init__(self, db: Database, *, build: bool = True) -> None:
         self.db = db
+        self.build = build
         self._known: set[str] = set()
         self._lock = threading.Lock()
 
     def ensure(self, model: str, dim: int) -> None:
+        if not self.build:
+            return
         name = index_name(model, dim)
         with self._lock:
             if name in self._known:

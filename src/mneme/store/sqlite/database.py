@@ -231,6 +231,10 @@ class Database:
         except sqlite3.Error as exc:
             raise translate(exc, self.path) from exc
 
+    def run(self, sql: str, params: Any = ()) -> int:
+        """Run one statement; the number of rows it touched."""
+        return int(self.execute(sql, params).rowcount)
+
     def execute_many(self, sql: str, rows: Sequence[Any]) -> None:
         try:
             self.conn().executemany(sql, rows)

@@ -7,27 +7,13 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from mneme.store.codec import dumps, ts, vector_bytes
 from mneme.store.sqlite.database import translate
+from mneme.store.sqlite.dialect import DIALECT
 from mneme.store.sqlite.lexicon import LexiconMixin
 from mneme.store.sqlite.rows import from_storage as _out
 from mneme.store.tables import Table, spec
 
-
-def _in(kind: str, value: Any) -> Any:
-    if value is None:
-        return None
-    if kind == "ts":
-        return ts(value)
-    if kind == "json":
-        return dumps(value)
-    if kind == "bool":
-        return int(bool(value))
-    if kind == "vector":
-        return vector_bytes(np.asarray(value, dtype=np.float32))
-    return value
+_in = DIALECT.encode
 
 
 def _order(table: Table) -> tuple[str, ...]:

@@ -10,7 +10,6 @@ import numpy as np
 
 from mneme.core.model import Network, Unit, UnitStatus, UnitType, Visibility
 from mneme.store.codec import loads, parse_ts, vector_from
-from mneme.store.protocol import QueueItem
 from mneme.store.sqlite.vectors import IndexRow
 
 UNIT_COLS = (
@@ -19,21 +18,6 @@ UNIT_COLS = (
     "mentioned_at, embedding_model, embedding_dim, superseded_by, supersedes, contradictions, "
     "categories, metadata"
 )
-QUEUE_COLS = "id, bank_id, payload, status, attempts, created_at, updated_at, result, error"
-
-
-def queue_item(r: Sequence[Any]) -> QueueItem:
-    return QueueItem(
-        id=r[0],
-        bank_id=r[1],
-        payload=loads(r[2], {}),
-        status=r[3],
-        attempts=int(r[4]),
-        created_at=parse_ts(r[5]) or epoch(),
-        updated_at=parse_ts(r[6]) or epoch(),
-        result=loads(r[7]),
-        error=r[8],
-    )
 
 
 def from_storage(kind: str, value: Any) -> Any:

@@ -34,16 +34,18 @@ from mneme.store.protocol import (
     UnitChanges,
     Vector,
 )
+from mneme.store.sql.executor import Executor
+from mneme.store.sql.queue import Queue
+from mneme.store.sql.sweeps import Sweeps
 from mneme.store.sqlite.audit import AuditMixin
 from mneme.store.sqlite.base import SQLiteBase
 from mneme.store.sqlite.channels import ChannelsMixin
 from mneme.store.sqlite.database import Database
+from mneme.store.sqlite.dialect import DIALECT
 from mneme.store.sqlite.portable import PortableMixin
 from mneme.store.sqlite.purge import PurgeMixin
-from mneme.store.sqlite.queue import QueueMixin
 from mneme.store.sqlite.rows import UNIT_COLS, epoch, index_row
 from mneme.store.sqlite.scoping import where
-from mneme.store.sqlite.sweeps import SweepsMixin
 from mneme.store.sqlite.trust import TrustMixin
 from mneme.store.sqlite.vectors import VectorIndex
 
@@ -53,9 +55,9 @@ _ID_TABLES = ("units", "sources", "claims", "conflicts", "sweep_proposals")
 
 class SQLiteStore(
     ChannelsMixin,
-    QueueMixin,
+    Queue,
     TrustMixin,
-    SweepsMixin,
+    Sweeps,
     PurgeMixin,
     PortableMixin,
     AuditMixin,
@@ -77,6 +79,7 @@ class SQLiteStore(
         audit_key_file: str | None = None,
     ) -> None:
         self.db = Database(path, read_only=read_only)
+        self.sql = Executor(self.db, DIALECT)
         self.path = self.db.path
         self._indexes: dict[tuple[str, str], VectorIndex] = {}
         self._touched: set[str] = set()

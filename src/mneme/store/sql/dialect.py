@@ -1,0 +1,47 @@
+"""What differs between the SQL of two backends, and nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+
+class Dialect(Protocol):
+    """Placeholder compilation and value conversion by column kind (``mneme.store.tables``).
+
+    Kinds: ``text``, ``int``, ``float``, ``bool``, ``ts`` (an aware UTC datetime), ``json``
+    (the parsed value) and ``vector``; None is None in both directions.
+    """
+
+    name: str
+    #: The literal for true in a WHERE clause ("1" or "true").
+    true: str
+    #: What follows a SELECT that claims rows another worker must skip ("" where one writer
+    #: holds the whole database).
+    skip_locked: str
+    #: Encoded times before and after every stored one (the open ends of a range filter).
+    ts_min: Any
+    ts_max: Any
+
+    def compile(self, sql: str) -> str:
+        """A statement written with ``?`` placeholders, in this backend's paramstyle."""
+        ...
+
+    def encode(self, kind: str, value: Any) -> Any:
+        """A portable value as this backend stores it."""
+        ...
+
+    def decode(self, kind: str, value: Any) -> Any:
+        """A stored value in its portable form."""
+        ...
+
+    def one_of(
+        self, column: str, values: Sequence[Any], *, negate: bool = False
+    ) -> tuple[str, list[Any]]:
+        """``column IN values`` (or NOT IN) as SQL with its parameters; an empty set is false
+        (negated: true)."""
+        ...
+
+    def json_text(self, column: str, key: str) -> str:
+        """The text of one top-level key of a JSON column, as the expression its index uses."""
+        ...

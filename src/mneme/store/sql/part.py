@@ -1,0 +1,24 @@
+"""What every shared entity class is given by the backend it is part of."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from mneme.store.sql.executor import Executor
+
+#: ``audit(bank_id, actor, op, target, before, after, reason)``: append to the bank's chain.
+Audit = Callable[
+    [str, str, str, str, Mapping[str, Any] | None, Mapping[str, Any] | None, str], None
+]
+
+
+class Part:
+    """The base of a shared entity class: the executor, and the backend's audit chain.
+
+    Both are only declared here (no values, no stubs): the backend's store provides them, so
+    nothing in a method resolution order can shadow the real ones.
+    """
+
+    sql: Executor
+    audit: Audit

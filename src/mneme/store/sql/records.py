@@ -1,0 +1,37 @@
+"""Rows read by name: a select list and a decoder made from a table's spec."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mneme.store.sql.dialect import Dialect
+from mneme.store.tables import spec
+
+
+class Columns:
+    """Some columns of one table: their select list, their encoding and a row decoder."""
+
+    def __init__(self, table: str, names: Sequence[str] | None = None) -> None:
+        t = spec(table)
+        kinds = dict(t.columns)
+        self.table = table
+        self.names = tuple(names or t.names)
+        unknown = [n for n in self.names if n not in kinds]
+        if unknown:
+            raise KeyError(f"{table} has no column {', '.join(unknown)}")
+        self.kinds = tuple(kinds[n] for n in self.names)
+        #: ``a, b, c``: the select list.
+        self.select = ", ".join(self.names)
+        #: ``?, ?, ?``: the values of an INSERT of every one of them.
+        self.marks = ", ".join("?" * len(self.names))
+
+    def decode(self, dialect: Dialect, row: Sequence[Any]) -> dict[str, Any]:
+        """One row of ``SELECT {select}`` as portable values by column name."""
+        return {
+            n: dialect.decode(k, v) for n, k, v in zip(self.names, self.kinds, row, strict=True)
+        }
+
+    def encode(self, dialect: Dialect, values: Sequence[Any]) -> tuple[Any, ...]:
+        """Portable values, in the order of ``names``, as the backend stores them."""
+        return tuple(dialect.encode(k, v) for k, v in zip(self.kinds, values, strict=True))
