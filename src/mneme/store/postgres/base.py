@@ -27,10 +27,11 @@ from mneme.store.sealing import (
     rows_map,
     seal,
 )
+from mneme.store.sql.units import UnitRows
 from mneme.store.tables import spec
 
 
-class PostgresBase:
+class PostgresBase(UnitRows):
     #: Record time for audit entries; Memory injects its clock so tests and replays agree.
     _clock: Callable[[], dt.datetime] = staticmethod(utc_now)
 
@@ -38,6 +39,13 @@ class PostgresBase:
         self._clock = clock
 
     db: Database
+
+    def _memoized(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """Many writers share the database: no read outlives its statement (see SQLite's)."""
+        return compute()
+
+    def _forget(self, key: Any = None) -> None:
+        """Nothing is remembered (``_memoized``)."""
 
     def _w(self, sql: Any, params: Any = None) -> int:
         if not self.db.in_transaction:

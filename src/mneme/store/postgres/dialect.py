@@ -23,6 +23,8 @@ class PostgresDialect:
     name = "postgres"
     true = "true"
     skip_locked = " FOR UPDATE SKIP LOCKED"
+    for_update = " FOR UPDATE"
+    greatest = "greatest"
     ts_min = dt.datetime.min.replace(tzinfo=dt.UTC)
     ts_max = dt.datetime.max.replace(tzinfo=dt.UTC)
 
@@ -57,6 +59,9 @@ class PostgresDialect:
 
     def json_text(self, column: str, key: str) -> str:
         return f"({column}->>'{key}')"
+
+    def indexed_by(self, index: str) -> str:
+        return ""
 
 
 DIALECT = PostgresDialect()

@@ -3,7 +3,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -12,16 +12,12 @@ from psycopg.types.json import Jsonb
 from mneme import config
 from mneme.config import VECTOR_INDEXES
 from mneme.core.model import (
-    Agent,
-    Bank,
-    Scope,
-    Source,
     Unit,
     UnitStatus,
     Viewer,
     Visibility,
 )
-from mneme.errors import Conflict, InvalidInput, MnemeError, NotFound
+from mneme.errors import InvalidInput, MnemeError, NotFound
 from mneme.store.codec import unit_summary
 from mneme.store.postgres.audit import AuditMixin
 from mneme.store.postgres.batch import BatchReadsMixin
@@ -32,9 +28,8 @@ from mneme.store.postgres.graph import GraphMixin
 from mneme.store.postgres.lexical import LexicalIndexMixin
 from mneme.store.postgres.portable import PortableMixin
 from mneme.store.postgres.purge import PurgeMixin
-from mneme.store.postgres.rows import UNIT_COLS, unit_row, utc, utc_opt
+from mneme.store.postgres.rows import utc, utc_opt
 from mneme.store.postgres.scoping import where
-from mneme.store.postgres.trust import TrustMixin
 from mneme.store.postgres.vectors import VectorIndexes
 from mneme.store.protocol import (
     CLEARABLE_UNIT_FIELDS,
@@ -45,9 +40,17 @@ from mneme.store.protocol import (
     UnitChanges,
     Vector,
 )
+from mneme.store.sql.banks import Banks
+from mneme.store.sql.claims import Claims
+from mneme.store.sql.conflicts import Conflicts
 from mneme.store.sql.executor import Executor
 from mneme.store.sql.queue import Queue
+from mneme.store.sql.reviews import Reviews
+from mneme.store.sql.rules import Rules
+from mneme.store.sql.sources import Sources
 from mneme.store.sql.sweeps import Sweeps
+from mneme.store.sql.tombstones import Tombstones
+from mneme.store.sql.units import UNIT_COLS
 
 _DOC_LEN = (
     "(SELECT count(*) FROM ts_debug('english', %s) WHERE alias NOT IN "
@@ -56,8 +59,14 @@ _DOC_LEN = (
 
 
 class PostgresStore(
-    TrustMixin,
+    Claims,
+    Reviews,
+    Tombstones,
+    Conflicts,
+    Rules,
     Sweeps,
+    Banks,
+    Sources,
     PurgeMixin,
     GraphMixin,
     RecallChannels,
@@ -189,188 +198,6 @@ class PostgresStore(
             edges=int(q("SELECT count(*) FROM edges")),
             embeddings_by_model=by_model,
         )
-
-    # -- banks and agents ---------------------------------------------------------------
-
-    def ensure_bank(self, bank: Bank) -> Bank:
-        existing = self.get_bank(bank.id)
-        if existing:
-            return existing
-        created = self._w(
-            "INSERT INTO banks (id, name, created_at, config) "
-            "VALUES (%s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
-            (bank.id, bank.name, utc(bank.created_at), Jsonb(dict(bank.config))),
-        )
-        self._w(
-            "INSERT INTO index_state (bank_id, generation) VALUES (%s, 0) "
-            "ON CONFLICT (bank_id) DO NOTHING",
-            (bank.id,),
-        )
-        if created:  # another writer may have made it between our read and our insert
-            self.audit(
-                bank.id,
-                "system",
-                "bank.create",
-                bank.id,
-                None,
-                {"name": bank.name, "config": dict(bank.config)},
-                "first write to the bank",
-            )
-        return self.get_bank(bank.id) or bank
-
-    def get_bank(self, bank_id: str) -> Bank | None:
-        rows = self.db.query(
-            "SELECT id, name, created_at, config FROM banks WHERE id = %s", (bank_id,)
-        )
-        if not rows:
-            return None
-        r = rows[0]
-        return Bank(id=r[0], name=r[1], created_at=utc(r[2]), config=r[3] or {})
-
-    def set_bank_config(
-        self, bank_id: str, config: Mapping[str, Any], *, actor: str, reason: str
-    ) -> Bank:
-        before = self.get_bank(bank_id)
-        if before is None:
-            raise NotFound(f"no bank {bank_id!r}")
-        self._w("UPDATE banks SET config = %s WHERE id = %s", (Jsonb(dict(config)), bank_id))
-        self.audit(
-            bank_id,
-            actor,
-            "bank.configure",
-            bank_id,
-            {"config": dict(before.config)},
-            {"config": dict(config)},
-            reason,
-        )
-        return self.get_bank(bank_id) or before
-
-    def list_banks(self) -> list[Bank]:
-        rows = self.db.query("SELECT id, name, created_at, config FROM banks ORDER BY id")
-        return [Bank(id=r[0], name=r[1], created_at=utc(r[2]), config=r[3] or {}) for r in rows]
-
-    def heartbeat(self, agent: Agent) -> None:
-        self._w(
-            "INSERT INTO agents (bank_id, id, host, status, first_seen, last_seen) "
-            "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (bank_id, id) DO UPDATE SET "
-            "host = coalesce(excluded.host, agents.host), status = excluded.status, "
-            "last_seen = greatest(agents.last_seen, excluded.last_seen)",
-            (
-                agent.bank_id,
-                agent.id,
-                agent.host,
-                agent.status,
-                utc(agent.first_seen),
-                utc(agent.last_seen),
-            ),
-        )
-
-    def list_agents(self, bank_id: str) -> list[Agent]:
-        rows = self.db.query(
-            "SELECT bank_id, id, host, status, first_seen, last_seen FROM agents "
-            "WHERE bank_id = %s ORDER BY last_seen DESC, id",
-            (bank_id,),
-        )
-        return [
-            Agent(
-                bank_id=r[0],
-                id=r[1],
-                host=r[2],
-                status=r[3],
-                first_seen=utc(r[4]),
-                last_seen=utc(r[5]),
-            )
-            for r in rows
-        ]
-
-    # -- sources ------------------------------------------------------------------------
-
-    def put_source(self, source: Source) -> None:
-        # ON CONFLICT DO NOTHING rather than catching the unique violation: an error would
-        # abort the whole PostgreSQL transaction, while SQLite's caller could carry on.
-        added = self._w(
-            "INSERT INTO sources (bank_id, id, text, content_hash, kind, agent_id, "
-            "session_id, task_id, occurred_at, mentioned_at, recorded_at, trust, "
-            "visibility, metadata) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
-            "%s, %s) ON CONFLICT (bank_id, id) DO NOTHING",
-            (
-                source.bank_id,
-                source.id,
-                source.text,
-                source.content_hash,
-                source.kind,
-                source.agent_id,
-                source.session_id,
-                source.task_id,
-                utc(source.occurred_at),
-                utc(source.mentioned_at),
-                utc(source.recorded_at),
-                source.trust,
-                source.visibility.value,
-                Jsonb(dict(source.metadata)),
-            ),
-        )
-        if not added:
-            raise Conflict(f"source {source.id} already exists in bank {source.bank_id}")
-        self.audit(
-            source.bank_id,
-            source.agent_id,
-            "source.put",
-            source.id,
-            None,
-            {"content_hash": source.content_hash, "kind": source.kind},
-            "retain",
-        )
-
-    def get_source(self, viewer: Viewer, source_id: str) -> Source | None:
-        rows = self.db.query(
-            "SELECT bank_id, id, text, content_hash, kind, agent_id, session_id, task_id, "
-            "occurred_at, mentioned_at, recorded_at, trust, visibility, metadata FROM sources s "
-            "WHERE s.bank_id = %s AND s.id = %s AND (s.visibility = 'shared' OR s.agent_id = %s "
-            f"OR {'true' if viewer.scope == Scope.OWNER else 'false'}) "
-            + ("AND s.agent_id = %s" if viewer.scope == Scope.PERSONAL else ""),
-            (viewer.bank_id, source_id, viewer.agent_id)
-            + ((viewer.agent_id,) if viewer.scope == Scope.PERSONAL else ()),
-        )
-        if not rows:
-            return None
-        r = rows[0]
-        return Source(
-            bank_id=r[0],
-            id=r[1],
-            text=r[2],
-            content_hash=r[3],
-            kind=r[4],
-            agent_id=r[5],
-            session_id=r[6],
-            task_id=r[7],
-            occurred_at=utc_opt(r[8]),
-            mentioned_at=utc_opt(r[9]),
-            recorded_at=utc(r[10]),
-            trust=r[11],
-            visibility=Visibility(r[12]),
-            metadata=r[13] or {},
-        )
-
-    def locate(self, object_id: str) -> str | None:
-        for sql in (
-            "SELECT bank_id FROM units WHERE id = %s LIMIT 1",
-            "SELECT bank_id FROM sources WHERE id = %s LIMIT 1",
-            "SELECT bank_id FROM claims WHERE id = %s LIMIT 1",
-            "SELECT bank_id FROM conflicts WHERE id = %s LIMIT 1",
-            "SELECT bank_id FROM sweep_proposals WHERE id = %s LIMIT 1",
-        ):
-            rows = self.db.query(sql, (object_id,))
-            if rows:
-                return str(rows[0][0])
-        return None
-
-    def source_banks(self, source_id: str) -> list[str]:
-        rows = self.db.query(
-            "SELECT DISTINCT bank_id FROM sources WHERE id = %s ORDER BY bank_id LIMIT 2",
-            (source_id,),
-        )
-        return [str(r[0]) for r in rows]
 
     # -- units --------------------------------------------------------------------------
 
@@ -619,45 +446,3 @@ class PostgresStore(
             (*params, limit, offset),
         )
         return self._hydrate(rows, lean=lean)
-
-    def _hydrate(self, rows: Sequence[Any], *, lean: bool = False) -> list[Unit]:
-        if not rows:
-            return []
-        keys = [(r[0], r[1]) for r in rows]
-        knowers = self._group(
-            "SELECT unit_id, agent_id FROM unit_knowers", keys, "ORDER BY first_at, agent_id"
-        )
-        if lean:
-            return [unit_row(r, knowers.get(r[1], ()), (), ()) for r in rows]
-        evidence = self._group(
-            "SELECT unit_id, source_id FROM unit_evidence", keys, "ORDER BY at, source_id"
-        )
-        names = self._group(
-            "SELECT m.unit_id, e.name FROM mentions m JOIN entities e "
-            "ON e.bank_id = m.bank_id AND e.id = m.entity_id",
-            keys,
-            "ORDER BY e.name",
-            alias="m",
-        )
-        return [
-            unit_row(r, knowers.get(r[1], ()), evidence.get(r[1], ()), names.get(r[1], ()))
-            for r in rows
-        ]
-
-    def _group(
-        self, select: str, keys: Sequence[tuple[str, str]], order: str, alias: str | None = None
-    ) -> dict[str, tuple[str, ...]]:
-        out: dict[str, list[str]] = {}
-        prefix = f"{alias}." if alias else ""
-        by_bank: dict[str, list[str]] = {}
-        for bank, uid in keys:
-            by_bank.setdefault(bank, []).append(uid)
-        for bank, ids in by_bank.items():
-            rows = self.db.query(
-                f"{select} WHERE {prefix}bank_id = %s AND {prefix}unit_id = ANY(%s::text[]) "
-                f"{order}",
-                (bank, ids),
-            )
-            for uid, value in rows:
-                out.setdefault(uid, []).append(value)
-        return {k: tuple(v) for k, v in out.items()}

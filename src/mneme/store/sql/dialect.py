@@ -19,6 +19,11 @@ class Dialect(Protocol):
     #: What follows a SELECT that claims rows another worker must skip ("" where one writer
     #: holds the whole database).
     skip_locked: str
+    #: What follows a SELECT inside a write transaction that must hold the rows it read
+    #: until it commits ("" where one writer holds the whole database).
+    for_update: str
+    #: The two-argument maximum of a scalar expression ("max" or "greatest").
+    greatest: str
     #: Encoded times before and after every stored one (the open ends of a range filter).
     ts_min: Any
     ts_max: Any
@@ -44,4 +49,8 @@ class Dialect(Protocol):
 
     def json_text(self, column: str, key: str) -> str:
         """The text of one top-level key of a JSON column, as the expression its index uses."""
+        ...
+
+    def indexed_by(self, index: str) -> str:
+        """A hint that a FROM item be read through ``index`` ("" where there are no hints)."""
         ...

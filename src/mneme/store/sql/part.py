@@ -22,3 +22,12 @@ class Part:
 
     sql: Executor
     audit: Audit
+    #: A read remembered for the rest of this write transaction, and forgetting one (or all,
+    #: with None) after a write that changes it. Where many writers share the database
+    #: (PostgreSQL) nothing is remembered.
+    _memoized: Callable[[Any, Callable[[], Any]], Any]
+    _forget: Callable[..., None]
+
+    def _locked(self, sql: str) -> str:
+        """``sql`` holding the rows it reads until the write transaction ends."""
+        return sql + self.sql.dialect.for_update if self.sql.db.in_transaction else sql

@@ -13,9 +13,8 @@ from typing import Any
 
 from mneme.store.protocol import QueueItem
 from mneme.store.sql.part import Part
-from mneme.store.sql.records import Columns
+from mneme.store.sql.records import EPOCH, Columns
 
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _ITEM = Columns("ingest_queue")
 
 
@@ -24,8 +23,8 @@ def _item(row: Mapping[str, Any]) -> QueueItem:
         **{
             **row,
             "payload": row["payload"] or {},
-            "created_at": row["created_at"] or _EPOCH,
-            "updated_at": row["updated_at"] or _EPOCH,
+            "created_at": row["created_at"] or EPOCH,
+            "updated_at": row["updated_at"] or EPOCH,
         }
     )
 

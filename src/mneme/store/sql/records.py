@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
 from mneme.store.sql.dialect import Dialect
 from mneme.store.tables import spec
+
+#: What a required time reads as when a row lacks it (rows written before the column was).
+EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
 class Columns:

@@ -9,15 +9,14 @@ from typing import Any
 from mneme.core.model import PendingSweep, SweepProposal
 from mneme.errors import NotFound
 from mneme.store.sql.part import Part
-from mneme.store.sql.records import Columns
+from mneme.store.sql.records import EPOCH, Columns
 
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _PENDING = Columns("reconsolidation")
 _PROPOSAL = Columns("sweep_proposals")
 
 
 def _pending(row: Mapping[str, Any]) -> PendingSweep:
-    return PendingSweep(**{**row, "created_at": row["created_at"] or _EPOCH})
+    return PendingSweep(**{**row, "created_at": row["created_at"] or EPOCH})
 
 
 def _proposal(row: Mapping[str, Any]) -> SweepProposal:
@@ -26,7 +25,7 @@ def _proposal(row: Mapping[str, Any]) -> SweepProposal:
             **row,
             "evidence": tuple(row["evidence"] or ()),
             "confidence": float(row["confidence"]),
-            "created_at": row["created_at"] or _EPOCH,
+            "created_at": row["created_at"] or EPOCH,
         }
     )
 

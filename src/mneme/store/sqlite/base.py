@@ -22,14 +22,15 @@ from mneme.errors import NotFound
 from mneme.store.audit_key import KeyRing
 from mneme.store.codec import ts, utc_now
 from mneme.store.sealing import SEALED_TABLES, AuditKeyMissing, rows_map, seal
+from mneme.store.sql.units import UNIT_COLS, UnitRows
 from mneme.store.sqlite import changes
 from mneme.store.sqlite.database import Database
-from mneme.store.sqlite.rows import UNIT_COLS, from_storage, unit_row
+from mneme.store.sqlite.rows import from_storage
 from mneme.store.sqlite.vectors import VectorIndex
 from mneme.store.tables import spec
 
 
-class SQLiteBase:
+class SQLiteBase(UnitRows):
     #: Record time for audit entries; Memory injects its clock so tests and replays agree.
     _clock: Callable[[], dt.datetime] = staticmethod(utc_now)
 
@@ -127,50 +128,6 @@ class SQLiteBase:
         if not units:
             raise NotFound(f"no unit {unit_id} in bank {bank_id}")
         return units[0]
-
-    def _hydrate(self, rows: Sequence[Any], *, lean: bool = False) -> list[Unit]:
-        if not rows:
-            return []
-        keys = [(r[0], r[1]) for r in rows]
-        knowers = self._group(
-            "SELECT unit_id, agent_id FROM unit_knowers", keys, "ORDER BY first_at, agent_id"
-        )
-        if lean:
-            return [unit_row(r, knowers.get(r[1], ()), (), ()) for r in rows]
-        evidence = self._group(
-            "SELECT unit_id, source_id FROM unit_evidence", keys, "ORDER BY at, source_id"
-        )
-        names = self._group(
-            "SELECT m.unit_id, e.name FROM mentions m JOIN entities e "
-            "ON e.bank_id = m.bank_id AND e.id = m.entity_id",
-            keys,
-            "ORDER BY e.name",
-            alias="m",
-        )
-        return [
-            unit_row(r, knowers.get(r[1], ()), evidence.get(r[1], ()), names.get(r[1], ()))
-            for r in rows
-        ]
-
-    def _group(
-        self, select: str, keys: Sequence[tuple[str, str]], order: str, alias: str | None = None
-    ) -> dict[str, tuple[str, ...]]:
-        out: dict[str, list[str]] = {}
-        prefix = f"{alias}." if alias else ""
-        by_bank: dict[str, list[str]] = {}
-        for bank, uid in keys:
-            by_bank.setdefault(bank, []).append(uid)
-        for bank, ids in by_bank.items():
-            for i in range(0, len(ids), 500):
-                chunk = ids[i : i + 500]
-                rows = self.db.query(
-                    f"{select} WHERE {prefix}bank_id = ? AND {prefix}unit_id IN "
-                    f"({','.join('?' * len(chunk))}) {order}",
-                    (bank, *chunk),
-                )
-                for uid, value in rows:
-                    out.setdefault(uid, []).append(value)
-        return {k: tuple(v) for k, v in out.items()}
 
     # -- audit: a keyed chain, and the data rows it seals (ADR 0035) ---------------------
 

@@ -15,6 +15,8 @@ class SQLiteDialect:
     name = "sqlite"
     true = "1"
     skip_locked = ""  # one writer holds the whole file (BEGIN IMMEDIATE)
+    for_update = ""
+    greatest = "max"
     ts_min = ""  # times are ISO text: "" sorts before every one, "9999" after
     ts_max = "9999"
 
@@ -47,6 +49,9 @@ class SQLiteDialect:
 
     def json_text(self, column: str, key: str) -> str:
         return f"json_extract({column}, '$.{key}')"
+
+    def indexed_by(self, index: str) -> str:
+        return f" INDEXED BY {index}"
 
 
 DIALECT = SQLiteDialect()

@@ -3,25 +3,21 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
 
 from mneme.core.model import (
-    Agent,
-    Bank,
     Edge,
     Entity,
-    Scope,
-    Source,
     Unit,
     UnitStatus,
     Viewer,
     Visibility,
 )
-from mneme.errors import Conflict, InvalidInput, NotFound
+from mneme.errors import InvalidInput
 from mneme.store.codec import dumps, loads, parse_ts, ts, unit_summary, vector_bytes
 from mneme.store.edges import EDGE_COLUMNS, audit_edges, edge_values
 from mneme.store.protocol import (
@@ -34,9 +30,17 @@ from mneme.store.protocol import (
     UnitChanges,
     Vector,
 )
+from mneme.store.sql.banks import Banks
+from mneme.store.sql.claims import Claims
+from mneme.store.sql.conflicts import Conflicts
 from mneme.store.sql.executor import Executor
 from mneme.store.sql.queue import Queue
+from mneme.store.sql.reviews import Reviews
+from mneme.store.sql.rules import Rules
+from mneme.store.sql.sources import Sources
 from mneme.store.sql.sweeps import Sweeps
+from mneme.store.sql.tombstones import Tombstones
+from mneme.store.sql.units import UNIT_COLS
 from mneme.store.sqlite.audit import AuditMixin
 from mneme.store.sqlite.base import SQLiteBase
 from mneme.store.sqlite.channels import ChannelsMixin
@@ -44,20 +48,22 @@ from mneme.store.sqlite.database import Database
 from mneme.store.sqlite.dialect import DIALECT
 from mneme.store.sqlite.portable import PortableMixin
 from mneme.store.sqlite.purge import PurgeMixin
-from mneme.store.sqlite.rows import UNIT_COLS, epoch, index_row
+from mneme.store.sqlite.rows import epoch, index_row
 from mneme.store.sqlite.scoping import where
-from mneme.store.sqlite.trust import TrustMixin
 from mneme.store.sqlite.vectors import VectorIndex
-
-#: Tables whose ids are global: locate() finds the bank of any of them in one statement.
-_ID_TABLES = ("units", "sources", "claims", "conflicts", "sweep_proposals")
 
 
 class SQLiteStore(
     ChannelsMixin,
     Queue,
-    TrustMixin,
+    Claims,
+    Reviews,
+    Tombstones,
+    Conflicts,
+    Rules,
     Sweeps,
+    Banks,
+    Sources,
     PurgeMixin,
     PortableMixin,
     AuditMixin,
@@ -142,193 +148,8 @@ class SQLiteStore(
             embeddings_by_model=by_model,
         )
 
-    def ensure_bank(self, bank: Bank) -> Bank:
-        existing = self.get_bank(bank.id)
-        if existing:
-            return existing
-        self._w(
-            "INSERT INTO banks (id, name, created_at, config) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (id) DO NOTHING",
-            (bank.id, bank.name, ts(bank.created_at), dumps(dict(bank.config))),
-        )
-        self._w(
-            "INSERT INTO index_state (bank_id, generation) VALUES (?, 0) "
-            "ON CONFLICT (bank_id) DO NOTHING",
-            (bank.id,),
-        )
-        self._forget(("bank", bank.id))
-        self._fts_create(bank.id)
-        self.audit(
-            bank.id,
-            "system",
-            "bank.create",
-            bank.id,
-            None,
-            {"name": bank.name, "config": dict(bank.config)},
-            "first write to the bank",
-        )
-        return self.get_bank(bank.id) or bank
-
-    def get_bank(self, bank_id: str) -> Bank | None:
-        rows = self._memoized(
-            ("bank", bank_id),
-            lambda: self.db.query(
-                "SELECT id, name, created_at, config FROM banks WHERE id = ?", (bank_id,)
-            ),
-        )
-        if not rows:
-            return None
-        r = rows[0]
-        return Bank(
-            id=r[0], name=r[1], created_at=parse_ts(r[2]) or epoch(), config=loads(r[3], {})
-        )
-
-    def set_bank_config(
-        self, bank_id: str, config: Mapping[str, Any], *, actor: str, reason: str
-    ) -> Bank:
-        before = self.get_bank(bank_id)
-        if before is None:
-            raise NotFound(f"no bank {bank_id!r}")
-        self._w("UPDATE banks SET config = ? WHERE id = ?", (dumps(dict(config)), bank_id))
-        self._forget(("bank", bank_id))
-        self.audit(
-            bank_id,
-            actor,
-            "bank.configure",
-            bank_id,
-            {"config": dict(before.config)},
-            {"config": dict(config)},
-            reason,
-        )
-        return self.get_bank(bank_id) or before
-
-    def list_banks(self) -> list[Bank]:
-        return [
-            b
-            for (i,) in self.db.query("SELECT id FROM banks ORDER BY id")
-            if (b := self.get_bank(i)) is not None
-        ]
-
-    def heartbeat(self, agent: Agent) -> None:
-        self._w(
-            "INSERT INTO agents (bank_id, id, host, status, first_seen, last_seen) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (bank_id, id) DO UPDATE SET "
-            "host = coalesce(excluded.host, agents.host), status = excluded.status, "
-            "last_seen = max(agents.last_seen, excluded.last_seen)",
-            (
-                agent.bank_id,
-                agent.id,
-                agent.host,
-                agent.status,
-                ts(agent.first_seen),
-                ts(agent.last_seen),
-            ),
-        )
-
-    def list_agents(self, bank_id: str) -> list[Agent]:
-        rows = self.db.query(
-            "SELECT bank_id, id, host, status, first_seen, last_seen FROM agents "
-            "WHERE bank_id = ? ORDER BY last_seen DESC, id",
-            (bank_id,),
-        )
-        return [
-            Agent(
-                bank_id=r[0],
-                id=r[1],
-                host=r[2],
-                status=r[3],
-                first_seen=parse_ts(r[4]) or epoch(),
-                last_seen=parse_ts(r[5]) or epoch(),
-            )
-            for r in rows
-        ]
-
-    def put_source(self, source: Source) -> None:
-        try:
-            self._w(
-                "INSERT INTO sources (bank_id, id, text, content_hash, kind, agent_id, "
-                "session_id, task_id, occurred_at, mentioned_at, recorded_at, trust, "
-                "visibility, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    source.bank_id,
-                    source.id,
-                    source.text,
-                    source.content_hash,
-                    source.kind,
-                    source.agent_id,
-                    source.session_id,
-                    source.task_id,
-                    ts(source.occurred_at),
-                    ts(source.mentioned_at),
-                    ts(source.recorded_at),
-                    source.trust,
-                    source.visibility.value,
-                    dumps(dict(source.metadata)),
-                ),
-            )
-        except Exception as exc:
-            if "UNIQUE" in str(exc) or "PRIMARY KEY" in str(exc):
-                raise Conflict(
-                    f"source {source.id} already exists in bank {source.bank_id}"
-                ) from exc
-            raise
-        self.audit(
-            source.bank_id,
-            source.agent_id,
-            "source.put",
-            source.id,
-            None,
-            {"content_hash": source.content_hash, "kind": source.kind},
-            "retain",
-        )
-
-    def get_source(self, viewer: Viewer, source_id: str) -> Source | None:
-        rows = self.db.query(
-            "SELECT bank_id, id, text, content_hash, kind, agent_id, session_id, task_id, "
-            "occurred_at, mentioned_at, recorded_at, trust, visibility, metadata FROM sources s "
-            "WHERE s.bank_id = ? AND s.id = ? AND (s.visibility = 'shared' OR s.agent_id = ? "
-            f"OR {int(viewer.scope == Scope.OWNER)}) "
-            + ("AND s.agent_id = ?" if viewer.scope == Scope.PERSONAL else ""),
-            (viewer.bank_id, source_id, viewer.agent_id)
-            + ((viewer.agent_id,) if viewer.scope == Scope.PERSONAL else ()),
-        )
-        if not rows:
-            return None
-        r = rows[0]
-        return Source(
-            bank_id=r[0],
-            id=r[1],
-            text=r[2],
-            content_hash=r[3],
-            kind=r[4],
-            agent_id=r[5],
-            session_id=r[6],
-            task_id=r[7],
-            occurred_at=parse_ts(r[8]),
-            mentioned_at=parse_ts(r[9]),
-            recorded_at=parse_ts(r[10]) or epoch(),
-            trust=r[11],
-            visibility=Visibility(r[12]),
-            metadata=loads(r[13], {}),
-        )
-
-    def locate(self, object_id: str) -> str | None:
-        rows = self.db.query(
-            " UNION ALL ".join(
-                f"SELECT * FROM (SELECT bank_id FROM {table} WHERE id = ? LIMIT 1)"
-                for table in _ID_TABLES
-            )
-            + " LIMIT 1",
-            (object_id,) * len(_ID_TABLES),
-        )
-        return str(rows[0][0]) if rows else None
-
-    def source_banks(self, source_id: str) -> list[str]:
-        rows = self.db.query(
-            "SELECT DISTINCT bank_id FROM sources WHERE id = ? ORDER BY bank_id LIMIT 2",
-            (source_id,),
-        )
-        return [str(r[0]) for r in rows]
+    def _bank_created(self, bank_id: str) -> None:
+        self._fts_create(bank_id)  # the bank's own lexical index (ADR 0017)
 
     def put_unit(self, unit: Unit, vector: Vector | None) -> None:
         owner = unit.agent_id if unit.visibility == Visibility.PRIVATE else ""

@@ -1,0 +1,190 @@
+"""Claims: a subject's attribute and value, with two status axes and the units stating it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mneme.core.model import ClaimRecord, ClaimStatus, ReviewStatus
+from mneme.errors import NotFound
+from mneme.store.codec import claim_summary
+from mneme.store.protocol import ClaimChanges
+from mneme.store.sql.part import Part
+from mneme.store.sql.records import EPOCH, Columns
+
+CLAIM = Columns("claims")
+
+
+def claim_record(row: Mapping[str, Any]) -> ClaimRecord:
+    return ClaimRecord(
+        **{
+            **row,
+            "negated": bool(row["negated"]),
+            "status": ClaimStatus(row["status"]),
+            "review_status": ReviewStatus(row["review_status"]),
+            "evidence_count": int(row["evidence_count"]),
+            "evidence_refs": tuple(row["evidence_refs"] or ()),
+            "contradiction_refs": tuple(row["contradiction_refs"] or ()),
+            **{
+                k: row[k] or EPOCH
+                for k in ("first_evidence_at", "last_evidence_at", "created_at", "updated_at")
+            },
+        }
+    )
+
+
+class Claims(Part):
+    def _claims(self, sql: str, params: Sequence[Any]) -> list[ClaimRecord]:
+        return [claim_record(CLAIM.decode(self.sql.dialect, r)) for r in self.sql.rows(sql, params)]
+
+    def put_claim(self, claim: ClaimRecord) -> None:
+        c = claim
+        self.sql.write(
+            f"INSERT INTO claims ({CLAIM.select}) VALUES ({CLAIM.marks})",
+            CLAIM.encode(
+                self.sql.dialect,
+                (
+                    c.bank_id,
+                    c.id,
+                    c.claim_key,
+                    c.slot_key,
+                    c.subject,
+                    c.attribute,
+                    c.value,
+                    c.negated,
+                    c.status.value,
+                    c.review_status.value,
+                    c.evidence_count,
+                    list(c.evidence_refs),
+                    list(c.contradiction_refs),
+                    c.supersedes,
+                    c.superseded_by,
+                    c.first_evidence_at,
+                    c.last_evidence_at,
+                    c.created_at,
+                    c.updated_at,
+                    c.reviewed_at,
+                    c.reviewed_by,
+                    c.review_note,
+                ),
+            ),
+        )
+        self.audit(c.bank_id, "system", "claim.put", c.id, None, claim_summary(c), "a new claim")
+
+    def get_claim(self, bank_id: str, claim_id: str) -> ClaimRecord | None:
+        return self._claim(bank_id, claim_id)
+
+    def _claim(self, bank_id: str, claim_id: str, *, lock: bool = False) -> ClaimRecord | None:
+        # Locked: two writers appending evidence to one claim must not lose each other's.
+        sql = f"SELECT {CLAIM.select} FROM claims WHERE bank_id = ? AND id = ?"
+        found = self._claims(self._locked(sql) if lock else sql, (bank_id, claim_id))
+        return found[0] if found else None
+
+    def find_claims(
+        self,
+        bank_id: str,
+        *,
+        claim_key: str | None = None,
+        slot_key: str | None = None,
+        unit_id: str | None = None,
+    ) -> list[ClaimRecord]:
+        sql = f"SELECT {CLAIM.select} FROM claims c WHERE c.bank_id = ?"
+        params: list[Any] = [bank_id]
+        if claim_key is not None:
+            sql += " AND c.claim_key = ?"
+            params.append(claim_key)
+        if slot_key is not None:
+            sql += " AND c.slot_key = ?"
+            params.append(slot_key)
+        if unit_id is not None:
+            # Driven from the unit's claim links (an EXISTS per claim scanned the bank's
+            # claims: 12 ms per call at 10k units in SQLite).
+            sql += (
+                " AND c.id IN (SELECT cu.claim_id FROM claim_units cu"
+                f"{self.sql.dialect.indexed_by('claim_units_unit')} "
+                "WHERE cu.bank_id = ? AND cu.unit_id = ?)"
+            )
+            params += [bank_id, unit_id]
+        return self._claims(sql + " ORDER BY c.created_at, c.id", params)
+
+    def update_claim(
+        self,
+        bank_id: str,
+        claim_id: str,
+        changes: ClaimChanges,
+        *,
+        actor: str,
+        reason: str,
+        now: dt.datetime,
+    ) -> ClaimRecord:
+        d = self.sql.dialect
+        before = self._claim(bank_id, claim_id, lock=True)
+        if before is None:
+            raise NotFound(f"no claim {claim_id} in bank {bank_id}")
+        sets = ["updated_at = ?"]
+        params: list[Any] = [d.encode("ts", now)]
+        for col, value in (
+            ("status", changes.status and changes.status.value),
+            ("review_status", changes.review_status and changes.review_status.value),
+            ("last_evidence_at", d.encode("ts", changes.last_evidence_at)),
+            ("supersedes", changes.supersedes),
+            ("superseded_by", changes.superseded_by),
+            ("reviewed_at", d.encode("ts", changes.reviewed_at)),
+            ("reviewed_by", changes.reviewed_by),
+            ("review_note", changes.review_note),
+        ):
+            if value is not None:
+                sets.append(f"{col} = ?")
+                params.append(value)
+        if changes.add_evidence_refs:
+            refs = list(dict.fromkeys([*before.evidence_refs, *changes.add_evidence_refs]))
+            added = len(refs) - len(before.evidence_refs)
+            sets += ["evidence_refs = ?", "evidence_count = ?"]
+            params += [d.encode("json", refs), before.evidence_count + (1 if added else 0)]
+        if changes.add_contradiction_refs:
+            refs = list(
+                dict.fromkeys([*before.contradiction_refs, *changes.add_contradiction_refs])
+            )
+            sets.append("contradiction_refs = ?")
+            params.append(d.encode("json", refs))
+        self.sql.write(
+            f"UPDATE claims SET {', '.join(sets)} WHERE bank_id = ? AND id = ?",
+            (*params, bank_id, claim_id),
+        )
+        after = self._claim(bank_id, claim_id)
+        assert after is not None
+        self.audit(
+            bank_id,
+            actor,
+            "claim.update",
+            claim_id,
+            claim_summary(before),
+            claim_summary(after),
+            reason,
+        )
+        return after
+
+    def link_claim_unit(self, bank_id: str, claim_id: str, unit_id: str) -> None:
+        self.sql.write(
+            "INSERT INTO claim_units (bank_id, claim_id, unit_id) VALUES (?, ?, ?) "
+            "ON CONFLICT DO NOTHING",
+            (bank_id, claim_id, unit_id),
+        )
+
+    def claim_unit_ids(self, bank_id: str, claim_id: str) -> list[str]:
+        rows = self.sql.rows(
+            "SELECT unit_id FROM claim_units WHERE bank_id = ? AND claim_id = ? ORDER BY unit_id",
+            (bank_id, claim_id),
+        )
+        return [r[0] for r in rows]
+
+    def review_queue(
+        self, bank_id: str, review_statuses: Sequence[ReviewStatus], limit: int
+    ) -> list[ClaimRecord]:
+        among, values = self.sql.dialect.one_of("review_status", [s.value for s in review_statuses])
+        return self._claims(
+            f"SELECT {CLAIM.select} FROM claims WHERE bank_id = ? AND {among} "
+            "ORDER BY updated_at DESC, id DESC LIMIT ?",
+            (bank_id, *values, limit),
+        )

@@ -1,0 +1,90 @@
+"""Sources: what an agent handed over, verbatim and immutable, and where an id lives."""
+
+from __future__ import annotations
+
+from mneme.core.model import Scope, Source, Viewer, Visibility
+from mneme.errors import Conflict
+from mneme.store.sql.part import Part
+from mneme.store.sql.records import EPOCH, Columns
+
+SOURCE = Columns("sources")
+
+#: Tables whose ids are global: locate() finds the bank of any of them in one statement.
+ID_TABLES = ("units", "sources", "claims", "conflicts", "sweep_proposals")
+
+
+class Sources(Part):
+    def put_source(self, source: Source) -> None:
+        s = source
+        # ON CONFLICT DO NOTHING rather than catching the unique violation: an error would
+        # abort a whole PostgreSQL transaction.
+        added = self.sql.write(
+            f"INSERT INTO sources ({SOURCE.select}) VALUES ({SOURCE.marks}) "
+            "ON CONFLICT (bank_id, id) DO NOTHING",
+            SOURCE.encode(
+                self.sql.dialect,
+                (
+                    s.bank_id,
+                    s.id,
+                    s.text,
+                    s.content_hash,
+                    s.kind,
+                    s.agent_id,
+                    s.session_id,
+                    s.task_id,
+                    s.occurred_at,
+                    s.mentioned_at,
+                    s.recorded_at,
+                    s.trust,
+                    s.visibility.value,
+                    dict(s.metadata),
+                ),
+            ),
+        )
+        if not added:
+            raise Conflict(f"source {s.id} already exists in bank {s.bank_id}")
+        self.audit(
+            s.bank_id,
+            s.agent_id,
+            "source.put",
+            s.id,
+            None,
+            {"content_hash": s.content_hash, "kind": s.kind},
+            "retain",
+        )
+
+    def get_source(self, viewer: Viewer, source_id: str) -> Source | None:
+        sql = f"SELECT {SOURCE.select} FROM sources s WHERE s.bank_id = ? AND s.id = ?"
+        params: list[str] = [viewer.bank_id, source_id]
+        if viewer.scope != Scope.OWNER:
+            sql += " AND (s.visibility = 'shared' OR s.agent_id = ?)"
+            params.append(viewer.agent_id)
+        if viewer.scope == Scope.PERSONAL:
+            sql += " AND s.agent_id = ?"
+            params.append(viewer.agent_id)
+        rows = self.sql.rows(sql, params)
+        if not rows:
+            return None
+        v = SOURCE.decode(self.sql.dialect, rows[0])
+        v["recorded_at"] = v["recorded_at"] or EPOCH
+        v["visibility"] = Visibility(v["visibility"])
+        v["metadata"] = v["metadata"] or {}
+        return Source(**v)
+
+    def locate(self, object_id: str) -> str | None:
+        rows = self.sql.rows(
+            " UNION ALL ".join(
+                f"SELECT * FROM (SELECT bank_id FROM {table} WHERE id = ? LIMIT 1) AS {table}"
+                for table in ID_TABLES
+            )
+            + " LIMIT 1",
+            (object_id,) * len(ID_TABLES),
+        )
+        return str(rows[0][0]) if rows else None
+
+    def source_banks(self, source_id: str) -> list[str]:
+        rows = self.sql.rows(
+            "SELECT DISTINCT bank_id FROM sources WHERE id = ? ORDER BY bank_id LIMIT 2",
+            (source_id,),
+        )
+        return [str(r[0]) for r in rows]
