@@ -3,7 +3,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -24,7 +24,6 @@ from mneme.store.postgres.batch import BatchReadsMixin
 from mneme.store.postgres.channels import RecallChannels
 from mneme.store.postgres.database import Database
 from mneme.store.postgres.dialect import DIALECT, literal
-from mneme.store.postgres.graph import GraphMixin
 from mneme.store.postgres.lexical import LexicalIndexMixin
 from mneme.store.postgres.portable import PortableMixin
 from mneme.store.postgres.purge import PurgeMixin
@@ -34,6 +33,7 @@ from mneme.store.postgres.vectors import VectorIndexes
 from mneme.store.protocol import (
     CLEARABLE_UNIT_FIELDS,
     Capabilities,
+    EmbeddingRow,
     Filters,
     StoreStats,
     UnitBrief,
@@ -44,6 +44,7 @@ from mneme.store.sql.banks import Banks
 from mneme.store.sql.claims import Claims
 from mneme.store.sql.conflicts import Conflicts
 from mneme.store.sql.executor import Executor
+from mneme.store.sql.graph import Graph
 from mneme.store.sql.queue import Queue
 from mneme.store.sql.reviews import Reviews
 from mneme.store.sql.rules import Rules
@@ -65,10 +66,10 @@ class PostgresStore(
     Conflicts,
     Rules,
     Sweeps,
+    Graph,
     Banks,
     Sources,
     PurgeMixin,
-    GraphMixin,
     RecallChannels,
     Queue,
     PortableMixin,
@@ -446,3 +447,41 @@ class PostgresStore(
             (*params, limit, offset),
         )
         return self._hydrate(rows, lean=lean)
+
+    # -- embeddings ---------------------------------------------------------------------
+
+    def put_embedding(self, bank_id: str, unit_id: str, model: str, vector: Vector) -> None:
+        before = self._one(bank_id, unit_id, lock=True)
+        self._store_vector(bank_id, unit_id, model, vector)
+        self._w(
+            "UPDATE units SET embedding_model = %s, embedding_dim = %s "
+            "WHERE bank_id = %s AND id = %s",
+            (model, len(vector), bank_id, unit_id),
+        )
+        self._touch(bank_id)
+        self.audit(
+            bank_id,
+            "system",
+            "unit.reembed",
+            unit_id,
+            {"embedding_model": before.embedding_model},
+            {"embedding_model": model, "embedding_dim": len(vector)},
+            "reembed",
+        )
+
+    def iter_for_embedding(
+        self, bank_id: str | None, model: str, batch: int
+    ) -> Iterator[list[EmbeddingRow]]:
+        last = ""
+        while True:
+            rows = self.db.query(
+                "SELECT u.id, u.text, u.embedding_model FROM units u WHERE u.id > %s "
+                + ("AND u.bank_id = %s " if bank_id else "")
+                + "AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.bank_id = u.bank_id "
+                "AND e.unit_id = u.id AND e.model = %s) ORDER BY u.id LIMIT %s",
+                (last, *((bank_id,) if bank_id else ()), model, batch),
+            )
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield [EmbeddingRow(unit_id=r[0], text=r[1], model=r[2]) for r in rows]

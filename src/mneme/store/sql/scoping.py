@@ -70,8 +70,14 @@ def filters_sql(d: Dialect, filters: Filters, alias: str = "u") -> tuple[str, li
     return (" AND ".join(parts) or d.true), params
 
 
-def where(d: Dialect, viewer: Viewer, filters: Filters, alias: str = "u") -> tuple[str, list[Any]]:
-    """Scope and filters of one query, compiled for the backend, with their parameters."""
+def clause(d: Dialect, viewer: Viewer, filters: Filters, alias: str = "u") -> tuple[str, list[Any]]:
+    """Scope and filters of one query with ``?`` placeholders (for a statement in store/sql)."""
     s_sql, s_params = scope_sql(viewer, alias)
     f_sql, f_params = filters_sql(d, filters, alias)
-    return d.compile(f"{s_sql} AND {f_sql}"), s_params + f_params
+    return f"{s_sql} AND {f_sql}", s_params + f_params
+
+
+def where(d: Dialect, viewer: Viewer, filters: Filters, alias: str = "u") -> tuple[str, list[Any]]:
+    """Scope and filters of one query, compiled for the backend, with their parameters."""
+    sql, params = clause(d, viewer, filters, alias)
+    return d.compile(sql), params

@@ -10,16 +10,13 @@ from typing import Any
 import numpy as np
 
 from mneme.core.model import (
-    Edge,
-    Entity,
     Unit,
     UnitStatus,
     Viewer,
     Visibility,
 )
 from mneme.errors import InvalidInput
-from mneme.store.codec import dumps, loads, parse_ts, ts, unit_summary, vector_bytes
-from mneme.store.edges import EDGE_COLUMNS, audit_edges, edge_values
+from mneme.store.codec import dumps, parse_ts, ts, unit_summary, vector_bytes
 from mneme.store.protocol import (
     CLEARABLE_UNIT_FIELDS,
     Capabilities,
@@ -34,6 +31,7 @@ from mneme.store.sql.banks import Banks
 from mneme.store.sql.claims import Claims
 from mneme.store.sql.conflicts import Conflicts
 from mneme.store.sql.executor import Executor
+from mneme.store.sql.graph import Graph
 from mneme.store.sql.queue import Queue
 from mneme.store.sql.reviews import Reviews
 from mneme.store.sql.rules import Rules
@@ -62,6 +60,7 @@ class SQLiteStore(
     Conflicts,
     Rules,
     Sweeps,
+    Graph,
     Banks,
     Sources,
     PurgeMixin,
@@ -435,114 +434,6 @@ class SQLiteStore(
             (*params, limit, offset),
         )
         return self._hydrate(rows, lean=lean)
-
-    def upsert_entity(self, entity: Entity) -> Entity:
-        memo = ("entity", entity.bank_id, entity.key)
-        rows = self._memoized(
-            memo,
-            lambda: self.db.query(
-                "SELECT id, name, kind, aliases FROM entities WHERE bank_id = ? AND key = ?",
-                (entity.bank_id, entity.key),
-            ),
-        )
-        if not rows:
-            self._forget(memo)
-            self._w(
-                "INSERT INTO entities (bank_id, id, name, key, kind, aliases) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    entity.bank_id,
-                    entity.id,
-                    entity.name,
-                    entity.key,
-                    entity.kind,
-                    dumps(list(entity.aliases)),
-                ),
-            )
-            return entity
-        eid, name, kind, aliases = rows[0]
-        known = loads(aliases, [])
-        merged = list(dict.fromkeys([*known, *entity.aliases]))
-        better_kind = kind if kind != "thing" else entity.kind
-        if merged != known or better_kind != kind:
-            self._forget(memo)
-            self._w(
-                "UPDATE entities SET aliases = ?, kind = ? WHERE bank_id = ? AND id = ?",
-                (dumps(merged), better_kind, entity.bank_id, eid),
-            )
-        return Entity(
-            id=eid,
-            bank_id=entity.bank_id,
-            name=name,
-            key=entity.key,
-            kind=better_kind,
-            aliases=tuple(merged),
-        )
-
-    def add_mentions(self, bank_id: str, unit_id: str, entity_ids: Sequence[str]) -> None:
-        self._many(
-            "INSERT INTO mentions VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-            [(bank_id, unit_id, eid) for eid in dict.fromkeys(entity_ids)],
-        )
-
-    def put_edge(self, edge: Edge) -> None:
-        self.put_edges([edge])
-
-    def put_edges(self, edges: Sequence[Edge]) -> None:
-        if not edges:
-            return
-        self._many(
-            f"INSERT INTO edges ({EDGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            edge_values(edges, ts, dumps),
-        )
-        audit_edges(self.audit, edges)
-
-    def edges_of(self, viewer: Viewer, unit_id: str) -> list[Edge]:
-        """Edges touching a visible unit whose other end is visible too (or is a source)."""
-        clause_a, pa = where(viewer, Filters(), "a")
-        clause_b, pb = where(viewer, Filters(), "b")
-        # One indexed branch per direction (an OR over src and dst scanned the bank's edges:
-        # 113 ms per call at 10k units); an edge from the unit to itself comes once.
-        cols = "e.bank_id, e.id, e.src, e.dst, e.type, e.weight, e.confidence, e.made_by, "
-        cols += "e.created_at, e.metadata"
-        rows = self.db.query(
-            "SELECT e.bank_id, e.id, e.src, e.dst, e.type, e.weight, e.confidence, e.made_by, "
-            f"e.created_at, e.metadata FROM (SELECT {cols}, e.dst AS other FROM edges e "
-            "WHERE e.bank_id = ? AND e.src = ? "
-            f"UNION ALL SELECT {cols}, e.src AS other FROM edges e "
-            "WHERE e.bank_id = ? AND e.dst = ? AND e.src != ?) e "
-            f"JOIN units a ON a.bank_id = e.bank_id AND a.id = ? AND {clause_a} "
-            "LEFT JOIN units b ON b.bank_id = e.bank_id AND b.id = e.other "
-            "WHERE (b.id IS NULL AND EXISTS (SELECT 1 FROM sources s WHERE s.bank_id = e.bank_id "
-            "AND s.id = e.other AND (s.visibility = 'shared' OR s.agent_id = ?)) "
-            f"OR b.id IS NOT NULL AND {clause_b}) ORDER BY e.created_at, e.id",
-            (
-                viewer.bank_id,
-                unit_id,
-                viewer.bank_id,
-                unit_id,
-                unit_id,
-                unit_id,
-                *pa,
-                viewer.agent_id,
-                *pb,
-            ),
-        )
-        return [
-            Edge(
-                bank_id=r[0],
-                id=r[1],
-                src=r[2],
-                dst=r[3],
-                type=r[4],
-                weight=r[5],
-                confidence=r[6],
-                made_by=r[7],
-                created_at=parse_ts(r[8]) or epoch(),
-                metadata=loads(r[9], {}),
-            )
-            for r in rows
-        ]
 
     def put_embedding(self, bank_id: str, unit_id: str, model: str, vector: Vector) -> None:
         before = self._one(bank_id, unit_id)
