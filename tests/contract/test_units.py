@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -275,7 +279,39 @@ def test_list_units_orders_newest_first_and_pages(store: Store, make: Any) -> No
 
 
 def test_writes_outside_a_transaction_are_refused(store: Store, make: Any) -> None:
+    """One guard on every backend: a raised MnemeError naming the rule, never an assert."""
     make.bank()
-    with pytest.raises((MnemeError, AssertionError)):
-        store.heartbeat(Agent(id="a1", bank_id="b1", first_seen=make.t0, last_seen=make.t0))
+    t0 = make.t0
+    writes: list[Callable[[], object]] = [
+        lambda: store.heartbeat(Agent(id="a1", bank_id="b1", first_seen=t0, last_seen=t0)),
+        lambda: store.import_rows("agents", [{"bank_id": "b1", "id": "a2", "status": "x"}]),
+        lambda: store.set_bank_config("b1", {"k": 1}, actor="a1", reason="test"),
+    ]
+    for write in writes:
+        with pytest.raises(MnemeError, match=r"writes run inside Store\.transaction\(\)"):
+            write()
     assert store.list_agents("b1") == []
+    assert store.get_bank("b1").config == {}  # type: ignore[union-attr]
+
+
+def test_the_write_guard_holds_under_python_o(tmp_path: Path) -> None:
+    """``python -O`` strips asserts: the guard must not be one."""
+    code = (
+        "import datetime as dt, sys\n"
+        "from mneme.core.model import Agent\n"
+        "from mneme.errors import MnemeError\n"
+        "from mneme.store.sqlite import SQLiteStore\n"
+        "s = SQLiteStore(sys.argv[1])\n"
+        "t = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)\n"
+        "try:\n"
+        "    s.heartbeat(Agent(id='a', bank_id='b', first_seen=t, last_seen=t))\n"
+        "except MnemeError as exc:\n"
+        "    print('refused:', exc)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-O", "-c", code, str(tmp_path / "o.db")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "refused: writes run inside Store.transaction()" in out.stdout, out.stderr

@@ -17,7 +17,6 @@ from mneme.core.chain import (
     row_digest,
 )
 from mneme.core.chain import digest as sha
-from mneme.errors import MnemeError
 from mneme.store.audit_key import KeyRing
 from mneme.store.codec import ts, utc_now
 from mneme.store.postgres.database import Database
@@ -48,13 +47,11 @@ class PostgresBase(UnitRows):
         """Nothing is remembered (``_memoized``)."""
 
     def _w(self, sql: Any, params: Any = None) -> int:
-        if not self.db.in_transaction:
-            raise MnemeError("writes run inside Store.transaction()")
+        self.sql.guard()
         return self.db.execute(sql, params)
 
     def _many(self, sql: Any, rows: Sequence[Any]) -> None:
-        if not self.db.in_transaction:
-            raise MnemeError("writes run inside Store.transaction()")
+        self.sql.guard()
         self.db.execute_many(sql, rows)
 
     def _touch(self, bank_id: str) -> None:
@@ -115,8 +112,7 @@ class PostgresBase(UnitRows):
             reason=reason,
         )
         digest = entry.hash
-        if not self.db.in_transaction:
-            raise MnemeError("writes run inside Store.transaction()")
+        self.sql.guard()
         rows = self.db.query(
             "WITH rec AS (INSERT INTO audit_log (bank_id, at, actor, op, target, before, "
             "after, reason, prev_hash, hash, before_sha, after_sha, version, key_id, reason_sha) "

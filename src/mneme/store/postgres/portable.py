@@ -59,8 +59,7 @@ class PortableMixin(LexicalIndexMixin):
         t = spec(table)
         if not rows:
             return
-        if not self.db.in_transaction:
-            raise RuntimeError("writes run inside Store.transaction()")
+        self.sql.guard()
         names, marks, extra = (
             list(t.names),
             ["%s::vector" if k == "vector" else "%s" for _, k in t.columns],

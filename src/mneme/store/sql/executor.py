@@ -36,7 +36,9 @@ class Executor:
             out = self._compiled[sql] = self.dialect.compile(sql)
         return out
 
-    def _guard(self) -> None:
+    def guard(self) -> None:
+        """The one write guard: refuse a write outside ``Store.transaction()`` (a raised error,
+        never an ``assert``, so it holds under ``python -O`` too)."""
         if not self.db.in_transaction:
             raise MnemeError("writes run inside Store.transaction()")
 
@@ -46,14 +48,14 @@ class Executor:
 
     def write(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run one write; the number of rows it touched."""
-        self._guard()
+        self.guard()
         return self.db.run(self._sql(sql), tuple(params))
 
     def write_rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """Run one write that returns rows (``RETURNING``)."""
-        self._guard()
+        self.guard()
         return self.db.query(self._sql(sql), tuple(params))
 
     def write_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        self._guard()
+        self.guard()
         self.db.execute_many(self._sql(sql), [tuple(r) for r in rows])

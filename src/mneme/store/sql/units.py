@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from mneme.core.model import Network, Unit, UnitStatus, UnitType, Visibility
+from mneme.store.protocol import EmbeddingRow
 from mneme.store.sql.dialect import Dialect
 from mneme.store.sql.part import Part
 from mneme.store.sql.records import EPOCH
@@ -107,3 +108,21 @@ class UnitRows(Part):
                 for uid, value in rows:
                     out.setdefault(uid, []).append(value)
         return {k: tuple(v) for k, v in out.items()}
+
+    def iter_for_embedding(
+        self, bank_id: str | None, model: str, batch: int
+    ) -> Iterator[list[EmbeddingRow]]:
+        """Units without a ``model`` vector, in id order, ``batch`` at a time (re-embedding)."""
+        last = ""
+        while True:
+            rows = self.sql.rows(
+                "SELECT u.id, u.text, u.embedding_model FROM units u WHERE u.id > ? "
+                + ("AND u.bank_id = ? " if bank_id else "")
+                + "AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.bank_id = u.bank_id "
+                "AND e.unit_id = u.id AND e.model = ?) ORDER BY u.id LIMIT ?",
+                (last, *((bank_id,) if bank_id else ()), model, batch),
+            )
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield [EmbeddingRow(unit_id=r[0], text=r[1], model=r[2]) for r in rows]

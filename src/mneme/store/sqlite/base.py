@@ -79,11 +79,11 @@ class SQLiteBase(UnitRows):
             self._memo.pop(key, None)
 
     def _w(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
-        assert self.db.in_transaction, "writes run inside Store.transaction()"
+        self.sql.guard()
         return self.db.execute(sql, params)
 
     def _many(self, sql: str, rows: Sequence[Any]) -> None:
-        assert self.db.in_transaction, "writes run inside Store.transaction()"
+        self.sql.guard()
         self.db.execute_many(sql, rows)
 
     def _touch(self, bank_id: str) -> None:

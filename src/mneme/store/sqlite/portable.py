@@ -46,7 +46,7 @@ class PortableMixin(LexiconMixin):
         t = spec(table)
         if not rows:
             return
-        assert self.db.in_transaction, "writes run inside Store.transaction()"
+        self.sql.guard()
         self._forget()
         # Imported rows keep the seals their records carry (copied verbatim): not sealed again.
         self._importing = True

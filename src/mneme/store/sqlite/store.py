@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -20,7 +20,6 @@ from mneme.store.codec import dumps, parse_ts, ts, unit_summary, vector_bytes
 from mneme.store.protocol import (
     CLEARABLE_UNIT_FIELDS,
     Capabilities,
-    EmbeddingRow,
     Filters,
     StoreStats,
     UnitBrief,
@@ -454,20 +453,3 @@ class SQLiteStore(
             {"embedding_model": model, "embedding_dim": len(vector)},
             "reembed",
         )
-
-    def iter_for_embedding(
-        self, bank_id: str | None, model: str, batch: int
-    ) -> Iterator[list[EmbeddingRow]]:
-        last = ""
-        while True:
-            rows = self.db.query(
-                "SELECT u.id, u.text, u.embedding_model FROM units u WHERE u.id > ? "
-                + ("AND u.bank_id = ? " if bank_id else "")
-                + "AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.bank_id = u.bank_id "
-                "AND e.unit_id = u.id AND e.model = ?) ORDER BY u.id LIMIT ?",
-                (last, *((bank_id,) if bank_id else ()), model, batch),
-            )
-            if not rows:
-                return
-            last = rows[-1][0]
-            yield [EmbeddingRow(unit_id=r[0], text=r[1], model=r[2]) for r in rows]
