@@ -39,17 +39,8 @@ from mneme.store.protocol import (
     UnitChanges,
     Vector,
 )
-from mneme.store.sql.banks import Banks
-from mneme.store.sql.claims import Claims
-from mneme.store.sql.conflicts import Conflicts
+from mneme.store.sql.entities import SharedEntities
 from mneme.store.sql.executor import Executor
-from mneme.store.sql.graph import Graph
-from mneme.store.sql.queue import Queue
-from mneme.store.sql.reviews import Reviews
-from mneme.store.sql.rules import Rules
-from mneme.store.sql.sources import Sources
-from mneme.store.sql.sweeps import Sweeps
-from mneme.store.sql.tombstones import Tombstones
 from mneme.store.sql.units import UNIT_COLS
 
 _DOC_LEN = (
@@ -59,18 +50,9 @@ _DOC_LEN = (
 
 
 class PostgresStore(
-    Claims,
-    Reviews,
-    Tombstones,
-    Conflicts,
-    Rules,
-    Sweeps,
-    Graph,
-    Banks,
-    Sources,
+    SharedEntities,
     PurgeMixin,
     RecallChannels,
-    Queue,
     PortableMixin,
     LexicalIndexMixin,
     BatchReadsMixin,

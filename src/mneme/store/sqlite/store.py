@@ -26,17 +26,8 @@ from mneme.store.protocol import (
     UnitChanges,
     Vector,
 )
-from mneme.store.sql.banks import Banks
-from mneme.store.sql.claims import Claims
-from mneme.store.sql.conflicts import Conflicts
+from mneme.store.sql.entities import SharedEntities
 from mneme.store.sql.executor import Executor
-from mneme.store.sql.graph import Graph
-from mneme.store.sql.queue import Queue
-from mneme.store.sql.reviews import Reviews
-from mneme.store.sql.rules import Rules
-from mneme.store.sql.sources import Sources
-from mneme.store.sql.sweeps import Sweeps
-from mneme.store.sql.tombstones import Tombstones
 from mneme.store.sql.units import UNIT_COLS
 from mneme.store.sqlite.audit import AuditMixin
 from mneme.store.sqlite.base import SQLiteBase
@@ -51,17 +42,8 @@ from mneme.store.sqlite.vectors import VectorIndex
 
 
 class SQLiteStore(
+    SharedEntities,
     ChannelsMixin,
-    Queue,
-    Claims,
-    Reviews,
-    Tombstones,
-    Conflicts,
-    Rules,
-    Sweeps,
-    Graph,
-    Banks,
-    Sources,
     PurgeMixin,
     PortableMixin,
     AuditMixin,
