@@ -47,6 +47,7 @@ bench: $(STAMP)
 	$(PY) -m bench.locomo.calibration
 	$(PY) -m bench.sgd.run
 	$(PY) -m bench.sgd.decisions
+	$(PY) -m bench.sgd.slot_pairs
 	$(PY) -m bench.decisions.run
 	$(PY) -m bench.behaviour.run
 	$(PY) -m bench.buffer --n 200

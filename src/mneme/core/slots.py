@@ -295,8 +295,8 @@ def _clause_negated(statement: Statement, norms: frozenset[str]) -> bool:
 def _same_roles(new: Statement, old: Statement, norms: frozenset[str]) -> bool:
     """Whether each of these values plays one named role in both statements ("to X" and
     "to X")."""
-    roles_new = {v.norm: _role(new, i) for i, v in enumerate(new.values)}
-    roles_old = {v.norm: _role(old, i) for i, v in enumerate(old.values)}
+    roles_new = {v.norm: role_of(new, i) for i, v in enumerate(new.values)}
+    roles_old = {v.norm: role_of(old, i) for i, v in enumerate(old.values)}
     # A name as a bare subject or object names what is talked about, not what is said of it
     # ("Use Kestrel for billing" / "Kestrel missed two windows"): no role, no restatement.
     return all(roles_new.get(n) is not None and roles_new.get(n) == roles_old.get(n) for n in norms)
@@ -306,7 +306,7 @@ def frames_agree(new: Statement, old: Statement) -> bool:
     """Whether the two frames say one thing, one of them perhaps less ("So you'd like to go
     to X" / "I'm going to X"); not when each says something the other does not ("allergic
     to shellfish" / "allergic to pollen")."""
-    a, b = _content(new.frame), _content(old.frame)
+    a, b = frame_words(new.frame), frame_words(old.frame)
     return not (a - b) or not (b - a)
 
 
@@ -352,22 +352,22 @@ def _asked_alike(new: Statement, old: Statement, change: _Change) -> bool:
 
 def _slot_words(statement: Statement, norm: str) -> frozenset[str]:
     if statement.answered is not None:
-        return _content(statement.answered) - _SAY_NOTHING
+        return frame_words(statement.answered) - _SAY_NOTHING
     return _clause_content(statement, norm) - _SAY_NOTHING
 
 
 def _clause_content(statement: Statement, norm: str) -> frozenset[str]:
     for v, clause in zip(statement.values, statement.clauses, strict=True):
         if v.norm == norm:
-            return _content(clause)
+            return frame_words(clause)
     return frozenset()
 
 
 def _negation_frames_agree(new: Statement, old: Statement) -> bool:
     """One frame, once the words of denial and change are set aside ("the gate is not open"
     / "the gate is open"); a frame with nothing in it says nothing to deny."""
-    a = _content(_NOT.sub(" ", new.frame)) - _SAY_NOTHING
-    b = _content(_NOT.sub(" ", old.frame)) - _SAY_NOTHING
+    a = frame_words(_NOT.sub(" ", new.frame)) - _SAY_NOTHING
+    b = frame_words(_NOT.sub(" ", old.frame)) - _SAY_NOTHING
     return bool(a) and a == b
 
 
@@ -428,7 +428,7 @@ _LIGHT = frozenset(
 )
 
 
-def _content(frame: str) -> frozenset[str]:
+def frame_words(frame: str) -> frozenset[str]:
     """A frame's content words, crudely stemmed ("going" / "go"), light words dropped."""
     out = set()
     for w in _CONTENT.findall(frame):
@@ -479,7 +479,7 @@ def _thin(statement: Statement) -> bool:
 def _said_besides(statement: Statement, words: Iterable[str]) -> frozenset[str]:
     """The content words of a statement's frame beyond ``words`` and what its numbers count."""
     said = " ".join([*words, *(c for c in statement.counted if c)])
-    return _content(statement.frame) - _content(said)
+    return frame_words(statement.frame) - frame_words(said)
 
 
 def _extends(new_value: str, old_value: str) -> bool:
@@ -504,8 +504,8 @@ def _changes(new: Statement, old: Statement) -> list[_Change]:
     not a change."""
     out: list[_Change] = []
     for kind in sorted(new.kinds() & old.kinds()):
-        olds = [(v.norm, _role(old, i)) for i, v in enumerate(old.values) if v.kind == kind]
-        news = [(v.norm, _role(new, i)) for i, v in enumerate(new.values) if v.kind == kind]
+        olds = [(v.norm, role_of(old, i)) for i, v in enumerate(old.values) if v.kind == kind]
+        news = [(v.norm, role_of(new, i)) for i, v in enumerate(new.values) if v.kind == kind]
         gone = [(n, r) for n, r in olds if n not in new.norms and n not in new.retired]
         came = [(n, r) for n, r in news if n not in old.norms]
         if not gone or not came:
@@ -521,7 +521,7 @@ _STARTS = frozenset({"from", "since", "after"})
 _ENDS = frozenset({"until", "till", "to", "before", "through"})
 
 
-def _role(statement: Statement, i: int) -> str | None:
+def role_of(statement: Statement, i: int) -> str | None:
     """What a value does in its statement: its governing preposition; for a time or a date,
     point, start or end; for a number, the noun it counts when there is one."""
     v = statement.values[i]
