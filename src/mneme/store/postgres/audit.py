@@ -3,86 +3,23 @@ chain does not yet cover (ADR 0008, ADR 0035). Writing it is in ``base`` (every 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from mneme.core.chain import head_mac, row_digest, row_seals
 from mneme.store import audit_key
-from mneme.store.codec import loads, ts
 from mneme.store.postgres.base import PostgresBase
-from mneme.store.postgres.rows import portable, utc, utc_opt
-from mneme.store.protocol import AuditAnchors, AuditRecord
-from mneme.store.sealing import KEYED_SCHEMA, SEALED_TABLES, stored_reason
+from mneme.store.postgres.rows import portable
+from mneme.store.sealing import KEYED_SCHEMA, SEALED_TABLES
+from mneme.store.sql.audit import key_file_named
 from mneme.store.tables import spec
 
 
 class AuditMixin(PostgresBase):
-    def audit_records(
-        self, bank_id: str | None = None, target: str | None = None
-    ) -> Iterator[AuditRecord]:
-        where, params = [], []
-        if bank_id:
-            where.append("bank_id = %s")
-            params.append(bank_id)
-        if target:
-            where.append("target = %s")
-            params.append(target)
-        rows = self.db.query(
-            "SELECT seq, bank_id, at, actor, op, target, before, after, reason, prev_hash, hash, "
-            "before_sha, after_sha, purged_at, version, key_id, reason_sha, row_seals "
-            "FROM audit_log " + (f"WHERE {' AND '.join(where)} " if where else "") + "ORDER BY seq",
-            params or None,
-        )
-        for r in rows:
-            at = utc(r[2])
-            yield AuditRecord(
-                seq=int(r[0]),
-                bank_id=r[1],
-                at=at,
-                actor=r[3],
-                op=r[4],
-                target=r[5],
-                before=_loads_lenient(r[6]),
-                after=_loads_lenient(r[7]),
-                reason=r[8],
-                prev_hash=r[9],
-                hash=r[10],
-                hashed={
-                    "bank_id": r[1],
-                    "at": ts(at),
-                    "actor": r[3],
-                    "op": r[4],
-                    "target": r[5],
-                    "before": r[6],
-                    "after": r[7],
-                    "reason": stored_reason(r[8], r[16]),
-                    "before_sha": r[11],
-                    "after_sha": r[12],
-                    "purged_at": ts(utc_opt(r[13])),
-                    "v": r[14],
-                    "key_id": r[15],
-                    "reason_sha": r[16],
-                    "rows": r[17],
-                },
-            )
-
     def audit_head(self, bank_id: str) -> tuple[int, str, int] | None:
         rows = self.db.query(
             "SELECT seq, hash, count FROM audit_head WHERE bank_id = %s", (bank_id,)
         )
         return (int(rows[0][0]), str(rows[0][1]), int(rows[0][2])) if rows else None
-
-    def audit_anchors(self) -> AuditAnchors:
-        return AuditAnchors(
-            keyring=self._keyring,
-            registered=self._registered_keys(),
-            head_macs={
-                str(b): None if m is None else str(m)
-                for b, m in self.db.query("SELECT bank_id, mac FROM audit_head")
-            },
-            problem=self._key_problem,
-        )
 
     # -- keys, and sealing a store that was not sealed ----------------------------------------
 
@@ -112,7 +49,7 @@ class AuditMixin(PostgresBase):
                 return
         if registered and not set(registered) & set(self._keyring.keys):
             self._key_problem = (
-                f"{_where(self._keyring.path)} holds none of the keys the audit chain "
+                f"{key_file_named(self._keyring.path)} holds none of the keys the audit chain "
                 f"of {self.db.where} is sealed with ({', '.join(sorted(registered))})"
             )
         self._key_registered = self._keyring.signing.id in registered
@@ -184,17 +121,3 @@ class AuditMixin(PostgresBase):
                 {"rows": len(changed[bank_id])},
                 reason,
             )
-
-
-def _loads_lenient(value: str | None) -> Any:
-    """Audit JSON as stored; a record edited into invalid JSON still reads (verify flags it)."""
-    try:
-        return loads(value)
-    except ValueError:
-        return {"unreadable": value}
-
-
-def _where(key_file: str | None) -> str:
-    if key_file is None:
-        return "this store's audit key (made for this process only: no key file was given)"
-    return f"the audit key file {key_file}"

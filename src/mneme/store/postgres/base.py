@@ -26,11 +26,11 @@ from mneme.store.sealing import (
     rows_map,
     seal,
 )
-from mneme.store.sql.units import UnitRows
+from mneme.store.sql.units import Units
 from mneme.store.tables import spec
 
 
-class PostgresBase(UnitRows):
+class PostgresBase(Units):
     #: Record time for audit entries; Memory injects its clock so tests and replays agree.
     _clock: Callable[[], dt.datetime] = staticmethod(utc_now)
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from psycopg.types.json import Jsonb
 
+from mneme.store.codec import ts
 from mneme.store.postgres.rows import portable, utc_opt
 from mneme.store.protocol import Vector
 
@@ -25,6 +26,9 @@ class PostgresDialect:
     skip_locked = " FOR UPDATE SKIP LOCKED"
     for_update = " FOR UPDATE"
     greatest = "greatest"
+    vector_mark = "?::vector"  # pgvector's text form
+    insertion = "seq"
+    vector_select = "{}::text"
     ts_min = dt.datetime.min.replace(tzinfo=dt.UTC)
     ts_max = dt.datetime.max.replace(tzinfo=dt.UTC)
 
@@ -48,6 +52,9 @@ class PostgresDialect:
 
     def decode(self, kind: str, value: Any) -> Any:
         return portable(kind, value)
+
+    def hashed_ts(self, value: Any) -> str | None:
+        return ts(utc_opt(value))
 
     def one_of(
         self, column: str, values: Sequence[Any], *, negate: bool = False

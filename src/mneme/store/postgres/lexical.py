@@ -124,6 +124,13 @@ ORDER BY v.score DESC, v.id
 """
 
 
+#: A unit text's length in BM25 terms (its ``doc_len``), as an SQL expression of one ``?``.
+DOC_LEN = (
+    "(SELECT count(*) FROM ts_debug('english', ?) WHERE alias NOT IN "
+    "('blank', 'hword_part', 'hword_asciipart', 'hword_numpart'))"
+)
+
+
 class LexicalIndexMixin(PostgresBase):
     """Keeps ``lexeme_df`` and ``lexeme_postings`` in step with ``units``.
 

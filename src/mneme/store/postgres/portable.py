@@ -1,5 +1,5 @@
-"""Whole-store export and import for PostgreSQL (``mneme db copy``): rows in the portable form of
-``mneme.store.tables``, paged by each table's key, imported verbatim with no audit record.
+"""Whole-store import for PostgreSQL (``mneme db copy``; export is ``store.sql.portable``):
+rows in the portable form of ``mneme.store.tables``, imported verbatim with no audit record.
 
 Derived columns are rebuilt on import: ``tsv`` (generated), ``doc_len`` (computed as put_unit
 does), ``units.seq`` (insertion order: units arrive in the order they were written), the BM25
@@ -11,49 +11,22 @@ imported (model, dim).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import psycopg
 
 from mneme.store.postgres.database import translate
 from mneme.store.postgres.dialect import DIALECT
-from mneme.store.postgres.lexical import LexicalIndexMixin
-from mneme.store.postgres.rows import portable as _out
+from mneme.store.postgres.lexical import DOC_LEN, LexicalIndexMixin
 from mneme.store.postgres.vectors import VectorIndexes
 from mneme.store.tables import spec
-
-_DOC_LEN = (
-    "(SELECT count(*) FROM ts_debug('english', %s) WHERE alias NOT IN "
-    "('blank', 'hword_part', 'hword_asciipart', 'hword_numpart'))"
-)
-
 
 _in = DIALECT.encode
 
 
 class PortableMixin(LexicalIndexMixin):
     vectors: VectorIndexes
-
-    def export_rows(self, table: str, batch: int = 1000) -> Iterator[list[dict[str, Any]]]:
-        t = spec(table)
-        order = ("seq",) if t.key == ("insertion",) else t.key
-        cols = ", ".join(f"{c}::text" if k == "vector" else c for c, k in t.columns)
-        keys = ", ".join(order)
-        last: tuple[Any, ...] | None = None
-        while True:
-            after = f"WHERE ({keys}) > ({','.join(['%s'] * len(order))}) " if last else ""
-            rows = self.db.query(
-                f"SELECT {cols}, {keys} FROM {t.name} {after}ORDER BY {keys} LIMIT %s",
-                (*(last or ()), batch),
-            )
-            if not rows:
-                return
-            n = len(t.columns)
-            last = tuple(rows[-1][n:])
-            yield [{c: _out(k, r[i]) for i, (c, k) in enumerate(t.columns)} for r in rows]
-            if len(rows) < batch:
-                return
 
     def import_rows(self, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
         t = spec(table)
@@ -67,7 +40,7 @@ class PortableMixin(LexicalIndexMixin):
         )
         if t.name == "units":
             names.append("doc_len")
-            marks.append(_DOC_LEN)
+            marks.append(DIALECT.compile(DOC_LEN))
         if t.name == "index_state":
             names += ["docs", "total_len"]
             marks += [

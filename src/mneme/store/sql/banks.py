@@ -37,8 +37,7 @@ class Banks(Part):
         if existing:
             return existing
         created = self.sql.write(
-            f"INSERT INTO banks ({BANK.select}) VALUES ({BANK.marks}) ON CONFLICT (id) DO NOTHING",
-            BANK.encode(self.sql.dialect, (bank.id, bank.name, bank.created_at, dict(bank.config))),
+            BANK.insert + " ON CONFLICT (id) DO NOTHING", BANK.row(self.sql.dialect, bank)
         )
         self.sql.write(
             "INSERT INTO index_state (bank_id, generation) VALUES (?, 0) "
@@ -93,15 +92,11 @@ class Banks(Part):
         return self._banks(self.sql.rows(f"SELECT {BANK.select} FROM banks ORDER BY id"))
 
     def heartbeat(self, agent: Agent) -> None:
-        a = agent
         self.sql.write(
-            f"INSERT INTO agents ({AGENT.select}) VALUES ({AGENT.marks}) "
-            "ON CONFLICT (bank_id, id) DO UPDATE SET "
+            f"{AGENT.insert} ON CONFLICT (bank_id, id) DO UPDATE SET "
             "host = coalesce(excluded.host, agents.host), status = excluded.status, "
             f"last_seen = {self.sql.dialect.greatest}(agents.last_seen, excluded.last_seen)",
-            AGENT.encode(
-                self.sql.dialect, (a.bank_id, a.id, a.host, a.status, a.first_seen, a.last_seen)
-            ),
+            AGENT.row(self.sql.dialect, agent),
         )
 
     def list_agents(self, bank_id: str) -> list[Agent]:

@@ -41,34 +41,8 @@ class Claims(Part):
     def put_claim(self, claim: ClaimRecord) -> None:
         c = claim
         self.sql.write(
-            f"INSERT INTO claims ({CLAIM.select}) VALUES ({CLAIM.marks})",
-            CLAIM.encode(
-                self.sql.dialect,
-                (
-                    c.bank_id,
-                    c.id,
-                    c.claim_key,
-                    c.slot_key,
-                    c.subject,
-                    c.attribute,
-                    c.value,
-                    c.negated,
-                    c.status.value,
-                    c.review_status.value,
-                    c.evidence_count,
-                    list(c.evidence_refs),
-                    list(c.contradiction_refs),
-                    c.supersedes,
-                    c.superseded_by,
-                    c.first_evidence_at,
-                    c.last_evidence_at,
-                    c.created_at,
-                    c.updated_at,
-                    c.reviewed_at,
-                    c.reviewed_by,
-                    c.review_note,
-                ),
-            ),
+            CLAIM.insert,
+            CLAIM.row(self.sql.dialect, c),
         )
         self.audit(c.bank_id, "system", "claim.put", c.id, None, claim_summary(c), "a new claim")
 

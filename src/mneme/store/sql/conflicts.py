@@ -33,30 +33,8 @@ class Conflicts(Part):
     def put_conflict(self, conflict: ConflictRecord) -> None:
         c = conflict
         self.sql.write(
-            f"INSERT INTO conflicts ({CONFLICT.select}) VALUES ({CONFLICT.marks})",
-            CONFLICT.encode(
-                self.sql.dialect,
-                (
-                    c.bank_id,
-                    c.id,
-                    c.kind,
-                    c.pair_key,
-                    c.a_unit,
-                    c.b_unit,
-                    c.a_claim,
-                    c.b_claim,
-                    c.status,
-                    c.resolution.value if c.resolution else None,
-                    c.winner,
-                    c.scope_a,
-                    c.scope_b,
-                    c.question,
-                    c.created_at,
-                    c.resolved_at,
-                    c.resolved_by,
-                    c.note,
-                ),
-            ),
+            CONFLICT.insert,
+            CONFLICT.row(self.sql.dialect, c),
         )
         self.audit(
             c.bank_id,

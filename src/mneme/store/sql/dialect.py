@@ -24,6 +24,12 @@ class Dialect(Protocol):
     for_update: str
     #: The two-argument maximum of a scalar expression ("max" or "greatest").
     greatest: str
+    #: The placeholder of a vector value ("?" or "?::vector").
+    vector_mark: str
+    #: The column of ``units`` that orders rows as they were written ("rowid" or "seq").
+    insertion: str
+    #: A vector column in a select list, as this backend reads it back ("{}" or "{}::text").
+    vector_select: str
     #: Encoded times before and after every stored one (the open ends of a range filter).
     ts_min: Any
     ts_max: Any
@@ -38,6 +44,10 @@ class Dialect(Protocol):
 
     def decode(self, kind: str, value: Any) -> Any:
         """A stored value in its portable form."""
+        ...
+
+    def hashed_ts(self, value: Any) -> str | None:
+        """A stored time as the text the audit chain hashed (SQLite stores that very text)."""
         ...
 
     def one_of(

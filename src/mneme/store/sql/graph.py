@@ -92,28 +92,7 @@ class Graph(Part):
     def put_edges(self, edges: Sequence[Edge]) -> None:
         if not edges:
             return
-        d = self.sql.dialect
-        self.sql.write_many(
-            f"INSERT INTO edges ({EDGE.select}) VALUES ({EDGE.marks})",
-            [
-                EDGE.encode(
-                    d,
-                    (
-                        e.bank_id,
-                        e.id,
-                        e.src,
-                        e.dst,
-                        e.type,
-                        e.weight,
-                        e.confidence,
-                        e.made_by,
-                        e.created_at,
-                        dict(e.metadata),
-                    ),
-                )
-                for e in edges
-            ],
-        )
+        self.sql.write_many(EDGE.insert, [EDGE.row(self.sql.dialect, e) for e in edges])
         audit_edges(self.audit, edges)
 
     def edges_of(self, viewer: Viewer, unit_id: str) -> list[Edge]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+import enum
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mneme.store.sql.dialect import Dialect
@@ -29,6 +30,8 @@ class Columns:
         self.select = ", ".join(self.names)
         #: ``?, ?, ?``: the values of an INSERT of every one of them.
         self.marks = ", ".join("?" * len(self.names))
+        #: ``INSERT INTO table (a, b, c) VALUES (?, ?, ?)``.
+        self.insert = f"INSERT INTO {table} ({self.select}) VALUES ({self.marks})"
 
     def decode(self, dialect: Dialect, row: Sequence[Any]) -> dict[str, Any]:
         """One row of ``SELECT {select}`` as portable values by column name."""
@@ -39,3 +42,21 @@ class Columns:
     def encode(self, dialect: Dialect, values: Sequence[Any]) -> tuple[Any, ...]:
         """Portable values, in the order of ``names``, as the backend stores them."""
         return tuple(dialect.encode(k, v) for k, v in zip(self.kinds, values, strict=True))
+
+    def row(self, dialect: Dialect, record: object, **given: Any) -> tuple[Any, ...]:
+        """A record's fields named like the columns (``given`` for those it lacks), encoded: an
+        enum as its value, a tuple as a list, a mapping as a dict."""
+        return self.encode(
+            dialect,
+            [_portable(given[n] if n in given else getattr(record, n)) for n in self.names],
+        )
+
+
+def _portable(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    return value

@@ -42,25 +42,8 @@ class Reviews(Part):
     def put_review_event(self, event: ReviewEvent) -> None:
         e = event
         self.sql.write(
-            f"INSERT INTO review_events ({EVENT.select}) VALUES ({EVENT.marks})",
-            EVENT.encode(
-                self.sql.dialect,
-                (
-                    e.bank_id,
-                    e.id,
-                    e.target_kind,
-                    e.target_id,
-                    e.decision,
-                    e.actor,
-                    e.note,
-                    e.at,
-                    e.prior_status,
-                    e.prior_review_status,
-                    e.new_status,
-                    e.new_review_status,
-                    dict(e.metadata),
-                ),
-            ),
+            EVENT.insert,
+            EVENT.row(self.sql.dialect, e),
         )
         self.audit(
             e.bank_id,

@@ -13,22 +13,8 @@ class Rules(Part):
     def put_rule(self, rule: Rule) -> None:
         r = rule
         self.sql.write(
-            f"INSERT INTO adopted_rules ({RULE.select}) VALUES ({RULE.marks})",
-            RULE.encode(
-                self.sql.dialect,
-                (
-                    r.bank_id,
-                    r.id,
-                    r.kind,
-                    r.attribute,
-                    r.decision,
-                    r.text,
-                    r.precedents,
-                    r.adopted_by,
-                    r.adopted_at,
-                    r.retired_at,
-                ),
-            ),
+            RULE.insert,
+            RULE.row(self.sql.dialect, r),
         )
         self.audit(
             r.bank_id,

@@ -19,27 +19,8 @@ class Sources(Part):
         # ON CONFLICT DO NOTHING rather than catching the unique violation: an error would
         # abort a whole PostgreSQL transaction.
         added = self.sql.write(
-            f"INSERT INTO sources ({SOURCE.select}) VALUES ({SOURCE.marks}) "
-            "ON CONFLICT (bank_id, id) DO NOTHING",
-            SOURCE.encode(
-                self.sql.dialect,
-                (
-                    s.bank_id,
-                    s.id,
-                    s.text,
-                    s.content_hash,
-                    s.kind,
-                    s.agent_id,
-                    s.session_id,
-                    s.task_id,
-                    s.occurred_at,
-                    s.mentioned_at,
-                    s.recorded_at,
-                    s.trust,
-                    s.visibility.value,
-                    dict(s.metadata),
-                ),
-            ),
+            SOURCE.insert + " ON CONFLICT (bank_id, id) DO NOTHING",
+            SOURCE.row(self.sql.dialect, s),
         )
         if not added:
             raise Conflict(f"source {s.id} already exists in bank {s.bank_id}")

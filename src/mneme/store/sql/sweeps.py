@@ -32,22 +32,9 @@ def _proposal(row: Mapping[str, Any]) -> SweepProposal:
 
 class Sweeps(Part):
     def add_pending_sweep(self, item: PendingSweep) -> None:
-        report = None if item.report is None else dict(item.report)
         self.sql.write(
-            f"INSERT INTO reconsolidation ({_PENDING.select}) VALUES ({_PENDING.marks})",
-            _PENDING.encode(
-                self.sql.dialect,
-                (
-                    item.bank_id,
-                    item.id,
-                    item.belief_id,
-                    item.reason,
-                    item.status,
-                    item.created_at,
-                    item.done_at,
-                    report,
-                ),
-            ),
+            _PENDING.insert,
+            _PENDING.row(self.sql.dialect, item),
         )
         self.audit(
             item.bank_id,
@@ -94,24 +81,8 @@ class Sweeps(Part):
     def put_proposal(self, proposal: SweepProposal) -> None:
         p = proposal
         self.sql.write(
-            f"INSERT INTO sweep_proposals ({_PROPOSAL.select}) VALUES ({_PROPOSAL.marks})",
-            _PROPOSAL.encode(
-                self.sql.dialect,
-                (
-                    p.bank_id,
-                    p.id,
-                    p.unit_id,
-                    p.belief_id,
-                    p.verdict,
-                    p.reason,
-                    list(p.evidence),
-                    p.confidence,
-                    p.status,
-                    p.created_at,
-                    p.decided_at,
-                    p.decided_by,
-                ),
-            ),
+            _PROPOSAL.insert,
+            _PROPOSAL.row(self.sql.dialect, p),
         )
         self.audit(
             p.bank_id,

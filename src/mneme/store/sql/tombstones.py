@@ -27,24 +27,8 @@ class Tombstones(Part):
         t = tombstone
         self._forget(("tombstones", t.bank_id))
         self.sql.write(
-            f"INSERT INTO tombstones ({TOMB.select}) VALUES ({TOMB.marks})",
-            TOMB.encode(
-                self.sql.dialect,
-                (
-                    t.bank_id,
-                    t.id,
-                    t.content_key,
-                    t.claim_key,
-                    t.unit_id,
-                    t.text,
-                    t.reason,
-                    t.actor,
-                    t.at,
-                    t.lifted_at,
-                    t.lifted_by,
-                    list(t.evidence),
-                ),
-            ),
+            TOMB.insert,
+            TOMB.row(self.sql.dialect, t),
         )
         self.audit(
             t.bank_id,

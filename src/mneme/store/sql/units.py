@@ -1,15 +1,33 @@
-"""Unit rows: the columns a unit is read from, and a unit with its knowers, evidence and names."""
+"""Units: written, changed, read back with their knowers, evidence and names, in one SQL.
+
+What a backend adds lives behind named hooks, declared here and defined by each store:
+``_insert_unit`` (the INSERT and the backend's lexical index), ``_unit_changed`` (a unit's
+columns or knowers changed: SQLite keeps its in-memory vector index and read memo in step),
+``_vector_stored`` (a model's vectors changed: PostgreSQL makes sure of its HNSW index, SQLite
+drops a stale in-memory one).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import datetime as dt
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from mneme.core.model import Network, Unit, UnitStatus, UnitType, Visibility
-from mneme.store.protocol import EmbeddingRow
+from mneme.core.model import Network, Unit, UnitStatus, UnitType, Viewer, Visibility
+from mneme.errors import InvalidInput, NotFound
+from mneme.store.codec import unit_summary
+from mneme.store.protocol import (
+    CLEARABLE_UNIT_FIELDS,
+    EmbeddingRow,
+    Filters,
+    UnitBrief,
+    UnitChanges,
+    Vector,
+)
 from mneme.store.sql.dialect import Dialect
 from mneme.store.sql.part import Part
-from mneme.store.sql.records import EPOCH
+from mneme.store.sql.records import EPOCH, Columns
+from mneme.store.sql.scoping import clause as scope_clause
 
 #: The columns of ``units`` a Unit is made from, in this order (``owner`` is derived).
 UNIT_COLS = (
@@ -18,6 +36,9 @@ UNIT_COLS = (
     "mentioned_at, embedding_model, embedding_dim, superseded_by, supersedes, contradictions, "
     "categories, metadata"
 )
+
+#: What an INSERT of a unit writes: UNIT_COLS, then the owner of a private unit ("" if shared).
+UNIT_ROW = Columns("units", [*(c.strip() for c in UNIT_COLS.split(",")), "owner"])
 
 #: The most ids one IN list carries (SQLite's default limit on parameters is far above it).
 CHUNK = 500
@@ -63,7 +84,294 @@ def unit_record(
     )
 
 
-class UnitRows(Part):
+def _owner(visibility: Visibility, agent_id: str) -> str:
+    return agent_id if visibility == Visibility.PRIVATE else ""
+
+
+def _chunks(ids: Sequence[str]) -> Iterator[list[str]]:
+    unique = list(dict.fromkeys(ids))
+    for i in range(0, len(unique), CHUNK):
+        yield unique[i : i + CHUNK]
+
+
+class Units(Part):
+    # -- the backend's hooks (declared only: each store defines them) ----------------------
+    #: ``_insert_unit(unit, row)``: run the INSERT of ``row`` (``UNIT_ROW``, encoded) and
+    #: index the unit's text in the backend's lexical engine.
+    _insert_unit: Callable[[Unit, tuple[Any, ...]], None]
+    #: ``_unit_changed(bank_id, unit_id, changes, new_knower)``: after a unit's columns
+    #: (``changes``) or knowers (``new_knower``) changed in this transaction.
+    _unit_changed: Callable[[str, str, UnitChanges | None, str | None], None]
+    #: ``_vector_stored(bank_id, unit, model, vector, replaced)``: after a vector was written
+    #: for a new unit (``replaced`` False) or re-embedded (True).
+    _vector_stored: Callable[[str, Unit | None, str, Vector, bool], None]
+    _touch: Callable[[str], None]
+
+    # -- writes --------------------------------------------------------------------------
+
+    def put_unit(self, unit: Unit, vector: Vector | None) -> None:
+        u = unit
+        owner = _owner(u.visibility, u.agent_id)
+        self._insert_unit(u, UNIT_ROW.row(self.sql.dialect, u, owner=owner))
+        self._absent_keys(u.bank_id, owner).discard(u.content_key)
+        self._touch(u.bank_id)
+        at = self.sql.dialect.encode("ts", u.recorded_at)
+        first_source = u.evidence[0] if u.evidence else None
+        self.sql.write_many(
+            "INSERT INTO unit_knowers VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            [(u.bank_id, u.id, agent, first_source, at) for agent in u.knowers or (u.agent_id,)],
+        )
+        self.sql.write_many(
+            "INSERT INTO unit_evidence VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            [(u.bank_id, u.id, source_id, u.agent_id, at) for source_id in u.evidence],
+        )
+        if vector is not None and u.embedding_model:
+            self._store_vector(u.bank_id, u.id, u.embedding_model, vector)
+            self._vector_stored(u.bank_id, u, u.embedding_model, vector, False)
+        self.audit(u.bank_id, u.agent_id, "unit.put", u.id, None, unit_summary(u), "retain")
+
+    def _store_vector(self, bank_id: str, unit_id: str, model: str, vector: Vector) -> None:
+        d = self.sql.dialect
+        self.sql.write(
+            "INSERT INTO embeddings (bank_id, unit_id, model, dim, vector) "
+            f"VALUES (?, ?, ?, ?, {d.vector_mark}) ON CONFLICT (bank_id, unit_id, model) DO "
+            "UPDATE SET dim = excluded.dim, vector = excluded.vector",
+            (bank_id, unit_id, model, len(vector), d.encode("vector", vector)),
+        )
+
+    def add_evidence(
+        self, bank_id: str, unit_id: str, source_id: str, agent_id: str, at: dt.datetime
+    ) -> bool:
+        when = self.sql.dialect.encode("ts", at)
+        self.sql.write(
+            "INSERT INTO unit_evidence VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (bank_id, unit_id, source_id, agent_id, when),
+        )
+        new_knower = (
+            self.sql.write(
+                "INSERT INTO unit_knowers VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (bank_id, unit_id, agent_id, source_id, when),
+            )
+            > 0
+        )
+        if new_knower:
+            self._touch(bank_id)
+            self._unit_changed(bank_id, unit_id, None, agent_id)
+        self.audit(
+            bank_id,
+            agent_id,
+            "unit.evidence",
+            unit_id,
+            None,
+            {"source_id": source_id, "new_knower": new_knower},
+            "repeat of a known fact",
+        )
+        return new_knower
+
+    def update_unit(
+        self, bank_id: str, unit_id: str, changes: UnitChanges, *, actor: str, reason: str
+    ) -> Unit:
+        unknown = changes.clear - CLEARABLE_UNIT_FIELDS
+        if unknown:
+            raise InvalidInput(f"cannot clear {sorted(unknown)} on a unit")
+        # Locked: two writers merging lists into one unit must not lose each other's items.
+        before = self._one(bank_id, unit_id, lock=True)
+        enc = self.sql.dialect.encode
+        sets: list[str] = []
+        params: list[Any] = []
+        for col, value in (
+            ("status", changes.status and changes.status.value),
+            ("confidence", changes.confidence),
+            ("valid_from", enc("ts", changes.valid_from)),
+            ("valid_until", enc("ts", changes.valid_until)),
+            ("retired_at", enc("ts", changes.retired_at)),
+            ("superseded_by", changes.superseded_by),
+        ):
+            if value is not None:
+                sets.append(f"{col} = ?")
+                params.append(value)
+        for col, extra, current in (
+            ("supersedes", changes.add_supersedes, before.supersedes),
+            ("contradictions", changes.add_contradictions, before.contradictions),
+            ("categories", changes.add_categories, before.categories),
+        ):
+            if extra:
+                sets.append(f"{col} = ?")
+                params.append(enc("json", list(dict.fromkeys([*current, *extra]))))
+        if changes.metadata:
+            sets.append("metadata = ?")
+            params.append(enc("json", {**before.metadata, **changes.metadata}))
+        sets.extend(f"{col} = NULL" for col in sorted(changes.clear))
+        if not sets:
+            return before
+        self.sql.write(
+            f"UPDATE units SET {', '.join(sets)} WHERE bank_id = ? AND id = ?",
+            (*params, bank_id, unit_id),
+        )
+        self._touch(bank_id)
+        self._unit_changed(bank_id, unit_id, changes, None)
+        after = self._one(bank_id, unit_id)
+        self.audit(
+            bank_id,
+            actor,
+            "unit.update",
+            unit_id,
+            unit_summary(before),
+            unit_summary(after),
+            reason,
+        )
+        return after
+
+    def put_embedding(self, bank_id: str, unit_id: str, model: str, vector: Vector) -> None:
+        before = self._one(bank_id, unit_id, lock=True)
+        self._store_vector(bank_id, unit_id, model, vector)
+        self.sql.write(
+            "UPDATE units SET embedding_model = ?, embedding_dim = ? WHERE bank_id = ? AND id = ?",
+            (model, len(vector), bank_id, unit_id),
+        )
+        self._touch(bank_id)
+        self._unit_changed(bank_id, unit_id, None, None)
+        self._vector_stored(bank_id, None, model, vector, True)
+        self.audit(
+            bank_id,
+            "system",
+            "unit.reembed",
+            unit_id,
+            {"embedding_model": before.embedding_model},
+            {"embedding_model": model, "embedding_dim": len(vector)},
+            "reembed",
+        )
+
+    # -- reads by key ----------------------------------------------------------------------
+
+    def _one(self, bank_id: str, unit_id: str, *, lock: bool = False) -> Unit:
+        sql = f"SELECT {UNIT_COLS} FROM units WHERE bank_id = ? AND id = ?"
+        units = self._hydrate(self.sql.rows(self._locked(sql) if lock else sql, (bank_id, unit_id)))
+        if not units:
+            raise NotFound(f"no unit {unit_id} in bank {bank_id}")
+        return units[0]
+
+    def find_by_content_key(
+        self, bank_id: str, content_key: str, visibility: Visibility, agent_id: str
+    ) -> Unit | None:
+        owner = _owner(visibility, agent_id)
+        if content_key in self._absent_keys(bank_id, owner):
+            return None
+        rows = self.sql.rows(
+            f"SELECT {UNIT_COLS} FROM units WHERE bank_id = ? AND content_key = ? AND owner = ?",
+            (bank_id, content_key, owner),
+        )
+        units = self._hydrate(rows)
+        return units[0] if units else None
+
+    def held_content_keys(
+        self, bank_id: str, content_keys: Sequence[str], visibility: Visibility, agent_id: str
+    ) -> set[str]:
+        owner = _owner(visibility, agent_id)
+        held: set[str] = set()
+        for chunk in _chunks(content_keys):
+            among, values = self.sql.dialect.one_of("content_key", chunk)
+            rows = self.sql.rows(
+                f"SELECT content_key FROM units WHERE bank_id = ? AND owner = ? AND {among}",
+                (bank_id, owner, *values),
+            )
+            held.update(str(r[0]) for r in rows)
+        # Remembered for the write transaction (where the backend remembers reads): the write
+        # path asks for a whole batch here, then looks each atom up again after earlier atoms
+        # were written. Only ``put_unit`` makes an absent key held (it forgets it).
+        self._absent_keys(bank_id, owner).update(k for k in content_keys if k not in held)
+        return held
+
+    def _absent_keys(self, bank_id: str, owner: str) -> set[str]:
+        """Content keys known to hold no unit in this write transaction (see ``_memoized``)."""
+        absent: set[str] = self._memoized(("absent keys", bank_id, owner), set)
+        return absent
+
+    # -- reads in a viewer's scope ---------------------------------------------------------
+
+    def get_units(
+        self, viewer: Viewer, ids: Sequence[str], *, lean: bool = False
+    ) -> dict[str, Unit]:
+        if not ids:
+            return {}
+        if not lean:
+            return self._fetch_units(viewer, ids, lean=False)
+        # Lean units read inside a write transaction are remembered per viewer until the
+        # transaction changes them (``_unit_changed``): the write path reads the same recent
+        # neighbours for atom after atom.
+        seen: dict[str, Unit] = self._memoized(("lean units", viewer), dict)
+        missing = [u for u in dict.fromkeys(ids) if u not in seen]
+        if missing:
+            seen.update(self._fetch_units(viewer, missing, lean=True))
+        return {u: seen[u] for u in ids if u in seen}
+
+    def _fetch_units(self, viewer: Viewer, ids: Sequence[str], *, lean: bool) -> dict[str, Unit]:
+        out: dict[str, Unit] = {}
+        clause, params = scope_clause(self.sql.dialect, viewer, Filters())
+        for chunk in _chunks(ids):
+            among, values = self.sql.dialect.one_of("u.id", chunk)
+            rows = self.sql.rows(
+                f"SELECT {UNIT_COLS} FROM units u WHERE {clause} AND {among}", (*params, *values)
+            )
+            out.update({u.id: u for u in self._hydrate(rows, lean=lean)})
+        return out
+
+    def unit_briefs(self, viewer: Viewer, ids: Sequence[str]) -> dict[str, UnitBrief]:
+        d = self.sql.dialect
+        clause, params = scope_clause(d, viewer, Filters())
+        out: dict[str, UnitBrief] = {}
+        for chunk in _chunks(ids):
+            among, values = d.one_of("u.id", chunk)
+            rows = self.sql.rows(
+                "SELECT u.id, u.status, u.occurred_start, u.occurred_end, u.recorded_at, "
+                f"u.valid_until, u.superseded_by, {d.json_text('u.metadata', 'scope')}, "
+                "(SELECT count(*) FROM unit_knowers k WHERE k.bank_id = u.bank_id "
+                "AND k.unit_id = u.id), "
+                "(SELECT ev.source_id FROM unit_evidence ev WHERE ev.bank_id = u.bank_id "
+                "AND ev.unit_id = u.id ORDER BY ev.at, ev.source_id LIMIT 1) "
+                f"FROM units u WHERE {clause} AND {among}",
+                (*params, *values),
+            )
+            for r in rows:
+                out[r[0]] = UnitBrief(
+                    id=r[0],
+                    status=UnitStatus(r[1]),
+                    occurred_start=d.decode("ts", r[2]),
+                    occurred_end=d.decode("ts", r[3]),
+                    recorded_at=d.decode("ts", r[4]) or EPOCH,
+                    valid_until=d.decode("ts", r[5]),
+                    superseded_by=r[6],
+                    scope=None if r[7] is None else str(r[7]),
+                    knowers=int(r[8]),
+                    family=r[9] or r[0],
+                )
+        return out
+
+    def units_of_source(self, viewer: Viewer, source_id: str) -> list[Unit]:
+        d = self.sql.dialect
+        clause, params = scope_clause(d, viewer, Filters())
+        rows = self.sql.rows(
+            # Driven from the source's evidence rows (an EXISTS per unit scanned the bank).
+            f"SELECT {UNIT_COLS} FROM units u WHERE {clause} AND u.id IN (SELECT ev.unit_id "
+            f"FROM unit_evidence ev{d.indexed_by('unit_evidence_source')} WHERE "
+            f"ev.bank_id = ? AND ev.source_id = ?) ORDER BY u.{d.insertion}",
+            (*params, viewer.bank_id, source_id),
+        )
+        return self._hydrate(rows)
+
+    def list_units(
+        self, viewer: Viewer, filters: Filters, limit: int, offset: int = 0, *, lean: bool = False
+    ) -> list[Unit]:
+        clause, params = scope_clause(self.sql.dialect, viewer, filters)
+        rows = self.sql.rows(
+            f"SELECT {UNIT_COLS} FROM units u WHERE {clause} "
+            "ORDER BY u.recorded_at DESC, u.id DESC LIMIT ? OFFSET ?",
+            (*params, limit, offset),
+        )
+        return self._hydrate(rows, lean=lean)
+
+    # -- hydration ---------------------------------------------------------------------------
+
     def _hydrate(self, rows: Sequence[Any], *, lean: bool = False) -> list[Unit]:
         """Units from rows of ``SELECT {UNIT_COLS}``; ``lean`` leaves evidence and names out."""
         if not rows:

@@ -2,67 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from mneme.core.chain import head_mac, row_digest, row_seals
 from mneme.store import audit_key
-from mneme.store.codec import parse_ts
-from mneme.store.protocol import AuditAnchors, AuditRecord
-from mneme.store.sealing import KEYED_SCHEMA, SEALED_TABLES, stored_reason
+from mneme.store.sealing import KEYED_SCHEMA, SEALED_TABLES
+from mneme.store.sql.audit import key_file_named
 from mneme.store.sqlite.base import SQLiteBase
-from mneme.store.sqlite.rows import epoch, from_storage, loads_lenient
+from mneme.store.sqlite.rows import from_storage
 from mneme.store.tables import spec
 
 
 class AuditMixin(SQLiteBase):
-    def audit_records(
-        self, bank_id: str | None = None, target: str | None = None
-    ) -> Iterator[AuditRecord]:
-        where, params = [], []
-        if bank_id:
-            where.append("bank_id = ?")
-            params.append(bank_id)
-        if target:
-            where.append("target = ?")
-            params.append(target)
-        rows = self.db.query(
-            "SELECT seq, bank_id, at, actor, op, target, before, after, reason, prev_hash, hash, "
-            "before_sha, after_sha, purged_at, version, key_id, reason_sha, row_seals "
-            "FROM audit_log " + (f"WHERE {' AND '.join(where)} " if where else "") + "ORDER BY seq",
-            params,
-        )
-        for r in rows:
-            yield AuditRecord(
-                seq=r[0],
-                bank_id=r[1],
-                at=parse_ts(r[2]) or epoch(),
-                actor=r[3],
-                op=r[4],
-                target=r[5],
-                before=loads_lenient(r[6]),
-                after=loads_lenient(r[7]),
-                reason=r[8],
-                prev_hash=r[9],
-                hash=r[10],
-                hashed={
-                    "bank_id": r[1],
-                    "at": r[2],
-                    "actor": r[3],
-                    "op": r[4],
-                    "target": r[5],
-                    "before": r[6],
-                    "after": r[7],
-                    "reason": stored_reason(r[8], r[16]),
-                    "before_sha": r[11],
-                    "after_sha": r[12],
-                    "purged_at": r[13],
-                    "v": r[14],
-                    "key_id": r[15],
-                    "reason_sha": r[16],
-                    "rows": r[17],
-                },
-            )
-
     def audit_head(self, bank_id: str) -> tuple[int, str, int] | None:
         if self.db.owns_transaction and bank_id in self._audit_dirty:
             return self._audit_tip(bank_id)  # the head row is written at commit
@@ -70,17 +19,6 @@ class AuditMixin(SQLiteBase):
             "SELECT seq, hash, count FROM audit_head WHERE bank_id = ?", (bank_id,)
         )
         return (int(rows[0][0]), str(rows[0][1]), int(rows[0][2])) if rows else None
-
-    def audit_anchors(self) -> AuditAnchors:
-        return AuditAnchors(
-            keyring=self._keyring,
-            registered=self._registered_keys(),
-            head_macs={
-                str(b): None if m is None else str(m)
-                for b, m in self.db.query("SELECT bank_id, mac FROM audit_head")
-            },
-            problem=self._key_problem,
-        )
 
     # -- keys, and sealing a store that was not sealed ----------------------------------------
 
@@ -112,7 +50,7 @@ class AuditMixin(SQLiteBase):
                 return
         if registered and not set(registered) & set(self._keyring.keys):
             self._key_problem = (
-                f"{_where(self._keyring.path)} holds none of the keys the audit chain "
+                f"{key_file_named(self._keyring.path)} holds none of the keys the audit chain "
                 f"of {self.db.path} is sealed with ({', '.join(sorted(registered))})"
             )
         self._key_registered = self._keyring.signing.id in registered
@@ -173,9 +111,3 @@ class AuditMixin(SQLiteBase):
             self.audit(
                 bank_id, "system", "audit.reseal", bank_id, None, {"rows": changed[bank_id]}, reason
             )
-
-
-def _where(key_file: str | None) -> str:
-    if key_file is None:
-        return "this store's audit key (made for this process only: no key file was given)"
-    return f"the audit key file {key_file}"

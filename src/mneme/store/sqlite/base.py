@@ -17,12 +17,10 @@ from mneme.core.chain import (
     row_digest,
 )
 from mneme.core.chain import digest as sha
-from mneme.core.model import Unit
-from mneme.errors import NotFound
 from mneme.store.audit_key import KeyRing
 from mneme.store.codec import ts, utc_now
 from mneme.store.sealing import SEALED_TABLES, AuditKeyMissing, rows_map, seal
-from mneme.store.sql.units import UNIT_COLS, UnitRows
+from mneme.store.sql.units import Units
 from mneme.store.sqlite import changes
 from mneme.store.sqlite.database import Database
 from mneme.store.sqlite.rows import from_storage
@@ -30,7 +28,7 @@ from mneme.store.sqlite.vectors import VectorIndex
 from mneme.store.tables import spec
 
 
-class SQLiteBase(UnitRows):
+class SQLiteBase(Units):
     #: Record time for audit entries; Memory injects its clock so tests and replays agree.
     _clock: Callable[[], dt.datetime] = staticmethod(utc_now)
 
@@ -119,15 +117,6 @@ class SQLiteBase(UnitRows):
                 del self._indexes[key]  # in-memory changes of the failed transaction are void
 
         self.db.after(committed, rolled_back)
-
-    def _one(self, bank_id: str, unit_id: str) -> Unit:
-        rows = self.db.query(
-            f"SELECT {UNIT_COLS} FROM units WHERE bank_id = ? AND id = ?", (bank_id, unit_id)
-        )
-        units = self._hydrate(rows)
-        if not units:
-            raise NotFound(f"no unit {unit_id} in bank {bank_id}")
-        return units[0]
 
     # -- audit: a keyed chain, and the data rows it seals (ADR 0035) ---------------------
 

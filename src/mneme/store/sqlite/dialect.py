@@ -17,6 +17,9 @@ class SQLiteDialect:
     skip_locked = ""  # one writer holds the whole file (BEGIN IMMEDIATE)
     for_update = ""
     greatest = "max"
+    vector_mark = "?"  # float32 bytes in a BLOB
+    insertion = "rowid"
+    vector_select = "{}"
     ts_min = ""  # times are ISO text: "" sorts before every one, "9999" after
     ts_max = "9999"
 
@@ -38,6 +41,9 @@ class SQLiteDialect:
 
     def decode(self, kind: str, value: Any) -> Any:
         return from_storage(kind, value)
+
+    def hashed_ts(self, value: Any) -> str | None:
+        return None if value is None else str(value)
 
     def one_of(
         self, column: str, values: Sequence[Any], *, negate: bool = False

@@ -1,47 +1,21 @@
-"""Whole-store export and import for SQLite (``mneme db copy``): rows in the portable form of
-``mneme.store.tables``, paged by each table's key, imported verbatim with no audit record."""
+"""Whole-store import for SQLite (``mneme db copy``; export is ``store.sql.portable``): rows
+in the portable form of ``mneme.store.tables``, imported verbatim with no audit record."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mneme.store.sqlite.database import translate
 from mneme.store.sqlite.dialect import DIALECT
 from mneme.store.sqlite.lexicon import LexiconMixin
-from mneme.store.sqlite.rows import from_storage as _out
-from mneme.store.tables import Table, spec
+from mneme.store.tables import spec
 
 _in = DIALECT.encode
 
 
-def _order(table: Table) -> tuple[str, ...]:
-    # Units go out in the order they were written (rowid), so ties break alike after a copy.
-    return ("rowid",) if table.key == ("insertion",) else table.key
-
-
 class PortableMixin(LexiconMixin):
-    def export_rows(self, table: str, batch: int = 1000) -> Iterator[list[dict[str, Any]]]:
-        t = spec(table)
-        order = _order(t)
-        cols = ", ".join(t.names)
-        keys = ", ".join(order)
-        last: tuple[Any, ...] | None = None
-        while True:
-            after = f"WHERE ({keys}) > ({','.join('?' * len(order))}) " if last else ""
-            rows = self.db.query(
-                f"SELECT {cols}, {keys} FROM {t.name} {after}ORDER BY {keys} LIMIT ?",
-                (*(last or ()), batch),
-            )
-            if not rows:
-                return
-            n = len(t.columns)
-            last = tuple(rows[-1][n:])
-            yield [{c: _out(k, r[i]) for i, (c, k) in enumerate(t.columns)} for r in rows]
-            if len(rows) < batch:
-                return
-
     def import_rows(self, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
         t = spec(table)
         if not rows:

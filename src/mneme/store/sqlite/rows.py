@@ -30,14 +30,6 @@ def from_storage(kind: str, value: Any) -> Any:
     return value
 
 
-def loads_lenient(value: str | None) -> Any:
-    """Audit JSON as stored; a record edited into invalid JSON still reads (verify flags it)."""
-    try:
-        return loads(value)
-    except ValueError:
-        return {"unreadable": value}
-
-
 def epoch() -> dt.datetime:
     return dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
