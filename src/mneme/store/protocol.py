@@ -1,4 +1,4 @@
-"""The narrow storage contract every backend implements (SQLite, PostgreSQL).
+"""The storage contract every backend implements (SQLite, PostgreSQL), as role protocols.
 
 Entity-level methods only, no query strings. Every read takes a :class:`Viewer` and applies bank
 and agent scope inside the backend's own query, never by filtering afterwards. Every write runs
@@ -254,10 +254,11 @@ class StoreStats:
     embeddings_by_model: Mapping[str, int] = field(default_factory=dict)
 
 
-class Store(Protocol):
+class Lifecycle(Protocol):
+    """Opening, schema, transactions and closing: what every caller of a store needs."""
+
     capabilities: Capabilities
 
-    # lifecycle and schema
     def set_clock(self, clock: Callable[[], dt.datetime]) -> None: ...  # record time of audit
     def schema_version(self) -> int: ...
     def migrate(self) -> list[int]: ...
@@ -267,7 +268,10 @@ class Store(Protocol):
     def close(self) -> None: ...
     def stats(self) -> StoreStats: ...
 
-    # banks and agents (presence)
+
+class Banks(Protocol):
+    """Banks and the agents that write to them (presence)."""
+
     def ensure_bank(self, bank: Bank) -> Bank: ...
     def get_bank(self, bank_id: str) -> Bank | None: ...
     def list_banks(self) -> list[Bank]: ...
@@ -277,7 +281,11 @@ class Store(Protocol):
     def heartbeat(self, agent: Agent) -> None: ...
     def list_agents(self, bank_id: str) -> list[Agent]: ...
 
-    # sources: immutable once written
+
+class Memories(Protocol):
+    """Sources (immutable once written), units and their embeddings."""
+
+    # sources
     def put_source(self, source: Source) -> None: ...
     def get_source(self, viewer: Viewer, source_id: str) -> Source | None: ...
     def locate(self, object_id: str) -> str | None: ...  # the bank of any object id
@@ -310,7 +318,10 @@ class Store(Protocol):
         self, viewer: Viewer, filters: Filters, limit: int, offset: int = 0, *, lean: bool = False
     ) -> list[Unit]: ...
 
-    # entities and mentions
+
+class Graph(Protocol):
+    """Entities, the units that mention them, and typed edges."""
+
     def upsert_entity(self, entity: Entity) -> Entity: ...
     def add_mentions(self, bank_id: str, unit_id: str, entity_ids: Sequence[str]) -> None: ...
 
@@ -328,7 +339,10 @@ class Store(Protocol):
         self, bank_id: str | None, model: str, batch: int
     ) -> Iterator[list[EmbeddingRow]]: ...
 
-    # recall channels: scope and filters applied inside the query
+
+class Channels(Protocol):
+    """The recall channels: scope and filters applied inside each query."""
+
     def search_lexical(
         self, viewer: Viewer, terms: Sequence[str], filters: Filters, limit: int
     ) -> list[Scored]: ...
@@ -353,7 +367,10 @@ class Store(Protocol):
         kinds: frozenset[str] = LINK_KINDS,
     ) -> list[Link]: ...
 
-    # the ingest buffer: persisted before acknowledged, done in the write's own transaction
+
+class Queue(Protocol):
+    """The ingest buffer: persisted before acknowledged, done in the write's own transaction."""
+
     def enqueue(self, item: QueueItem) -> None: ...
     def claim_queued(self, now: dt.datetime) -> QueueItem | None: ...  # oldest pending
     def finish_queued(
@@ -367,7 +384,10 @@ class Store(Protocol):
     def get_queued(self, item_id: str) -> QueueItem | None: ...
     def requeue_processing(self, now: dt.datetime) -> int: ...  # crash recovery
 
-    # trust: claims (two status axes), review events, tombstones, conflicts
+
+class Trust(Protocol):
+    """Claims (two status axes), review events, tombstones, conflicts and adopted rules."""
+
     def put_claim(self, claim: ClaimRecord) -> None: ...
     def get_claim(self, bank_id: str, claim_id: str) -> ClaimRecord | None: ...
     def find_claims(
@@ -435,7 +455,10 @@ class Store(Protocol):
     def put_rule(self, rule: Rule) -> None: ...
     def list_rules(self, bank_id: str) -> list[Rule]: ...
 
-    # reconsolidation: pending belief changes and the sweep's queued verdicts
+
+class Sweeps(Protocol):
+    """Reconsolidation: pending belief changes and the sweep's queued verdicts."""
+
     def add_pending_sweep(self, item: PendingSweep) -> None: ...
     def has_pending_sweep(self, bank_id: str | None = None) -> bool: ...
     def pending_sweeps(self, bank_id: str | None, limit: int) -> list[PendingSweep]: ...
@@ -451,7 +474,10 @@ class Store(Protocol):
         self, bank_id: str, proposal_id: str, status: str, actor: str, now: dt.datetime
     ) -> SweepProposal: ...
 
-    # legal erasure: the only deletion; audited, content of past audit records erased
+
+class Erasure(Protocol):
+    """Legal erasure: the only deletion; audited, content of past audit records erased."""
+
     def purge(
         self,
         bank_id: str,
@@ -466,13 +492,20 @@ class Store(Protocol):
     # rewrite the files so that erased rows leave no bytes behind (outside any transaction)
     def compact(self) -> CompactReport: ...
 
+
+class Portable(Protocol):
+    """Whole-store copy, row for row."""
+
     # whole-store copy (``mneme db copy``): every row of every table in ``tables.TABLES``, in
     # the portable form of ``tables.SPECS``, copied verbatim (audit records keep their seq and
     # hashes; no audit record is written for an import). Export pages by the table's key.
     def export_rows(self, table: str, batch: int = 1000) -> Iterator[list[dict[str, Any]]]: ...
     def import_rows(self, table: str, rows: Sequence[Mapping[str, Any]]) -> None: ...
 
-    # audit: append-only, hash-chained
+
+class Audit(Protocol):
+    """The audit log: append-only, hash-chained, keyed."""
+
     def audit(
         self,
         bank_id: str,
@@ -488,3 +521,20 @@ class Store(Protocol):
     ) -> Iterator[AuditRecord]: ...
     def audit_head(self, bank_id: str) -> tuple[int, str, int] | None: ...  # seq, hash, count
     def audit_anchors(self) -> AuditAnchors: ...
+
+
+class Store(
+    Lifecycle,
+    Banks,
+    Memories,
+    Graph,
+    Channels,
+    Queue,
+    Trust,
+    Sweeps,
+    Erasure,
+    Portable,
+    Audit,
+    Protocol,
+):
+    """A whole backend: every role. A service is typed on the roles it uses (ADR 0044)."""

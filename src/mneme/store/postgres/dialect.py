@@ -57,12 +57,13 @@ class PostgresDialect:
         return ts(utc_opt(value))
 
     def one_of(
-        self, column: str, values: Sequence[Any], *, negate: bool = False
+        self, column: str, values: Sequence[Any], *, negate: bool = False, kind: str = "text"
     ) -> tuple[str, list[Any]]:
         # One array parameter, whatever the count: one statement text for the plan cache.
+        array = "bigint" if kind == "int" else "text"
         if negate:
-            return f"NOT ({column} = ANY(?::text[]))", [list(values)]
-        return f"{column} = ANY(?::text[])", [list(values)]
+            return f"NOT ({column} = ANY(?::{array}[]))", [list(values)]
+        return f"{column} = ANY(?::{array}[])", [list(values)]
 
     def json_text(self, column: str, key: str) -> str:
         return f"({column}->>'{key}')"

@@ -51,10 +51,10 @@ class Dialect(Protocol):
         ...
 
     def one_of(
-        self, column: str, values: Sequence[Any], *, negate: bool = False
+        self, column: str, values: Sequence[Any], *, negate: bool = False, kind: str = "text"
     ) -> tuple[str, list[Any]]:
         """``column IN values`` (or NOT IN) as SQL with its parameters; an empty set is false
-        (negated: true)."""
+        (negated: true). ``kind``: the column's, "text" or "int"."""
         ...
 
     def json_text(self, column: str, key: str) -> str:

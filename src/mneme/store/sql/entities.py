@@ -8,6 +8,7 @@ from mneme.store.sql.claims import Claims
 from mneme.store.sql.conflicts import Conflicts
 from mneme.store.sql.graph import Graph
 from mneme.store.sql.portable import Portable
+from mneme.store.sql.purge import Erasure
 from mneme.store.sql.queue import Queue
 from mneme.store.sql.reviews import Reviews
 from mneme.store.sql.rules import Rules
@@ -29,5 +30,6 @@ class SharedEntities(
     Queue,
     AuditReading,
     Portable,
+    Erasure,
 ):
     """The statements both stores run alike (ADR 0041); a store adds what truly differs."""

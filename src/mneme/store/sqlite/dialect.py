@@ -46,7 +46,7 @@ class SQLiteDialect:
         return None if value is None else str(value)
 
     def one_of(
-        self, column: str, values: Sequence[Any], *, negate: bool = False
+        self, column: str, values: Sequence[Any], *, negate: bool = False, kind: str = "text"
     ) -> tuple[str, list[Any]]:
         if not values:
             return ("1" if negate else "0"), []
