@@ -466,7 +466,7 @@ def run(args: argparse.Namespace, db: Path) -> int:
     mem = Memory.open(db, embedder=embedder, clock=clock)
     try:
         if fresh:
-            seconds, units = ingest_mneme(mem, dataset, clock, _log)
+            seconds, units, _ = ingest_mneme(mem, dataset, clock, _log)
             _log(f"ingested {dataset.report.turns} turns into {units} units in {seconds:.0f} s")
         else:
             _log(f"reusing the store in {db} as it is")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import json
 import os
 import platform
@@ -165,13 +166,15 @@ def _warm_up(mem: Any, dataset: Dataset, clock: ReplayClock, k: int) -> None:
 
 def ingest_mneme(
     mem: Any, dataset: Dataset, clock: ReplayClock, log: Callable[[str], None]
-) -> tuple[float, int]:
+) -> tuple[float, int, str]:
     """Retain every turn in batches of 64, session order, through ``retain_batches`` (each
     batch one transaction, as ``retain_many``; the next one embeds while the current one is
-    written); returns (seconds, units). The clock reads each batch's last turn while the
-    batch is planned."""
+    written); returns (seconds, units, decision hash). The clock reads each batch's last turn
+    while the batch is planned. The decision hash is a SHA-256 over every verdict in order
+    (verdict, the atom, the reason): two backends that decide alike hash alike."""
     seconds = 0.0
     units = 0
+    decisions = hashlib.sha256()
     for conv in dataset.conversations:
         items = retain_items(conv)
 
@@ -183,10 +186,13 @@ def ingest_mneme(
         t0 = time.perf_counter()
         for results in mem.retain_batches(batches()):
             units += sum(len(r.memory_ids) for r in results)
+            for r in results:
+                for d in r.decisions:
+                    decisions.update(f"{d.verdict.value}\t{d.text}\t{d.reason}\n".encode())
         seconds += time.perf_counter() - t0
         backend = mem.store.capabilities.name
         log(f"  {backend}: {conv.sample_id} ingested ({len(items)} turns, {seconds:.1f}s so far)")
-    return seconds, units
+    return seconds, units, decisions.hexdigest()
 
 
 def superseded_counts(mem: Any, dataset: Dataset) -> dict[str, dict[str, int]]:
@@ -223,9 +229,10 @@ def run_mneme(
     run = SystemRun(name)
     mem = Memory.open(target, embedder=embedder, clock=clock)
     try:
-        seconds, units = ingest_mneme(mem, dataset, clock, log)
+        seconds, units, decided = ingest_mneme(mem, dataset, clock, log)
         run.index_seconds = seconds
         run.extra["units"] = units
+        run.extra["decision_hash"] = decided
         run.extra["rss_after_ingest_mb"] = psutil.Process().memory_info().rss / 2**20
         # What the write path left for a person: open conflicts per conversation.
         run.extra["open_conflicts"] = {
@@ -543,7 +550,7 @@ def backend_table(
 ) -> str:
     """mneme on each backend, side by side: the same turns, embedder, questions and k."""
     head = ["backend", *(f"R@{k}" for k in KS), "ingest turns/s", "p50 ms", "p95 ms"]
-    head += ["p95 ms (one conv., k=10)", "store MB"]
+    head += ["p95 ms (one conv., k=10)", "store MB", "decision hash"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, run in runs.items():
         if not name.startswith("mneme"):
@@ -557,6 +564,7 @@ def backend_table(
             _fmt(lat.get("p95_ms"), 1),
             _fmt(run.extra["target_latency"].get("p95_ms"), 1),
             f"{run.extra.get('db_bytes', 0) / 2**20:.1f}",
+            str(run.extra.get("decision_hash", ""))[:12],
         ]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
@@ -685,6 +693,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help="also re-score mneme with each recall channel's weight zeroed in turn",
     )
+    p.add_argument(
+        "--embedder",
+        default="minilm",
+        help='the embedder spec (default "minilm"; "hashing:15" measures the stores alone, '
+        "and is the widest vector this host's pgvector build computes: ADR 0040)",
+    )
     p.add_argument("--out", default=str(RESULTS_DIR), help="directory for the report files")
     p.add_argument(
         "--dump-questions",
@@ -723,13 +737,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"questions; {len(rep.dropped)} evidence ids dropped, {len(rep.empty_evidence)} "
         "questions without evidence skipped"
     )
-    embedder = None
+    embedder: Any = None
     if {"mneme", "dense"} & set(args.system_list):
         from mneme.embed import MiniLMEmbedder
+        from mneme.embed.factory import build_embedder
 
         # No query LRU: the k=10 target pass and the ablation re-ask the same questions, and
         # every timed recall must pay for its query embedding like a first-time question.
-        embedder = MiniLMEmbedder(query_cache_size=0)
+        if args.embedder == "minilm":
+            embedder = MiniLMEmbedder(query_cache_size=0)
+        else:
+            embedder = build_embedder(args.embedder)
         embedder.embed(["load the model before any timing"])
     runs: dict[str, SystemRun] = {}
     ablation: dict[str, dict[str, Any]] | None = None

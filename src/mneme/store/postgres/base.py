@@ -29,6 +29,9 @@ from mneme.store.sealing import (
 from mneme.store.sql.units import Units
 from mneme.store.tables import spec
 
+#: The kinds of read ``PostgresBase._memoized`` remembers within a write transaction.
+_REMEMBERED = frozenset({"entity", "bank", "tombstones", "lean units"})
+
 
 class PostgresBase(Units):
     #: Record time for audit entries; Memory injects its clock so tests and replays agree.
@@ -40,11 +43,38 @@ class PostgresBase(Units):
     db: Database
 
     def _memoized(self, key: Any, compute: Callable[[], Any]) -> Any:
-        """Many writers share the database: no read outlives its statement (see SQLite's)."""
-        return compute()
+        """A read remembered for the rest of this thread's write transaction, for the kinds of
+        read another writer cannot make wrong within it (see SQLite's for the whole idea).
+
+        Many writers share the database, so most reads must not outlive their statement. These
+        may: an entity row read ``FOR UPDATE`` (this transaction holds its lock until it ends);
+        a bank's row (its configuration changes by a person's command, and a change committed
+        while this transaction runs reads as having come after it); whether a bank holds any
+        tombstone (likewise: a rejection committed meanwhile is ordered after this write); and
+        the lean units the write path judges atom after atom against (read as of this
+        transaction's first read of each, as REPEATABLE READ would: another writer's change
+        committed meanwhile is ordered after this write; this transaction's own changes
+        forget them, ``_unit_changed``). Content keys are not remembered: a key another writer
+        takes meanwhile must be seen, or the unique key would refuse the whole write.
+        """
+        memo = self.db.memo() if key[0] in _REMEMBERED else None
+        if memo is None:
+            return compute()
+        try:
+            return memo[key]
+        except KeyError:
+            value = memo[key] = compute()
+            return value
 
     def _forget(self, key: Any = None) -> None:
-        """Nothing is remembered (``_memoized``)."""
+        """Drop one remembered read (all of them when ``key`` is None) after a write."""
+        memo = self.db.memo()
+        if memo is None:
+            return
+        if key is None:
+            memo.clear()
+        else:
+            memo.pop(key, None)
 
     def _w(self, sql: Any, params: Any = None) -> int:
         self.sql.guard()

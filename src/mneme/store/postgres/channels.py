@@ -16,7 +16,7 @@ from mneme.core.model import Viewer
 from mneme.store.postgres.database import Database
 from mneme.store.postgres.lexical import BM25
 from mneme.store.postgres.scoping import where
-from mneme.store.postgres.vectors import EF_SEARCH, semantic_query
+from mneme.store.postgres.vectors import semantic_many_query, semantic_query
 from mneme.store.protocol import LINK_KINDS, Filters, Link, Scored, Vector
 from mneme.store.ranking import temporal_order
 
@@ -56,18 +56,26 @@ class RecallChannels:
         if limit <= 0 or len(vector) == 0:
             return []
         query, params = semantic_query(viewer, vector, model, filters, limit)
-        with self.db.conn() as conn:
-            # Keep walking the HNSW graph until `limit` rows pass scope and filters, in exact
-            # distance order; SET LOCAL inside a transaction, a session SET on a pooled one.
-            local = "true" if self.db.in_transaction else "false"
-            conn.execute(
-                f"SELECT set_config('hnsw.iterative_scan', 'strict_order', {local}), "
-                f"set_config('hnsw.ef_search', '{int(EF_SEARCH)}', {local})"
-            )
-            rows = conn.execute(query, params).fetchall()
+        rows = self.db.query(query, params)
         # Score desc, then insertion order: SQLite's tie-break (its matrix is in rowid order).
         rows.sort(key=lambda r: (-float(r[1]), r[2]))
         return [Scored(r[0], float(r[1])) for r in rows]
+
+    def search_semantic_many(
+        self, viewer: Viewer, vectors: Sequence[Vector], model: str, filters: Filters, limit: int
+    ) -> list[list[Scored]]:
+        """One statement for the write path's batch of neighbour searches (a round trip per
+        atom before); vectors of another dimension than the first are searched alone."""
+        if not vectors:
+            return []
+        if limit <= 0 or len({len(v) for v in vectors}) != 1 or len(vectors[0]) == 0:
+            return [self.search_semantic(viewer, v, model, filters, limit) for v in vectors]
+        query, params = semantic_many_query(viewer, vectors, model, filters, limit)
+        found: list[list[tuple[float, int, str]]] = [[] for _ in vectors]
+        for i, uid, score, seq in self.db.query(query, params):
+            found[int(i) - 1].append((-float(score), int(seq), str(uid)))
+        # Score desc, then insertion order, as search_semantic orders one search.
+        return [[Scored(uid, -neg) for neg, _, uid in sorted(rows)] for rows in found]
 
     def search_temporal(
         self, viewer: Viewer, start: dt.datetime, end: dt.datetime, filters: Filters, limit: int

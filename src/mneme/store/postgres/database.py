@@ -87,6 +87,13 @@ class _Tx:
     # bank -> seq of the first audit record this transaction wrote (kept across savepoints):
     # its newest record of the bank from there on is the one that seals its rows (ADR 0035).
     audit_first: dict[str, int] = field(default_factory=dict)
+    # Reads remembered for the rest of the transaction (PostgresBase._memoized says which);
+    # forgotten when a savepoint rolls back.
+    memo: dict[Any, Any] = field(default_factory=dict)
+
+
+#: Candidate list size of the HNSW search (pgvector's default is 40).
+EF_SEARCH = 100
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:
@@ -95,6 +102,11 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
     conn.execute("SET TIME ZONE 'UTC'")
     # mneme's own sessions record the rows they write, to seal them at commit (ADR 0035).
     conn.execute("SET mneme.sealing = 'on'")
+    # The semantic channel keeps walking the HNSW graph until `limit` rows pass scope and
+    # filters, in exact distance order: set once per session, not once per search (a round
+    # trip per atom on the write path). pgvector takes these over when it loads.
+    conn.execute("SET hnsw.iterative_scan = 'strict_order'")
+    conn.execute(f"SET hnsw.ef_search = {int(EF_SEARCH)}")
 
 
 class Database:
@@ -204,6 +216,7 @@ class Database:
         except BaseException:
             tx.depth -= 1
             tx.audit_heads.clear()
+            tx.memo.clear()
             try:
                 tx.conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
                 tx.conn.execute(f"RELEASE SAVEPOINT {name}")
@@ -293,6 +306,11 @@ class Database:
         """Banks this thread's transaction wrote audit records to, and its first seq there."""
         tx = self._tx
         return tx.audit_first if tx is not None else {}
+
+    def memo(self) -> dict[Any, Any] | None:
+        """This thread's transaction's remembered reads (None outside a transaction)."""
+        tx = self._tx
+        return tx.memo if tx is not None else None
 
     def touched(self) -> set[str]:
         """Banks this thread's transaction already bumped in index_state."""

@@ -12,7 +12,6 @@ from mneme.core.model import (
 )
 from mneme.errors import InvalidInput, MnemeError
 from mneme.store.postgres.audit import AuditMixin
-from mneme.store.postgres.batch import BatchReadsMixin
 from mneme.store.postgres.channels import RecallChannels
 from mneme.store.postgres.database import Database
 from mneme.store.postgres.dialect import DIALECT
@@ -28,7 +27,7 @@ from mneme.store.protocol import (
 )
 from mneme.store.sql.entities import SharedEntities
 from mneme.store.sql.executor import Executor
-from mneme.store.sql.units import UNIT_ROW
+from mneme.store.sql.units import UNIT_ROW, forget_unit
 
 
 class PostgresStore(
@@ -37,7 +36,6 @@ class PostgresStore(
     RecallChannels,
     PortableMixin,
     LexicalIndexMixin,
-    BatchReadsMixin,
     AuditMixin,
 ):
     """The shared backend: one PostgreSQL database (one per team), many writers at once."""
@@ -182,7 +180,8 @@ class PostgresStore(
     def _unit_changed(
         self, bank_id: str, unit_id: str, changes: UnitChanges | None, new_knower: str | None
     ) -> None:
-        """Nothing is kept in memory beside the database (many writers share it)."""
+        """The lean units this transaction remembered forget the changed one."""
+        forget_unit(self.db.memo(), unit_id)
 
     def _vector_stored(
         self, bank_id: str, unit: Unit | None, model: str, vector: Vector, replaced: bool

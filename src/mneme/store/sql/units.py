@@ -84,6 +84,13 @@ def unit_record(
     )
 
 
+def forget_unit(memo: dict[Any, Any] | None, unit_id: str) -> None:
+    """Drop a unit from every remembered lean read of a transaction (it changed)."""
+    for key, units in (memo or {}).items():
+        if key[0] == "lean units":
+            units.pop(unit_id, None)
+
+
 def _owner(visibility: Visibility, agent_id: str) -> str:
     return agent_id if visibility == Visibility.PRIVATE else ""
 

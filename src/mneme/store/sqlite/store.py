@@ -18,7 +18,7 @@ from mneme.store.protocol import (
 )
 from mneme.store.sql.entities import SharedEntities
 from mneme.store.sql.executor import Executor
-from mneme.store.sql.units import UNIT_ROW
+from mneme.store.sql.units import UNIT_ROW, forget_unit
 from mneme.store.sqlite.audit import AuditMixin
 from mneme.store.sqlite.base import SQLiteBase
 from mneme.store.sqlite.channels import ChannelsMixin
@@ -130,9 +130,7 @@ class SQLiteStore(
     def _unit_changed(
         self, bank_id: str, unit_id: str, changes: UnitChanges | None, new_knower: str | None
     ) -> None:
-        for key, units in self._memo.items():
-            if key[0] == "lean units":
-                units.pop(unit_id, None)
+        forget_unit(self._memo, unit_id)
         for (b, _m), idx in self._indexes.items():
             if b != bank_id:
                 continue
