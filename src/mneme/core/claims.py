@@ -29,7 +29,7 @@ Normal forms, so that paraphrases land on one slot:
 Whether a slot holds one value or several is :func:`is_single_valued`'s answer (one home, one
 employer, one date, one budget; many allergies, many mentees, many rollouts). Identifiers in a
 value ("the Quarry-338 rollout", "ticket 42") are names, not amounts (:func:`is_identifier`).
-The word lists live in :mod:`mneme.core.lexicon`.
+The word lists live in :mod:`mneme.core.wordlists`.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from mneme.core.language import STOPWORDS, speaker_of
-from mneme.core.lexicon import (
+from mneme.core.statements import unaddressed
+from mneme.core.wordlists import (
     ADJECTIVE_PREPS,
     ADVERBS,
     AMOUNT_STOPS,
@@ -80,7 +81,6 @@ from mneme.core.lexicon import (
     VAGUE_SUBJECTS,
     WEEKDAYS,
 )
-from mneme.core.statements import unaddressed
 
 # ---------------------------------------------------------------------------------------------
 # The claim
@@ -145,7 +145,7 @@ def is_single_valued(claim: Claim) -> bool:
 
     A "has" attribute with a number in it ("has gb of ram") counts as single-valued: the server
     has one amount of RAM. An adjective's complement (``is_allergic_to``, ``is_married_to``)
-    holds what its adjective says (lexicon.MULTI_VALUED_ADJECTIVES and SINGLE_VALUED_ADJECTIVES:
+    holds what its adjective says (wordlists.MULTI_VALUED_ADJECTIVES and SINGLE_VALUED_ADJECTIVES:
     one is allergic to several things and married to one person); an adjective in neither list
     reads like "is" does.
     """
@@ -226,7 +226,7 @@ def is_identifier(word: str, previous: str = "") -> bool:
     """Whether a word with digits names one thing rather than giving an amount.
 
     "heron-72", "hw-579" and "#7" name things; so does a number after a noun that numbers
-    things ("incident 6068", "ticket 42", "room 12": see lexicon.ID_NOUNS). Two values that
+    things ("incident 6068", "ticket 42", "room 12": see wordlists.ID_NOUNS). Two values that
     differ in an identifier are two values, not one value with other numbers: "owns the
     Quarry-338 rollout" and "owns the Tessel-564 rollout" are two rollouts.
     """
@@ -430,7 +430,7 @@ def _third_person(verb: str) -> str:
 
 
 def _base_of(word: str) -> str | None:
-    """The base form of a present, past or -ing verb form in the lexicon, else None."""
+    """The base form of a present, past or -ing verb form in the word lists, else None."""
     if word in BASE_VERBS:
         return word
     candidates = []
@@ -557,7 +557,7 @@ def _subject_from(
 
 
 def _past_before_to(word: str, nxt: str) -> bool:
-    """A past tense the lexicon does not know, before "to": "Dana promised to fix it", "Ravi
+    """A past tense the word lists do not know, before "to": "Dana promised to fix it", "Ravi
     agreed to review it". The subject ends before it."""
     if nxt != "to" or len(word) <= 4 or not word.isalpha() or not word.endswith("ed"):
         return False
@@ -663,7 +663,7 @@ def _copula(rest: list[str], subject: _Subject) -> _Draft | None:
     if len(comp) > 1:
         base = _ing_base(head)
         if base is not None:
-            # "is mentoring Dana": the verb "mentor" the lexicon does not know, the verb's slot
+            # "is mentoring Dana": the verb "mentor" the word lists do not know, the verb's slot
             return _verb(head, comp[1:], subject, vp.negated, base)
         if len(comp) > 2 and comp[1] == "to" and head in CHANGED_TO | MOVED_TO:
             return _changed_to(head, _clean_value(comp[2:]), subject, vp.negated)
@@ -684,9 +684,9 @@ def _changed_to(head: str, value: str, subject: _Subject, negated: bool) -> _Dra
 
 
 def _ing_base(word: str) -> str | None:
-    """The base of an "-ing" verb form the lexicon does not know ("mentoring" -> "mentor",
+    """The base of an "-ing" verb form the word lists do not know ("mentoring" -> "mentor",
     "hiring" -> "hire", "planning" -> "plan"), or None for a word that is no verb form
-    ("nothing", "amazing": lexicon.ING_NOT_VERBS). The base only names the attribute, which
+    ("nothing", "amazing": wordlists.ING_NOT_VERBS). The base only names the attribute, which
     :func:`_third_person` makes the same for "is mentoring" and "mentors"."""
     if not word.endswith("ing") or word in ING_NOT_VERBS or not word.isalpha():
         return None
@@ -721,7 +721,7 @@ _ADJECTIVE = re.compile(r"^[a-z]+(?:-[a-z]+)*$")
 
 def _adjective_head(word: str) -> bool:
     """Whether a word after a copula may head an adjective phrase ("allergic", "responsible",
-    "left-handed"): a plain word, no function word (lexicon.NOT_ADJECTIVES)."""
+    "left-handed"): a plain word, no function word (wordlists.NOT_ADJECTIVES)."""
     return (
         _ADJECTIVE.match(word) is not None
         and word not in NOT_ADJECTIVES
@@ -927,7 +927,7 @@ def _event_label(left: list[str]) -> str | None:
     """ "Incident 6068", "Ticket OPS-12", "Order #7", "INC-1234": a label that names one event
     or item by an identifier, normalized ("order 7"); None for any other label, and for labels
     that say when ("May 3", "Week 2", "2024-05-03") or what kind of text follows ("Update 2",
-    "Note 3": lexicon.NOT_EVENT_LABELS). The label is part of the subject of the clause after
+    "Note 3": wordlists.NOT_EVENT_LABELS). The label is part of the subject of the clause after
     it, so that two incidents of one service never share a slot."""
     if not left or len(left) > 3:
         return None
