@@ -39,7 +39,7 @@ import unicodedata
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from mneme.core.language import STOPWORDS, speaker_of
+from mneme.core.speakers import speaker_of
 from mneme.core.statements import unaddressed
 from mneme.core.wordlists import (
     ADJECTIVE_PREPS,
@@ -75,6 +75,7 @@ from mneme.core.wordlists import (
     RELATIVE_TIME,
     SINGLE_VALUED_ADJECTIVES,
     SPELLING,
+    STOPWORDS,
     SUBJECT_PREPS,
     THIRD_IRREGULAR,
     TIME_WORDS,
