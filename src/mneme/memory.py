@@ -16,7 +16,7 @@ from mneme.background.health import health as health_snapshot
 from mneme.background.reconsolidate import Reconsolidator
 from mneme.background.worker import Worker
 from mneme.config import Config
-from mneme.core.chain import ChainReport
+from mneme.core.audit_chain import ChainReport
 from mneme.core.judgement import JudgeConfig
 from mneme.core.language import entity_key
 from mneme.core.model import (
@@ -43,8 +43,8 @@ from mneme.core.model import (
 )
 from mneme.embed.protocol import Embedder
 from mneme.errors import BackendUnavailable, InvalidInput, NotFound
-from mneme.llm.chain import build_chain
 from mneme.llm.extract import LLMExtractor
+from mneme.llm.fallback import build_chain
 from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLM
 from mneme.llm.sweep import LLMSweepJudge

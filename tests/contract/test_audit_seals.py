@@ -13,7 +13,7 @@ import psycopg
 import pytest
 
 import mneme
-from mneme.core.chain import GENESIS, record_hash
+from mneme.core.audit_chain import GENESIS, record_hash
 
 
 @contextmanager

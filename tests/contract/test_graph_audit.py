@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mneme.core.chain import GENESIS, MacKey, verify_chain
+from mneme.core.audit_chain import GENESIS, MacKey, verify_chain
 from mneme.core.model import Scope
 from mneme.errors import NotFound
 from mneme.store.protocol import Link, Store

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import mneme
-from mneme.core.chain import digest
+from mneme.core.audit_chain import digest
 from mneme.core.model import PendingSweep, SweepProposal, UnitStatus, UnitType
 from mneme.errors import NotFound
 from mneme.store.protocol import QueueItem, Store

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mneme.core.chain import MacKey, verify_chain
+from mneme.core.audit_chain import MacKey, verify_chain
 from mneme.core.model import Bank, Entity, Scope, Tombstone
 from mneme.store.protocol import Store
 

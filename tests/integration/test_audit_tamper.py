@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 import mneme
-from mneme.core.chain import (
+from mneme.core.audit_chain import (
     GENESIS,
     ChainReport,
     MacKey,
@@ -292,7 +292,7 @@ def _downgrade_everything(conn: sqlite3.Connection, w: Workload) -> None:
 
 def _recompute_with_own_key(conn: sqlite3.Connection, w: Workload) -> None:
     """Recompute everything keyed with the attacker's own key, registered beside the real one."""
-    from mneme.core.chain import key_check
+    from mneme.core.audit_chain import key_check
 
     key = MacKey(b"mallory's own key, 32 bytes long")
     conn.execute("UPDATE units SET status = 'archived' WHERE id = ?", (w.lisbon,))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import mneme
-from mneme.core.chain import digest
+from mneme.core.audit_chain import digest
 from mneme.core.model import ClaimStatus, ReviewStatus, UnitStatus
 from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.store.protocol import ClaimChanges, UnitChanges

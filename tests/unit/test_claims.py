@@ -506,12 +506,12 @@ _CONTRACTION_SOUP = st.lists(
 @given(words=_CONTRACTION_SOUP)
 def test_contractions_expand_as_if_every_pattern_ran(words: list[str]) -> None:
     """A pattern is skipped when its literal is absent: the text comes out the same."""
-    from mneme.core import claims as claims_mod
+    from mneme.core.claims import normal_forms
 
     text = " ".join(words)
-    low, _capitalized = claims_mod._prepare.__wrapped__(text)
-    every = " ".join(text.split()).strip(claims_mod._EDGE + " ").casefold()
-    for _literal, pattern, repl in claims_mod._CONTRACTIONS:
+    low, _capitalized = normal_forms.prepare.__wrapped__(text)
+    every = " ".join(text.split()).strip(normal_forms.EDGE + " ").casefold()
+    for _literal, pattern, repl in normal_forms._CONTRACTIONS:
         every = pattern.sub(repl, every)
     assert low == re.sub(r"(\d)\s*(am|pm)\b", r"\1 \2", every)
 
@@ -531,17 +531,17 @@ _NUMBER_SOUP = st.lists(
 @given(words=_NUMBER_SOUP)
 def test_amounts_are_read_only_from_words_with_a_digit(words: list[str]) -> None:
     """Skipping digit-free words reads the same amounts as reading every word."""
-    from mneme.core import claims as claims_mod
+    from mneme.core.claims import amounts
 
     every: list[str] = []
     prev = ""
     for w in words:
-        if not claims_mod.is_identifier(w, prev):
+        if not amounts.is_identifier(w, prev):
             every += [
-                re.sub(r"(st|nd|rd|th)$", "", m.group(0)) for m in claims_mod._NUMBER.finditer(w)
+                re.sub(r"(st|nd|rd|th)$", "", m.group(0)) for m in amounts._NUMBER.finditer(w)
             ]
         prev = w
-    assert claims_mod._numbers(words) == tuple(every)
+    assert amounts.numbers_of(words) == tuple(every)
 
 
 def test_a_value_that_only_points_elsewhere_is_no_claim():

@@ -9,10 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mneme.core import language
 from mneme.core.atomize import split_atoms
 from mneme.core.language import (
-    STOPWORDS,
     EntityMention,
     classify,
     entity_key,
@@ -21,6 +19,7 @@ from mneme.core.language import (
     tokens,
 )
 from mneme.core.model import Network, UnitType
+from mneme.core.wordlists import STOPWORDS
 
 # --- split_atoms -------------------------------------------------------------------------------
 
@@ -179,10 +178,6 @@ def test_whitespace_is_normalized_and_atoms_end_with_punctuation() -> None:
 def test_empty_and_blank_text_yield_no_atoms() -> None:
     assert split_atoms("") == []
     assert split_atoms(" \n\t ") == []
-
-
-def test_language_module_exposes_split_atoms_too() -> None:
-    assert language.split_atoms("Carol is a nurse.") == ["Carol is a nurse."]
 
 
 def test_split_atoms_is_fast_enough_for_ingest() -> None:

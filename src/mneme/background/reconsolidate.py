@@ -63,7 +63,10 @@ SWEEP_ACTOR = "sweep:reconsolidate"
 
 
 @dataclass(frozen=True, slots=True)
-class Verdict_:
+class SweepVerdict:
+    """What the sweep found for one memory that hangs on a changed belief, before validation
+    routes it (applied, queued as a :class:`~mneme.core.model.SweepProposal`, or refused)."""
+
     unit: Unit
     belief_id: str
     verdict: str  # reaccept | recontest | withdraw | reinstate | contradicts | unsupported
@@ -194,21 +197,19 @@ class Reconsolidator:
             for uid in dict.fromkeys(dependents):
                 if uid in units:
                     tally.examined += 1
-                    self._settle(self._dependent(belief, units[uid], evidence), tally)
+                    self._route(self._dependent(belief, units[uid], evidence), tally)
             for uid in contested:
                 if uid in units:
                     tally.examined += 1
                     offline = self._contested(belief, units[uid], evidence)
-                    self._settle(
+                    self._route(
                         self._ask(belief, units[uid], "contested", offline, evidence), tally
                     )
             for uid in supporters:
                 if uid in units:
                     tally.examined += 1
                     offline = self._supporter(belief, units[uid], evidence)
-                    self._settle(
-                        self._ask(belief, units[uid], "supports", offline, evidence), tally
-                    )
+                    self._route(self._ask(belief, units[uid], "supports", offline, evidence), tally)
             report = SweepReport(
                 belief.id,
                 tally.examined,
@@ -246,9 +247,9 @@ class Reconsolidator:
         belief: Unit,
         unit: Unit,
         relation: str,
-        offline: Verdict_ | None,
+        offline: SweepVerdict | None,
         evidence: tuple[str, ...],
-    ) -> Verdict_ | None:
+    ) -> SweepVerdict | None:
         """The LLM's verdict when one is configured and answers validly; else the rules'."""
         if self.llm_judge is None or not evidence:
             return offline
@@ -274,11 +275,13 @@ class Reconsolidator:
             cited = (*v.evidence, f"successor:{belief.superseded_by}")
         else:
             cited = v.evidence
-        return Verdict_(
+        return SweepVerdict(
             unit, belief.id, v.verdict, f"llm ({v.provider}): {v.reason}", cited, v.confidence
         )
 
-    def _contested(self, belief: Unit, unit: Unit, evidence: tuple[str, ...]) -> Verdict_ | None:
+    def _contested(
+        self, belief: Unit, unit: Unit, evidence: tuple[str, ...]
+    ) -> SweepVerdict | None:
         if belief.status in LIVE:
             # The belief holds (again): what an earlier sweep re-accepted is contested again.
             events = self.store.review_events(unit.bank_id, unit.id)
@@ -288,7 +291,7 @@ class Reconsolidator:
                 and events[-1].actor == SWEEP_ACTOR
                 and events[-1].decision == "approve"
             ):
-                return Verdict_(
+                return SweepVerdict(
                     unit,
                     belief.id,
                     "recontest",
@@ -303,7 +306,7 @@ class Reconsolidator:
         # A refuted belief frees what it held back; a refined one (superseded) may still hold it
         # back through its successor, which the offline rules cannot tell: a person decides.
         confidence = 0.9 if rejected_by_person else 0.55
-        return Verdict_(
+        return SweepVerdict(
             unit,
             belief.id,
             "reaccept",
@@ -312,7 +315,9 @@ class Reconsolidator:
             confidence,
         )
 
-    def _dependent(self, belief: Unit, unit: Unit, evidence: tuple[str, ...]) -> Verdict_ | None:
+    def _dependent(
+        self, belief: Unit, unit: Unit, evidence: tuple[str, ...]
+    ) -> SweepVerdict | None:
         """A memory concluded because of the belief: withdrawn with it, back when it holds."""
         last = self.store.review_events(unit.bank_id, unit.id)[-1:]
         if belief.status in LIVE:
@@ -322,7 +327,7 @@ class Reconsolidator:
                 and last[0].actor == SWEEP_ACTOR
                 and last[0].decision == "reject"
             ):
-                return Verdict_(
+                return SweepVerdict(
                     unit,
                     belief.id,
                     "reinstate",
@@ -334,7 +339,7 @@ class Reconsolidator:
         if unit.status not in LIVE:
             return None
         rejected_by_person = belief.status == UnitStatus.REJECTED
-        return Verdict_(
+        return SweepVerdict(
             unit,
             belief.id,
             "withdraw",
@@ -343,7 +348,9 @@ class Reconsolidator:
             0.9 if rejected_by_person else 0.55,
         )
 
-    def _supporter(self, belief: Unit, unit: Unit, evidence: tuple[str, ...]) -> Verdict_ | None:
+    def _supporter(
+        self, belief: Unit, unit: Unit, evidence: tuple[str, ...]
+    ) -> SweepVerdict | None:
         if belief.status in LIVE or unit.status not in LIVE:
             return None
         successor = None
@@ -353,7 +360,7 @@ class Reconsolidator:
                 belief.superseded_by
             )
         if successor is None:
-            return Verdict_(
+            return SweepVerdict(
                 unit,
                 belief.id,
                 "unsupported",
@@ -379,7 +386,7 @@ class Reconsolidator:
         )
         if verdict.verdict != Verdict.CONTRADICT:
             return None
-        return Verdict_(
+        return SweepVerdict(
             unit,
             belief.id,
             "contradicts",
@@ -390,7 +397,10 @@ class Reconsolidator:
 
     # -- validation and application ----------------------------------------------------
 
-    def _settle(self, v: Verdict_ | None, tally: _Tally) -> None:
+    def _route(self, v: SweepVerdict | None, tally: _Tally) -> None:
+        """Validate a verdict and route it: refused (it cites nothing), left alone (another live
+        reason still contests the memory), queued for a person (below the bar, or unsupported),
+        or applied."""
         if v is None:
             return
         unit = v.unit
@@ -424,7 +434,7 @@ class Reconsolidator:
         elif v.verdict in ("recontest", "withdraw"):
             tally.flagged.append(unit.id)
 
-    def _other_live_reasons(self, unit: Unit, v: Verdict_) -> bool:
+    def _other_live_reasons(self, unit: Unit, v: SweepVerdict) -> bool:
         owner = Viewer(unit.bank_id, "owner", Scope.OWNER)
         belief_ids = [
             e.dst
@@ -436,7 +446,7 @@ class Reconsolidator:
         beliefs = self.store.get_units(owner, belief_ids)
         return any(b.status in LIVE for b in beliefs.values())
 
-    def _apply(self, v: Verdict_) -> None:
+    def _apply(self, v: SweepVerdict) -> None:
         target = self.review.target(v.unit.id)
         note = f"{v.reason} (evidence: {', '.join(v.evidence)})"
         if v.verdict in ("reaccept", "recontest", "withdraw", "reinstate"):
@@ -511,7 +521,7 @@ class Reconsolidator:
                     Viewer(proposal.bank_id, "owner", Scope.OWNER), [proposal.unit_id]
                 )[proposal.unit_id]
                 self._apply(
-                    Verdict_(
+                    SweepVerdict(
                         unit,
                         proposal.belief_id,
                         proposal.verdict,

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from mneme.core.language import SPEAKER, person_names, speaker_of
+from mneme.core.language import person_names
+from mneme.core.speakers import split_speaker
 from mneme.core.statements import addressees, subject_end
 
 
@@ -239,11 +240,9 @@ def _lines(text: str) -> list[tuple[str | None, str]]:
         line = _SPACE.sub(" ", raw).strip()
         if not line:
             continue
-        named = speaker_of(line)
+        named, line = split_speaker(line)
         if named:
             speaker = named
-            match = SPEAKER.match(line)
-            line = line[match.end() :] if match else line
         line = _BULLET.sub("", line).strip()
         if line:
             out.append((speaker, line))

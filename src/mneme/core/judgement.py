@@ -75,11 +75,12 @@ from mneme.core.claims import (
     value_words,
 )
 from mneme.core.keys import normalize_text
-from mneme.core.language import STOPWORDS, tokens
+from mneme.core.language import tokens
 from mneme.core.model import UnitStatus, UnitType, Verdict
 from mneme.core.slots import MEASURES, Context, SlotConfig, SlotRelation, answering, relate
 from mneme.core.statements import Statement, analyze, in_turn
 from mneme.core.values import MONTH_NAMES, Kind
+from mneme.core.wordlists import STOPWORDS
 
 DESTRUCTIVE: frozenset[Verdict] = frozenset({Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT})
 

@@ -1,7 +1,9 @@
 """Offline language rules: classification, named entities and lexical query analysis.
 
 Everything here is deterministic and rule-based, so the write path works with no model at all.
-Splitting text into atoms lives in :mod:`mneme.core.atomize`, which builds on this module.
+Splitting text into atoms lives in :mod:`mneme.core.atomize`, which builds on this module;
+transcript speaker prefixes ("Dana: ...") in :mod:`mneme.core.speakers`, and the shared word
+lists in :mod:`mneme.core.wordlists`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import unicodedata
 from dataclasses import dataclass
 
 from mneme.core.model import Network, UnitType
+from mneme.core.speakers import split_speaker, strip_speaker
+from mneme.core.wordlists import NON_NAMES, STOPWORDS
 
 # ---------------------------------------------------------------------------------------------
 # Lexicons
@@ -20,44 +24,6 @@ from mneme.core.model import Network, UnitType
 def _wordset(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
-
-STOPWORDS: frozenset[str] = _wordset(
-    """
-    a about above after again against all also am an and any are aren as at be because been
-    before being below between both but by can cannot could couldn did didn do does doesn doing
-    don down during each either else ever every few for from further had hadn has hasn have
-    haven having he her here hers herself him himself his how however i if in into is isn it
-    its itself just kind kinds like likely ll me might mine more most much must mustn my myself
-    neither no nor not now of off on once one only or other others ought our ours ourselves out
-    over own quite rather re really same shall shan she should shouldn so some such than that
-    the their theirs them themselves then there these they this those through to too toward
-    towards under until up upon us ve very was wasn we were weren what whatever when whenever
-    where whereas wherever whether which while who whoever whom whose why will with within
-    without won't would wouldn yet you your yours yourself yourselves get got gets getting
-    let lets may many maybe anything something nothing everything someone anyone thing things
-    sort lot lots way ways yes yeah oh ok okay please thanks thank im ive id youre theyre
-    dont doesnt didnt isnt wasnt arent werent cant couldnt wouldnt shouldnt wont hes shes its
-    """
-)
-
-# Words that begin sentences or sit in capitalized runs but never name anything on their own.
-_NON_NAMES: frozenset[str] = STOPWORDS | _wordset(
-    """
-    hi hello hey wow haha hahaha lol omg yay aw aww ah oops hmm um uh well sure cool nice great
-    good awesome amazing congrats congratulations sorry thanks welcome yep nope alright anyway
-    actually honestly basically definitely absolutely totally seriously sounds glad happy
-    today yesterday tomorrow tonight morning evening afternoon night now later soon earlier
-    recently lately sometimes often usually always never once last next first second third
-    finally meanwhile besides still though although since unless whenever perhaps plus
-    january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday weekend
-    mom dad mum mother father sister brother grandma grandpa
-    note todo update warning summary question answer edit subject title re fwd tip reminder
-    important example status step remember check call send buy make take try keep add go
-    did does do done speaking talking dear love best regards cheers bye goodbye
-    god gosh jeez ugh yikes whoa man dude guys everyone everybody nobody somebody
-    """
-)
 
 _TITLES = frozenset({"dr", "mr", "mrs", "ms", "miss", "prof", "sir", "dame", "lord", "lady"})
 _NAME_PARTICLES = frozenset({"of", "the", "de", "da", "del", "van", "von", "der", "la", "le", "&"})
@@ -180,21 +146,6 @@ def entity_key(name: str) -> str:
 # Classification
 # ---------------------------------------------------------------------------------------------
 
-SPEAKER = re.compile(r"^\s*(?P<name>[A-Z][a-z][\w'’-]*(?:\s+[A-Z][a-z][\w'’-]*){0,2}):\s+")
-
-
-def speaker_of(text: str) -> str | None:
-    """The speaker of a transcript line ``Name: ...``, or None (labels like "Note:" excluded)."""
-    m = SPEAKER.match(text)
-    if not m or any(w.casefold() in _NON_NAMES for w in m.group("name").split()):
-        return None
-    return m.group("name")
-
-
-def _strip_speaker(text: str) -> str:
-    m = SPEAKER.match(text)
-    return text[m.end() :] if m and speaker_of(text) else text
-
 
 def _words(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
@@ -305,7 +256,7 @@ def classify(atom: str) -> tuple[Network, UnitType]:
     10            fact: everything else
     ============  ========================================================================
     """
-    text = " ".join(_strip_speaker(atom).replace("’", "'").split())
+    text = " ".join(strip_speaker(atom).replace("’", "'").split())
     belief = _BELIEF.search(text) is not None
     judgement = _JUDGEMENT.search(text) is not None
     past = _is_first_person_past(text)
@@ -406,9 +357,9 @@ def _collect_runs(toks: list[str]) -> list[_Run]:
 
 def _trim(run: _Run) -> list[str]:
     words = list(run.words)
-    while words and words[0].casefold().rstrip(".") in _NON_NAMES - _TITLES:
+    while words and words[0].casefold().rstrip(".") in NON_NAMES - _TITLES:
         words.pop(0)
-    while words and (words[-1].casefold() in _NON_NAMES or words[-1].casefold() in _NAME_PARTICLES):
+    while words and (words[-1].casefold() in NON_NAMES or words[-1].casefold() in _NAME_PARTICLES):
         words.pop()
     return words
 
@@ -457,11 +408,9 @@ def _acronym_after(run: _Run, toks: list[str]) -> str | None:
 def _mentions(text: str) -> list[tuple[int, EntityMention]]:
     """Every entity mention with the offset where it starts, in order, repeats included."""
     found: list[tuple[int, EntityMention]] = []
-    speaker = speaker_of(text)
-    body = text
+    speaker, body = split_speaker(text)
     if speaker:
         found.append((-1, EntityMention(speaker, "person")))
-        body = _strip_speaker(text)
     for m in _QUOTED.finditer(body):
         title = m.group(1).strip().rstrip(".,!?")
         if title[:1].isupper() and len(title.split()) <= 8:
@@ -508,22 +457,13 @@ def person_names(text: str) -> list[str]:
     return [m.name for _, m in _mentions(text) if m.kind == "person"]
 
 
-def split_atoms(text: str) -> list[str]:
-    """Split text into one-claim atoms: see :func:`mneme.core.atomize.split_atoms`."""
-    # Imported here because atomize builds on this module; a top-level import would be circular.
-    from mneme.core.atomize import split_atoms as split
-
-    return split(text)
-
-
 def entity_mentions(text: str) -> list[tuple[int, str]]:
     """Named things as written, with the offset where each starts in ``text`` (repeats kept).
 
     A transcript speaker prefix is not a mention here: it says who spoke, not what was said.
     """
-    m = SPEAKER.match(text)
-    skip = m.end() if m and speaker_of(text) else 0
-    body = text[skip:]
+    _, body = split_speaker(text)
+    skip = len(text) - len(body)
     out: list[tuple[int, str]] = []
     for at, mention in _mentions(body):
         if at < 0:

@@ -33,9 +33,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from mneme.core.language import STOPWORDS
 from mneme.core.statements import Statement
 from mneme.core.values import Kind, is_relative
+from mneme.core.wordlists import STOPWORDS
 
 
 class SlotRelation(StrEnum):

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from mneme.core.language import SPEAKER, speaker_of
+from mneme.core.speakers import split_speaker
 from mneme.core.values import Kind, Value, find_values, masked
 
 
@@ -159,11 +159,7 @@ class Statement:
 @lru_cache(maxsize=32768)
 def analyze(text: str) -> Statement:
     """The statement an atom makes. Pure and memoized; never raises on a string."""
-    speaker = speaker_of(text)
-    body = text
-    if speaker:
-        m = SPEAKER.match(text)
-        body = text[m.end() :] if m else text
+    speaker, body = split_speaker(text)
     body = _SPACE.sub(" ", body).strip()
     source, body = _split_source(body)
     values = tuple(v for v in find_values(body) if not _vocative(body, v))
@@ -261,11 +257,7 @@ def turn_corrects(turn: str) -> bool:
     """Whether a turn corrects what came before with a sentence of its own that names no value:
     "I've changed my mind. I want to go to Mister Jiu's.", "No, sorry, I had the address wrong.
     I need to go to 5988 Newpark Mall Road." The cue is said once for the whole turn."""
-    speaker = speaker_of(turn)
-    body = turn
-    if speaker:
-        m = SPEAKER.match(turn)
-        body = turn[m.end() :] if m else turn
+    _, body = split_speaker(turn)
     sentences = [x for x in _SENTENCE.split(_SPACE.sub(" ", body).strip()) if x]
     if len(sentences) < 2:
         return False

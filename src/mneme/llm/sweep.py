@@ -32,7 +32,9 @@ Cite in "evidence" the ids you rely on, copied exactly from the list given. Answ
 
 
 @dataclass(frozen=True, slots=True)
-class SweepVerdict:
+class LLMSweepVerdict:
+    """The LLM's answer for one memory of a sweep (the sweep validates it like its own)."""
+
     verdict: str
     reason: str
     evidence: tuple[str, ...]
@@ -54,7 +56,7 @@ class LLMSweepJudge:
         belief_status: str,
         successor: str | None,
         evidence: Sequence[str],
-    ) -> SweepVerdict:
+    ) -> LLMSweepVerdict:
         """Raises LLMError (LLMInvalid when the answer cites nothing it was given)."""
         user = "\n".join(
             [
@@ -74,7 +76,7 @@ class LLMSweepJudge:
                 provider=reply.provider,
                 trail=reply.errors,
             )
-        return SweepVerdict(
+        return LLMSweepVerdict(
             str(data["verdict"]),
             str(data["reason"]),
             cited,

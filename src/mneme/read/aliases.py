@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mneme.core.language import STOPWORDS, tokens
+from mneme.core.language import tokens
+from mneme.core.wordlists import STOPWORDS
 
 #: The words that say two names are one thing. A statement needs one to be an alias.
 _MARKER = re.compile(

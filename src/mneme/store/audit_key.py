@@ -16,7 +16,7 @@ import secrets
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from mneme.core.chain import MacKey
+from mneme.core.audit_chain import MacKey
 from mneme.errors import BackendUnavailable
 
 

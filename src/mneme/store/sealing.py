@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mneme.core.chain import PURGE_OP, MacKey, canonical, digest, keyed_hash
+from mneme.core.audit_chain import PURGE_OP, MacKey, canonical, digest, keyed_hash
 from mneme.errors import BackendUnavailable
 from mneme.store.codec import dumps
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from mneme.core.chain import (
+from mneme.core.audit_chain import (
     FORMAT,
     ChainReport,
     MacKey,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mneme import validate
-from mneme.core.chain import digest
+from mneme.core.audit_chain import digest
 from mneme.core.erasure import Names, fold, subject_names
 from mneme.core.model import Scope, Viewer
 from mneme.errors import InvalidInput, NotFound

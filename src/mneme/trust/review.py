@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mneme import validate
-from mneme.core import review as rules
+from mneme.core import review_rules as rules
 from mneme.core.model import (
     ClaimRecord,
     ClaimStatus,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mneme.config import Config
-from mneme.core.chain import MacKey
+from mneme.core.audit_chain import MacKey
 from mneme.core.model import Bank
 from mneme.core.sensitive import (
     Action,

@@ -20,7 +20,6 @@ from typing import Any
 
 from mneme.config import Config
 from mneme.core.charter import Charter
-from mneme.core.language import speaker_of
 from mneme.core.model import (
     Agent,
     Bank,
@@ -40,6 +39,7 @@ from mneme.core.model import (
 from mneme.core.policy import REFUSAL as RETIRE_REFUSAL
 from mneme.core.policy import may_retire
 from mneme.core.sensitive import Screening
+from mneme.core.speakers import speaker_of
 from mneme.embed.protocol import Embedder
 from mneme.errors import Conflict, NotFound
 from mneme.ids import new_id

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mneme.core.chain import head_mac, row_digest, row_seals
+from mneme.core.audit_chain import head_mac, row_digest, row_seals
 from mneme.store import audit_key
 from mneme.store.postgres.base import PostgresBase
 from mneme.store.postgres.rows import portable

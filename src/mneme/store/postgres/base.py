@@ -7,7 +7,7 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mneme.core.chain import (
+from mneme.core.audit_chain import (
     FORMAT,
     GENESIS,
     MacKey,
@@ -16,7 +16,7 @@ from mneme.core.chain import (
     keyed_hash,
     row_digest,
 )
-from mneme.core.chain import digest as sha
+from mneme.core.audit_chain import digest as sha
 from mneme.store.audit_key import KeyRing
 from mneme.store.codec import ts, utc_now
 from mneme.store.postgres.database import Database

@@ -62,7 +62,7 @@ class PurgeMixin(LexicalIndexMixin):
         reason); keep their digests (ADR 0008, ADR 0035). An erased reason is stored as ''.
 
         Records written before schema 6 have no digests yet: they are computed here exactly as
-        ``mneme.core.chain.digest`` does (SHA-256 of the UTF-8 text, in hex).
+        ``mneme.core.audit_chain.digest`` does (SHA-256 of the UTF-8 text, in hex).
         """
         self._w(
             "UPDATE audit_log SET before = NULL, after = NULL, reason = '', "

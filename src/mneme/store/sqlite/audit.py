@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mneme.core.chain import head_mac, row_digest, row_seals
+from mneme.core.audit_chain import head_mac, row_digest, row_seals
 from mneme.store import audit_key
 from mneme.store.sealing import KEYED_SCHEMA, SEALED_TABLES
 from mneme.store.sql.audit import key_file_named

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from mneme.core.chain import digest
+from mneme.core.audit_chain import digest
 from mneme.store.codec import ts
 from mneme.store.protocol import CompactReport
 from mneme.store.sqlite.database import translate

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mneme.core.model import ReviewDecision
+
 
 class NotApplicable(ValueError):
     """The decision does not apply to the current state; nothing is written."""
@@ -30,7 +32,7 @@ class Step:
     new: State
 
 
-DECISIONS = ("approve", "reject", "supersede", "restore")
+DECISIONS: tuple[str, ...] = tuple(d.value for d in ReviewDecision)
 
 
 def in_force(steps: Sequence[Step]) -> list[Step]:

@@ -1,10 +1,13 @@
-"""Word lists the offline claim rules read with (see :mod:`mneme.core.claims`).
+"""Word lists the offline language rules read with.
 
-Plain data, no logic: spellings and number words that normalize a text, the closed word classes
-(articles, pronouns, copulas, auxiliaries, adverbs) that find a subject and its verb, the verbs
-the rules know, and the lexicons that say what an attribute means: which adjectives hold several
-values at once ("allergic to"), which nouns number things ("incident 6068", "ticket 42").
-Every set is lowercase and holds normalized words (American spelling, digits for numbers).
+Plain data, no logic. First the lists every rule shares: stopwords, and the words that never
+name anything (read by :mod:`mneme.core.language` and :mod:`mneme.core.speakers`). Then the lists
+of the claim rules (:mod:`mneme.core.claims`): spellings and number words that normalize a text,
+the closed word classes (articles, pronouns, copulas, auxiliaries, adverbs) that find a subject
+and its verb, the verbs the rules know, and the lexicons that say what an attribute means: which
+adjectives hold several values at once ("allergic to"), which nouns number things ("incident
+6068", "ticket 42"). Every set is lowercase; the claim rules' sets hold normalized words
+(American spelling, digits for numbers).
 """
 
 from __future__ import annotations
@@ -23,6 +26,47 @@ def _wordlist(words: str) -> list[str]:
 def _mapping(pairs: str) -> dict[str, str]:
     return dict(pair.split("=") for pair in pairs.split())
 
+
+#: Function words and small talk, dropped wherever only content words count (query terms, the
+#: words of a value).
+STOPWORDS: frozenset[str] = _wordset(
+    """
+    a about above after again against all also am an and any are aren as at be because been
+    before being below between both but by can cannot could couldn did didn do does doesn doing
+    don down during each either else ever every few for from further had hadn has hasn have
+    haven having he her here hers herself him himself his how however i if in into is isn it
+    its itself just kind kinds like likely ll me might mine more most much must mustn my myself
+    neither no nor not now of off on once one only or other others ought our ours ourselves out
+    over own quite rather re really same shall shan she should shouldn so some such than that
+    the their theirs them themselves then there these they this those through to too toward
+    towards under until up upon us ve very was wasn we were weren what whatever when whenever
+    where whereas wherever whether which while who whoever whom whose why will with within
+    without won't would wouldn yet you your yours yourself yourselves get got gets getting
+    let lets may many maybe anything something nothing everything someone anyone thing things
+    sort lot lots way ways yes yeah oh ok okay please thanks thank im ive id youre theyre
+    dont doesnt didnt isnt wasnt arent werent cant couldnt wouldnt shouldnt wont hes shes its
+    """
+)
+
+#: Words that begin sentences or sit in capitalized runs but never name anything on their own
+#: (an entity, or the speaker of a transcript line: "Note: ..." is no speaker).
+NON_NAMES: frozenset[str] = STOPWORDS | _wordset(
+    """
+    hi hello hey wow haha hahaha lol omg yay aw aww ah oops hmm um uh well sure cool nice great
+    good awesome amazing congrats congratulations sorry thanks welcome yep nope alright anyway
+    actually honestly basically definitely absolutely totally seriously sounds glad happy
+    today yesterday tomorrow tonight morning evening afternoon night now later soon earlier
+    recently lately sometimes often usually always never once last next first second third
+    finally meanwhile besides still though although since unless whenever perhaps plus
+    january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday weekend
+    mom dad mum mother father sister brother grandma grandpa
+    note todo update warning summary question answer edit subject title re fwd tip reminder
+    important example status step remember check call send buy make take try keep add go
+    did does do done speaking talking dear love best regards cheers bye goodbye
+    god gosh jeez ugh yikes whoa man dude guys everyone everybody nobody somebody
+    """
+)
 
 SPELLING = _mapping(
     """

@@ -8,7 +8,7 @@ import hmac
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mneme.core.chain import (
+from mneme.core.audit_chain import (
     FORMAT,
     GENESIS,
     MacKey,

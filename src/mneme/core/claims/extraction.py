@@ -1,0 +1,147 @@
+"""Extraction: the subject-attribute-value claim of one atom, or None when no rule matches."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from mneme.core.claims.amounts import numbers_of
+from mneme.core.claims.attributes import SINGLE_VALUED_ATTRIBUTES
+from mneme.core.claims.change import CHANGE
+from mneme.core.claims.claim import Claim
+from mneme.core.claims.clauses import read_clause, split_fronted
+from mneme.core.claims.dates import dates_of
+from mneme.core.claims.labels import colon_claim, labelled_clause
+from mneme.core.claims.normal_forms import (
+    EDGE,
+    drop_articles,
+    normal_words,
+    normalize_word,
+    prepare,
+)
+from mneme.core.claims.predicates import Draft, without_price_noun
+from mneme.core.claims.subjects import names_a_subject
+from mneme.core.claims.tails import CONTEXT_FORMS, split_context, strip_change_tail, strip_time_tail
+from mneme.core.claims.verb_forms import is_verb
+from mneme.core.speakers import speaker_of
+from mneme.core.statements import unaddressed
+
+#: A fronted reason or circumstance ("Because of the strike, ...", "After the audit, ..."):
+#: the claim is the main clause after the comma. Conditions ("if", "when") are not dropped.
+_FRONTED_CLAUSE = re.compile(
+    r"^(?:because|since|although|though|given|due\s+to|following|according\s+to|after|before)"
+    r"\b[^,;:]{1,80},\s+(?=\S)"
+)
+
+
+_APPOSITIVE = re.compile(
+    r"^(?P<head>[^,:;]{2,60}),\s+(?P<name>(?:[A-Z][\w'’.-]*\s+){0,3}[A-Z][\w'’.-]*),\s+"
+    r"(?P<rest>[a-z].*)$"
+)
+
+
+def _appositive_name(text: str) -> str:
+    """ "Our contact at Norrby Foods, Elin Berg, lives in Uppsala." -> "Elin Berg lives in
+    Uppsala.": a name set off by commas after a description is the subject it describes."""
+    m = _APPOSITIVE.match(text.strip())
+    if not m or not is_verb(normalize_word(m.group("rest").split()[0].strip(EDGE).casefold())):
+        return text
+    return f"{m.group('name')} {m.group('rest')}"
+
+
+def _canonical(subject: str, draft: Draft) -> tuple[str, Draft]:
+    """Fold "X location is Y" into (X, location) and "X's birthday is D" into (X, birthday)."""
+    for noun, attr in (("location", "location"), ("birthday", "birthday"), ("address", "lives_in")):
+        if draft.attribute in {"is", "when"} and subject.endswith(" " + noun):
+            subject = subject[: -len(noun) - 1]
+            draft = Draft(attr, draft.value, draft.negated)
+    priced = subject.split()[-1:] in (["price"], ["cost"], ["fee"])
+    if draft.attribute == "is" and priced and any(ch.isdigit() for ch in draft.value):
+        # "The price of the Pro plan is 12 dollars": the plan costs 12 dollars.
+        subject = " ".join(without_price_noun(subject.split()))
+        draft = Draft("costs", draft.value, draft.negated)
+    if draft.attribute in {"birthday", "when", "location", "lives_in", "works_at"}:
+        words = draft.value.split()
+        if words[:1] and words[0] in {"on", "in", "at"} and len(words) > 1:
+            draft = Draft(draft.attribute, " ".join(words[1:]), draft.negated)
+    return subject, draft
+
+
+@lru_cache(maxsize=32768)
+def extract_claim(text: str) -> Claim | None:
+    """The subject-attribute-value claim of one atom, or None when no rule matches.
+
+    Never raises: arbitrary text either yields a claim or None. Memoized (a Claim is frozen):
+    the write path reads the claim of every neighbour of every new atom, and the same
+    neighbours come back atom after atom.
+    """
+    try:
+        claim = _extract(text)
+    except (ValueError, IndexError, KeyError, AttributeError, TypeError):  # pragma: no cover
+        return None
+    if claim is None or not names_a_subject(claim.subject) or _refers_elsewhere(claim.value):
+        return None
+    return claim
+
+
+#: Pronouns that stand for a thing named elsewhere.
+_OBJECT_PRONOUNS = frozenset(["it", "them", "that", "this", "these", "those", "him", "her", "one"])
+
+
+def _refers_elsewhere(value: str) -> bool:
+    """Whether a claim's value only points at something named elsewhere ("I was in *it*",
+    "I'd love to see *them*"): there is nothing in it to compare with another value."""
+    words = value.split()
+    return 0 < len(words) <= 2 and words[-1] in _OBJECT_PRONOUNS
+
+
+def _extract(text: str) -> Claim | None:
+    if not isinstance(text, str) or not text.strip():
+        return None
+    speaker = speaker_of(text)
+    body = text
+    if speaker:
+        body = text.split(":", 1)[1]
+        speaker = " ".join(normal_words(speaker.casefold()))
+    body = _appositive_name(unaddressed(body))
+    low, capitalized = prepare(body)
+    # A change word anywhere counts, a label a speaker-like prefix took too ("Correction: ...").
+    change = CHANGE.search(prepare(text)[0]) is not None
+    fronted_clause = _FRONTED_CLAUSE.match(low)
+    if fronted_clause:
+        low, capitalized = low[fronted_clause.end() :], False
+    words = normal_words(low)
+    numbers = numbers_of(words)
+    dates = dates_of(" ".join(words))
+    found = labelled_clause(low, speaker)
+    if found is None:
+        found = colon_claim(low, speaker)
+    if found is None:
+        words, fronted = split_fronted(words)
+        found = read_clause(words, speaker, capitalized)
+        if found is None:
+            return None
+        if fronted:
+            found[1].value = f"{found[1].value} {' '.join(fronted)}".strip()
+    subject, draft = found
+    subject, draft = _canonical(subject, draft)
+    value = strip_change_tail(draft.value)
+    value = strip_time_tail(value) or value
+    attribute = draft.attribute
+    if attribute not in {"is", "location", "when", "birthday", "name", "lives_in", "works_at"}:
+        value, context = split_context(value)
+        if context:
+            attribute = f"{attribute}@{CONTEXT_FORMS.get(context, context)}"
+    value = drop_articles(value)
+    if not subject or not (value or attribute not in SINGLE_VALUED_ATTRIBUTES):
+        return None
+    return Claim(
+        subject=subject,
+        attribute=attribute,
+        value=value,
+        negated=draft.negated,
+        numbers=numbers,
+        dates=dates,
+        change=change,
+        text=text,
+    )
