@@ -3,7 +3,6 @@ from __future__ import annotations
 import dataclasses
 import threading
 from contextlib import AbstractContextManager
-from typing import Any
 
 from mneme import config
 from mneme.config import VECTOR_INDEXES
@@ -27,7 +26,7 @@ from mneme.store.protocol import (
 )
 from mneme.store.sql.entities import SharedEntities
 from mneme.store.sql.executor import Executor
-from mneme.store.sql.units import UNIT_ROW, forget_unit
+from mneme.store.sql.units import UNIT_ROW, UnitWrite, forget_unit
 
 
 class PostgresStore(
@@ -163,19 +162,51 @@ class PostgresStore(
 
     # -- the unit hooks of the shared SQL (store.sql.units) ------------------------------
 
-    def _insert_unit(self, unit: Unit, row: tuple[Any, ...]) -> None:
+    def _insert_unit(self, unit: Unit, write: UnitWrite) -> None:
+        """The unit, its BM25 statistics, knowers, evidence and vector in one statement (five
+        round trips before), then its postings under the index_state lock it took."""
         self._grew()
-        self.sql.write(
-            f"INSERT INTO units ({UNIT_ROW.select}, doc_len) VALUES ({UNIT_ROW.marks}, {DOC_LEN})",
-            (*row, unit.text),
-        )
         self._touch(unit.bank_id)
+        b, u = unit.bank_id, unit.id
+        at = write.knowers[0][4] if write.knowers else None
+        first = write.knowers[0][3] if write.knowers else None
+        vec = write.vector
         self.sql.write(
-            "UPDATE index_state SET docs = docs + 1, total_len = total_len + "
-            "(SELECT doc_len FROM units WHERE bank_id = ? AND id = ?) WHERE bank_id = ?",
-            (unit.bank_id, unit.id, unit.bank_id),
+            f"WITH u AS (INSERT INTO units ({UNIT_ROW.select}, doc_len) VALUES "
+            f"({UNIT_ROW.marks}, {DOC_LEN}) RETURNING doc_len), "
+            "s AS (UPDATE index_state SET docs = docs + 1, total_len = total_len + "
+            "(SELECT doc_len FROM u) WHERE bank_id = ?), "
+            "k AS (INSERT INTO unit_knowers SELECT ?, ?, a, ?::text, ?::timestamptz "
+            "FROM unnest(?::text[]) AS a ON CONFLICT DO NOTHING), "
+            "ev AS (INSERT INTO unit_evidence SELECT ?, ?, x, ?, ?::timestamptz "
+            "FROM unnest(?::text[]) AS x ON CONFLICT DO NOTHING) "
+            "INSERT INTO embeddings (bank_id, unit_id, model, dim, vector) "
+            "SELECT ?, ?, ?::text, ?::int, ?::vector WHERE ?::boolean "
+            "ON CONFLICT (bank_id, unit_id, model) DO UPDATE SET dim = excluded.dim, "
+            "vector = excluded.vector",
+            (
+                *write.row,
+                unit.text,
+                b,
+                b,
+                u,
+                first,
+                at,
+                [k[2] for k in write.knowers],
+                b,
+                u,
+                unit.agent_id,
+                at,
+                [e[2] for e in write.evidence],
+                b,
+                u,
+                vec[2] if vec else None,
+                vec[3] if vec else None,
+                vec[4] if vec else None,
+                vec is not None,
+            ),
         )
-        self._index_lexemes(unit.bank_id, [unit.id])  # under the index_state lock just taken
+        self._index_lexemes(b, [u])  # under the index_state lock the statement took
 
     def _unit_changed(
         self, bank_id: str, unit_id: str, changes: UnitChanges | None, new_knower: str | None

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Sequence
 
 from psycopg import sql
 
@@ -111,24 +110,3 @@ def semantic_query(
     )
     vec = literal(vector)
     return query, [vec, viewer.bank_id, *params, vec, limit]
-
-
-def semantic_many_query(
-    viewer: Viewer, vectors: Sequence[Vector], model: str, filters: Filters, limit: int
-) -> tuple[sql.Composed, list[object]]:
-    """:func:`semantic_query` for many vectors of one dimension in one statement: each vector
-    is the outer row of a LATERAL search (the nearest-neighbour join PostGIS made common), so
-    each one walks the index as its own query would. Rows: (vector's ordinal from 1, id,
-    score, seq)."""
-    dim = len(vectors[0])
-    clause, params = where(viewer, filters)
-    cast = sql.SQL("vector({})").format(sql.Literal(int(dim)))
-    model_sql = sql.SQL("'" + model.replace("'", "''").replace("%", "%%") + "'")
-    query = sql.SQL(
-        "SELECT q.i, s.id, s.score, s.seq FROM unnest(%s::text[]) WITH ORDINALITY AS q(v, i) "
-        "CROSS JOIN LATERAL (SELECT u.id, 1 - (e.vector::{cast} <=> q.v::{cast}) AS score, "
-        "u.seq FROM embeddings e JOIN units u ON u.bank_id = e.bank_id AND u.id = e.unit_id "
-        "WHERE e.model = {model} AND e.dim = {dim} AND e.bank_id = %s AND {clause} "
-        "ORDER BY (e.vector::{cast} <=> q.v::{cast}) LIMIT %s) s"
-    ).format(cast=cast, model=model_sql, dim=sql.Literal(int(dim)), clause=sql.SQL(clause))
-    return query, [[literal(v) for v in vectors], viewer.bank_id, *params, limit]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mneme.core.model import Network, Unit, UnitStatus, UnitType, Viewer, Visibility
@@ -39,6 +40,22 @@ UNIT_COLS = (
 
 #: What an INSERT of a unit writes: UNIT_COLS, then the owner of a private unit ("" if shared).
 UNIT_ROW = Columns("units", [*(c.strip() for c in UNIT_COLS.split(",")), "owner"])
+
+_KNOWER = "INSERT INTO unit_knowers VALUES (?, ?, ?, ?, ?)"
+_EVIDENCE = "INSERT INTO unit_evidence VALUES (?, ?, ?, ?, ?)"
+
+
+@dataclass(frozen=True, slots=True)
+class UnitWrite:
+    """What ``put_unit`` writes for one new unit, encoded for the backend: its row (``UNIT_ROW``),
+    its knower rows and evidence rows (``unit_knowers`` / ``unit_evidence`` columns), and its
+    embedding row (bank, unit, model, dim, vector) when it has one."""
+
+    row: tuple[Any, ...]
+    knowers: list[tuple[Any, ...]]
+    evidence: list[tuple[Any, ...]]
+    vector: tuple[Any, ...] | None
+
 
 #: The most ids one IN list carries (SQLite's default limit on parameters is far above it).
 CHUNK = 500
@@ -103,9 +120,9 @@ def _chunks(ids: Sequence[str]) -> Iterator[list[str]]:
 
 class Units(Part):
     # -- the backend's hooks (declared only: each store defines them) ----------------------
-    #: ``_insert_unit(unit, row)``: run the INSERT of ``row`` (``UNIT_ROW``, encoded) and
-    #: index the unit's text in the backend's lexical engine.
-    _insert_unit: Callable[[Unit, tuple[Any, ...]], None]
+    #: ``_insert_unit(unit, write)``: write everything ``write`` holds (``_write_unit_parts``
+    #: does all but the row) and index the unit's text in the backend's lexical engine.
+    _insert_unit: Callable[[Unit, UnitWrite], None]
     #: ``_unit_changed(bank_id, unit_id, changes, new_knower)``: after a unit's columns
     #: (``changes``) or knowers (``new_knower``) changed in this transaction.
     _unit_changed: Callable[[str, str, UnitChanges | None, str | None], None]
@@ -118,33 +135,48 @@ class Units(Part):
 
     def put_unit(self, unit: Unit, vector: Vector | None) -> None:
         u = unit
+        d = self.sql.dialect
         owner = _owner(u.visibility, u.agent_id)
-        self._insert_unit(u, UNIT_ROW.row(self.sql.dialect, u, owner=owner))
+        at = d.encode("ts", u.recorded_at)
+        first_source = u.evidence[0] if u.evidence else None
+        stored = vector is not None and bool(u.embedding_model)
+        self._insert_unit(
+            u,
+            UnitWrite(
+                UNIT_ROW.row(d, u, owner=owner),
+                [(u.bank_id, u.id, a, first_source, at) for a in u.knowers or (u.agent_id,)],
+                [(u.bank_id, u.id, source_id, u.agent_id, at) for source_id in u.evidence],
+                (
+                    (u.bank_id, u.id, u.embedding_model, len(vector), d.encode("vector", vector))
+                    if stored and vector is not None
+                    else None
+                ),
+            ),
+        )
         self._absent_keys(u.bank_id, owner).discard(u.content_key)
         self._touch(u.bank_id)
-        at = self.sql.dialect.encode("ts", u.recorded_at)
-        first_source = u.evidence[0] if u.evidence else None
-        self.sql.write_many(
-            "INSERT INTO unit_knowers VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            [(u.bank_id, u.id, agent, first_source, at) for agent in u.knowers or (u.agent_id,)],
-        )
-        self.sql.write_many(
-            "INSERT INTO unit_evidence VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            [(u.bank_id, u.id, source_id, u.agent_id, at) for source_id in u.evidence],
-        )
-        if vector is not None and u.embedding_model:
-            self._store_vector(u.bank_id, u.id, u.embedding_model, vector)
-            self._vector_stored(u.bank_id, u, u.embedding_model, vector, False)
+        if stored and vector is not None:
+            self._vector_stored(u.bank_id, u, u.embedding_model or "", vector, False)
         self.audit(u.bank_id, u.agent_id, "unit.put", u.id, None, unit_summary(u), "retain")
 
-    def _store_vector(self, bank_id: str, unit_id: str, model: str, vector: Vector) -> None:
-        d = self.sql.dialect
-        self.sql.write(
+    def _write_unit_parts(self, w: UnitWrite) -> None:
+        """A new unit's knowers, evidence and vector, one statement each (a backend whose
+        round trips cost nothing: SQLite)."""
+        self.sql.write_many(f"{_KNOWER} ON CONFLICT DO NOTHING", w.knowers)
+        self.sql.write_many(f"{_EVIDENCE} ON CONFLICT DO NOTHING", w.evidence)
+        if w.vector is not None:
+            self.sql.write(self._vector_upsert(), w.vector)
+
+    def _vector_upsert(self) -> str:
+        return (
             "INSERT INTO embeddings (bank_id, unit_id, model, dim, vector) "
-            f"VALUES (?, ?, ?, ?, {d.vector_mark}) ON CONFLICT (bank_id, unit_id, model) DO "
-            "UPDATE SET dim = excluded.dim, vector = excluded.vector",
-            (bank_id, unit_id, model, len(vector), d.encode("vector", vector)),
+            f"VALUES (?, ?, ?, ?, {self.sql.dialect.vector_mark}) ON CONFLICT "
+            "(bank_id, unit_id, model) DO UPDATE SET dim = excluded.dim, vector = excluded.vector"
         )
+
+    def _store_vector(self, bank_id: str, unit_id: str, model: str, vector: Vector) -> None:
+        v = self.sql.dialect.encode("vector", vector)
+        self.sql.write(self._vector_upsert(), (bank_id, unit_id, model, len(vector), v))
 
     def add_evidence(
         self, bank_id: str, unit_id: str, source_id: str, agent_id: str, at: dt.datetime

@@ -18,7 +18,7 @@ from mneme.store.protocol import (
 )
 from mneme.store.sql.entities import SharedEntities
 from mneme.store.sql.executor import Executor
-from mneme.store.sql.units import UNIT_ROW, forget_unit
+from mneme.store.sql.units import UNIT_ROW, UnitWrite, forget_unit
 from mneme.store.sqlite.audit import AuditMixin
 from mneme.store.sqlite.base import SQLiteBase
 from mneme.store.sqlite.channels import ChannelsMixin
@@ -122,10 +122,11 @@ class SQLiteStore(
 
     # -- the unit hooks of the shared SQL (store.sql.units) ------------------------------
 
-    def _insert_unit(self, unit: Unit, row: tuple[Any, ...]) -> None:
-        cur = self._w(f"INSERT INTO units ({UNIT_ROW.select}) VALUES ({UNIT_ROW.marks})", row)
+    def _insert_unit(self, unit: Unit, write: UnitWrite) -> None:
+        cur = self._w(UNIT_ROW.insert, write.row)
         assert cur.lastrowid is not None
         self._fts_add(unit.bank_id, cur.lastrowid, unit.text)
+        self._write_unit_parts(write)
 
     def _unit_changed(
         self, bank_id: str, unit_id: str, changes: UnitChanges | None, new_knower: str | None
