@@ -17,6 +17,7 @@ from mneme.background.reconsolidate import Reconsolidator
 from mneme.background.worker import Worker
 from mneme.config import Config
 from mneme.core.audit_chain import ChainReport
+from mneme.core.erasure import PurgeReport
 from mneme.core.judgement import JudgeConfig
 from mneme.core.language import entity_key
 from mneme.core.model import (
@@ -61,8 +62,8 @@ from mneme.trust.audit import verify as verify_audit
 from mneme.trust.conflicts import Conflicts
 from mneme.trust.history import history as trust_history
 from mneme.trust.history import state_at as trust_state_at
-from mneme.trust.purge import PurgeReport, purge_subject
 from mneme.trust.purge import purge as purge_object
+from mneme.trust.purge import purge_subject
 from mneme.trust.review import Review
 from mneme.trust.settle import Settler
 from mneme.write.buffer import IngestBuffer

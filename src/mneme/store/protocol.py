@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from mneme.core.erasure import Redactions
 from mneme.core.model import (
     Agent,
     Bank,
@@ -219,29 +220,6 @@ class CompactReport:
 
     done: tuple[str, ...]
     skipped: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Redactions:
-    """Rows a purge rewrites or drops beyond the erased memories and sources: what still
-    names the erased data subject (ADR 0036). Ids are the rows' own keys in the purged bank."""
-
-    notes: tuple[int, ...] = ()  # review event seqs whose note is blanked
-    conflicts: tuple[str, ...] = ()  # conflicts whose question and note are blanked
-    claim_notes: tuple[str, ...] = ()  # claims whose review note is blanked
-    tombstones: tuple[str, ...] = ()  # tombstones dropped (their text names the subject)
-    proposals: tuple[str, ...] = ()  # sweep proposals dropped
-    sweeps: tuple[str, ...] = ()  # reconsolidation records dropped
-    rules: tuple[str, ...] = ()  # adopted rules dropped
-    entities: tuple[str, ...] = ()  # entities (names) dropped with their mentions
-    audit: tuple[int, ...] = ()  # audit records whose content is erased (digests kept)
-
-    @property
-    def empty(self) -> bool:
-        return not any(
-            (self.notes, self.conflicts, self.claim_notes, self.tombstones, self.proposals,
-             self.sweeps, self.rules, self.entities, self.audit)
-        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

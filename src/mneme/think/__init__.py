@@ -1,6 +1,6 @@
 """FastThink: isolated scratchpad sessions that touch memory only when a conclusion is committed."""
 
-from mneme.think.graph import KINDS, IncompleteThought, ThinkStatus, Thought, ThoughtLink
+from mneme.core.thoughts import KINDS, IncompleteThought, ThinkStatus, Thought, ThoughtLink
 from mneme.think.thinker import IDLE_TIMEOUT, Thinker
 
 __all__ = [

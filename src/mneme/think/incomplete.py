@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mneme import validate
 from mneme.core.model import Unit
+from mneme.core.thoughts import IncompleteThought, Session
 from mneme.errors import NotFound
 from mneme.serialize import to_jsonable
-from mneme.think.graph import IncompleteThought, Session
-
-if TYPE_CHECKING:
-    from mneme.memory import Memory
+from mneme.think.host import Host
 
 SOURCE_KIND = "incomplete_thought"
 #: How many of the agent's newest memories a search also scans for saved sessions, so that a
@@ -28,7 +26,7 @@ SCAN_LIMIT = 1_000
 _WORD = re.compile(r"\w+")
 
 
-def save(memory: Memory, session: Session, *, reason: str, at: dt.datetime) -> str:
+def save(memory: Host, session: Session, *, reason: str, at: dt.datetime) -> str:
     """Persist an unfinished session as a private memory; returns its source id."""
     view = session.view(at)
     result = memory.retain(
@@ -55,7 +53,7 @@ def save(memory: Memory, session: Session, *, reason: str, at: dt.datetime) -> s
 
 
 def search(
-    memory: Memory, query: str | None, *, bank: str, agent: str, k: int = 10
+    memory: Host, query: str | None, *, bank: str, agent: str, k: int = 10
 ) -> list[IncompleteThought]:
     """The agent's saved sessions: recall's best matches first, then any whose thoughts match.
 
@@ -93,7 +91,7 @@ def _words_of(item: IncompleteThought) -> set[str]:
 
 
 def _as_incomplete(
-    memory: Memory, unit: Unit, agent: str, score: float | None
+    memory: Host, unit: Unit, agent: str, score: float | None
 ) -> IncompleteThought | None:
     if not unit.evidence or not str(unit.metadata.get("session_id", "")).startswith("think_"):
         return None

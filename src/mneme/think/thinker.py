@@ -15,14 +15,10 @@ import datetime as dt
 import logging
 import threading
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
 from mneme import validate
 from mneme.core.model import RetainResult
-from mneme.errors import Conflict, InvalidInput, NotFound
-from mneme.ids import new_id
-from mneme.think import incomplete
-from mneme.think.graph import (
+from mneme.core.thoughts import (
     KINDS,
     MAX_GOAL_CHARS,
     MAX_THOUGHT_CHARS,
@@ -33,9 +29,10 @@ from mneme.think.graph import (
     Thought,
     ThoughtLink,
 )
-
-if TYPE_CHECKING:
-    from mneme.memory import Memory
+from mneme.errors import Conflict, InvalidInput, NotFound
+from mneme.ids import new_id
+from mneme.think import incomplete
+from mneme.think.host import Host
 
 log = logging.getLogger("mneme.think")
 
@@ -57,7 +54,7 @@ class Thinker:
 
     def __init__(
         self,
-        memory: Memory,
+        memory: Host,
         *,
         idle_timeout: dt.timedelta = IDLE_TIMEOUT,
         clock: Callable[[], dt.datetime] | None = None,

@@ -9,25 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from mneme import validate
 from mneme.core.audit_chain import digest
-from mneme.core.erasure import Names, fold, subject_names
+from mneme.core.erasure import Names, PurgeReport, Redactions, fold, subject_names
 from mneme.core.model import Scope, Viewer
 from mneme.errors import InvalidInput, NotFound
-from mneme.store.protocol import Redactions, Store
-
-
-@dataclass(frozen=True, slots=True)
-class PurgeReport:
-    target: str
-    bank_id: str
-    units: tuple[str, ...]
-    sources: tuple[str, ...]
-    dry_run: bool
-    redacted: Redactions = field(default_factory=Redactions)
+from mneme.store.protocol import Store
 
 
 def plan(store: Store, object_id: str, bank: str | None = None) -> PurgeReport:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mneme.store.protocol import PurgeCounts, Redactions
+from mneme.core.erasure import Redactions
+from mneme.store.protocol import PurgeCounts
 from mneme.store.sql.part import Part
 
 

@@ -12,7 +12,7 @@ from mneme.core.model import ReviewItem
 from mneme.surfaces.cli.state import get_state, output_options
 
 if TYPE_CHECKING:
-    from mneme.trust.purge import PurgeReport
+    from mneme.core.erasure import PurgeReport
 
 DECISIONS = ("approve", "reject", "supersede", "restore")
 RESOLUTIONS = ("supersede", "reject", "not_conflict", "scoped_exception")

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from mcp.types import CallToolResult
 from pydantic import Field, Strict
 
+from mneme.core.thoughts import MAX_GOAL_CHARS, MAX_THOUGHT_CHARS, MAX_THOUGHTS
 from mneme.surfaces.mcp.caller import granted
 from mneme.surfaces.mcp.params import (
     MAX_ID,
@@ -17,7 +18,6 @@ from mneme.surfaces.mcp.params import (
     SessionId,
 )
 from mneme.surfaces.mcp.results import Ctx, run
-from mneme.think.graph import MAX_GOAL_CHARS, MAX_THOUGHT_CHARS, MAX_THOUGHTS
 
 ThoughtText = Annotated[
     str, Field(min_length=1, max_length=MAX_THOUGHT_CHARS, description="The thought.")

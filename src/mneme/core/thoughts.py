@@ -1,7 +1,8 @@
 """The FastThink thought graph: thoughts and the SUPPORTS links between them, held in memory.
 
-Pure data and rules (no I/O, no clock reads): the ``Thinker`` service owns the sessions, the
-clock and the store; this module only says what a session holds and what its conclusion cites.
+Pure data and rules (no I/O, no clock reads): the ``Thinker`` service (``mneme.think``) owns
+the sessions, the clock and the store; this module only says what a session holds and what its
+conclusion cites. The surfaces read its caps to bound their inputs.
 """
 
 from __future__ import annotations
