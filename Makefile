@@ -38,6 +38,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
+# The pure core's tests (tests/README.md): no store, no model, seconds.
 unit: $(STAMP)
 	$(PY) -m pytest -q tests/unit
 

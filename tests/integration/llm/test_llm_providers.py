@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from tests.integration.llm_servers import (
+from tests.integration.llm.llm_servers import (
     ANTHROPIC_KEY,
     OPENAI_KEY,
     SERVED_MODEL,

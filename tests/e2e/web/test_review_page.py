@@ -25,7 +25,7 @@ from mneme.surfaces.http import TokenStore, create_app
 pytestmark = pytest.mark.slow
 
 CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "review-page"
+ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "review-page"
 
 
 class LiveServer:

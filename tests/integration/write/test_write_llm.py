@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.integration.llm_servers import (
+from tests.integration.llm.llm_servers import (
     OPENAI_KEY,
     SERVED_MODEL,
     FakeServer,

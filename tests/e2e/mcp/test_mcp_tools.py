@@ -4,7 +4,7 @@ Every tool is called with valid arguments and its answer checked; every tool ref
 argument, a wrong type and an over-long string with an ``invalid_input`` error object and writes
 nothing; mneme's own errors keep their code; a crash is ``internal`` without its details. Each
 server acts as one principal (as ``mneme mcp`` does); the role matrix itself is walked in
-tests/integration/test_authority.py.
+tests/e2e/test_authority.py.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from mneme.surfaces.mcp.server import MnemeServer
 from mneme.surfaces.mcp.tools import specs
 
 pytestmark = pytest.mark.anyio
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "mcp.md"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "mcp.md"
 TOOL_NAMES = [fn.__name__ for fn, _, _ in specs()]
 
 

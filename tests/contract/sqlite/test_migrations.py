@@ -10,7 +10,7 @@ import mneme
 from mneme.embed.hashing import HashingEmbedder
 from mneme.store.sqlite.database import latest_version, migrations
 
-FIXTURE = Path(__file__).parent.parent / "fixtures" / "schema_v1.db"
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "schema_v1.db"
 
 
 def test_migrations_are_numbered_without_gaps():

@@ -15,7 +15,7 @@ from mneme.core.model import Channel
 from mneme.read import relevance
 from mneme.read.relevance import Features, coverage, features, lead, probability
 
-RESULTS = Path(__file__).resolve().parents[2] / "bench" / "results"
+RESULTS = Path(__file__).resolve().parents[3] / "bench" / "results"
 
 unit_floats = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 leads = st.floats(min_value=relevance.LEAD_RANGE[0], max_value=relevance.LEAD_RANGE[1])

@@ -23,7 +23,7 @@ from click.testing import CliRunner, Result
 from mneme.surfaces.cli.main import EXIT_CODES, cli
 
 MNEME = Path(sys.executable).with_name("mneme")
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "cli.md"
 
 Run = Callable[..., Result]
 

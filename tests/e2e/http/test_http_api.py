@@ -687,7 +687,7 @@ def test_an_unexpected_failure_is_a_500_error_object_without_internals(
 
 
 def test_every_route_is_documented(api: Api) -> None:
-    docs = (Path(__file__).resolve().parents[2] / "docs" / "http.md").read_text()
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "http.md").read_text()
     for path, item in api.get(None, "/openapi.json").json()["paths"].items():
         for method in item:
             assert f"`{method.upper()} {path}" in docs, f"{method.upper()} {path}"

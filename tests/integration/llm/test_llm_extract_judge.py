@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from tests.integration.llm_servers import (
+from tests.integration.llm.llm_servers import (
     ANTHROPIC_KEY,
     OPENAI_KEY,
     FakeServer,
