@@ -9,7 +9,7 @@ when there is one, else ``mneme`` itself: what a name refers to decides the laye
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,3 +99,30 @@ def file_imports(path: Path, modules: set[str], root: Path = SRC) -> list[Import
 def mneme_targets(imports: list[Import]) -> Iterator[Import]:
     """The imports that name mneme or one of its modules."""
     return (i for i in imports if i.target == "mneme" or i.target.startswith("mneme."))
+
+
+def cycle(graph: Mapping[str, Iterable[str]]) -> list[str] | None:
+    """One cycle of an import graph (its nodes in order, the first repeated at the end), or
+    None. Depth first; each node is explored once."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        if node in path:
+            return [*path[path.index(node) :], node]
+        if node in done:
+            return None
+        path.append(node)
+        for target in sorted(graph.get(node, ())):
+            found = visit(target)
+            if found:
+                return found
+        path.pop()
+        done.add(node)
+        return None
+
+    for node in sorted(graph):
+        found = visit(node)
+        if found:
+            return found
+    return None
