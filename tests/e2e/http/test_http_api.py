@@ -682,7 +682,7 @@ def test_an_unexpected_failure_is_a_500_error_object_without_internals(
     def broken() -> None:
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr(mem, "stats", broken)
+    monkeypatch.setattr(mem.admin, "stats", broken)
     response = api.get("admin", "/v1/stats")
     assert response.status_code == 500
     assert error_of(response)["code"] == "internal"
