@@ -57,7 +57,7 @@ def _seed(db: Path, conversation: str) -> tuple[list[str], int]:
         items = retain_items(conv)
         for i in range(0, len(items), 64):
             mem.retain_many(items[i : i + 64])
-        units = mem.stats().units
+        units = mem.admin.stats().units
     finally:
         mem.close()
     return [q.question for q in conv.questions], units

@@ -37,7 +37,7 @@ def build(path: Path, beliefs: int, contested: int, supporters: int) -> list[str
                 bank="r",
                 agent="a1",
             ).memory_ids[0]
-            mem.support(unit, belief=belief, actor="a1")
+            mem.beliefs.support(unit, belief=belief, actor="a1")
     mem.close()
     return ids
 
@@ -45,13 +45,13 @@ def build(path: Path, beliefs: int, contested: int, supporters: int) -> list[str
 def measure(path: Path, ids: list[str], batch: int) -> dict[str, float]:
     mem = mneme.Memory.open(str(path), embedder="hashing", reconsolidation_batch=batch)
     for belief in ids:
-        mem.reject(belief, reason="retracted", actor="rev1")
+        mem.review.reject(belief, reason="retracted", actor="rev1")
     passes = []
     swept = 0
     t0 = time.perf_counter()
-    while mem.has_pending_reconsolidation("r"):
+    while mem.beliefs.has_pending("r"):
         t = time.perf_counter()
-        swept += len(mem.reconsolidate(bank="r"))
+        swept += len(mem.beliefs.reconsolidate(bank="r"))
         passes.append(time.perf_counter() - t)
     total = time.perf_counter() - t0
     mem.close()

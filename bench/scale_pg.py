@@ -123,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         mem = Memory.open(path, embedder=EMBEDDER, env={})
         _log(f"sqlite: retaining up to {args.units:,} memories ({args.budget_min:g} min budget)")
         done, seconds = ingest(mem, args.units, args.batch, args.budget_min * 60)
-        stats = mem.stats()
+        stats = mem.admin.stats()
         result.update(memories=done, units=stats.units, entities=stats.entities)
         result.update(edges=stats.edges, ingest_s=seconds, ingest_per_s=done / seconds)
         _log(f"sqlite: {done:,} memories, {stats.units:,} units; asking {len(qs)} questions")
@@ -131,11 +131,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         with pg.fresh_database("mneme_scale_pg") as dsn:
             pmem = Memory.open(dsn, embedder=EMBEDDER, env={})
             t0 = time.perf_counter()
-            copied = copy_store(mem.store, pmem.store, batch=2000)
+            # White-box: both stores are open here, so copy between them (ADR 0043).
+            copied = copy_store(mem._store, pmem._store, batch=2000)
             result["copy_s"] = time.perf_counter() - t0
             result["copied_rows"] = copied.total
             # Fresh statistics for the planner, as autovacuum would have them on a live server.
-            pmem.store.db.execute("ANALYZE")  # type: ignore[attr-defined]
+            pmem._store.db.execute("ANALYZE")  # type: ignore[attr-defined]
             _log(f"postgres: {copied.total:,} rows copied; asking {len(qs)} questions")
             result["postgres"] = ask(pmem, qs)
             pmem.close()

@@ -190,7 +190,7 @@ def ingest_mneme(
                 for d in r.decisions:
                     decisions.update(f"{d.verdict.value}\t{d.text}\t{d.reason}\n".encode())
         seconds += time.perf_counter() - t0
-        backend = mem.store.capabilities.name
+        backend = mem._store.capabilities.name  # white-box (ADR 0043)
         log(f"  {backend}: {conv.sample_id} ingested ({len(items)} turns, {seconds:.1f}s so far)")
     return seconds, units, decisions.hexdigest()
 
@@ -236,7 +236,7 @@ def run_mneme(
         run.extra["rss_after_ingest_mb"] = psutil.Process().memory_info().rss / 2**20
         # What the write path left for a person: open conflicts per conversation.
         run.extra["open_conflicts"] = {
-            conv.sample_id: len(mem.conflicts(bank=conv.sample_id, status="open", limit=1000))
+            conv.sample_id: len(mem.conflicts.list(bank=conv.sample_id, status="open", limit=1000))
             for conv in dataset.conversations
         }
         run.extra["superseded"] = superseded_counts(mem, dataset)
@@ -261,7 +261,7 @@ def run_mneme(
             "k": 10,
             **latency_stats(k10),
         }
-        stats = mem.stats()
+        stats = mem.admin.stats()
         run.extra["store"] = {
             "sources": stats.sources,
             "units": stats.units,
@@ -269,7 +269,8 @@ def run_mneme(
             "edges": stats.edges,
         }
         if isinstance(target, str):
-            run.extra["db_bytes"] = mem.store.db.scalar(  # type: ignore[attr-defined]
+            # White-box: the database's size is the backend's own question (ADR 0043).
+            run.extra["db_bytes"] = mem._store.db.scalar(  # type: ignore[attr-defined]
                 "SELECT pg_database_size(current_database())"
             )
     finally:

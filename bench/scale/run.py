@@ -117,7 +117,7 @@ def measure_one(
             started = time.perf_counter()
             mem = Memory.open(target, embedder=embedder, env={})
             done, ingest_s = ingest(mem, size, batch, budget_s, f"{backend} {size}")
-            units = mem.stats()
+            units = mem.admin.stats()
             recall = measure_recall(mem, size, n_queries)
             mem.close()
             disk = disk_bytes(target)
@@ -252,7 +252,7 @@ def measure_store(path: str, size: int, embedder: str, n_queries: int) -> dict[s
 
     started = time.perf_counter()
     mem = Memory.open(path, embedder=embedder, env={})
-    units = mem.stats()
+    units = mem.admin.stats()
     t0 = time.perf_counter()
     mem.recall(queries(size, 1)[0], bank="scale", agent="assistant", scope="collective", k=10)
     first = time.perf_counter() - t0

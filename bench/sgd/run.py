@@ -127,7 +127,9 @@ def run_mneme(
                 if n % 100 == 0:
                     log(f"  mneme: {n}/{len(dialogues)} dialogues")
             run.extra["decisions"] = decisions
-            run.extra["open_conflicts"] = sum(len(mem.conflicts(bank=_bank(d))) for d in dialogues)
+            run.extra["open_conflicts"] = sum(
+                len(mem.conflicts.list(bank=_bank(d))) for d in dialogues
+            )
         finally:
             mem.close()
     return run

@@ -61,6 +61,10 @@ class Presence:
             )
         return next(a for a in self.store.list_agents(bank) if a.id == agent)
 
+    def enroll(self, *, bank: str, agent: str, host: str | None = None) -> Agent:
+        """Announce an agent to a bank's roster (its first heartbeat)."""
+        return self.heartbeat(bank=bank, agent=agent, host=host)
+
     def farewell(self, *, bank: str, agent: str) -> Agent:
         """The agent leaves: it drops off the live roster; its record stays forever."""
         return self.heartbeat(bank=bank, agent=agent, status="departed")

@@ -29,7 +29,7 @@ def main(target: str, bank: str, index: int) -> None:
                 source_id=f"open-{index}",
             )
             report["status"] = str(r.status)
-            report["schema_version"] = mem.schema_version()
+            report["schema_version"] = mem.admin.schema_version()
     except BaseException:
         report["error"] = traceback.format_exc()
     print(json.dumps(report), flush=True)

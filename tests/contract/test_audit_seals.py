@@ -46,18 +46,18 @@ def _open(target: str, tmp_path: Path) -> mneme.Memory:
 def _workload(mem: mneme.Memory) -> dict[str, str]:
     lisbon = mem.retain("Alice lives in Lisbon.", bank="b1", agent="a1", source_id="ev-1")
     mem.retain("Alice lives in Porto.", bank="b1", agent="a3", source_id="ev-2")
-    (conflict,) = mem.conflicts(bank="b1")
-    mem.resolve(conflict.id, "supersede", actor="pat", winner=lisbon.memory_ids[0])
+    (conflict,) = mem.conflicts.list(bank="b1")
+    mem.conflicts.resolve(conflict.id, "supersede", actor="pat", winner=lisbon.memory_ids[0])
     tea = mem.retain("Bob prefers green tea.", bank="b1", agent="a1", source_id="ev-3")
-    mem.reject(tea.memory_ids[0], "wrong", "pat")
+    mem.review.reject(tea.memory_ids[0], "wrong", "pat")
     secret = mem.retain("Carol's passport is X9-4471.", bank="b1", agent="a1", source_id="ev-4")
-    mem.purge(secret.memory_ids[0], actor="dpo", reason="GDPR art. 17 request from Carol")
+    mem.admin.purge(secret.memory_ids[0], actor="dpo", reason="GDPR art. 17 request from Carol")
     mem.retain("Dana works at Harbor Labs.", bank="b2", agent="a1", source_id="ev-5")
     return {"unit": lisbon.memory_ids[0], "conflict": conflict.id}
 
 
 def _broken(mem: mneme.Memory) -> bool:
-    return not all(r.ok for r in mem.audit_verify().values())
+    return not all(r.ok for r in mem.admin.audit_verify().values())
 
 
 def test_a_store_written_by_mneme_verifies_clean_after_a_workload(
@@ -65,10 +65,10 @@ def test_a_store_written_by_mneme_verifies_clean_after_a_workload(
 ) -> None:
     with _open(target, tmp_path) as mem:
         _workload(mem)
-        reports = mem.audit_verify()
+        reports = mem.admin.audit_verify()
         assert set(reports) == {"b1", "b2"}
         assert all(r.ok and not r.notes for r in reports.values()), reports
-        purge = next(r for r in mem.store.audit_records("b1") if r.op == "purge")
+        purge = next(r for r in mem.admin.audit_log("b1") if r.op == "purge")
         assert purge.reason == ""  # the legal ground only as its digest
 
 
@@ -94,7 +94,7 @@ def test_an_edit_beside_mneme_is_found(target: str, tmp_path: Path, statement: s
 def test_a_chain_recomputed_with_plain_sha256_is_found(target: str, tmp_path: Path) -> None:
     with _open(target, tmp_path) as mem:
         _workload(mem)
-        records = list(mem.store.audit_records("b2"))
+        records = list(mem.admin.audit_log("b2"))
         m = _mark(target)
         with _beside(target) as conn:
             prev = GENESIS
@@ -113,4 +113,4 @@ def test_a_chain_recomputed_with_plain_sha256_is_found(target: str, tmp_path: Pa
                 f"UPDATE audit_head SET hash = {m} WHERE bank_id = 'b2'",
                 (prev,),
             )
-        assert not mem.audit_verify()["b2"].ok
+        assert not mem.admin.audit_verify()["b2"].ok

@@ -86,7 +86,7 @@ def test_eight_agents_writing_at_once_lose_nothing_and_duplicate_nothing(target:
 
     mem = Memory.open(target, embedder="hashing:15")
     try:
-        units = mem.store.list_units(Viewer(BANK, "owner", Scope.OWNER), Filters(), 100_000)
+        units = mem._store.list_units(Viewer(BANK, "owner", Scope.OWNER), Filters(), 100_000)
         assert len(units) == AGENTS * OWN + SHARED
         keys = collections.Counter(u.content_key for u in units)
         assert keys.most_common(1)[0][1] == 1
@@ -99,9 +99,9 @@ def test_eight_agents_writing_at_once_lose_nothing_and_duplicate_nothing(target:
         shared = [u for u in units if u.text.startswith("Beacon")]
         assert len(shared) == SHARED
         assert {len(u.knowers) for u in shared} == {AGENTS}
-        assert mem.stats().sources == sum(evidence.values())
-        assert mem.audit_verify(BANK)[BANK].ok
-        roster = mem.roster(BANK)
+        assert mem.admin.stats().sources == sum(evidence.values())
+        assert mem.admin.audit_verify(BANK)[BANK].ok
+        roster = mem.swarm.roster(BANK)
         assert sorted(a.id for a in roster.live) == sorted(r["agent"] for r in reports)
         assert {a.host for a in roster.live} == {socket.gethostname()}
     finally:

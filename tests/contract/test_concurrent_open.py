@@ -90,14 +90,14 @@ def test_concurrent_first_opens_of_one_fresh_store_all_succeed_and_write_once(
     assert errors == [], errors[0]
     assert {r["schema_version"] for r in reports} == {versions[-1]}
     with Memory.open(target, embedder="hashing:15") as mem:
-        assert mem.schema_version() == versions[-1]
-        db: Any = getattr(mem.store, "db")  # noqa: B009  # both backends' Database
+        assert mem.admin.schema_version() == versions[-1]
+        db: Any = getattr(mem._store, "db")  # noqa: B009  # both backends' Database
         recorded = [int(r[0]) for r in db.query("SELECT version FROM schema_version ORDER BY 1")]
         assert recorded == versions  # each migration applied once
         ids = sorted(str(r[0]) for r in db.query("SELECT id FROM sources"))
         assert ids == sorted(f"open-{i}" for i in range(OPENERS))  # every write, once each
         for i in range(OPENERS):
             assert mem.source(f"open-{i}", bank=BANK).agent_id == f"opener-{i}"
-        created = [r for r in mem.store.audit_records(BANK) if r.op == "bank.create"]
+        created = [r for r in mem.admin.audit_log(BANK) if r.op == "bank.create"]
         assert len(created) == 1
-        assert mem.audit_verify(BANK)[BANK].ok
+        assert mem.admin.audit_verify(BANK)[BANK].ok

@@ -36,10 +36,10 @@ def _fill(path: str) -> None:
         mem.retain("Carol keeps a diary.", bank="b2", agent="c1", visibility="private")
         claim = mem.review.queue(bank="b1")[0]
         mem.review.decide(claim.id, "approve", "pat", note="checked")
-        (conflict,) = mem.conflicts(bank="b1")
-        mem.resolve(conflict.id, "supersede", actor="pat", winner=porto)
-        mem.reject(porto, "wrong", "pat")
-        mem.restore(porto, "pat")
+        (conflict,) = mem.conflicts.list(bank="b1")
+        mem.conflicts.resolve(conflict.id, "supersede", actor="pat", winner=porto)
+        mem.review.reject(porto, "wrong", "pat")
+        mem.review.restore(porto, "pat")
         mem.retain("Dan waits in the buffer.", bank="b1", agent="a1", wait=30)
     finally:
         mem.close()
@@ -93,7 +93,7 @@ def test_copy_round_trips_sqlite_postgres_sqlite_keeping_every_row(
     for target in (pg_database, back):
         mem = mneme.Memory.open(target, embedder="hashing:15")
         try:
-            reports = mem.audit_verify()
+            reports = mem.admin.audit_verify()
             assert reports, target
             assert all(r.ok for r in reports.values()), reports
         finally:

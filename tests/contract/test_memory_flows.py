@@ -36,7 +36,7 @@ def test_public_api_flows_behave_alike_on_every_backend(target: str) -> None:
         disputed = mem.retain("Alice lives in Porto.", bank="b1", agent="a3")
         assert disputed.status == mneme.RetainStatus.NEEDS_CLARIFICATION
         (porto_id,) = disputed.memory_ids
-        (conflict,) = mem.conflicts(bank="b1")
+        (conflict,) = mem.conflicts.list(bank="b1")
         assert {conflict.a_unit, conflict.b_unit} == {lisbon_id, porto_id}
         queue = mem.review.queue(bank="b1")
         assert [c.claim.value for c in queue] == ["porto", "lisbon"]  # newest first
@@ -46,34 +46,34 @@ def test_public_api_flows_behave_alike_on_every_backend(target: str) -> None:
         assert [c.claim.value for c in mem.review.queue(bank="b1")] == ["lisbon"]
 
         # the person settles the conflict: Porto supersedes Lisbon, which stays reachable
-        settled = mem.resolve(conflict.id, "supersede", actor="pat", winner=porto_id)
+        settled = mem.conflicts.resolve(conflict.id, "supersede", actor="pat", winner=porto_id)
         assert settled.status == "resolved"
-        assert mem.conflicts(bank="b1") == []
+        assert mem.conflicts.list(bank="b1") == []
         old = mem.get(lisbon_id)
         assert old.status == UnitStatus.SUPERSEDED
         assert old.superseded_by == porto_id
 
         # reject: tombstoned, and the same value retained again stays rejected
-        stone = mem.reject(porto_id, "wrong after all", "pat")
+        stone = mem.review.reject(porto_id, "wrong after all", "pat")
         assert stone.unit_id == porto_id
         assert mem.get(porto_id).status == UnitStatus.REJECTED
         repeat = mem.retain("Alice lives in Porto.", bank="b1", agent="a4")
         assert repeat.status == mneme.RetainStatus.NEEDS_CLARIFICATION
         assert mem.get(porto_id).status == UnitStatus.REJECTED
-        mem.restore(porto_id, "pat", note="it was right")
+        mem.review.restore(porto_id, "pat", note="it was right")
         assert mem.get(porto_id).status == UnitStatus.ACTIVE
 
         # the audit chain verifies, and an edit by raw SQL is caught
-        reports = mem.audit_verify()
+        reports = mem.admin.audit_verify()
         assert set(reports) == {"b1"}
         assert reports["b1"].ok, reports
         assert reports["b1"].records > 10
-        with mem.store.transaction():
-            mem.store.db.execute(  # type: ignore[attr-defined]
+        with mem._store.transaction():
+            mem._store.db.execute(  # type: ignore[attr-defined]
                 "UPDATE audit_log SET reason = reason || ' ' "
                 "WHERE seq = (SELECT min(seq) FROM audit_log)"
             )
-        assert not mem.audit_verify()["b1"].ok
+        assert not mem.admin.audit_verify()["b1"].ok
     finally:
         mem.close()
 

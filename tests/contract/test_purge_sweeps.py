@@ -57,11 +57,11 @@ def test_purge_erases_content_from_every_table_and_the_audit_still_verifies(targ
         # another agent disagrees: a conflict whose question quotes the secret, and a claim
         secret = mem.retain(f"Alice lives in {SECRET}.", bank="b1", agent="a3", source_id="ev-z")
         (sid,) = secret.memory_ids
-        (conflict,) = mem.conflicts(bank="b1")
+        (conflict,) = mem.conflicts.list(bank="b1")
         assert SECRET in conflict.question
-        mem.reject(sid, "wrong", "pat")  # a tombstone holding the rejected value
-        with mem.store.transaction():  # a buffered write of the same evidence
-            mem.store.enqueue(
+        mem.review.reject(sid, "wrong", "pat")  # a tombstone holding the rejected value
+        with mem._store.transaction():  # a buffered write of the same evidence
+            mem._store.enqueue(
                 QueueItem(
                     id="q-1",
                     bank_id="b1",
@@ -73,24 +73,24 @@ def test_purge_erases_content_from_every_table_and_the_audit_still_verifies(targ
                     result={"memory_ids": [sid]},
                 )
             )
-        assert _leaks(mem.store, SECRET)
+        assert _leaks(mem._store, SECRET)
 
-        done = mem.purge(sid, actor="dpo", reason="GDPR art. 17 request #12")
+        done = mem.admin.purge(sid, actor="dpo", reason="GDPR art. 17 request #12")
         assert (done.units, done.sources) == ((sid,), ("ev-z",))
 
-        assert _leaks(mem.store, SECRET) == []
-        assert list(_raw(mem.store, LEXICAL_LEFT[mem.store.capabilities.name])) == [(0,)]
+        assert _leaks(mem._store, SECRET) == []
+        assert list(_raw(mem._store, LEXICAL_LEFT[mem._store.capabilities.name])) == [(0,)]
         assert mem.recall(SECRET, bank="b1", agent="a3", scope="collective") == []
         with pytest.raises(NotFound):
             mem.get(sid)
         assert mem.get(kept.memory_ids[0]).text == "Alice lives in Lisbon."
-        assert mem.store.get_conflict("b1", conflict.id).question == ""  # type: ignore[union-attr]
+        assert mem._store.get_conflict("b1", conflict.id).question == ""  # type: ignore[union-attr]
         hits = mem.recall("Where does Alice live?", bank="b1", agent="a1")
         assert [h.unit.id for h in hits] == list(kept.memory_ids)
 
-        report = mem.audit_verify()["b1"]
+        report = mem.admin.audit_verify()["b1"]
         assert report.ok, report
-        (purge,) = [r for r in mem.store.audit_records("b1") if r.op == "purge"]
+        (purge,) = [r for r in mem.admin.audit_log("b1") if r.op == "purge"]
         # The legal ground is kept only as its digest (ADR 0035): it names the data subject.
         assert purge.reason == ""
         assert purge.hashed["reason_sha"] == digest("GDPR art. 17 request #12")
@@ -98,7 +98,7 @@ def test_purge_erases_content_from_every_table_and_the_audit_still_verifies(targ
         targets = (purge.after or {})["targets"]
         assert sid in targets
         assert conflict.id in targets
-        erased = list(mem.store.audit_records("b1", target=sid))
+        erased = list(mem.admin.audit_log("b1", target=sid))
         assert erased
         assert all(r.hashed["purged_at"] for r in erased if r.op != "purge")
         assert all(r.after is None and r.hashed["after_sha"] for r in erased if r.op == "unit.put")
@@ -110,17 +110,17 @@ def test_content_erased_or_edited_outside_a_purge_is_detected(target: str) -> No
     mem = mneme.Memory.open(target, embedder="hashing:15")
     try:
         mem.retain("Omar keeps the spare key under the mat.", bank="p", agent="a1")
-        assert mem.audit_verify()["p"].ok
-        for record in mem.store.audit_records("p"):
+        assert mem.admin.audit_verify()["p"].ok
+        for record in mem.admin.audit_log("p"):
             assert record.hashed["before_sha"] is None  # no before: no digest
             assert record.hashed["after_sha"]
             assert record.hashed["purged_at"] is None
         _tamper(
-            mem.store,
+            mem._store,
             "UPDATE audit_log SET after = NULL, purged_at = '2030-01-01T00:00:00Z' "
             "WHERE op = 'unit.put'",
         )
-        report = mem.audit_verify()["p"]
+        report = mem.admin.audit_verify()["p"]
         assert not report.ok
         assert "outside a purge" in report.problem
     finally:
@@ -131,8 +131,8 @@ def test_content_edited_with_its_digest_kept_is_detected(target: str) -> None:
     mem = mneme.Memory.open(target, embedder="hashing:15")
     try:
         mem.retain("Omar keeps the spare key under the mat.", bank="p", agent="a1")
-        _tamper(mem.store, "UPDATE audit_log SET after = replace(after, 'mat', 'rug')")
-        assert not mem.audit_verify()["p"].ok
+        _tamper(mem._store, "UPDATE audit_log SET after = replace(after, 'mat', 'rug')")
+        assert not mem.admin.audit_verify()["p"].ok
     finally:
         mem.close()
 
@@ -248,21 +248,21 @@ def test_retracting_a_belief_reaccepts_what_it_blocked_on_every_backend(target: 
         (support,) = mem.retain(
             "Kestrel Payments missed two settlement windows in May.", bank="ops", agent="a1"
         ).memory_ids
-        mem.support(support, belief=bid, actor="a1")
+        mem.beliefs.support(support, belief=bid, actor="a1")
         mem.review.decide(plan, "reject", "rev1", "not while Kestrel is unreliable", because=bid)
         assert mem.get(plan).status == UnitStatus.REJECTED
-        assert not mem.has_pending_reconsolidation("ops")
+        assert not mem.beliefs.has_pending("ops")
 
-        mem.reject(bid, reason="they fixed their settlement system", actor="rev1")
-        assert mem.has_pending_reconsolidation("ops")
-        (report,) = mem.reconsolidate(bank="ops")
+        mem.review.reject(bid, reason="they fixed their settlement system", actor="rev1")
+        assert mem.beliefs.has_pending("ops")
+        (report,) = mem.beliefs.reconsolidate(bank="ops")
         assert report.reaccepted == (plan,)
         assert support in report.flagged
         assert mem.get(plan).status == UnitStatus.ACTIVE
-        assert not mem.has_pending_reconsolidation("ops")
-        (proposal,) = mem.sweep_proposals(bank="ops")
+        assert not mem.beliefs.has_pending("ops")
+        (proposal,) = mem.beliefs.proposals(bank="ops")
         assert (proposal.unit_id, proposal.verdict) == (support, "unsupported")
-        assert mem.store.locate(proposal.id) == "ops"
-        assert mem.audit_verify()["ops"].ok
+        assert mem._store.locate(proposal.id) == "ops"
+        assert mem.admin.audit_verify()["ops"].ok
     finally:
         mem.close()

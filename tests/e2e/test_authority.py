@@ -188,7 +188,7 @@ def world(mem: mneme.Memory, tmp_path: Path) -> Iterator[World]:
     berlin = mem.retain("Alice lives in Berlin.", bank="team", agent="critic")
     tea = mem.retain("Bob prefers tea over coffee.", bank="team", agent="scout")
     mem.retain("Carol works at the harbour.", bank="other", agent="olga")
-    (conflict,) = mem.conflicts(bank="team")
+    (conflict,) = mem.conflicts.list(bank="team")
     claims = {c.claim.value: c.id for c in mem.review.queue(bank="team")}
     ids = {
         "paris": paris.memory_ids[0],
@@ -261,8 +261,8 @@ async def test_http_and_mcp_allow_and_refuse_each_operation_alike(
 
 async def test_a_refused_call_changes_nothing_on_either_surface(world: World) -> None:
     before = (
-        world.mem.stats(),
-        world.mem.conflicts(bank="team"),
+        world.mem.admin.stats(),
+        world.mem.conflicts.list(bank="team"),
         world.mem.review.queue(bank="team"),
     )
     for operation in ("review_decide", "resolve_conflict", "reject", "restore"):
@@ -273,8 +273,8 @@ async def test_a_refused_call_changes_nothing_on_either_surface(world: World) ->
         assert await world.mcp_call("reviewer", operation) == "forbidden"
     assert await world.mcp_call("reviewer", "think") == "forbidden"
     after = (
-        world.mem.stats(),
-        world.mem.conflicts(bank="team"),
+        world.mem.admin.stats(),
+        world.mem.conflicts.list(bank="team"),
         world.mem.review.queue(bank="team"),
     )
     assert after == before
@@ -303,7 +303,7 @@ async def test_an_agent_settles_no_dispute_between_two_other_agents_on_either_su
     error = json.loads(mcp.content[0].text)["error"]  # type: ignore[union-attr]
     assert error == http.json()["error"]
     assert error["message"] == "an agent may settle only questions about its own memories"
-    assert world.mem.conflicts(bank="team", status="open")
+    assert world.mem.conflicts.list(bank="team", status="open")
 
 
 async def test_the_actor_of_a_decision_is_the_caller_never_an_argument(world: World) -> None:
@@ -318,7 +318,7 @@ async def test_the_actor_of_a_decision_is_the_caller_never_an_argument(world: Wo
     assert json.loads(ceo.content[0].text)["error"]["code"] == "forbidden"  # type: ignore[union-attr]
     assert "the-ceo" in ceo.content[0].text  # type: ignore[union-attr]
     assert not same.isError
-    (event,) = world.mem.store.review_events("team", claim)
+    (event,) = world.mem._store.review_events("team", claim)
     assert event.actor == "rita"
     http = world.http.post(
         f"/v1/banks/team/review/{claim}/decide",

@@ -71,7 +71,7 @@ def test_text_that_is_no_longer_utf8_is_a_clear_error_on_every_surface(store: Pa
     garble(store, "UPDATE units SET valid_from = CAST(x'32303234ff' AS TEXT) WHERE rowid = 5")
     with mneme.Memory.open(str(store), embedder=HashingEmbedder()) as mem:
         with pytest.raises(SchemaMismatch, match="is corrupt: a stored 'after' value"):
-            mem.audit_verify()
+            mem.admin.audit_verify()
         with pytest.raises(SchemaMismatch, match="'valid_from' value is not valid UTF-8"):
             mem.list_memories(bank="b", limit=100)
     assert_one_line_error(script(store, "audit", "verify"), "is corrupt", "'after'")

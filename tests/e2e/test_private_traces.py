@@ -40,7 +40,9 @@ def _seen_by_others(mem: mneme.Memory, unit_id: str) -> dict[str, Any]:
             (e.src, e.dst, e.type) for e in mem.graph(unit_id, 1, bank="b", agent="a3").edges
         ],
         "conflicts": [
-            c.id for c in mem.conflicts(bank="b", status=None) if unit_id in (c.a_unit, c.b_unit)
+            c.id
+            for c in mem.conflicts.list(bank="b", status=None)
+            if unit_id in (c.a_unit, c.b_unit)
         ],
     }
 
@@ -67,7 +69,7 @@ def test_the_author_is_told_what_its_private_memory_disputes(mem: mneme.Memory) 
     (decision,) = [d for d in told.decisions if d.target_id == shared]
     assert decision.verdict.value == "CONTRADICT"
     assert "no trace" in decision.reason
-    assert mem.conflicts(bank="c") == []
+    assert mem.conflicts.list(bank="c") == []
     assert mem.get(shared, bank="c", agent="a3").status.value == "active"
 
 
@@ -75,11 +77,11 @@ def test_a_private_repeat_of_a_rejected_value_stays_rejected_and_leaves_the_tomb
     mem: mneme.Memory,
 ) -> None:
     wrong = mem.retain("The vault is in Building C.", bank="b", agent="a1").memory_ids[0]
-    stone = mem.reject(wrong, "it was never there", "rev1")
+    stone = mem.review.reject(wrong, "it was never there", "rev1")
     again = mem.retain("The vault is in Building C.", bank="b", agent="a2", visibility="private")
     (unit,) = [mem.get(u, bank="b", agent="a2") for u in again.memory_ids]
     assert unit.status.value == "rejected"  # rejections stay rejected, privately too
-    after = mem.store.find_tombstones("b", unit_id=wrong)
+    after = mem._store.find_tombstones("b", unit_id=wrong)
     assert [t.evidence for t in after if t.id == stone.id] == [stone.evidence]
 
 

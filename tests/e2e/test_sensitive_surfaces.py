@@ -47,9 +47,9 @@ def test_the_cli_shows_and_sets_a_bank_policy_and_a_refused_add_exits_2(tmp_path
     code, _ = _cli(db, "sensitive", "-b", "team", "--set", "secret", "--json")
     assert code == 2
     with mneme.Memory.open(db, embedder="hashing") as mem:
-        (record,) = [r for r in mem.store.audit_records("team") if r.op == "bank.configure"]
+        (record,) = [r for r in mem.admin.audit_log("team") if r.op == "bank.configure"]
         assert record.actor == "cli"
-        assert mem.stats().sources == 0
+        assert mem.admin.stats().sources == 0
 
 
 @pytest.fixture
@@ -83,7 +83,7 @@ def test_a_bank_admin_sets_the_policy_over_http_and_others_may_not(
     )
     assert put.status_code == 200, put.text
     assert put.json()["rules"] == {"personal": "redact"}
-    (record,) = [r for r in mem.store.audit_records("team") if r.op == "bank.configure"]
+    (record,) = [r for r in mem.admin.audit_log("team") if r.op == "bank.configure"]
     assert (record.actor, record.reason) == ("tess", "GDPR")
     for who in ("agent", "reviewer", "other_admin"):
         response = c.put(
@@ -95,14 +95,14 @@ def test_a_bank_admin_sets_the_policy_over_http_and_others_may_not(
         path, json={"rules": {"ssn": "redact"}}, headers={"Authorization": auth["team_admin"]}
     )
     assert bad.status_code == 422
-    assert mem.sensitive_policy("team").rules == {"personal": "redact"}
+    assert mem.admin.sensitive_policy("team").rules == {"personal": "redact"}
 
 
 def test_a_refused_http_write_is_a_400_naming_the_kind(
     client: tuple[TestClient, dict[str, str]], mem: mneme.Memory
 ) -> None:
     c, auth = client
-    mem.set_sensitive_policy("team", {"secret": "refuse"}, actor="ops")
+    mem.admin.set_sensitive_policy("team", {"secret": "refuse"}, actor="ops")
     response = c.post(
         "/v1/banks/team/memories",
         json={"text": f"the key is {AWS}"},
@@ -111,4 +111,4 @@ def test_a_refused_http_write_is_a_400_naming_the_kind(
     assert response.status_code == 400
     assert "api_key" in response.json()["error"]["message"]
     assert AWS not in response.text
-    assert mem.stats().sources == 0
+    assert mem.admin.stats().sources == 0

@@ -26,7 +26,7 @@ def main(path: str) -> None:
     with mem:
         report["recall"] = [h.unit.text for h in mem.recall("marathons", bank="b", agent="a")]
         report["listed"] = [u.text for u in mem.list_memories(bank="b")]
-        report["stats_units"] = mem.stats().units
+        report["stats_units"] = mem.admin.stats().units
         try:
             mem.retain("Zed repairs cars in Bergen.", bank="b", agent="a")
         except MnemeError as exc:

@@ -120,7 +120,7 @@ def test_a_store_holding_a_short_year_opens_lists_and_is_repaired(tmp_path):
         db.close()
         assert stored_at == ("0999-06-01T00:00:00.000000Z",)
         assert guarded == 1  # the append-only guard is back after the repair
-        assert again.audit_verify()["b1"].ok
+        assert again.admin.audit_verify()["b1"].ok
     finally:
         again.close()
 
@@ -137,10 +137,10 @@ def test_text_with_nothing_visible_is_refused_and_a_wait_must_be_finite(mem, db_
 
 def test_audit_verify_of_a_bad_or_unknown_bank_is_an_error(mem, stored):
     with pytest.raises(InvalidInput, match="bank"):
-        mem.audit_verify("../x")
+        mem.admin.audit_verify("../x")
     with pytest.raises(NotFound, match="no bank 'nope'"):
-        mem.audit_verify("nope")
-    assert mem.audit_verify("b1")["b1"].ok
+        mem.admin.audit_verify("nope")
+    assert mem.admin.audit_verify("b1")["b1"].ok
 
 
 @pytest.mark.parametrize("bank", ["", " b1", "b 1", "x" * 200, None, "../etc"])
@@ -153,7 +153,7 @@ def test_an_unknown_bank_is_refused_when_banks_are_not_created_on_write(db_path)
     mem = mneme.Memory.open(db_path, embedder=HashingEmbedder(), create_banks=False)
     with pytest.raises(NotFound, match="no bank 'nope'"):
         mem.retain("Carol plays chess.", bank="nope", agent="a1")
-    assert mem.banks() == []
+    assert mem.admin.banks() == []
     assert mem.recall("chess", bank="nope", agent="a1") == []
     mem.close()
 
@@ -174,13 +174,13 @@ def test_a_failure_inside_the_write_transaction_rolls_everything_back(
     def boom(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(mem.store, "add_mentions", boom)
+    monkeypatch.setattr(mem._store, "add_mentions", boom)
     with pytest.raises(RuntimeError, match="disk on fire"):
         mem.retain("Eve met Frank in Oslo.", bank="b1", agent="a1")
     monkeypatch.undo()
     assert _counts(db_path) == stored
     assert all("Oslo" not in h.text for h in mem.recall("Oslo", bank="b1", agent="a1"))
-    assert mem.audit_verify()["b1"].ok
+    assert mem.admin.audit_verify()["b1"].ok
 
 
 def test_a_source_id_reused_with_other_text_is_a_conflict(mem, db_path):
@@ -203,8 +203,11 @@ def test_source_ids_are_per_bank_and_a_hidden_one_is_refused_like_any_other(mem,
     with pytest.raises(InvalidInput, match="more than one bank; name the bank"):
         mem.source("ev-7")
     with pytest.raises(InvalidInput, match="name the bank"):
-        mem.purge("ev-7", actor="dpo", reason="art. 17", dry_run=True)
-    assert mem.purge("ev-7", actor="dpo", reason="art. 17", dry_run=True, bank="b2").bank_id == "b2"
+        mem.admin.purge("ev-7", actor="dpo", reason="art. 17", dry_run=True)
+    assert (
+        mem.admin.purge("ev-7", actor="dpo", reason="art. 17", dry_run=True, bank="b2").bank_id
+        == "b2"
+    )
     # Inside a bank, another agent's private id is refused in the very words a visible one
     # holding other text is: nothing says it is private, or whose.
     mem.retain("Hal's pin is 4412.", bank="b1", agent="a2", source_id="ev-8", visibility="private")

@@ -81,7 +81,7 @@ def test_another_bank_is_invisible_to_recall_in_every_scope(mem, world):
 
 
 def test_every_channel_hides_the_private_unit_from_other_agents(mem, world):
-    store = mem.store
+    store = mem._store
     viewer = Viewer("b1", "a2", Scope.COLLECTIVE)
     vector = mem.embedder.embed([SECRET])[0]
     assert world["private"] not in {
@@ -141,8 +141,8 @@ def test_a_repeat_by_another_agent_never_merges_into_a_private_unit(mem, world):
 def test_the_store_refuses_to_update_a_unit_through_another_bank(mem, world):
     from mneme.store.protocol import UnitChanges
 
-    with pytest.raises(NotFound), mem.store.transaction():
-        mem.store.update_unit(
+    with pytest.raises(NotFound), mem._store.transaction():
+        mem._store.update_unit(
             "b2",
             world["shared"],
             UnitChanges(confidence=0.1),
@@ -192,13 +192,13 @@ def test_settling_a_contradiction_never_lets_a_private_memory_retire_a_shared_on
     private = r.memory_ids[0]
     # One standup, two sources disagreeing: only a2 is told (no conflict others see, ADR
     # 0036), and a2 then tries to settle it anyway.
-    assert not mem.store.list_conflicts("p", status=None, unit_id=private)
+    assert not mem._store.list_conflicts("p", status=None, unit_id=private)
     assert mem.get(shared).status == mneme.UnitStatus.ACTIVE
     with pytest.raises(NotFound, match="no open conflict"):
-        mem.resolve_contradiction(private, shared, "confirm", actor="a2")
+        mem.conflicts.resolve_contradiction(private, shared, "confirm", actor="a2")
     assert mem.get(shared).status != mneme.UnitStatus.SUPERSEDED
     assert mem.get(shared).superseded_by is None
     kinds_before = [e.kind for e in mem.history(shared)]
     with pytest.raises(NotFound):
-        mem.resolve_contradiction(private, shared, "confirm", actor="a2")
+        mem.conflicts.resolve_contradiction(private, shared, "confirm", actor="a2")
     assert [e.kind for e in mem.history(shared)] == kinds_before  # nothing was written

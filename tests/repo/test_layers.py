@@ -4,8 +4,9 @@ architecture"; issue 17 item 4).
 From the top, each module of mneme sits in one layer (``LAYERS``, by its first package name):
 
 - **surfaces**: ``mneme.surfaces`` (cli, http, mcp, web, and the authority they share).
-- **memory**: ``mneme`` (the public API in ``__init__``) and ``mneme.memory``, the one
-  service object.
+- **memory**: ``mneme`` (the public API in ``__init__``), ``mneme.memory``, the one
+  service object, with its namespaces (``mneme.namespaces``) and the names it keeps one
+  release after they moved (``mneme.deprecation``; ADR 0043).
 - **services**: ``write``, ``read``, ``trust``, ``background``, ``think`` and ``presence``
   (the swarm roster: heartbeats kept in a store). What Memory composes.
 - **models**: ``store``, ``embed``, ``llm``: storage and the model clients, each behind its
@@ -61,6 +62,8 @@ LAYERS = {
     "surfaces": "surfaces",
     "": "memory",  # mneme/__init__.py, the public API
     "memory": "memory",
+    "namespaces": "memory",
+    "deprecation": "memory",
     "write": "services",
     "read": "services",
     "trust": "services",

@@ -8,12 +8,12 @@ No LLM anywhere. For each case:
   event ids), ``occurred_at`` = its time, ``trust`` and ``source_kind`` from its source, its
   session, its agent and visibility, and for a correction ``supersedes=`` the events it names;
 - a correction made ``because`` of belief events: what it supersedes is held back because of
-  each belief (``Memory.contest``) and what it says rests on each belief (a BECAUSE edge,
+  each belief (``mem.beliefs.contest``) and what it says rests on each belief (a BECAUSE edge,
   ``Memory.connect``), so reconsolidation can undo it when a belief is retracted;
-- actions: ``reject`` goes to ``Memory.reject`` on every unit the event produced, or, when it
+- actions: ``reject`` goes to ``mem.review.reject`` on every unit the event produced, or, when it
   names the beliefs it rests on, to ``mem.review.decide(..., because=belief)``; ``restore`` to
-  ``Memory.restore``; ``retract_belief`` rejects the belief's units (a person withdraws it) and
-  runs ``Memory.reconsolidate`` on them: what they held back comes back, what rested on them is
+  ``mem.review.restore``; ``retract_belief`` rejects the belief's units (a person withdraws it) and
+  runs ``mem.beliefs.reconsolidate`` on them: what they held back comes back, what rested on them is
   withdrawn. Nothing else is done on the system's behalf;
 - the query: ``Memory.recall(text, scope="collective", k=K)`` as the query's agent, with
   ``as_of`` only when the case asks what held at a past instant.
@@ -131,7 +131,7 @@ class MnemeAdapter:
     ) -> None:
         """A correction made because of beliefs: why-edges, so a retraction can undo it.
 
-        What it supersedes is held back because of each belief (``Memory.contest``); what it
+        What it supersedes is held back because of each belief (``mem.beliefs.contest``); what it
         says rests on each belief (a BECAUSE edge, ``Memory.connect``).
         """
         beliefs = [u for b in step.because for u in units_of.get(b, ())]
@@ -140,7 +140,7 @@ class MnemeAdapter:
         for belief in beliefs:
             try:
                 for uid in targets:
-                    mem.contest(uid, because=belief, actor=step.agent)
+                    mem.beliefs.contest(uid, because=belief, actor=step.agent)
                 for uid in conclusions:
                     mem.connect(uid, belief, bank=bank, agent=step.agent, type="BECAUSE")
             except MnemeError as exc:
@@ -167,27 +167,21 @@ class MnemeAdapter:
                         uid, "reject", action.actor, note=action.reason, because=beliefs[0]
                     )
                     for belief in beliefs[1:]:
-                        mem.contest(uid, because=belief, actor=action.actor)
+                        mem.beliefs.contest(uid, because=belief, actor=action.actor)
                 elif action.do in ("reject", "retract_belief"):
-                    mem.reject(uid, action.reason or action.do, action.actor)
+                    mem.review.reject(uid, action.reason or action.do, action.actor)
                 elif action.do == "restore":
-                    mem.restore(uid, action.actor, note=action.reason)
+                    mem.review.restore(uid, action.actor, note=action.reason)
                 else:
                     unsupported.append(action.do)
             except MnemeError as exc:
                 notes.append(f"{action.do} {action.event} ({uid}): {exc}")
         if action.do == "retract_belief":
-            sweep = getattr(mem, "reconsolidate", None)
-            if sweep is None:
-                notes.append(
-                    "retract_belief mapped to reject: mneme has no reconsolidation sweep yet"
-                )
-            else:
-                for uid in units:
-                    try:
-                        sweep(uid)
-                    except (MnemeError, TypeError) as exc:
-                        notes.append(f"reconsolidate {uid}: {exc}")
+            for uid in units:
+                try:
+                    mem.beliefs.reconsolidate(uid)
+                except (MnemeError, TypeError) as exc:
+                    notes.append(f"reconsolidate {uid}: {exc}")
 
     def _answer(
         self,
@@ -209,7 +203,7 @@ class MnemeAdapter:
         )
         answer_ids = {u.id for u in units}
         open_pairs = [
-            (c.a_unit, c.b_unit) for c in mem.conflicts(bank=bank, status="open", limit=1000)
+            (c.a_unit, c.b_unit) for c in mem.conflicts.list(bank=bank, status="open", limit=1000)
         ]
         pairs = [(a, b) for a, b in open_pairs if a in answer_ids or b in answer_ids]
         rivals = {u for pair in pairs for u in pair if u not in answer_ids}

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from mneme.background.worker import Worker
 from mneme.store.protocol import Store
 
 RECENT_SWEEPS = 1000
 
 
-def health(store: Store, *, banks: list[str]) -> dict[str, Any]:
-    """A snapshot: cheap queries only (the audit chain is verified by ``audit_verify``)."""
+def health(
+    store: Store, *, charter_error: str | None, workers: Mapping[str, Worker]
+) -> dict[str, Any]:
+    """A snapshot: cheap queries only (the audit chain is verified by ``audit_verify``).
+
+    Schema, sizes, pending work, open conflicts and reconsolidation rates per bank, the
+    charter's error if its file did not parse, and how often each background worker ran
+    and failed."""
+    banks = [b.id for b in store.list_banks()]
     stats = store.stats()
     totals = {
         "examined": 0,
@@ -50,4 +59,6 @@ def health(store: Store, *, banks: list[str]) -> dict[str, Any]:
             "open_proposals": {b: len(store.list_proposals(b, "open")) for b in banks},
         },
         "open_conflicts": {b: len(store.list_conflicts(b, status="open")) for b in banks},
+        "charter_error": charter_error,
+        "workers": {name: {"runs": w.runs, "errors": w.errors} for name, w in workers.items()},
     }

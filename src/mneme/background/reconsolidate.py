@@ -32,6 +32,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from mneme import validate
 from mneme.core.claims import extract_claim
 from mneme.core.judgement import Candidate, JudgeConfig, Neighbour, judge
 from mneme.core.model import (
@@ -132,7 +133,32 @@ class Reconsolidator:
         )
 
     def has_pending(self, bank: str | None = None) -> bool:
+        """Whether a belief change waits for its sweep (in ``bank``, or in any bank)."""
         return self.store.has_pending_sweep(bank)
+
+    def step(self) -> bool:
+        """The background worker's step: sweep a batch if one is pending; whether it did."""
+        if not self.has_pending():
+            return False
+        return bool(self.run_pending())
+
+    def reconsolidate(
+        self, belief_id: str | None = None, *, bank: str | None = None
+    ) -> list[SweepReport]:
+        """Re-examine what hangs on changed beliefs: one belief, or every pending change."""
+        if belief_id is not None:
+            return [self.sweep(validate.ident(belief_id, "belief_id"))]
+        return self.run_pending(bank)
+
+    def contest(self, memory_id: str, *, because: str, actor: str) -> Edge:
+        """Record that a memory is held back because of a belief (CONTESTED_BECAUSE)."""
+        return self.link(
+            memory_id, because, EdgeType.CONTESTED_BECAUSE, actor=validate.ident(actor, "actor")
+        )
+
+    def support(self, memory_id: str, *, belief: str, actor: str) -> Edge:
+        """Record that a memory is evidence for a belief (SUPPORTS)."""
+        return self.link(memory_id, belief, EdgeType.SUPPORTS, actor=validate.ident(actor, "actor"))
 
     # -- why-edges made through the API -------------------------------------------------
 
@@ -500,10 +526,20 @@ class Reconsolidator:
 
     # -- proposals waiting for a person -----------------------------------------------
 
-    def proposals(self, bank: str) -> list[SweepProposal]:
-        return self.store.list_proposals(bank, "open")
+    def proposals(self, *, bank: str) -> list[SweepProposal]:
+        """Sweep verdicts below the confidence bar, waiting for a person."""
+        return self.store.list_proposals(validate.ident(bank, "bank"), "open")
 
     def decide(self, proposal_id: str, accept: bool, *, actor: str) -> SweepProposal:
+        """Accept (apply the verdict) or dismiss a sweep proposal.
+
+        Raises:
+            NotFound: no such proposal.
+            Conflict: it is already decided.
+        """
+        validate.ident(proposal_id, "proposal_id")
+        accept = bool(accept)
+        actor = validate.ident(actor, "actor")
         bank = self.store.locate(proposal_id)
         found = (
             [p for p in self.store.list_proposals(bank or "", None, 10_000) if p.id == proposal_id]

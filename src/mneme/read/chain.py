@@ -7,9 +7,12 @@ step is scoped like recall: a unit the viewer may not see is never a step.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from mneme.core.model import Edge, Unit, Viewer
+from mneme import validate
+from mneme.core.model import Edge, Hit, Unit, Viewer
+from mneme.errors import InvalidInput
 from mneme.store.protocol import Store
 
 #: For an edge src -TYPE-> dst, the direction in which dst is a reason for src.
@@ -19,6 +22,9 @@ REASON_EDGES = frozenset(
 # src CAUSES dst / src IMPLIES dst / src SUPPORTS dst: src is the reason for dst.
 _SRC_IS_REASON = frozenset({"CAUSES", "IMPLIES", "SUPPORTS"})
 DIRECTIONS = ("causal", "forward", "both")
+
+#: ``Memory.recall``: the chain starts at its best hit.
+Recall = Callable[..., list[Hit]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,3 +70,25 @@ def walk(store: Store, viewer: Viewer, start: Unit, direction: str, depth: int) 
             frontier.append((nxt, nlevel))
     steps.sort(key=lambda s: (s.depth, s.unit.id))
     return steps
+
+
+def from_query(
+    store: Store,
+    recall: Recall,
+    query: str,
+    *,
+    bank: str,
+    agent: str,
+    scope: str,
+    direction: str,
+    depth: int,
+) -> list[ChainStep]:
+    """The chain around the best match for ``query`` (none when nothing matches)."""
+    if direction not in DIRECTIONS:
+        raise InvalidInput(f"direction must be one of {', '.join(DIRECTIONS)}")
+    depth = validate.positive_int(depth, "depth", high=6)
+    hits = recall(query, bank=bank, agent=agent, scope=scope, k=1)
+    if not hits:
+        return []
+    viewer = Viewer(bank, agent, validate.scope(scope))
+    return walk(store, viewer, hits[0].unit, direction, depth)

@@ -176,6 +176,9 @@ class Recaller:
     # -- the read path ------------------------------------------------------------------
 
     def recall(self, q: Query) -> list[Hit]:
+        """Hits for a parsed query, best first. An unknown bank holds nothing."""
+        if self.store.get_bank(q.viewer.bank_id) is None:
+            return []
         cands = self._pass(q)
         self._aliases(q, cands)
         self._successors(q, cands)

@@ -2,22 +2,19 @@
 
 Memory composes a Thinker (``mem.think``), and the Thinker reads and commits through Memory's
 public methods, so that a committed conclusion passes the charter, dedup and the decisions like
-any other input. Typed on this protocol rather than on ``mneme.memory.Memory``, think depends
-on nothing above its layer (tests/repo/test_layers.py); Memory satisfies it as it is.
+any other input; the store's ``transaction`` (the store is Memory's own, ADR 0043) is handed to
+the Thinker when Memory builds it. Typed on this protocol rather than on
+``mneme.memory.Memory``, think depends on nothing above its layer (tests/repo/test_layers.py);
+Memory satisfies it as it is.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from mneme.core.model import Edge, Hit, RetainResult, Source, Unit
-
-
-class Transactions(Protocol):
-    def transaction(self) -> AbstractContextManager[None]: ...
 
 
 class Host(Protocol):
@@ -25,9 +22,6 @@ class Host(Protocol):
 
     @property
     def clock(self) -> Callable[[], dt.datetime]: ...
-
-    @property
-    def store(self) -> Transactions: ...
 
     def retain(
         self,

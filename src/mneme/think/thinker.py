@@ -15,6 +15,7 @@ import datetime as dt
 import logging
 import threading
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 
 from mneme import validate
 from mneme.core.model import RetainResult
@@ -55,11 +56,15 @@ class Thinker:
     def __init__(
         self,
         memory: Host,
+        transaction: Callable[[], AbstractContextManager[None]],
         *,
         idle_timeout: dt.timedelta = IDLE_TIMEOUT,
         clock: Callable[[], dt.datetime] | None = None,
     ) -> None:
         self.memory = memory
+        # A commit writes its conclusion and its SUPPORTS edges in one transaction of the
+        # memory's store, which the Memory keeps to itself.
+        self._transaction = transaction
         self.idle_timeout = idle_timeout
         self._clock = clock
         self._sessions: dict[str, Session] = {}
@@ -246,7 +251,7 @@ class Thinker:
         mem = self.memory
         for uid in cited:  # still there and visible: nothing is written if one is gone
             mem.get(uid, bank=session.bank_id, agent=session.agent_id, scope="collective")
-        with mem.store.transaction():
+        with self._transaction():
             result = mem.retain(
                 text,
                 bank=session.bank_id,

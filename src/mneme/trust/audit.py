@@ -5,10 +5,12 @@ last audit record sealed (so an edit made beside mneme, straight in the database
 from __future__ import annotations
 
 import hmac
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from mneme import validate
 from mneme.core.audit_chain import (
     FORMAT,
     ChainReport,
@@ -19,7 +21,8 @@ from mneme.core.audit_chain import (
     row_seals,
     verify_chain,
 )
-from mneme.store.protocol import AuditAnchors, Store
+from mneme.errors import NotFound
+from mneme.store.protocol import AuditAnchors, AuditRecord, Store
 from mneme.store.sealing import SEALED_TABLES
 
 Row = tuple[int, str, str, Mapping[str, Any]]
@@ -44,6 +47,34 @@ def anchor(store: Store, at: str) -> dict[str, Any]:
         if head is not None:
             heads[b] = {"seq": head[0], "hash": head[1], "count": head[2], "mac": marks.get(b)}
     return {"format": ANCHOR_FORMAT, "at": at, "heads": heads}
+
+
+def records(
+    store: Store, bank: str, *, target: str | None = None, last: int | None = None
+) -> list[AuditRecord]:
+    """A bank's audit records, oldest first: every one, or the ``last`` ones; ``target``
+    keeps those about one object. An unknown bank has none."""
+    found = store.audit_records(
+        validate.ident(bank, "bank"), target=validate.optional_ident(target, "target")
+    )
+    if last is None:
+        return list(found)
+    return list(deque(found, maxlen=validate.positive_int(last, "last", high=100_000)))
+
+
+def verify_bank(
+    store: Store, bank: str | None, anchors: Sequence[Mapping[str, Any]]
+) -> dict[str, ChainReport]:
+    """``verify`` for a bank that exists, or (None) for every bank.
+
+    Raises:
+        NotFound: no bank has this id.
+    """
+    if bank is not None:
+        validate.ident(bank, "bank")
+        if store.get_bank(bank) is None:
+            raise NotFound(f"no bank {bank!r}")
+    return verify(store, bank, anchors)
 
 
 def verify(

@@ -109,6 +109,8 @@ class Conflicts:
     def list(
         self, *, bank: str, status: str | None = "open", limit: int = 100
     ) -> list[ConflictRecord]:
+        """Disagreements between memories of a bank; open ones by default (``"resolved"``,
+        or None for both)."""
         validate.ident(bank, "bank")
         if status not in (None, "open", "resolved"):
             raise InvalidInput(f"status must be 'open', 'resolved' or None, not {status!r}")
@@ -127,7 +129,7 @@ class Conflicts:
         scope_a: str | None = None,
         scope_b: str | None = None,
     ) -> ConflictRecord:
-        """Settle an open conflict.
+        """Settle an open conflict: supersede, reject, not_conflict or scoped_exception.
 
         Raises:
             NotFound: no such conflict.

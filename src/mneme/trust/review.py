@@ -202,9 +202,14 @@ class Review:
             return event
 
     def reject(
-        self, target_id: str, reason: str, actor: str, *, because: str | None = None
+        self, target_id: str, reason: str, actor: str, because: str | None = None
     ) -> Tombstone:
-        """Reject a claim or unit (``decide(..., "reject")``) and answer its tombstone.
+        """Reject a claim or unit (``decide(..., "reject")``) and answer its tombstone: its
+        value never comes back by itself.
+
+        ``because`` names the belief (a memory of the same bank) the rejection rests on, as
+        ``decide`` takes it: the unit is then CONTESTED_BECAUSE that belief, and
+        reconsolidation re-examines the rejection when the belief changes.
 
         Raises:
             NotFound: no claim or unit has this id, or ``because`` names no memory of its bank.

@@ -47,9 +47,12 @@ class Settler:
         return record.kind, base_attribute(claim.attribute) if claim else ""
 
     def resolve_contradiction(
-        self, new_id_: str, old_id: str, decision: str, *, actor: str, note: str = ""
+        self, from_id: str, to_id: str, decision: str, *, actor: str, note: str = ""
     ) -> Settlement:
-        """Settle the open conflict between a new memory and the one it disputed.
+        """Answer a write's question: confirm the new memory, retract it, or keep both.
+
+        ``from_id`` is the new memory, ``to_id`` the one it disputed. Each settlement is a
+        precedent; enough identical ones come back with a rule proposal.
 
         Raises:
             NotFound: no open conflict between the two.
@@ -57,8 +60,8 @@ class Settler:
         """
         if decision not in DECISIONS:
             raise InvalidInput(f"decision must be one of {', '.join(DECISIONS)}, not {decision!r}")
-        record = self.find(new_id_, old_id)
-        winner = new_id_ if decision == "confirm" else old_id
+        record = self.find(from_id, to_id)
+        winner = from_id if decision == "confirm" else to_id
         settled = self.conflicts.resolve(
             record.id,
             DECISIONS[decision],
@@ -138,6 +141,11 @@ class Settler:
         with self.store.transaction():
             self.store.put_rule(rule)
         return rule
+
+    def adopted(self, bank: str | None = None) -> dict[str, list[Rule]]:
+        """The rules each bank adopted (every bank's, or ``bank``'s)."""
+        banks = [bank] if bank else [b.id for b in self.store.list_banks()]
+        return {b: self.store.list_rules(b) for b in banks}
 
     def rule_for(self, bank: str, kind: str, attribute: str) -> Rule | None:
         for r in self.store.list_rules(bank):

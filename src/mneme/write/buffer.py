@@ -28,6 +28,8 @@ log = logging.getLogger("mneme.buffer")
 #: How long the worker sleeps when the queue looks empty before looking again (other processes
 #: may enqueue into a shared store without waking this one).
 IDLE_POLL_SECONDS = 0.5
+#: The longest a caller may wait for a buffered write (``retain(..., wait=)``).
+MAX_WAIT_SECONDS = 3600
 #: Errors a failed item re-raises as themselves to a caller that waited for it.
 #: The payload key of an accepted write's screening (not a retain argument).
 _SCREENED = "_screened"
@@ -48,7 +50,17 @@ class IngestBuffer:
     # -- the caller's side --------------------------------------------------------------
 
     def submit(self, args: Mapping[str, Any], wait: float) -> RetainResult:
-        """Validate, persist, acknowledge; return the finished result if it is done in time."""
+        """Validate, persist, acknowledge; return the finished result if it is done in time
+        (``wait`` seconds, at most ``MAX_WAIT_SECONDS``)."""
+        if (
+            isinstance(wait, bool)
+            or not isinstance(wait, int | float)
+            or not 0 <= wait <= MAX_WAIT_SECONDS
+        ):
+            raise InvalidInput(
+                f"wait must be a number of seconds from 0 to {MAX_WAIT_SECONDS}, not {wait!r}"
+            )
+        wait = float(wait)
         rest = dict(args)
         # Every bad input fails here, before anything is kept, and so does a refused secret.
         plan = self.retainer.plan(rest.pop("text"), **rest)

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from mneme.core.charter import Charter, CharterError, parse
+from mneme.core.model import Rule
 from mneme.errors import InvalidInput
 
 log = logging.getLogger("mneme.charter")
@@ -64,3 +67,14 @@ class CharterFile:
                 if strict:
                     raise InvalidInput(self.error) from exc
         return self._charter
+
+    def in_force(self, adopted: Mapping[str, Sequence[Rule]]) -> dict[str, Any]:
+        """The charter in force (its text, its checked rules, the file's error if the last
+        edit did not parse) beside the rules each bank ``adopted``."""
+        charter = self()
+        return {
+            "charter": charter.text,
+            "charter_rules": list(charter.rules),
+            "charter_error": self.error,
+            "adopted": dict(adopted),
+        }

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mneme import validate
 from mneme.config import Config
 from mneme.core.audit_chain import MacKey
 from mneme.core.model import Bank
@@ -74,7 +75,9 @@ class Defence:
             return Policy({"secret": Action.REFUSE, "personal": Action.REFUSE})
 
     def view(self, bank_id: str) -> PolicyView:
-        bank = self.store.get_bank(bank_id)
+        """How a bank's writes treat secrets and personal data: the rules set on the bank,
+        and the action (store | redact | refuse) every category and kind gets."""
+        bank = self.store.get_bank(validate.ident(bank_id, "bank"))
         rules = bank.config.get(CONFIG_KEY) if bank is not None else None
         return PolicyView(
             bank_id,
@@ -91,6 +94,8 @@ class Defence:
             InvalidInput: an unknown category, kind or action.
             NotFound: no such bank and ``create`` is off.
         """
+        bank_id = validate.ident(bank_id, "bank")
+        actor = validate.ident(actor, "actor")
         with self.store.transaction():
             bank = self.store.get_bank(bank_id)
             if bank is None:

@@ -5,33 +5,36 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 
-from mneme.core.model import Edge, Hit, Unit, Viewer
+from mneme import validate
+from mneme.core.model import Edge, Hit, Scope, Unit, Viewer
 from mneme.errors import InvalidInput, NotFound
 from mneme.ids import new_id
 from mneme.store.protocol import Store
 
-#: Finds the best match for a query in a viewer's bank (the Memory's recall).
-BestMatch = Callable[[str, Viewer], list[Hit]]
+#: ``Memory.recall``: a query names the best match it finds.
+Recall = Callable[..., list[Hit]]
 
 
 def connect(
     store: Store,
-    best: BestMatch,
-    viewer: Viewer,
+    recall: Recall,
     a: str,
     b: str,
     *,
+    bank: str,
+    agent: str,
     type: str,
     weight: float,
     note: str,
     now: dt.datetime,
 ) -> Edge:
     """Link two memories (ids, or queries whose best match is taken) with a typed edge."""
+    viewer = Viewer(validate.ident(bank, "bank"), validate.ident(agent, "agent"), Scope.COLLECTIVE)
     if not isinstance(type, str) or not type.replace("_", "").isalpha() or len(type) > 40:
         raise InvalidInput(f"edge type must be a word like RELATES_TO, not {type!r}")
     if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0 < weight <= 1:
         raise InvalidInput("weight must be a number in (0, 1]")
-    ends = [_end(store, best, x, viewer) for x in (a, b)]
+    ends = [_end(store, recall, x, viewer) for x in (a, b)]
     if ends[0].id == ends[1].id:
         raise InvalidInput("cannot connect a memory to itself")
     edge = Edge(
@@ -50,13 +53,13 @@ def connect(
     return edge
 
 
-def _end(store: Store, best: BestMatch, ref: str, viewer: Viewer) -> Unit:
+def _end(store: Store, recall: Recall, ref: str, viewer: Viewer) -> Unit:
     if isinstance(ref, str) and ref.startswith("u_"):
         unit = store.get_units(viewer, [ref]).get(ref)
         if unit is None:
             raise NotFound(f"no memory {ref!r} visible to {viewer.agent_id}")
         return unit
-    hits = best(ref, viewer)
+    hits = recall(ref, bank=viewer.bank_id, agent=viewer.agent_id, scope="collective", k=1)
     if not hits:
         raise NotFound(f"nothing matches {ref!r} in bank {viewer.bank_id}")
     return hits[0].unit

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import socket
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -41,7 +41,7 @@ from mneme.core.policy import may_retire
 from mneme.core.sensitive import Screening
 from mneme.core.speakers import speaker_of
 from mneme.embed.protocol import Embedder
-from mneme.errors import Conflict, NotFound
+from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.ids import new_id
 from mneme.llm.extract import LLMExtractor
 from mneme.llm.protocol import LLMError
@@ -97,6 +97,22 @@ class Retainer:
         plan = self.planner.plan(text, None, **args)
         plan.screening = screened
         return plan
+
+    def plans(self, items: Iterable[Mapping[str, Any]]) -> list[Plan]:
+        """Plan every item (a mapping of ``retain``'s arguments by name) before anything is
+        written: the first bad one raises InvalidInput naming it (``index`` is its place)."""
+        plans = []
+        for i, item in enumerate(items):
+            if not isinstance(item, Mapping) or "text" not in item:
+                raise InvalidInput(f"item {i} must be a mapping with a 'text' key")
+            args = dict(item)
+            try:
+                plans.append(self.plan(args.pop("text"), **args))
+            except (TypeError, InvalidInput) as exc:
+                err = InvalidInput(f"item {i}: {exc}")
+                err.index = i
+                raise err from exc
+        return plans
 
     def run(self, plans: Sequence[Plan]) -> list[RetainResult]:
         self.prepare(plans)

@@ -191,7 +191,7 @@ def test_document_frequencies_and_postings_stay_exact_through_writes_and_purge(
 ) -> None:
     mem = mneme.Memory.open(pg_database, embedder="hashing:15")
     try:
-        store = mem.store
+        store = mem._store
         assert isinstance(store, PostgresStore)
         kept = mem.retain(
             "Alice lives in Lisbon. Bob plays chess on Sundays.", bank="b1", agent="a1"
@@ -201,7 +201,7 @@ def test_document_frequencies_and_postings_stay_exact_through_writes_and_purge(
         mem.retain("Alice lives in Lisbon.", bank="b1", agent="a3")  # a repeat: a new knower
         _assert_exact(store)
         assert store.db.scalar("SELECT count(*) FROM lexeme_df WHERE lexeme = 'zebra'") == 1
-        mem.purge(gone.memory_ids[0], actor="dpo", reason="erasure request")
+        mem.admin.purge(gone.memory_ids[0], actor="dpo", reason="erasure request")
         _assert_exact(store)
         assert store.db.scalar("SELECT count(*) FROM lexeme_df WHERE lexeme = 'zebra'") == 0
         assert store.db.scalar("SELECT n FROM lexeme_df WHERE bank_id = 'b1' AND lexeme = 'alic'")

@@ -23,7 +23,7 @@ def test_a_schema_1_database_upgrades_in_place_and_keeps_its_memories(tmp_path):
     path = tmp_path / "old.db"
     shutil.copy(FIXTURE, path)
     mem = mneme.Memory.open(str(path), embedder=HashingEmbedder())
-    assert mem.store.schema_version() == latest_version()
+    assert mem.admin.schema_version() == latest_version()
     unit = mem.get("u_v1")
     assert unit.text == "Alice moved to Lisbon in March 2024."
     assert unit.evidence == ("ev-1",)
@@ -34,8 +34,8 @@ def test_a_schema_1_database_upgrades_in_place_and_keeps_its_memories(tmp_path):
     assert hits[0].evidence_source_ids == ("ev-1",)
     # the tables schema 2 added work on the upgraded file
     mem.retain("Alice now works at Harbor Labs.", bank="b1", agent="a2")
-    assert [a.id for a in mem.roster("b1").live] == ["a2"]
-    assert mem.audit_verify()["b1"].ok
+    assert [a.id for a in mem.swarm.roster("b1").live] == ["a2"]
+    assert mem.admin.audit_verify()["b1"].ok
     mem.close()
     db = sqlite3.connect(path)
     rows = db.execute("SELECT version, name FROM schema_version ORDER BY version").fetchall()
@@ -47,7 +47,7 @@ def test_opening_an_up_to_date_store_applies_nothing(tmp_path):
     path = str(tmp_path / "m.db")
     mneme.Memory.open(path, embedder=HashingEmbedder()).close()
     mem = mneme.Memory.open(path, embedder=HashingEmbedder())
-    assert mem.store.migrate() == []
+    assert mem.admin.migrate() == []
     mem.close()
 
 

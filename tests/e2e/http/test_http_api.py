@@ -62,7 +62,7 @@ def seeded(mem: mneme.Memory) -> dict[str, str]:
     tea = mem.retain("Bob prefers tea over coffee.", bank="team", agent="scout").memory_ids[0]
     secret = mem.retain("My locker code is 4711.", bank="team", agent="scout", visibility="private")
     elsewhere = mem.retain("Carol works at the harbour.", bank="other", agent="scout")
-    (conflict,) = mem.conflicts(bank="team")
+    (conflict,) = mem.conflicts.list(bank="team")
     claims = {c.claim.value: c.id for c in mem.review.queue(bank="team")}
     return {
         "paris": paris,
@@ -207,13 +207,13 @@ def test_an_agent_retains_as_the_token_agent(api: Api, mem: mneme.Memory) -> Non
 
 
 def test_the_body_can_never_choose_the_agent(api: Api, mem: mneme.Memory) -> None:
-    before = mem.stats()
+    before = mem.admin.stats()
     response = api.post(
         "scout", "/v1/banks/team/memories", {"text": "Dana owns a bike.", "agent": "critic"}
     )
     assert response.status_code == 422
     assert error_of(response)["code"] == "invalid_request"
-    assert mem.stats() == before
+    assert mem.admin.stats() == before
 
 
 def test_an_agent_never_sees_another_agents_private_memory(
@@ -299,13 +299,16 @@ def test_an_agent_token_is_refused_review_and_admin_routes(
     path: str,
     body: dict[str, Any] | None,
 ) -> None:
-    before = mem.stats(), [c.claim.review_status for c in mem.review.queue(bank="team")]
+    before = mem.admin.stats(), [c.claim.review_status for c in mem.review.queue(bank="team")]
     response = api.call("scout", method, path.format(**seeded), json=body)
     assert response.status_code == 403
     assert error_of(response)["code"] == "forbidden"
-    assert (mem.stats(), [c.claim.review_status for c in mem.review.queue(bank="team")]) == before
+    assert (
+        mem.admin.stats(),
+        [c.claim.review_status for c in mem.review.queue(bank="team")],
+    ) == before
     assert mem.get(seeded["tea"]).status.value == "active"
-    assert mem.conflicts(bank="team")[0].status == "open"
+    assert mem.conflicts.list(bank="team")[0].status == "open"
 
 
 # -- reviewers ------------------------------------------------------------------------------
@@ -320,11 +323,11 @@ def test_reviewer_reads_the_bank_as_its_owner(api: Api, seeded: dict[str, str]) 
 
 
 def test_reviewer_writes_no_memories(api: Api, mem: mneme.Memory) -> None:
-    before = mem.stats()
+    before = mem.admin.stats()
     response = api.post("reviewer", "/v1/banks/team/memories", {"text": "Eve likes jazz."})
     assert response.status_code == 403
     assert api.post("reviewer", "/v1/banks/team/agents/heartbeat").status_code == 403
-    assert mem.stats() == before
+    assert mem.admin.stats() == before
 
 
 def test_reviewer_works_the_queue(api: Api, seeded: dict[str, str], mem: mneme.Memory) -> None:
@@ -383,14 +386,14 @@ def test_reviewer_rejects_because_a_belief_and_an_unknown_belief_is_404(
         assert missing.status_code == 404, because
         assert error_of(missing)["code"] == "not_found"
     assert mem.get(tea).status.value == "active"
-    assert mem.store.review_events("team", tea) == []
-    assert mem.store.find_tombstones("team", unit_id=tea) == []
+    assert mem._store.review_events("team", tea) == []
+    assert mem._store.find_tombstones("team", unit_id=tea) == []
     # The actor is the token's agent: a body cannot name one.
     smuggled = api.post("reviewer", path, {**body, "because": belief_id, "actor": "mallory"})
     assert smuggled.status_code == 422
     done = api.post("reviewer", path, {**body, "because": belief_id})
     assert done.status_code == 200, done.text
-    (event,) = mem.store.review_events("team", tea)
+    (event,) = mem._store.review_events("team", tea)
     assert (event.decision, event.actor, event.metadata) == (
         "reject",
         "rita",
@@ -424,7 +427,7 @@ def test_reviewer_resolves_a_conflict_once(
     path = f"/v1/banks/team/conflicts/{seeded['conflict']}/resolve"
     no_scopes = api.post("reviewer", path, {"resolution": "scoped_exception"})
     assert no_scopes.status_code == 400
-    assert mem.conflicts(bank="team")[0].status == "open"
+    assert mem.conflicts.list(bank="team")[0].status == "open"
     stranger = api.post("reviewer", path, {"resolution": "supersede", "winner": seeded["tea"]})
     assert stranger.status_code == 400
     done = api.post(
@@ -452,7 +455,7 @@ def test_an_agent_answers_the_question_about_its_own_write(
     body = {"from_id": seeded["berlin"], "to_id": seeded["paris"], "decision": "confirm"}
     refused = api.post("scout", "/v1/banks/team/contradictions/resolve", body)
     assert refused.status_code == 403
-    assert mem.conflicts(bank="team")[0].status == "open"
+    assert mem.conflicts.list(bank="team")[0].status == "open"
     settled = api.post("critic", "/v1/banks/team/contradictions/resolve", body)
     assert settled.status_code == 200
     assert settled.json()["conflict"]["status"] == "resolved"
@@ -629,7 +632,7 @@ def test_a_slow_write_is_accepted_and_its_status_can_be_polled(api: Api, mem: mn
 def test_bad_retain_input_is_a_clear_error_and_writes_nothing(
     api: Api, mem: mneme.Memory, body: dict[str, Any] | bytes, status: int
 ) -> None:
-    before = mem.stats()
+    before = mem.admin.stats()
     if isinstance(body, bytes):
         response = api.call(
             "scout",
@@ -642,7 +645,7 @@ def test_bad_retain_input_is_a_clear_error_and_writes_nothing(
         response = api.post("scout", "/v1/banks/team/memories", body)
     assert response.status_code == status, response.text
     error_of(response)
-    assert mem.stats() == before
+    assert mem.admin.stats() == before
 
 
 @pytest.mark.parametrize(
@@ -679,7 +682,7 @@ def test_an_unexpected_failure_is_a_500_error_object_without_internals(
     def broken() -> None:
         raise RuntimeError("secret internals")
 
-    monkeypatch.setattr(mem, "stats", broken)
+    monkeypatch.setattr(mem.admin, "stats", broken)
     response = api.get("admin", "/v1/stats")
     assert response.status_code == 500
     assert error_of(response)["code"] == "internal"

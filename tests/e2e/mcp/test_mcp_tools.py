@@ -66,7 +66,7 @@ async def read(client: ClientSession, uri: str) -> str:
 
 
 def snapshot(mem: mneme.Memory) -> tuple[Any, ...]:
-    return (mem.stats(), mem.think.open_count(), len(mem.audit_verify()))
+    return (mem.admin.stats(), mem.think.open_count(), len(mem.admin.audit_verify()))
 
 
 AB = {"bank": "b"}
@@ -337,7 +337,7 @@ async def test_review_queue_decide_conflicts_reject_and_restore(mem):
     assert tomb["reason"] == "typo"
     assert back["new_status"] == "active"
     assert len(every) == 1
-    assert {e.actor for e in mem.store.review_events("b", conflict["b_unit"])} == {"rev1"}
+    assert {e.actor for e in mem._store.review_events("b", conflict["b_unit"])} == {"rev1"}
 
 
 async def test_review_queue_items_are_statements_as_said_and_a_reviewer_sees_them_all(mem):
@@ -376,10 +376,10 @@ async def test_reject_because_a_belief_and_an_unknown_belief_is_not_found(mem, t
             for because in ("u_nothing_here", elsewhere)
         ]
         assert mem.get(plan).status.value == "active"
-        assert mem.store.review_events("b", plan) == []
+        assert mem._store.review_events("b", plan) == []
         await call(client, tool, {**args, "because": belief})
     assert [m["code"] for m in missing] == ["not_found", "not_found"]
-    (event,) = mem.store.review_events("b", plan)
+    (event,) = mem._store.review_events("b", plan)
     assert (event.decision, event.actor, event.metadata) == ("reject", "rev1", {"because": belief})
     assert [
         (e.dst, e.made_by)
@@ -462,7 +462,7 @@ async def test_think_tools_reason_privately_then_commit_one_conclusion(mem):
         async with connect(build_server(mem, agent="a2")) as other_agent:
             intruder = await fail(other_agent, "think_status", {"session_id": sid})
             stolen = await fail(other_agent, "think_commit", {"session_id": sid})
-        untouched = mem.stats()
+        untouched = mem.admin.stats()
         committed = await call(client, "think_commit", {"session_id": sid, **AB})
         closed = await fail(client, "think_status", {"session_id": sid, **AB})
         other = (await call(client, "think_start", {**AB, "goal": "scratch"}))["session_id"]
@@ -577,7 +577,7 @@ async def test_an_unexpected_failure_is_internal_and_leaks_nothing(mem, monkeypa
     def boom() -> None:
         raise RuntimeError("secret detail from deep inside")
 
-    monkeypatch.setattr(mem, "stats", boom)
+    monkeypatch.setattr(mem.admin, "stats", boom)
     async with connect(build_server(mem, bank="*")) as client:
         err = await fail(client, "swarm_status", {"bank": "b"})
     assert err["code"] == "internal"

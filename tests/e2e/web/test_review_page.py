@@ -76,7 +76,7 @@ def site(tmp_path: Path) -> Iterator[Site]:
     mem.retain("Alice lives in Berlin.", bank="team", agent="critic")
     mem.retain("Bob prefers tea over coffee.", bank="team", agent="scout")
     mem.retain("My locker code is 4711.", bank="team", agent="scout", visibility="private")
-    (conflict,) = mem.conflicts(bank="team")
+    (conflict,) = mem.conflicts.list(bank="team")
     paris = next(c for c in mem.review.queue(bank="team") if c.claim.value == "paris")
     tokens = TokenStore(tmp_path / "tokens.json")
     reviewer, _ = tokens.create(bank="team", agent="rita", role="reviewer")
@@ -167,13 +167,13 @@ def test_reviewer_settles_a_conflict_as_a_scoped_exception(site: Site, page: Any
     card.locator(".scopes").wait_for()
     card.locator('button[type="submit"]').click()  # no scopes yet: the page asks for them
     page.locator("#toast.error").wait_for()
-    assert site.mem.conflicts(bank="team")[0].status == "open"
+    assert site.mem.conflicts.list(bank="team")[0].status == "open"
     card.locator(".scopes input").nth(0).fill("before 2024")
     card.locator(".scopes input").nth(1).fill("since 2024")
     shot(page, "03-conflict-scoped")
     card.locator('button[type="submit"]').click()
     page.locator(f'#conflict-list li.card[data-id="{site.conflict_id}"]').wait_for(state="detached")
-    (settled,) = site.mem.conflicts(bank="team", status="resolved")
+    (settled,) = site.mem.conflicts.list(bank="team", status="resolved")
     assert settled.resolution is not None
     assert settled.resolution.value == "scoped_exception"
     assert (settled.scope_a, settled.scope_b) == ("before 2024", "since 2024")

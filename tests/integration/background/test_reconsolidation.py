@@ -24,7 +24,7 @@ def vendor(mem: mneme.Memory) -> dict[str, str]:
     ids["plan"] = r.memory_ids[0]
     r = mem.retain("Kestrel Payments missed two settlement windows in May.", bank="ops", agent="a1")
     ids["support"] = r.memory_ids[0]
-    mem.support(ids["support"], belief=ids["belief"], actor="a1")
+    mem.beliefs.support(ids["support"], belief=ids["belief"], actor="a1")
     mem.review.decide(
         ids["plan"], "reject", "rev1", "not while Kestrel is unreliable", because=ids["belief"]
     )
@@ -38,52 +38,52 @@ def test_a_rejection_can_name_the_belief_behind_it(mem, vendor):
 
 
 def test_retracting_the_belief_records_pending_work_cheaply(mem, vendor):
-    assert not mem.has_pending_reconsolidation("ops")
-    mem.reject(vendor["belief"], reason="they fixed their settlement system", actor="rev1")
-    assert mem.has_pending_reconsolidation("ops")
+    assert not mem.beliefs.has_pending("ops")
+    mem.review.reject(vendor["belief"], reason="they fixed their settlement system", actor="rev1")
+    assert mem.beliefs.has_pending("ops")
 
 
 def test_the_sweep_reaccepts_what_the_belief_blocked_and_flags_its_supporters(mem, vendor):
-    mem.reject(vendor["belief"], reason="they fixed it", actor="rev1")
-    (report,) = mem.reconsolidate(bank="ops")
+    mem.review.reject(vendor["belief"], reason="they fixed it", actor="rev1")
+    (report,) = mem.beliefs.reconsolidate(bank="ops")
     assert report.examined == 2
     assert report.reaccepted == (vendor["plan"],)
     assert vendor["support"] in report.flagged
     assert mem.get(vendor["plan"]).status == UnitStatus.ACTIVE
-    events = mem.store.review_events("ops", vendor["plan"])
+    events = mem._store.review_events("ops", vendor["plan"])
     assert events[-1].actor == "sweep:reconsolidate"
     assert "evidence" in events[-1].note
-    (proposal,) = mem.sweep_proposals(bank="ops")
+    (proposal,) = mem.beliefs.proposals(bank="ops")
     assert proposal.unit_id == vendor["support"]
     assert proposal.verdict == "unsupported"
-    assert not mem.has_pending_reconsolidation("ops")
+    assert not mem.beliefs.has_pending("ops")
     hits = mem.recall("What do we use for billing?", bank="ops", agent="a1")
     assert any("billing" in h.text for h in hits)
 
 
 def test_every_move_of_the_sweep_can_be_restored(mem, vendor):
-    mem.reject(vendor["belief"], reason="they fixed it", actor="rev1")
-    mem.reconsolidate(bank="ops")
-    mem.restore(vendor["plan"], actor="rev1", note="the sweep was too quick")
+    mem.review.reject(vendor["belief"], reason="they fixed it", actor="rev1")
+    mem.beliefs.reconsolidate(bank="ops")
+    mem.review.restore(vendor["plan"], actor="rev1", note="the sweep was too quick")
     assert mem.get(vendor["plan"]).status == UnitStatus.REJECTED
 
 
 def test_a_memory_with_another_live_reason_is_left_alone(mem, vendor):
     r = mem.retain("I think billing vendors must be PCI certified first.", bank="ops", agent="a1")
     second = r.memory_ids[0]
-    mem.contest(vendor["plan"], because=second, actor="rev1")
-    mem.reject(vendor["belief"], reason="they fixed it", actor="rev1")
-    (report,) = mem.reconsolidate(bank="ops")
+    mem.beliefs.contest(vendor["plan"], because=second, actor="rev1")
+    mem.review.reject(vendor["belief"], reason="they fixed it", actor="rev1")
+    (report,) = mem.beliefs.reconsolidate(bank="ops")
     assert vendor["plan"] in report.left_alone
     assert mem.get(vendor["plan"]).status == UnitStatus.REJECTED
 
 
 def test_a_belief_restored_after_retraction_contests_again(mem, vendor):
-    mem.reject(vendor["belief"], reason="they fixed it", actor="rev1")
-    mem.reconsolidate(bank="ops")
+    mem.review.reject(vendor["belief"], reason="they fixed it", actor="rev1")
+    mem.beliefs.reconsolidate(bank="ops")
     assert mem.get(vendor["plan"]).status == UnitStatus.ACTIVE
-    mem.restore(vendor["belief"], actor="rev1", note="it broke again")
-    reports = mem.reconsolidate(bank="ops")
+    mem.review.restore(vendor["belief"], actor="rev1", note="it broke again")
+    reports = mem.beliefs.reconsolidate(bank="ops")
     assert any(vendor["plan"] in r.flagged for r in reports)
     assert mem.get(vendor["plan"]).status == UnitStatus.REJECTED
 
@@ -96,29 +96,29 @@ def test_a_chain_of_two_belief_changes(mem):
         b1.memory_ids[0], "I believe the Falcon cluster is overloaded at night.", agent="a1"
     )
     assert mem.get(b1.memory_ids[0]).status == UnitStatus.SUPERSEDED
-    first = mem.reconsolidate(bank="c")
+    first = mem.beliefs.reconsolidate(bank="c")
     assert first
     assert first[0].reaccepted == ()
-    (proposal,) = [p for p in mem.sweep_proposals(bank="c") if p.verdict == "reaccept"]
+    (proposal,) = [p for p in mem.beliefs.proposals(bank="c") if p.verdict == "reaccept"]
     assert proposal.unit_id == plan.memory_ids[0]
-    mem.reject(b2.memory_ids[0], reason="capacity was doubled", actor="rev1")
-    mem.reconsolidate(bank="c")
-    mem.decide_proposal(proposal.id, True, actor="rev1")
+    mem.review.reject(b2.memory_ids[0], reason="capacity was doubled", actor="rev1")
+    mem.beliefs.reconsolidate(bank="c")
+    mem.beliefs.decide(proposal.id, True, actor="rev1")
     assert mem.get(plan.memory_ids[0]).status == UnitStatus.ACTIVE
     with pytest.raises(Conflict):
-        mem.decide_proposal(proposal.id, True, actor="rev1")
+        mem.beliefs.decide(proposal.id, True, actor="rev1")
 
 
 def test_a_supporter_that_contradicts_the_new_belief_opens_a_conflict(mem):
     b1 = mem.retain("I believe the launch date is 3 May.", bank="l", agent="a1")
     s = mem.retain("The launch date is 3 May.", bank="l", agent="a2")
-    mem.support(s.memory_ids[0], belief=b1.memory_ids[0], actor="a1")
+    mem.beliefs.support(s.memory_ids[0], belief=b1.memory_ids[0], actor="a1")
     mem.update(b1.memory_ids[0], "I believe the launch date is 10 May.", agent="a1")
-    (report,) = mem.reconsolidate(bank="l")
+    (report,) = mem.beliefs.reconsolidate(bank="l")
     assert s.memory_ids[0] in report.flagged
     # Flagged for a person either way: as a conflict (above the bar) or as a proposal.
-    opened = [c for c in mem.conflicts(bank="l") if c.kind == "reconsolidation"]
-    queued = [p for p in mem.sweep_proposals(bank="l") if p.verdict == "contradicts"]
+    opened = [c for c in mem.conflicts.list(bank="l") if c.kind == "reconsolidation"]
+    queued = [p for p in mem.beliefs.proposals(bank="l") if p.verdict == "contradicts"]
     assert opened or queued
 
 
@@ -127,11 +127,11 @@ def test_a_why_edge_makes_any_memory_a_belief_by_its_role(mem):
     b = mem.retain("Ilse is away all of May.", bank="w", agent="a1").memory_ids[0]
     assert mem.get(b).type not in (UnitType.BELIEF, UnitType.OPINION)
     with pytest.raises(InvalidInput, match="itself"):
-        mem.contest(a, because=a, actor="rev1")
+        mem.beliefs.contest(a, because=a, actor="rev1")
     mem.review.decide(a, "reject", "rev1", "she is away", because=b)
-    mem.reject(b, reason="she is back on 3 May", actor="rev1")
-    assert mem.has_pending_reconsolidation("w")
-    (report,) = mem.reconsolidate(bank="w")
+    mem.review.reject(b, reason="she is back on 3 May", actor="rev1")
+    assert mem.beliefs.has_pending("w")
+    (report,) = mem.beliefs.reconsolidate(bank="w")
     assert report.reaccepted == (a,)
     assert mem.get(a).status == UnitStatus.ACTIVE
 
@@ -148,15 +148,15 @@ def correction(mem: mneme.Memory) -> dict[str, str]:
         supersedes=ids["plan"].memory_ids,
     )
     out = {k: r.memory_ids[0] for k, r in ids.items()}
-    mem.contest(out["plan"], because=out["belief"], actor="a1")
+    mem.beliefs.contest(out["plan"], because=out["belief"], actor="a1")
     mem.connect(out["fix"], out["belief"], bank="q", agent="a1", type="BECAUSE")
     assert mem.get(out["plan"]).status == UnitStatus.SUPERSEDED
     return out
 
 
 def test_retracting_the_belief_undoes_the_correction_that_rested_on_it(mem, correction):
-    mem.reject(correction["belief"], reason="it was Kestrel Freight", actor="rev1")
-    (report,) = mem.reconsolidate(correction["belief"])
+    mem.review.reject(correction["belief"], reason="it was Kestrel Freight", actor="rev1")
+    (report,) = mem.beliefs.reconsolidate(correction["belief"])
     assert report.reaccepted == (correction["plan"],)
     assert report.flagged == (correction["fix"],)
     plan = mem.get(correction["plan"])
@@ -169,10 +169,10 @@ def test_retracting_the_belief_undoes_the_correction_that_rested_on_it(mem, corr
 
 
 def test_restoring_the_belief_brings_the_correction_back(mem, correction):
-    mem.reject(correction["belief"], reason="it was Kestrel Freight", actor="rev1")
-    mem.reconsolidate(correction["belief"])
-    mem.restore(correction["belief"], actor="rev1", note="it was Kestrel Print after all")
-    mem.reconsolidate(correction["belief"])
+    mem.review.reject(correction["belief"], reason="it was Kestrel Freight", actor="rev1")
+    mem.beliefs.reconsolidate(correction["belief"])
+    mem.review.restore(correction["belief"], actor="rev1", note="it was Kestrel Print after all")
+    mem.beliefs.reconsolidate(correction["belief"])
     assert mem.get(correction["fix"]).status == UnitStatus.ACTIVE
     plan = mem.get(correction["plan"])
     assert plan.status == UnitStatus.SUPERSEDED
@@ -180,9 +180,9 @@ def test_restoring_the_belief_brings_the_correction_back(mem, correction):
 
 
 def test_health_reports_sweep_rates(mem, vendor):
-    mem.reject(vendor["belief"], reason="they fixed it", actor="rev1")
-    mem.reconsolidate(bank="ops")
-    h = mem.health()["reconsolidation"]
+    mem.review.reject(vendor["belief"], reason="they fixed it", actor="rev1")
+    mem.beliefs.reconsolidate(bank="ops")
+    h = mem.admin.health()["reconsolidation"]
     assert h["sweeps"] == 1
     assert h["examined"] == 2
     assert h["rates"]["reaccepted"] == 0.5
@@ -195,11 +195,11 @@ def test_the_background_worker_runs_pending_sweeps(db_path):
         b = mem.retain("I believe the Heron API is deprecated.", bank="bg", agent="a1")
         p = mem.retain("Build the importer on the Heron API.", bank="bg", agent="a1")
         mem.review.decide(p.memory_ids[0], "reject", "rev1", because=b.memory_ids[0])
-        mem.reject(b.memory_ids[0], reason="not deprecated after all", actor="rev1")
+        mem.review.reject(b.memory_ids[0], reason="not deprecated after all", actor="rev1")
         deadline = time.monotonic() + 20
-        while mem.has_pending_reconsolidation("bg") and time.monotonic() < deadline:
+        while mem.beliefs.has_pending("bg") and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not mem.has_pending_reconsolidation("bg")
+        assert not mem.beliefs.has_pending("bg")
         assert mem.get(p.memory_ids[0]).status == UnitStatus.ACTIVE
     finally:
         mem.close()

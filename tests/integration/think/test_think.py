@@ -17,8 +17,8 @@ from mneme.surfaces.mcp import build_server
 
 def footprint(mem: mneme.Memory) -> tuple[Any, ...]:
     """Everything a write would change: counts, audit records, conflicts, review queue."""
-    audit = sum(r.records for r in mem.audit_verify().values())
-    return (mem.stats(), audit, tuple(mem.banks()))
+    audit = sum(r.records for r in mem.admin.audit_verify().values())
+    return (mem.admin.stats(), audit, tuple(mem.admin.banks()))
 
 
 @pytest.fixture
@@ -60,9 +60,9 @@ def test_commit_persists_one_conclusion_with_supports_edges_from_the_cited_evide
     mem.think.conclude(
         sid, "The spare badge is in the east office.", evidence=[hits[facts["badge"]].id, hyp.id]
     )
-    stats = mem.stats()
+    stats = mem.admin.stats()
     result = mem.think.commit(sid)
-    after = mem.stats()
+    after = mem.admin.stats()
     assert after.sources == stats.sources + 1
     (unit_id,) = result.memory_ids
     assert result.metadata["evidence"] == [facts["badge"]]
@@ -174,12 +174,12 @@ def test_an_idle_session_is_saved_as_an_incomplete_thought_and_found_again(mem, 
     mem.think.status(sid)  # activity keeps it alive
     clock.advance(minutes=29)
     assert mem.think.status(sid).session_id == sid
-    before = mem.stats()
+    before = mem.admin.stats()
     clock.advance(minutes=31)
     found = mem.think.incomplete("office move", "b", "a1")  # this call sweeps
     with pytest.raises(NotFound, match="incomplete thought"):
         mem.think.status(sid)
-    assert mem.stats().sources == before.sources + 1
+    assert mem.admin.stats().sources == before.sources + 1
     (item,) = found
     assert item.session_id == sid
     assert item.goal == "Plan the office move"

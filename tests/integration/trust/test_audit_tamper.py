@@ -56,14 +56,14 @@ def _build(path: Path) -> Workload:
             supersedes=list(old.memory_ids),
         )
         porto = mem.retain("Alice lives in Porto.", bank="b1", agent="a3", source_id="ev-4")
-        (conflict,) = mem.conflicts(bank="b1")
-        mem.resolve(conflict.id, "supersede", actor="pat", winner=lisbon.memory_ids[0])
+        (conflict,) = mem.conflicts.list(bank="b1")
+        mem.conflicts.resolve(conflict.id, "supersede", actor="pat", winner=lisbon.memory_ids[0])
         tea = mem.retain("Bob prefers green tea.", bank="b1", agent="a1", source_id="ev-5")
-        tomb = mem.reject(tea.memory_ids[0], "wrong", "pat")
+        tomb = mem.review.reject(tea.memory_ids[0], "wrong", "pat")
         secret = mem.retain("Carol's passport is X9-4471.", bank="b1", agent="a1", source_id="ev-6")
-        mem.purge(secret.memory_ids[0], actor="dpo", reason="GDPR art. 17 request from Carol")
+        mem.admin.purge(secret.memory_ids[0], actor="dpo", reason="GDPR art. 17 request from Carol")
         mem.retain("Dana works at Harbor Labs.", bank="b2", agent="a1", source_id="ev-7")
-        reports = mem.audit_verify()
+        reports = mem.admin.audit_verify()
         assert all(r.ok for r in reports.values()), reports
     finally:
         mem.close()
@@ -108,7 +108,7 @@ def sql(fresh: Workload) -> Iterator[sqlite3.Connection]:
 def _verify(path: Path) -> dict[str, ChainReport]:
     mem = mneme.Memory.open(str(path), embedder="hashing", read_only=True)
     try:
-        return dict(mem.audit_verify())
+        return dict(mem.admin.audit_verify())
     finally:
         mem.close()
 
@@ -436,7 +436,7 @@ def test_an_untampered_store_after_a_realistic_workload_verifies_clean(fresh: Wo
     mem = mneme.Memory.open(str(fresh.path), embedder="hashing")
     try:
         mem.retain("Erin joined in June.", bank="b2", agent="a2")
-        assert all(r.ok for r in mem.audit_verify().values())
+        assert all(r.ok for r in mem.admin.audit_verify().values())
     finally:
         mem.close()
 
@@ -479,7 +479,7 @@ def test_a_store_opened_without_its_key_cannot_write_and_does_not_verify(
         assert not Path(f"{fresh.path}.audit-key").exists()  # no new key is made over it
         with pytest.raises(mneme.errors.BackendUnavailable, match="audit key"):
             mem.retain("Frank likes chess.", bank="b1", agent="a1")
-        reports = mem.audit_verify()
+        reports = mem.admin.audit_verify()
         assert not any(r.ok for r in reports.values())
         assert "MNEME_AUDIT_KEY_FILE" in reports["b1"].problem
     finally:
@@ -510,7 +510,7 @@ def test_a_copy_into_another_store_keeps_verifying_and_catches_tampering(
     mem = mneme.Memory.open(str(dst), embedder="hashing")
     try:
         mem.retain("Gina moved to Oslo.", bank="b1", agent="a1")
-        assert all(r.ok for r in mem.audit_verify().values())
+        assert all(r.ok for r in mem.admin.audit_verify().values())
     finally:
         mem.close()
     conn = sqlite3.connect(dst)
@@ -567,18 +567,18 @@ def test_a_legacy_log_is_keyed_at_its_upgrade_and_keeps_verifying(legacy: tuple[
     mem = mneme.Memory.open(str(path), embedder="hashing")
     try:
         assert Path(f"{path}.audit-key").exists()  # made by the open that keyed the chain
-        report = mem.audit_verify()["b1"]
+        report = mem.admin.audit_verify()["b1"]
         assert report.ok, report
         assert any("legacy format" in n for n in report.notes)
-        ops = [r.op for r in mem.store.audit_records("b1")]
+        ops = [r.op for r in mem.admin.audit_log("b1")]
         assert ops[-1] == "audit.reseal"  # the rows, sealed as found
         # a purge erases the plain-text reasons of legacy records too: their link is checked
-        mem.purge(secret, actor="dpo", reason="erasure request")
-        report = mem.audit_verify()["b1"]
+        mem.admin.purge(secret, actor="dpo", reason="erasure request")
+        report = mem.admin.audit_verify()["b1"]
         assert report.ok, report
         assert any("link checked" in n for n in report.notes)
         mem.retain("Dana works at Harbor Labs.", bank="b1", agent="a2")
-        assert mem.audit_verify()["b1"].ok
+        assert mem.admin.audit_verify()["b1"].ok
     finally:
         mem.close()
     assert b"X9-4471" not in _dump(path)
@@ -631,7 +631,7 @@ def test_an_anchor_catches_a_bank_deleted_with_everything_it_had(
 ) -> None:
     mem = mneme.Memory.open(str(fresh.path), embedder="hashing")
     try:
-        anchor = mem.audit_anchor()
+        anchor = mem.admin.audit_anchor()
     finally:
         mem.close()
     conn = sqlite3.connect(fresh.path)
@@ -642,8 +642,8 @@ def test_an_anchor_catches_a_bank_deleted_with_everything_it_had(
     conn.close()
     mem = mneme.Memory.open(str(fresh.path), embedder="hashing", read_only=True)
     try:
-        assert all(r.ok for r in mem.audit_verify().values())  # nothing left to find
-        reports = mem.audit_verify(anchors=[anchor])
+        assert all(r.ok for r in mem.admin.audit_verify().values())  # nothing left to find
+        reports = mem.admin.audit_verify(anchors=[anchor])
         assert not reports["b2"].ok
         assert reports["b1"].ok
     finally:
@@ -655,8 +655,8 @@ def test_an_anchor_catches_a_chain_rewritten_by_someone_who_holds_the_key(
 ) -> None:
     mem = mneme.Memory.open(str(fresh.path), embedder="hashing")
     try:
-        anchor = mem.audit_anchor()
-        ring = mem.store.audit_anchors().keyring
+        anchor = mem.admin.audit_anchor()
+        ring = mem._store.audit_anchors().keyring
         assert ring is not None
         key = ring.signing
     finally:
@@ -671,7 +671,7 @@ def test_an_anchor_catches_a_chain_rewritten_by_someone_who_holds_the_key(
     assert _verify(fresh.path)["b1"].ok  # with the key, the rewrite is consistent
     mem = mneme.Memory.open(str(fresh.path), embedder="hashing", read_only=True)
     try:
-        assert not mem.audit_verify(anchors=[anchor])["b1"].ok
+        assert not mem.admin.audit_verify(anchors=[anchor])["b1"].ok
     finally:
         mem.close()
 
@@ -690,7 +690,7 @@ def test_the_key_file_is_made_once_readable_by_its_owner_only(tmp_path: Path) ->
     first = key.read_text()
     with mneme.Memory.open(str(db), embedder="hashing") as mem:
         mem.retain("Hana plays the cello.", bank="b", agent="a")
-        assert all(r.ok for r in mem.audit_verify().values())
+        assert all(r.ok for r in mem.admin.audit_verify().values())
     assert key.read_text() == first  # never replaced
     elsewhere = tmp_path / "vault" / "audit.key"
     elsewhere.parent.mkdir()

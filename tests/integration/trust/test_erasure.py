@@ -21,10 +21,10 @@ ERASED = ("Nadia", "Okafor", "sarcoidosis")
 
 def _raw_hits(db: Path, needles: tuple[str, ...]) -> dict[str, int]:
     """Occurrences of each needle (any case) in the database file and its WAL, after
-    ``Memory.compact`` folds the WAL into the file and rewrites it (free pages go)."""
+    ``mem.admin.compact`` folds the WAL into the file and rewrites it (free pages go)."""
     mem = mneme.Memory.open(db, embedder="hashing")
     try:
-        assert mem.compact().done == ("wal_checkpoint", "vacuum")
+        assert mem.admin.compact().done == ("wal_checkpoint", "vacuum")
     finally:
         mem.close()
     blobs = [p.read_bytes() for p in (db, Path(f"{db}-wal")) if p.exists()]
@@ -49,17 +49,17 @@ def _nadia_everywhere(mem: mneme.Memory) -> dict[str, str]:
     one = mem.retain("Nadia Okafor's clinic is in Leeds.", bank="clinic", agent="a1")
     two = mem.retain("Nadia Okafor's clinic is in York.", bank="clinic", agent="a2")
     rejected = mem.retain("Nadia Okafor smokes.", bank="clinic", agent="a2")
-    mem.reject(rejected.memory_ids[0], "Nadia says she never smoked", "rev1")
-    for conflict in mem.conflicts(bank="clinic"):
-        mem.resolve(
+    mem.review.reject(rejected.memory_ids[0], "Nadia says she never smoked", "rev1")
+    for conflict in mem.conflicts.list(bank="clinic"):
+        mem.conflicts.resolve(
             conflict.id,
             "not_conflict",
             actor="rev1",
             note="Nadia Okafor attends both clinics for sarcoidosis",
         )
     # a rejection and a restore of a memory that is not about her, with words naming her
-    mem.reject(keep.memory_ids[0], "Nadia says it is Fridays", "rev1")
-    mem.restore(keep.memory_ids[0], "rev1", note="checked with Nadia's GP: Thursdays")
+    mem.review.reject(keep.memory_ids[0], "Nadia says it is Fridays", "rev1")
+    mem.review.restore(keep.memory_ids[0], "rev1", note="checked with Nadia's GP: Thursdays")
     return {"keep": keep.memory_ids[0], "one": one.memory_ids[0], "two": two.memory_ids[0]}
 
 
@@ -70,7 +70,7 @@ def test_a_subject_purge_leaves_no_erased_string_in_the_raw_file(tmp_path: Path)
     mem.retain("Ines Duarte moved to Porto.", bank="other", agent="a9")
     assert set(_raw_hits(db, ERASED)) == set(ERASED)
 
-    plan = mem.purge_subject(
+    plan = mem.admin.purge_subject(
         "Nadia Okafor",
         aliases=("Nadia",),
         actor="dpo",
@@ -82,7 +82,7 @@ def test_a_subject_purge_leaves_no_erased_string_in_the_raw_file(tmp_path: Path)
     assert ids["keep"] not in plan[0].units
     assert mem.get(ids["one"])  # a dry run changes nothing
 
-    done = mem.purge_subject(
+    done = mem.admin.purge_subject(
         "Nadia Okafor",
         aliases=("Nadia",),
         actor="dpo",
@@ -96,13 +96,13 @@ def test_a_subject_purge_leaves_no_erased_string_in_the_raw_file(tmp_path: Path)
     assert mem.get(ids["keep"]).text == "Tomas Berg runs the Thursday clinic."
     assert not mem.recall("sarcoidosis", bank="clinic", agent="a1", scope="collective")
     assert mem.recall("Thursday clinic", bank="clinic", agent="a1")
-    reports = mem.audit_verify()
+    reports = mem.admin.audit_verify()
     assert all(r.ok for r in reports.values()), reports
     mem.close()
 
     assert _raw_hits(db, ERASED) == {}
     again = mneme.Memory.open(db, embedder="hashing")
-    assert all(r.ok for r in again.audit_verify().values())
+    assert all(r.ok for r in again.admin.audit_verify().values())
     assert again.recall("Porto", bank="other", agent="a9")
     again.close()
 
@@ -113,11 +113,11 @@ def test_an_object_purge_blanks_the_notes_and_questions_about_what_it_erased(
     db = tmp_path / "m.db"
     mem = mneme.Memory.open(db, embedder="hashing")
     a = mem.retain("The vault code is 4417-Quince.", bank="b", agent="a1", source_id="s1")
-    mem.reject(a.memory_ids[0], "4417-Quince was retired", "rev1")
-    mem.restore(a.memory_ids[0], "rev1", note="4417-Quince is still in use")
+    mem.review.reject(a.memory_ids[0], "4417-Quince was retired", "rev1")
+    mem.review.restore(a.memory_ids[0], "rev1", note="4417-Quince is still in use")
     kept = mem.retain("The lobby opens at 7.", bank="b", agent="a1")
-    mem.purge(a.memory_ids[0], actor="dpo", reason="request 7")
-    assert all(r.ok for r in mem.audit_verify().values())
+    mem.admin.purge(a.memory_ids[0], actor="dpo", reason="request 7")
+    assert all(r.ok for r in mem.admin.audit_verify().values())
     assert mem.get(kept.memory_ids[0])
     mem.close()
     assert _raw_hits(db, ("Quince",)) == {}
@@ -135,12 +135,12 @@ def test_subject_names_match_whole_words_in_any_case_and_accent() -> None:
 def test_a_subject_purge_refuses_what_names_nobody(tmp_path: Path) -> None:
     mem = mneme.Memory.open(tmp_path / "m.db", embedder="hashing")
     with pytest.raises(InvalidInput, match="two letters"):
-        mem.purge_subject("N", actor="dpo", reason="r")
+        mem.admin.purge_subject("N", actor="dpo", reason="r")
     with pytest.raises(InvalidInput, match="legal ground"):
-        mem.purge_subject("Nadia", actor="dpo", reason=" ")
+        mem.admin.purge_subject("Nadia", actor="dpo", reason=" ")
     with pytest.raises(NotFound):
-        mem.purge_subject("Nadia", actor="dpo", reason="r", bank="nope")
-    assert mem.purge_subject("Nadia", actor="dpo", reason="r") == ()
+        mem.admin.purge_subject("Nadia", actor="dpo", reason="r", bank="nope")
+    assert mem.admin.purge_subject("Nadia", actor="dpo", reason="r") == ()
     mem.close()
 
 

@@ -97,19 +97,17 @@ def _why(mem: mneme.Memory, unit_id: str) -> list[tuple[str, str, str]]:
     ]
 
 
-@pytest.mark.parametrize("how", ["memory", "review"])
-def test_reject_because_a_belief_records_what_review_decide_records(mem, how):
+def test_reject_because_a_belief_records_what_review_decide_records(mem):
     belief, plan = _vendor(mem, "ops")
     twin_belief, twin_plan = _vendor(mem, "ops2")
-    reject = mem.reject if how == "memory" else mem.review.reject
-    tomb = reject(plan, "not while Kestrel is unreliable", "rev1", because=belief)
+    tomb = mem.review.reject(plan, "not while Kestrel is unreliable", "rev1", because=belief)
     mem.review.decide(
         twin_plan, "reject", "rev1", "not while Kestrel is unreliable", because=twin_belief
     )
     assert tomb.unit_id == plan
     assert tomb.reason == "not while Kestrel is unreliable"
-    (event,) = mem.store.review_events("ops", plan)
-    (twin,) = mem.store.review_events("ops2", twin_plan)
+    (event,) = mem._store.review_events("ops", plan)
+    (twin,) = mem._store.review_events("ops2", twin_plan)
     shape = ("decision", "actor", "note", "prior_status", "new_status", "new_review_status")
     assert [getattr(event, f) for f in shape] == [getattr(twin, f) for f in shape]
     assert event.metadata == {"because": belief}
@@ -117,8 +115,8 @@ def test_reject_because_a_belief_records_what_review_decide_records(mem, how):
     assert _why(mem, plan) == [("CONTESTED_BECAUSE", belief, "person:rev1")]
     assert _why(mem, twin_plan) == [("CONTESTED_BECAUSE", twin_belief, "person:rev1")]
     # Reconsolidation sees it: with the belief retracted, the rejection is re-examined.
-    mem.reject(belief, reason="they fixed their settlement system", actor="rev1")
-    (report,) = mem.reconsolidate(bank="ops")
+    mem.review.reject(belief, reason="they fixed their settlement system", actor="rev1")
+    (report,) = mem.beliefs.reconsolidate(bank="ops")
     assert report.reaccepted == (plan,)
     assert mem.get(plan).status == UnitStatus.ACTIVE
 
@@ -130,7 +128,7 @@ def test_a_because_naming_nothing_visible_is_not_found_and_changes_nothing(mem, 
         because = mem.retain("I think Kestrel is fine.", bank="other", agent="a1").memory_ids[0]
     before = {t: _count(db_path, t) for t in ("review_events", "tombstones", "edges")}
     with pytest.raises(NotFound, match="no belief"):
-        mem.reject(plan, "not while Kestrel is unreliable", "rev1", because=because)
+        mem.review.reject(plan, "not while Kestrel is unreliable", "rev1", because=because)
     with pytest.raises(NotFound, match="no belief"):
         mem.review.decide(plan, "reject", "rev1", because=because)
     assert {t: _count(db_path, t) for t in before} == before

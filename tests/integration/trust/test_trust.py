@@ -59,7 +59,7 @@ def test_the_same_slot_with_another_value_is_a_conflict_on_both_claims(mem):
     a, b = (item.claim for item in claims)
     assert b.id in a.contradiction_refs
     assert a.id in b.contradiction_refs
-    (conflict,) = mem.conflicts(bank="job")
+    (conflict,) = mem.conflicts.list(bank="job")
     assert {conflict.a_claim, conflict.b_claim} == {a.id, b.id}
 
 
@@ -86,12 +86,12 @@ def test_restore_undoes_decisions_one_at_a_time(mem):
     mem.review.decide(claim.id, "supersede", "rev1", "wrong date")
     states = []
     for _ in range(2):
-        mem.restore(claim.id, actor="rev2")
-        c = mem.store.get_claim("u", claim.id)
+        mem.review.restore(claim.id, actor="rev2")
+        c = mem._store.get_claim("u", claim.id)
         states.append((c.status.value, c.review_status.value))
     assert states == [("active", "approved"), ("active", "pending_review")]
     with pytest.raises(Conflict, match="nothing to restore"):
-        mem.restore(claim.id, actor="rev2")
+        mem.review.restore(claim.id, actor="rev2")
 
 
 def test_history_of_a_claim_rebuilds_from_its_events_alone(mem):
@@ -99,12 +99,12 @@ def test_history_of_a_claim_rebuilds_from_its_events_alone(mem):
     (claim,) = mem.review.queue(bank="u")
     for decision in ("approve", "reject", "restore"):
         mem.review.decide(claim.id, decision, "rev1")
-    events = mem.store.review_events("u", claim.id)
+    events = mem._store.review_events("u", claim.id)
     state = (events[0].prior_status, events[0].prior_review_status)
     for e in events:
         assert (e.prior_status, e.prior_review_status) == state
         state = (e.new_status, e.new_review_status)
-    now = mem.store.get_claim("u", claim.id)
+    now = mem._store.get_claim("u", claim.id)
     assert state == (now.status.value, now.review_status.value)
 
 
@@ -136,7 +136,7 @@ def test_a_decision_that_does_not_apply_is_refused_and_writes_no_event(
 
 def test_a_rejected_value_stays_rejected_from_any_source_or_agent_until_restored(mem):
     r = mem.retain("My favorite color is blue.", bank="u", agent="a1", source_id="s1")
-    tomb = mem.reject(r.memory_ids[0], reason="wrong user", actor="rev1")
+    tomb = mem.review.reject(r.memory_ids[0], reason="wrong user", actor="rev1")
     assert tomb.reason == "wrong user"
     assert tomb.actor == "rev1"
     again = mem.retain("My favorite color is blue.", bank="u", agent="a2", source_id="s3")
@@ -148,13 +148,13 @@ def test_a_rejected_value_stays_rejected_from_any_source_or_agent_until_restored
     # surfaced for review: the rejected claim is back in the queue, still rejected
     (queued,) = mem.review.queue(bank="u")
     assert queued.claim.status == ClaimStatus.REJECTED
-    stones = mem.store.find_tombstones("u", unit_id=r.memory_ids[0])
+    stones = mem._store.find_tombstones("u", unit_id=r.memory_ids[0])
     assert {"s3"} <= set(stones[0].evidence)
     assert para.memory_ids
     assert mem.get(para.memory_ids[0]).status == UnitStatus.REJECTED
-    mem.restore(r.memory_ids[0], actor="rev1", note="was right")
+    mem.review.restore(r.memory_ids[0], actor="rev1", note="was right")
     assert mem.get(r.memory_ids[0]).status == UnitStatus.ACTIVE
-    assert mem.store.find_tombstones("u", unit_id=r.memory_ids[0]) == []
+    assert mem._store.find_tombstones("u", unit_id=r.memory_ids[0]) == []
     assert any("blue" in h.text for h in mem.recall("favorite color", bank="u", agent="a1"))
 
 
@@ -164,14 +164,14 @@ def test_a_rejected_value_stays_rejected_from_any_source_or_agent_until_restored
 def test_a_rejected_unit_or_claim_comes_back_only_through_review(mem, db_path):
     r = mem.retain("Quill's birthday is 3 March.", bank="u", agent="a1")
     uid = r.memory_ids[0]
-    mem.reject(uid, reason="wrong", actor="rev1")
-    (claim,) = mem.store.find_claims("u", unit_id=uid)
+    mem.review.reject(uid, reason="wrong", actor="rev1")
+    (claim,) = mem._store.find_claims("u", unit_id=uid)
     assert claim.status == ClaimStatus.REJECTED
     attempts: list[Callable[[], object]] = [
-        lambda: mem.store.update_unit(
+        lambda: mem._store.update_unit(
             "u", uid, UnitChanges(status=UnitStatus.ACTIVE), actor="x", reason="sneak"
         ),
-        lambda: mem.store.update_claim(
+        lambda: mem._store.update_claim(
             "u",
             claim.id,
             ClaimChanges(status=ClaimStatus.ACTIVE),
@@ -183,7 +183,7 @@ def test_a_rejected_unit_or_claim_comes_back_only_through_review(mem, db_path):
     for attempt in attempts:
         with (
             pytest.raises(mneme.MnemeError, match="only through a review"),
-            mem.store.transaction(),
+            mem._store.transaction(),
         ):
             attempt()
     con = sqlite3.connect(db_path)
@@ -195,7 +195,7 @@ def test_a_rejected_unit_or_claim_comes_back_only_through_review(mem, db_path):
             con.execute(sql, (uid if "units" in sql else claim.id,))
     con.close()
     assert mem.get(uid).status == UnitStatus.REJECTED
-    mem.restore(uid, actor="rev1")
+    mem.review.restore(uid, actor="rev1")
     assert mem.get(uid).status == UnitStatus.ACTIVE
 
 
@@ -205,7 +205,7 @@ def test_a_rejected_unit_or_claim_comes_back_only_through_review(mem, db_path):
 def _conflict(mem: mneme.Memory, bank: str) -> tuple[str, str, str]:
     a = mem.retain("The launch date is 3 May.", bank=bank, agent="a1", occurred_at=day(0))
     b = mem.retain("The launch date is 10 May.", bank=bank, agent="a2", occurred_at=day(1))
-    (c,) = mem.conflicts(bank=bank)
+    (c,) = mem.conflicts.list(bank=bank)
     return c.id, a.memory_ids[0], b.memory_ids[0]
 
 
@@ -222,13 +222,13 @@ def test_a_conflict_keeps_both_parties_and_links_them(mem):
 
 def test_resolving_as_supersede_retires_the_loser(mem):
     cid, a, b = _conflict(mem, "c2")
-    mem.resolve(cid, "supersede", actor="rev1", winner=b)
+    mem.conflicts.resolve(cid, "supersede", actor="rev1", winner=b)
     assert mem.get(a).status == UnitStatus.SUPERSEDED
     assert mem.get(a).superseded_by == b
     assert mem.get(b).status == UnitStatus.ACTIVE
-    assert mem.conflicts(bank="c2") == []
+    assert mem.conflicts.list(bank="c2") == []
     with pytest.raises(Conflict, match="already resolved"):
-        mem.resolve(cid, "reject", actor="rev1")
+        mem.conflicts.resolve(cid, "reject", actor="rev1")
 
 
 def test_an_explicit_supersession_settles_the_open_conflict_between_the_two(mem):
@@ -237,8 +237,8 @@ def test_an_explicit_supersession_settles_the_open_conflict_between_the_two(mem)
         "The launch date is 10 May, as agreed.", bank="c2b", agent="a1", supersedes=[a, b]
     )
     assert mem.get(a).status == mem.get(b).status == UnitStatus.SUPERSEDED
-    assert mem.conflicts(bank="c2b") == []
-    settled = mem.conflicts(bank="c2b", status="resolved")
+    assert mem.conflicts.list(bank="c2b") == []
+    settled = mem.conflicts.list(bank="c2b", status="resolved")
     assert settled
     assert {c.resolution.value for c in settled if c.resolution} == {"supersede"}
     assert mem.get(c.memory_ids[0]).status == UnitStatus.ACTIVE
@@ -246,28 +246,30 @@ def test_an_explicit_supersession_settles_the_open_conflict_between_the_two(mem)
 
 def test_resolving_as_reject_tombstones_the_loser(mem):
     cid, a, b = _conflict(mem, "c3")
-    mem.resolve(cid, "reject", actor="rev1", winner=a)
+    mem.conflicts.resolve(cid, "reject", actor="rev1", winner=a)
     assert mem.get(b).status == UnitStatus.REJECTED
-    assert mem.store.find_tombstones("c3", unit_id=b)
+    assert mem._store.find_tombstones("c3", unit_id=b)
 
 
 def test_not_a_conflict_is_never_flagged_again(mem):
     cid, a, b = _conflict(mem, "c4")
-    mem.resolve(cid, "not_conflict", actor="rev1", note="two launches")
+    mem.conflicts.resolve(cid, "not_conflict", actor="rev1", note="two launches")
     assert mem.get(a).status == mem.get(b).status == UnitStatus.ACTIVE
     mem.retain("The launch date is 10 May.", bank="c4", agent="a3", occurred_at=day(2))
     mem.retain("The launch date is 3 May.", bank="c4", agent="a4", occurred_at=day(3))
-    assert mem.conflicts(bank="c4") == []
+    assert mem.conflicts.list(bank="c4") == []
 
 
 def test_a_scoped_exception_holds_both_and_recall_honours_the_scope(mem):
     mem.retain("I prefer tea in the morning.", bank="s", agent="a1", occurred_at=day(0))
     mem.retain("I prefer coffee in the morning.", bank="s", agent="a1", occurred_at=day(1))
-    (c,) = mem.conflicts(bank="s")
+    (c,) = mem.conflicts.list(bank="s")
     with pytest.raises(InvalidInput, match="scope"):
-        mem.resolve(c.id, "scoped_exception", actor="rev1", scope_a="at home")
-    assert mem.conflicts(bank="s")  # nothing was written
-    mem.resolve(c.id, "scoped_exception", actor="rev1", scope_a="at home", scope_b="at work")
+        mem.conflicts.resolve(c.id, "scoped_exception", actor="rev1", scope_a="at home")
+    assert mem.conflicts.list(bank="s")  # nothing was written
+    mem.conflicts.resolve(
+        c.id, "scoped_exception", actor="rev1", scope_a="at home", scope_b="at work"
+    )
     work = mem.recall("What do I drink in the morning at work?", bank="s", agent="a1")
     home = mem.recall("What do I drink in the morning at home?", bank="s", agent="a1")
     assert "coffee" in work[0].text
@@ -281,7 +283,7 @@ def test_a_scoped_exception_holds_both_and_recall_honours_the_scope(mem):
 def test_audit_verify_detects_tampering_behind_mneme_s_back(mem, db_path, tamper):
     for i in range(4):
         mem.retain(f"Robot {i} guards gate {i}.", bank="b1", agent="a1")
-    assert mem.audit_verify()["b1"].ok
+    assert mem.admin.audit_verify()["b1"].ok
     mem.close()
     con = sqlite3.connect(db_path)
     seqs = [
@@ -302,7 +304,7 @@ def test_audit_verify_detects_tampering_behind_mneme_s_back(mem, db_path, tamper
     con.commit()
     con.close()
     again = mneme.Memory.open(db_path, embedder="hashing")
-    report = again.audit_verify()["b1"]
+    report = again.admin.audit_verify()["b1"]
     again.close()
     assert not report.ok
     assert report.problem
@@ -331,7 +333,7 @@ def test_a_reverted_supersession_is_in_force_only_between_its_two_records(mem, c
     superseded_at = clock()
     assert mem.get(paris).status == UnitStatus.SUPERSEDED
     clock.advance(hours=1)
-    mem.restore(paris, actor="rev1", note="never moved")
+    mem.review.restore(paris, actor="rev1", note="never moved")
     restored = mem.get(paris)
     assert restored.status == UnitStatus.ACTIVE
     assert restored.superseded_by is None
@@ -349,11 +351,11 @@ def test_purge_erases_content_everywhere_and_leaves_an_audit_record_without_it(m
     r = mem.retain(secret, bank="p", agent="a1", source_id="ev-secret")
     keep = mem.retain("Nadia likes sailing.", bank="p", agent="a1", source_id="ev-keep")
     uid = r.memory_ids[0]
-    dry = mem.purge(uid, actor="dpo", reason="GDPR art. 17 request #12", dry_run=True)
+    dry = mem.admin.purge(uid, actor="dpo", reason="GDPR art. 17 request #12", dry_run=True)
     assert dry.units == (uid,)
     assert dry.sources == ("ev-secret",)
     assert mem.get(uid)  # a dry run changes nothing
-    done = mem.purge(uid, actor="dpo", reason="GDPR art. 17 request #12")
+    done = mem.admin.purge(uid, actor="dpo", reason="GDPR art. 17 request #12")
     assert not done.dry_run
     with pytest.raises(NotFound):
         mem.get(uid)
@@ -367,8 +369,8 @@ def test_purge_erases_content_everywhere_and_leaves_an_audit_record_without_it(m
     con.close()
     assert b"X9-4471" not in Path(db_path).read_bytes()
     again = mneme.Memory.open(db_path, embedder="hashing")
-    assert again.audit_verify()["p"].ok
-    purges = [rec for rec in again.store.audit_records("p") if rec.op == "purge"]
+    assert again.admin.audit_verify()["p"].ok
+    purges = [rec for rec in again.admin.audit_log("p") if rec.op == "purge"]
     assert purges
     # The legal ground is kept only as its digest (it names the data subject; ADR 0035).
     assert purges[0].reason == ""
@@ -385,14 +387,14 @@ def test_content_erased_outside_a_purge_is_detected(mem, db_path):
     con.commit()
     con.close()
     again = mneme.Memory.open(db_path, embedder="hashing")
-    report = again.audit_verify()["p"]
+    report = again.admin.audit_verify()["p"]
     again.close()
     assert not report.ok
     assert "outside a purge" in report.problem
 
 
 def _pairs(mem: mneme.Memory, bank: str) -> set[frozenset[str]]:
-    return {frozenset((c.a_unit, c.b_unit)) for c in mem.conflicts(bank=bank, status="open")}
+    return {frozenset((c.a_unit, c.b_unit)) for c in mem.conflicts.list(bank=bank, status="open")}
 
 
 def test_a_new_value_disputes_every_other_live_value_of_a_one_valued_slot(mem):
@@ -432,4 +434,4 @@ def test_the_disputes_one_value_opens_are_bounded(mem):
 def test_a_multi_valued_slot_opens_no_extra_disputes(mem):
     for i, food in enumerate(["pasta", "sushi", "tacos"]):
         mem.retain(f"Dana likes {food}.", bank="multi", agent="a1", source_id=f"ev-{i}")
-    assert mem.conflicts(bank="multi", status="open") == []
+    assert mem.conflicts.list(bank="multi", status="open") == []

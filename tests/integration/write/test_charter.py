@@ -51,7 +51,7 @@ def test_a_bad_edit_keeps_the_last_good_charter_in_force(tmp_path):
         with pytest.raises(InvalidInput, match="line 2"):
             mem.charter.reload()
         assert {t.value for t in mem.charter().ask_types} == {"preference"}
-        assert "line 2" in (mem.rules()["charter_error"] or "")
+        assert "line 2" in (mem.admin.rules()["charter_error"] or "")
         # the write path still asks before rewriting a preference
         mem.retain("I prefer tea in the morning.", bank="p", agent="a1", occurred_at=T0)
         r = mem.retain(
@@ -89,7 +89,7 @@ def test_a_missing_charter_file_is_a_clear_error(tmp_path):
 def test_an_immutable_memory_is_never_overwritten(mem):
     # A password is a secret the default policy redacts (ADR 0034): two redacted passwords
     # read the same, and there would be no change to protect against.
-    mem.set_sensitive_policy("i", {"password": "store"}, actor="t")
+    mem.admin.set_sensitive_policy("i", {"password": "store"}, actor="t")
     old = mem.retain(
         "The wifi password is Pelican-42.", bank="i", agent="a1", metadata={"immutable": True}
     )
@@ -116,12 +116,12 @@ def test_settlements_become_precedents_then_a_rule_proposal_then_a_rule(mem):
     proposals = []
     for n in range(3):
         new, old = _preference_change(mem, f"pref{n}", n)
-        settled = mem.resolve_contradiction(new, old, "confirm", actor="owner")
+        settled = mem.conflicts.resolve_contradiction(new, old, "confirm", actor="owner")
         assert mem.get(old).status == mneme.UnitStatus.SUPERSEDED
         proposals.append(settled.proposal)
     assert proposals[:2] == [None, None]  # precedents are counted per bank
     with pytest.raises(Conflict, match="identical settlements"):
-        mem.adopt_rule(
+        mem.admin.adopt_rule(
             bank="pref0", kind="preference", attribute="prefers", decision="confirm", actor="owner"
         )
 
@@ -131,15 +131,15 @@ def test_an_adopted_rule_settles_the_next_conflict_of_its_kind(mem):
     seen = None
     for n in range(3):
         new, old = _preference_change(mem, bank, n)
-        seen = mem.resolve_contradiction(new, old, "confirm", actor="owner")
+        seen = mem.conflicts.resolve_contradiction(new, old, "confirm", actor="owner")
     assert seen is not None
     assert seen.proposal is not None
     p = seen.proposal
-    rule = mem.adopt_rule(
+    rule = mem.admin.adopt_rule(
         bank=bank, kind=p.kind, attribute=p.attribute, decision=p.decision, actor="owner"
     )
-    assert rule.text in [r.text for r in mem.rules(bank=bank)["adopted"][bank]]
-    assert rule.text not in mem.rules()["charter"]  # beside the charter, never inside it
+    assert rule.text in [r.text for r in mem.admin.rules(bank=bank)["adopted"][bank]]
+    assert rule.text not in mem.admin.rules()["charter"]  # beside the charter, never inside it
     a = mem.retain("I prefer green tea in the evening.", bank=bank, agent="a1", occurred_at=T0)
     b = mem.retain(
         "I prefer chamomile in the evening.",
@@ -156,9 +156,9 @@ def test_resolve_contradiction_refuses_what_is_not_an_open_conflict(mem):
     x = mem.retain("Zoe paints.", bank="z", agent="a1").memory_ids[0]
     y = mem.retain("Zoe sings.", bank="z", agent="a1").memory_ids[0]
     with pytest.raises(mneme.NotFound, match="no open conflict"):
-        mem.resolve_contradiction(x, y, "confirm", actor="owner")
+        mem.conflicts.resolve_contradiction(x, y, "confirm", actor="owner")
     with pytest.raises(InvalidInput, match="decision"):
-        mem.resolve_contradiction(x, y, "maybe", actor="owner")
+        mem.conflicts.resolve_contradiction(x, y, "maybe", actor="owner")
 
 
 def test_without_own_updates_apply_a_new_value_without_a_cue_is_asked(tmp_path):

@@ -106,7 +106,7 @@ def test_entities_are_extracted_and_linked_to_their_units(mem):
     unit = mem.get(r.memory_ids[0])
     assert {"Alice", "Lisbon", "Harbor Labs"} <= set(unit.entities)
     r2 = mem.retain("Harbor Labs builds tide gauges.", bank="b1", agent="a1")
-    links = mem.store.graph_links(
+    links = mem._store.graph_links(
         Viewer("b1", "a1", mneme.Scope.COLLECTIVE),
         [r2.memory_ids[0]],
         Filters(),
@@ -160,7 +160,7 @@ def test_a_write_heartbeats_its_agent(mem, clock):
     mem.retain("Gale tunes pianos.", bank="b1", agent="a1")
     clock.advance(hours=2)
     mem.retain("Gale tunes harps too.", bank="b1", agent="a2")
-    roster = mem.roster("b1")
+    roster = mem.swarm.roster("b1")
     assert [a.id for a in roster.live] == ["a2"]
     assert roster.hidden_stale == 1
 

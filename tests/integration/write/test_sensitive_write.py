@@ -52,7 +52,7 @@ def memory(db_path: str, clock: Any, embedder: RecordingEmbedder) -> Iterator[mn
 
 
 def _audit(mem: mneme.Memory, bank: str, op: str) -> list[Any]:
-    return [r for r in mem.store.audit_records(bank) if r.op == op]
+    return [r for r in mem.admin.audit_log(bank) if r.op == op]
 
 
 def _untagged(text: str) -> str:
@@ -140,8 +140,8 @@ def test_no_raw_secret_reaches_the_database_through_any_write_path(
 def test_a_refused_write_stores_nothing_and_the_refusal_is_audited(
     memory: mneme.Memory, db_path: str
 ) -> None:
-    memory.set_sensitive_policy("team", {"secret": "refuse"}, actor="ops")
-    before = memory.stats()
+    memory.admin.set_sensitive_policy("team", {"secret": "refuse"}, actor="ops")
+    before = memory.admin.stats()
     with pytest.raises(InvalidInput) as info:
         memory.retain(f"use {AWS} for the bucket", bank="team", agent="scout", source_id="s-1")
     message = str(info.value)
@@ -149,21 +149,21 @@ def test_a_refused_write_stores_nothing_and_the_refusal_is_audited(
     assert AWS not in message
     with pytest.raises(InvalidInput):
         memory.retain(f"use {AWS} later", bank="team", agent="scout", wait=5)
-    after = memory.stats()
+    after = memory.admin.stats()
     assert (after.sources, after.units) == (before.sources, before.units)
-    assert memory.store.get_queued("anything") is None
+    assert memory._store.get_queued("anything") is None
     refusals = _audit(memory, "team", "write.refuse")
     assert len(refusals) == 2
     assert refusals[0].target == "s-1"
     assert refusals[0].actor == "scout"
     assert refusals[0].after == {"found": {"api_key": 1}, "actions": {"api_key": "refuse"}}
-    assert memory.audit_verify("team")["team"].ok
+    assert memory.admin.audit_verify("team")["team"].ok
     memory.close()
     assert AWS.encode() not in _file_bytes(db_path)
 
 
 def test_one_refused_item_rejects_the_whole_batch(memory: mneme.Memory) -> None:
-    memory.set_sensitive_policy("team", {"card_number": "refuse"}, actor="ops")
+    memory.admin.set_sensitive_policy("team", {"card_number": "refuse"}, actor="ops")
     with pytest.raises(InvalidInput) as info:
         memory.retain_many(
             [
@@ -177,7 +177,7 @@ def test_one_refused_item_rejects_the_whole_batch(memory: mneme.Memory) -> None:
 
 
 def test_store_keeps_the_value_and_audits_the_finding(memory: mneme.Memory, db_path: str) -> None:
-    memory.set_sensitive_policy("vault", {"secret": "store"}, actor="ops")
+    memory.admin.set_sensitive_policy("vault", {"secret": "store"}, actor="ops")
     result = memory.retain(f"the bot token is {GITHUB}", bank="vault", agent="scout")
     assert GITHUB in _source(memory, result).text
     (record,) = _audit(memory, "vault", "source.screen")
@@ -189,12 +189,14 @@ def test_store_keeps_the_value_and_audits_the_finding(memory: mneme.Memory, db_p
 
 
 def test_personal_data_can_be_redacted_by_kind_and_a_rule_dropped(memory: mneme.Memory) -> None:
-    view = memory.set_sensitive_policy("team", {"personal": "redact", "email": "store"}, actor="o")
+    view = memory.admin.set_sensitive_policy(
+        "team", {"personal": "redact", "email": "store"}, actor="o"
+    )
     assert view.rules == {"email": "store", "personal": "redact"}
     assert (view.effective["phone"], view.effective["email"]) == ("redact", "store")
     result = memory.retain(f"Dana: {EMAIL}, {PHONE}", bank="team", agent="scout")
     assert _untagged(_source(memory, result).text) == f"Dana: {EMAIL}, [redacted:phone]"
-    view = memory.set_sensitive_policy("team", {"email": "default"}, actor="o")
+    view = memory.admin.set_sensitive_policy("team", {"email": "default"}, actor="o")
     assert view.rules == {"personal": "redact"}
     assert view.effective["email"] == "redact"
     configured = _audit(memory, "team", "bank.configure")
@@ -202,7 +204,7 @@ def test_personal_data_can_be_redacted_by_kind_and_a_rule_dropped(memory: mneme.
     assert configured[-1].before == {
         "config": {"sensitive": {"email": "store", "personal": "redact"}}
     }
-    assert memory.audit_verify("team")["team"].ok
+    assert memory.admin.audit_verify("team")["team"].ok
 
 
 def test_the_same_source_id_with_the_same_secret_is_a_replay(memory: mneme.Memory) -> None:
@@ -219,17 +221,17 @@ def test_the_same_source_id_with_the_same_secret_is_a_replay(memory: mneme.Memor
 def test_a_bad_policy_is_invalid_input_and_changes_nothing(
     memory: mneme.Memory, policy: Any
 ) -> None:
-    memory.set_sensitive_policy("team", {"secret": "refuse"}, actor="ops")
+    memory.admin.set_sensitive_policy("team", {"secret": "refuse"}, actor="ops")
     with pytest.raises(InvalidInput):
-        memory.set_sensitive_policy("team", policy, actor="ops")
-    assert memory.sensitive_policy("team").rules == {"secret": "refuse"}
+        memory.admin.set_sensitive_policy("team", policy, actor="ops")
+    assert memory.admin.sensitive_policy("team").rules == {"secret": "refuse"}
 
 
 def test_the_process_default_policy_comes_from_configuration(db_path: str, clock: Any) -> None:
     with mneme.Memory.open(
         db_path, embedder=HashingEmbedder(), clock=clock, sensitive={"personal": "redact"}
     ) as m:
-        assert m.sensitive_policy("new").effective["email"] == "redact"
+        assert m.admin.sensitive_policy("new").effective["email"] == "redact"
         result = m.retain(f"write to {EMAIL}", bank="new", agent="a")
         assert _untagged(_source(m, result).text) == "write to [redacted:email]"
     with pytest.raises(InvalidInput, match="sensitive"):
@@ -238,8 +240,8 @@ def test_the_process_default_policy_comes_from_configuration(db_path: str, clock
 
 def test_a_bank_policy_that_cannot_be_read_refuses_every_finding(memory: mneme.Memory) -> None:
     memory.retain("The standup is at nine.", bank="team", agent="scout")
-    with memory.store.transaction():  # as a hand edit of the row would leave it
-        memory.store.set_bank_config(
+    with memory._store.transaction():  # as a hand edit of the row would leave it
+        memory._store.set_bank_config(
             "team", {"sensitive": {"secret": "hide"}}, actor="dba", reason="hand edit"
         )
     with pytest.raises(InvalidInput, match="email"):

@@ -110,7 +110,7 @@ def test_two_bids_are_two_slots(mem, clock):
     say(mem, clock, "For the Kepler bid, the review deadline is 4 June.")
     r = say(mem, clock, "For the Tycho bid, the review deadline is 9 June.")
     assert verdicts(r) == [Verdict.ADD]
-    assert mem.conflicts(bank="team") == []
+    assert mem.conflicts.list(bank="team") == []
 
 
 def test_two_sources_disagreeing_about_one_slot_is_a_question(mem, clock):
@@ -218,7 +218,7 @@ def test_as_of_still_answers_what_held_then(mem, clock):
 
 def test_a_rejected_value_in_other_words_goes_to_review_not_active(mem, clock):
     r = say(mem, clock, "The staging database runs PostgreSQL 14.")
-    mem.reject(r.memory_ids[0], "wrong version", "reviewer")
+    mem.review.reject(r.memory_ids[0], "wrong version", "reviewer")
     again = say(mem, clock, "Staging's database is PostgreSQL 14.", agent="a2")
     unit = mem.get(again.memory_ids[0])
     assert unit.status.value == "rejected"
@@ -253,5 +253,5 @@ def test_bad_inputs_get_a_clear_decision_or_a_clear_error(mem, clock):
     say(mem, clock, "Alice moved from Berlin to Munich.", session="q")
     berlin = moved.memory_ids[0]
     assert mem.get(berlin).status.value == "superseded"
-    mem.restore(berlin, actor="rev1", note="she did not move")
+    mem.review.restore(berlin, actor="rev1", note="she did not move")
     assert mem.get(berlin).status.value == "active"

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from mneme.memory import Memory, copy_between
+from mneme.memory import copy_between
 from mneme.surfaces.cli import output
 from mneme.surfaces.cli.state import get_state, output_options, progress
 
@@ -18,7 +18,7 @@ from mneme.surfaces.cli.state import get_state, output_options, progress
 def banks() -> None:
     """List the banks of the store."""
     state = get_state()
-    found = state.open().banks()
+    found = state.open().admin.banks()
     state.emit(
         {"banks": found},
         lambda: (
@@ -38,7 +38,7 @@ def banks() -> None:
 def agents(bank: str) -> None:
     """The roster of a bank: agents seen lately, and how many went quiet."""
     state = get_state()
-    roster = state.open().roster(bank)
+    roster = state.open().swarm.roster(bank)
 
     def text() -> list[str]:
         lines = [
@@ -67,8 +67,8 @@ def reembed(bank: str | None, batch_size: int) -> None:
     state = get_state()
     mem = state.open()
     # The store's unit count bounds the work (the bar may end early for one bank).
-    with progress(state, mem.stats().units, "re-embedding") as bar:
-        done = mem.reembed(bank=bank, batch=batch_size, progress=bar.update)
+    with progress(state, mem.admin.stats().units, "re-embedding") as bar:
+        done = mem.admin.reembed(bank=bank, batch=batch_size, progress=bar.update)
     model = mem.embedder.model_id
     state.emit(
         {"reembedded": done, "model": model, "bank": bank},
@@ -77,19 +77,6 @@ def reembed(bank: str | None, batch_size: int) -> None:
 
 
 # -- db -----------------------------------------------------------------------------------
-
-
-def _schema_version(mem: Memory) -> int:
-    # Memory does not expose the schema version yet (asked for); until it does, read it
-    # through the store it already holds, in this one place.
-    method = getattr(mem, "schema_version", None)
-    return int(method() if callable(method) else mem.store.schema_version())
-
-
-def _migrate(mem: Memory) -> list[int]:
-    # Memory.open migrates on its own; this is the explicit form (see _schema_version).
-    method = getattr(mem, "migrate", None)
-    return list(method() if callable(method) else mem.store.migrate())
 
 
 @click.group()
@@ -103,8 +90,8 @@ def migrate() -> None:
     """Bring the store's schema up to date (opening a store does this too)."""
     state = get_state()
     mem = state.open()
-    applied = _migrate(mem)
-    version = _schema_version(mem)
+    applied = mem.admin.migrate()
+    version = mem.admin.schema_version()
     state.emit(
         {"applied": applied, "version": version},
         lambda: [
@@ -120,7 +107,7 @@ def migrate() -> None:
 def version() -> None:
     """Print the store's schema version."""
     state = get_state()
-    v = _schema_version(state.open())
+    v = state.open().admin.schema_version()
     state.emit({"version": v}, lambda: [f"schema version {v}"])
 
 
@@ -152,7 +139,7 @@ def compact() -> None:
     a purge that must be proved on disk; it holds the write lock while it runs.
     """
     state = get_state()
-    report = state.open().compact()
+    report = state.open().admin.compact()
     state.emit(
         {"compacted": report},
         lambda: [
@@ -186,7 +173,7 @@ def anchor(out: str | None) -> None:
     older copy, or a chain rewritten by someone who holds the key (ADR 0035).
     """
     state = get_state()
-    value = state.open().audit_anchor()
+    value = state.open().admin.audit_anchor()
     if out is not None:
         try:
             with open(out, "a", encoding="utf-8") as fh:
@@ -240,7 +227,7 @@ def verify(bank: str | None, anchors: tuple[str, ...]) -> None:
     database beside mneme are all reported (ADR 0035).
     """
     state = get_state()
-    reports = state.open().audit_verify(bank, anchors=_read_anchors(anchors))
+    reports = state.open().admin.audit_verify(bank, anchors=_read_anchors(anchors))
     broken = {b: r for b, r in reports.items() if not r.ok}
     payload: dict[str, Any] = {"ok": not broken, "banks": reports}
     message = ""
@@ -274,7 +261,7 @@ def verify(bank: str | None, anchors: tuple[str, ...]) -> None:
 def stats() -> None:
     """Counts of banks, sources, memories, entities, edges and embeddings."""
     state = get_state()
-    s = state.open().stats()
+    s = state.open().admin.stats()
     state.emit(
         s,
         lambda: [
@@ -317,9 +304,9 @@ def sensitive(bank: str, rules: tuple[str, ...], actor: str, reason: str) -> Non
     mem = state.open()
     if rules:
         pairs = [_rule(r) for r in rules]
-        view = mem.set_sensitive_policy(bank, dict(pairs), actor=actor, reason=reason)
+        view = mem.admin.set_sensitive_policy(bank, dict(pairs), actor=actor, reason=reason)
     else:
-        view = mem.sensitive_policy(bank)
+        view = mem.admin.sensitive_policy(bank)
     state.emit(
         view,
         lambda: [

@@ -112,7 +112,7 @@ def conflicts_list(bank: str, show_all: bool) -> None:
     """Open conflicts of a bank (with --all, resolved ones too)."""
     state = get_state()
     mem = state.open()
-    found = mem.conflicts(bank=bank, status=None if show_all else "open")
+    found = mem.conflicts.list(bank=bank, status=None if show_all else "open")
     state.emit(
         {"bank": bank, "conflicts": found},
         lambda: (
@@ -147,7 +147,7 @@ def conflicts_resolve(
 ) -> None:
     """Settle a conflict: supersede, reject, not_conflict or scoped_exception."""
     state = get_state()
-    done = state.open().resolve(
+    done = state.open().conflicts.resolve(
         conflict_id,
         resolution,
         actor=actor,
@@ -181,7 +181,7 @@ def reject(memory_id: str, reason: str, actor: str, because: str | None) -> None
     Exit code 3 when the memory or the --because memory does not exist; nothing is written.
     """
     state = get_state()
-    tomb = state.open().reject(memory_id, reason, actor, because=because)
+    tomb = state.open().review.reject(memory_id, reason, actor, because=because)
     state.emit({"tombstone": tomb}, lambda: [f"rejected {memory_id} (tombstone {tomb.id})"])
 
 
@@ -193,7 +193,7 @@ def reject(memory_id: str, reason: str, actor: str, because: str | None) -> None
 def restore(memory_id: str, actor: str, note: str) -> None:
     """Undo the latest decision on a memory or claim (a rejection lifts its tombstone)."""
     state = get_state()
-    event = state.open().restore(memory_id, actor, note)
+    event = state.open().review.restore(memory_id, actor, note)
     state.emit(
         {"event": event},
         lambda: [
@@ -213,7 +213,9 @@ def restore(memory_id: str, actor: str, note: str) -> None:
 def resolve_contradiction(from_id: str, to_id: str, decision: str, actor: str, note: str) -> None:
     """Answer a write's question: confirm the new memory, retract it, or keep both."""
     state = get_state()
-    s = state.open().resolve_contradiction(from_id, to_id, decision, actor=actor, note=note)
+    s = state.open().conflicts.resolve_contradiction(
+        from_id, to_id, decision, actor=actor, note=note
+    )
     state.emit(
         {"settlement": s},
         lambda: (
@@ -233,7 +235,7 @@ def resolve_contradiction(from_id: str, to_id: str, decision: str, actor: str, n
 def rules(bank: str | None) -> None:
     """The charter in force and the rules adopted beside it."""
     state = get_state()
-    found = state.open().rules(bank=bank)
+    found = state.open().admin.rules(bank=bank)
 
     def text() -> list[str]:
         lines = ["charter rules:", *(f"  - {r}" for r in found["charter_rules"])]
@@ -261,7 +263,7 @@ def rules(bank: str | None) -> None:
 def adopt_rule(bank: str, kind: str, attribute: str, decision: str, actor: str) -> None:
     """Adopt a proposed rule (it needs enough identical settlements)."""
     state = get_state()
-    rule = state.open().adopt_rule(
+    rule = state.open().admin.adopt_rule(
         bank=bank, kind=kind, attribute=attribute, decision=decision, actor=actor
     )
     state.emit({"rule": rule}, lambda: [f"adopted {rule.id}: {rule.text}"])
@@ -325,10 +327,12 @@ def purge(
 
     def run(dry: bool) -> tuple[PurgeReport, ...]:
         if subject is not None:
-            return mem.purge_subject(
+            return mem.admin.purge_subject(
                 subject, actor=actor, reason=reason, aliases=aliases, dry_run=dry, bank=bank
             )
-        return (mem.purge(object_id or "", actor=actor, reason=reason, dry_run=dry, bank=bank),)
+        return (
+            mem.admin.purge(object_id or "", actor=actor, reason=reason, dry_run=dry, bank=bank),
+        )
 
     plans = run(True)
     units = sum(len(p.units) for p in plans)
@@ -384,7 +388,7 @@ def _purge_line(verb: str, plan: PurgeReport) -> str:
 def reconsolidate(belief: str | None, bank: str | None) -> None:
     """Re-examine what hangs on changed beliefs (both directions); report what moved."""
     state = get_state()
-    reports = state.open().reconsolidate(belief, bank=bank)
+    reports = state.open().beliefs.reconsolidate(belief, bank=bank)
     state.emit(
         {"sweeps": reports},
         lambda: (
@@ -409,7 +413,7 @@ def proposals() -> None:
 def proposals_list(bank: str) -> None:
     """Open proposals of a bank."""
     state = get_state()
-    found = state.open().sweep_proposals(bank=bank)
+    found = state.open().beliefs.proposals(bank=bank)
     state.emit(
         {"proposals": found},
         lambda: (
@@ -427,7 +431,7 @@ def proposals_list(bank: str) -> None:
 def proposals_decide(proposal_id: str, decision: str, actor: str) -> None:
     """Accept (apply) or dismiss a proposal."""
     state = get_state()
-    done = state.open().decide_proposal(proposal_id, decision == "accept", actor=actor)
+    done = state.open().beliefs.decide(proposal_id, decision == "accept", actor=actor)
     state.emit({"proposal": done}, lambda: [f"{done.id}: {done.status}"])
 
 

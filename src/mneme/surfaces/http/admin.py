@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query
@@ -74,7 +73,7 @@ def whoami(who: Caller) -> JSONResponse:
     "when it exists.",
 )
 def banks(mem: Mem, who: Caller) -> JSONResponse:
-    found = [b for b in mem.banks() if who.may_use_bank(b.id)]
+    found = [b for b in mem.admin.banks() if who.may_use_bank(b.id)]
     return answer({"banks": found})
 
 
@@ -88,7 +87,7 @@ def banks(mem: Mem, who: Caller) -> JSONResponse:
 def stats(mem: Mem, who: Caller) -> JSONResponse:
     # The counts cover every bank: a bank's admin would learn of the others (STORE_WIDE).
     authorize(who, "stats")
-    return answer(mem.stats())
+    return answer(mem.admin.stats())
 
 
 @router.get(
@@ -109,7 +108,7 @@ def audit_verify(
         bank = who.bank
     # The bank before the store says whether such a bank exists.
     authorize(who, "audit_verify", bank)
-    reports = {b: r for b, r in mem.audit_verify(bank).items() if who.may_use_bank(b)}
+    reports = {b: r for b, r in mem.admin.audit_verify(bank).items() if who.may_use_bank(b)}
     return answer({"ok": all(r.ok for r in reports.values()), "banks": reports})
 
 
@@ -125,8 +124,7 @@ def audit_records(
     acc: Annotated[Access, Depends(allowed("audit"))],
     limit: Annotated[int, Query(ge=1, le=1000, description="At most this many.")] = 100,
 ) -> JSONResponse:
-    # Memory has no reader for audit records; the store's is read-only and bank-scoped.
-    recent = deque(mem.store.audit_records(acc.bank), maxlen=limit)
+    recent = mem.admin.audit_log(acc.bank, last=limit)
     records = [
         {
             "seq": r.seq,
@@ -155,7 +153,7 @@ def audit_records(
 def sensitive_policy(
     mem: Mem, acc: Annotated[Access, Depends(allowed("sensitive_policy"))]
 ) -> JSONResponse:
-    return answer(mem.sensitive_policy(acc.bank))
+    return answer(mem.admin.sensitive_policy(acc.bank))
 
 
 @router.put(
@@ -172,7 +170,7 @@ def set_sensitive_policy(
     body: SensitivePolicyIn,
 ) -> JSONResponse:
     return answer(
-        mem.set_sensitive_policy(
+        mem.admin.set_sensitive_policy(
             acc.bank,
             {str(k): str(v) for k, v in body.rules.items()},
             actor=acc.agent,

@@ -25,7 +25,7 @@ router = APIRouter(prefix="/v1/banks/{bank}/agents", tags=["agents"], responses=
     "only counted (hidden_stale).",
 )
 def roster(mem: Mem, acc: Annotated[Access, Depends(allowed("roster"))]) -> JSONResponse:
-    return answer(mem.roster(acc.bank))
+    return answer(mem.swarm.roster(acc.bank))
 
 
 @router.post(
@@ -37,7 +37,7 @@ def roster(mem: Mem, acc: Annotated[Access, Depends(allowed("roster"))]) -> JSON
 def enroll(
     body: EnrollIn, mem: Mem, acc: Annotated[Access, Depends(allowed("enroll"))]
 ) -> JSONResponse:
-    return answer(mem.enroll(bank=acc.bank, agent=acc.agent, host=body.host))
+    return answer(mem.swarm.enroll(bank=acc.bank, agent=acc.agent, host=body.host))
 
 
 @router.post(
@@ -48,7 +48,7 @@ def enroll(
 def heartbeat(
     body: HeartbeatIn, mem: Mem, acc: Annotated[Access, Depends(allowed("heartbeat"))]
 ) -> JSONResponse:
-    return answer(mem.heartbeat(bank=acc.bank, agent=acc.agent, status=body.status))
+    return answer(mem.swarm.heartbeat(bank=acc.bank, agent=acc.agent, status=body.status))
 
 
 @router.post(
@@ -57,4 +57,4 @@ def heartbeat(
     description="The token's agent leaves the roster (its record stays: it anchors authorship).",
 )
 def farewell(mem: Mem, acc: Annotated[Access, Depends(allowed("farewell"))]) -> JSONResponse:
-    return answer(mem.farewell(bank=acc.bank, agent=acc.agent))
+    return answer(mem.swarm.farewell(bank=acc.bank, agent=acc.agent))

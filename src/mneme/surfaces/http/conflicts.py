@@ -30,7 +30,9 @@ def list_conflicts(
     ] = "open",
     limit: Annotated[int, Query(ge=1, le=1000, description="At most this many.")] = 100,
 ) -> JSONResponse:
-    found = mem.conflicts(bank=acc.bank, status=None if status == "all" else status, limit=limit)
+    found = mem.conflicts.list(
+        bank=acc.bank, status=None if status == "all" else status, limit=limit
+    )
     return answer({"bank": acc.bank, "status": status, "conflicts": found})
 
 
@@ -52,7 +54,7 @@ def resolve(
 ) -> JSONResponse:
     # Ids are global: history() answers 404 unless the conflict lives in this bank.
     mem.history(conflict_id, bank=acc.bank)
-    record = mem.resolve(
+    record = mem.conflicts.resolve(
         conflict_id,
         body.resolution,
         actor=acc.agent,
@@ -77,7 +79,7 @@ def resolve_contradiction(
     acc: Annotated[Access, Depends(allowed("resolve_contradiction"))],
 ) -> JSONResponse:
     may_answer(mem, acc.who, acc.bank, body.from_id)
-    settlement = mem.resolve_contradiction(
+    settlement = mem.conflicts.resolve_contradiction(
         body.from_id, body.to_id, body.decision, actor=acc.agent, note=body.note
     )
     return answer(settlement)

@@ -87,7 +87,7 @@ def reject(
     acc: Annotated[Access, Depends(allowed("reject"))],
 ) -> JSONResponse:
     _in_bank(mem, target_id, acc.bank)
-    return answer(mem.reject(target_id, body.reason, acc.agent, because=body.because))
+    return answer(mem.review.reject(target_id, body.reason, acc.agent, because=body.because))
 
 
 @router.post(
@@ -103,7 +103,7 @@ def restore(
     acc: Annotated[Access, Depends(allowed("restore"))],
 ) -> JSONResponse:
     _in_bank(mem, target_id, acc.bank)
-    return answer(mem.restore(target_id, acc.agent, body.note))
+    return answer(mem.review.restore(target_id, acc.agent, body.note))
 
 
 @router.get(
@@ -112,7 +112,7 @@ def restore(
     description="The charter in force (text and checked rules) and this bank's adopted rules.",
 )
 def rules(mem: Mem, acc: Annotated[Access, Depends(allowed("rules"))]) -> JSONResponse:
-    return answer(mem.rules(bank=acc.bank))
+    return answer(mem.admin.rules(bank=acc.bank))
 
 
 @router.post(
@@ -124,7 +124,7 @@ def rules(mem: Mem, acc: Annotated[Access, Depends(allowed("rules"))]) -> JSONRe
 def adopt_rule(
     body: AdoptRuleIn, mem: Mem, acc: Annotated[Access, Depends(allowed("adopt_rule"))]
 ) -> JSONResponse:
-    rule = mem.adopt_rule(
+    rule = mem.admin.adopt_rule(
         bank=acc.bank,
         kind=body.kind,
         attribute=body.attribute,

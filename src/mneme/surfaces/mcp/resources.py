@@ -50,11 +50,11 @@ def effective_config(config: Config) -> dict[str, Any]:
 
 
 def status(memory: Memory) -> dict[str, Any]:
-    audit = memory.audit_verify()
+    audit = memory.admin.audit_verify()
     return {
         "ok": all(r.ok for r in audit.values()),
-        "schema_version": memory.schema_version(),
-        "stats": to_jsonable(memory.stats()),
+        "schema_version": memory.admin.schema_version(),
+        "stats": to_jsonable(memory.admin.stats()),
         "embedder": memory.embedder.model_id,
         "audit": {
             bank: {"ok": r.ok, **{k: v for k, v in to_jsonable(r).items() if k != "ok"}}
@@ -80,7 +80,7 @@ def register(server: FastMCP[Any], runtime: Runtime) -> None:
     )
     async def rules() -> str:
         bank = granted().bank
-        return await read(lambda m: m.rules(bank=None if bank == ALL_BANKS else bank))
+        return await read(lambda m: m.admin.rules(bank=None if bank == ALL_BANKS else bank))
 
     @server.resource(
         "memory://config",

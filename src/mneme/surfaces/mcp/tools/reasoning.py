@@ -70,7 +70,9 @@ async def resolve_contradiction(
 
     def work(m: Memory) -> object:
         may_answer(m, acc.who, acc.bank, from_id)
-        return m.resolve_contradiction(from_id, to_id, decision, actor=acc.agent, note=note)
+        return m.conflicts.resolve_contradiction(
+            from_id, to_id, decision, actor=acc.agent, note=note
+        )
 
     return await run(ctx, work)
 

@@ -107,7 +107,7 @@ async def list_conflicts(
     acc = granted()
     return await run(
         ctx,
-        lambda m: m.conflicts(
+        lambda m: m.conflicts.list(
             bank=acc.bank, status=None if status == "all" else status, limit=limit
         ),
     )
@@ -146,7 +146,7 @@ async def resolve_conflict(
 
     def work(m: Memory) -> object:
         _in_bank(m, conflict_id, acc.bank)
-        return m.resolve(
+        return m.conflicts.resolve(
             conflict_id,
             resolution,
             actor=acc.agent,
@@ -176,7 +176,7 @@ async def reject(
 
     def work(m: Memory) -> object:
         _in_bank(m, memory_id, acc.bank)
-        return m.reject(memory_id, reason, acc.agent, because=because)
+        return m.review.reject(memory_id, reason, acc.agent, because=because)
 
     return await run(ctx, work)
 
@@ -192,7 +192,7 @@ async def restore(
 
     def work(m: Memory) -> object:
         _in_bank(m, memory_id, acc.bank)
-        return m.restore(memory_id, acc.agent, note)
+        return m.review.restore(memory_id, acc.agent, note)
 
     return await run(ctx, work)
 

@@ -25,7 +25,7 @@ async def list_agents(ctx: Ctx, bank: Bank = None) -> CallToolResult:
     hidden_stale (silent for over 30 minutes) and departed.
     """
     acc = granted()
-    return await run(ctx, lambda m: m.roster(acc.bank))
+    return await run(ctx, lambda m: m.swarm.roster(acc.bank))
 
 
 async def enroll_agent(
@@ -38,7 +38,7 @@ async def enroll_agent(
     The bank must exist: add a memory to it first. Returns your agent record.
     """
     acc = granted()
-    return await run(ctx, lambda m: m.enroll(bank=acc.bank, agent=acc.agent, host=host))
+    return await run(ctx, lambda m: m.swarm.enroll(bank=acc.bank, agent=acc.agent, host=host))
 
 
 async def agent_heartbeat(
@@ -53,13 +53,15 @@ async def agent_heartbeat(
     Returns your agent record.
     """
     acc = granted()
-    return await run(ctx, lambda m: m.heartbeat(bank=acc.bank, agent=acc.agent, status=status))
+    return await run(
+        ctx, lambda m: m.swarm.heartbeat(bank=acc.bank, agent=acc.agent, status=status)
+    )
 
 
 async def agent_farewell(ctx: Ctx, bank: Bank = None) -> CallToolResult:
     """Leave the bank's live roster (your record and memories stay). Returns your record."""
     acc = granted()
-    return await run(ctx, lambda m: m.farewell(bank=acc.bank, agent=acc.agent))
+    return await run(ctx, lambda m: m.swarm.farewell(bank=acc.bank, agent=acc.agent))
 
 
 async def swarm_status(ctx: Ctx, bank: Bank = None) -> CallToolResult:
@@ -75,13 +77,13 @@ async def swarm_status(ctx: Ctx, bank: Bank = None) -> CallToolResult:
     agent = None if sees_everything(acc.who) else acc.agent
 
     def work(m: Memory) -> dict[str, Any]:
-        conflicts = len(m.conflicts(bank=acc.bank, status="open", limit=COUNT_CAP))
+        conflicts = len(m.conflicts.list(bank=acc.bank, status="open", limit=COUNT_CAP))
         pending = len(m.review.queue(bank=acc.bank, limit=COUNT_CAP, agent=agent))
         return {
             "bank": acc.bank,
-            "roster": to_jsonable(m.roster(acc.bank)),
+            "roster": to_jsonable(m.swarm.roster(acc.bank)),
             # The counts cover every bank: only a caller for every bank may see them.
-            "stats": to_jsonable(m.stats()) if store_wide else None,
+            "stats": to_jsonable(m.admin.stats()) if store_wide else None,
             "open_conflicts": conflicts,
             "open_conflicts_capped": conflicts >= COUNT_CAP,
             "pending_review": pending,

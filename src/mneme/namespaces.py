@@ -1,0 +1,264 @@
+"""The namespaces of ``Memory`` (ADR 0043): ``mem.review``, ``mem.conflicts``,
+``mem.beliefs``, ``mem.swarm`` and ``mem.admin``.
+
+A namespace does no work of its own. Where one service answers, it hands out that service's
+bound method (``mem.review.decide`` is ``Review.decide``), so each signature and docstring is
+written once, where the work is done. Where an answer needs the store or several parts,
+a method passes them along and returns what the part returns.
+"""
+
+from __future__ import annotations
+
+import builtins
+import datetime as dt
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from mneme.background.health import health as health_report
+from mneme.background.reconsolidate import Reconsolidator
+from mneme.background.reembed import reembed as reembed_units
+from mneme.background.worker import Worker
+from mneme.core.audit_chain import ChainReport
+from mneme.core.erasure import PurgeReport
+from mneme.core.model import Bank, ConflictRecord, Rule
+from mneme.deprecation import warn_moved
+from mneme.embed.protocol import Embedder
+from mneme.presence import Presence
+from mneme.store.protocol import AuditRecord, CompactReport, Store, StoreStats
+from mneme.trust import audit
+from mneme.trust.conflicts import Conflicts
+from mneme.trust.edits import Edits
+from mneme.trust.purge import purge as erase
+from mneme.trust.purge import purge_subject as erase_subject
+from mneme.trust.review import Review
+from mneme.trust.settle import Settler
+from mneme.write.charter import CharterFile
+from mneme.write.defence import Defence, PolicyView
+
+
+class ReviewNamespace:
+    """``mem.review``: the review queue, and a person's decisions on claims and memories
+    (approve, reject with a tombstone, supersede, restore)."""
+
+    def __init__(self, review: Review) -> None:
+        self.queue = review.queue
+        self.decide = review.decide
+        self.reject = review.reject
+        self.restore = review.restore
+        #: The claim or unit an id names (NotFound if none): a surface checks its bank.
+        self.target = review.target
+
+
+class ConflictsNamespace:
+    """``mem.conflicts``: disagreements between memories, and settling them: a person's
+    resolution of a conflict, or the answer to the question a write came back with."""
+
+    def __init__(self, conflicts: Conflicts, settler: Settler) -> None:
+        self.list = conflicts.list
+        self.resolve = conflicts.resolve
+        self.resolve_contradiction = settler.resolve_contradiction
+
+    def __call__(
+        self, *, bank: str, status: str | None = "open", limit: int = 100
+    ) -> builtins.list[ConflictRecord]:
+        """Deprecated: ``mem.conflicts(...)`` was the method ``mem.conflicts.list`` is now."""
+        warn_moved("conflicts", "conflicts.list")
+        return self.list(bank=bank, status=status, limit=limit)
+
+
+class BeliefsNamespace:
+    """``mem.beliefs``: beliefs and what hangs on them: sweep them now (reconsolidation),
+    hang a memory on one, change a memory's confidence, and decide the sweep verdicts that
+    wait for a person."""
+
+    def __init__(self, reconsolidator: Reconsolidator, edits: Edits) -> None:
+        self.reconsolidate = reconsolidator.reconsolidate
+        self.has_pending = reconsolidator.has_pending
+        self.contest = reconsolidator.contest
+        self.support = reconsolidator.support
+        self.set_confidence = edits.set_confidence
+        self.proposals = reconsolidator.proposals
+        self.decide = reconsolidator.decide
+
+
+class SwarmNamespace:
+    """``mem.swarm``: the agents of a bank: who is around (the roster), enrolling,
+    heartbeats, farewells. Records are never deleted."""
+
+    def __init__(self, presence: Presence) -> None:
+        self.roster = presence.roster
+        self.enroll = presence.enroll
+        self.heartbeat = presence.heartbeat
+        self.farewell = presence.farewell
+
+
+class AdminNamespace:
+    """``mem.admin``: the store as a whole and each bank's policy: health, sizes, schema,
+    the audit log (read, verify, anchor), legal erasure, compaction, re-embedding, the
+    sensitive-data policy, and the rules adopted beside the charter."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        clock: Callable[[], dt.datetime],
+        *,
+        charter: CharterFile,
+        settler: Settler,
+        defence: Defence,
+        workers: Mapping[str, Worker],
+        create_banks: bool,
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._clock = clock
+        self._charter = charter
+        self._settler = settler
+        self._defence = defence
+        self._workers = workers
+        self._create_banks = create_banks
+        self.sensitive_policy = defence.view
+
+    # -- the store ----------------------------------------------------------------------
+
+    def banks(self) -> list[Bank]:
+        """Every bank of the store."""
+        return self._store.list_banks()
+
+    def stats(self) -> StoreStats:
+        """Row counts: banks, sources, units, entities, edges, embeddings by model."""
+        return self._store.stats()
+
+    def health(self) -> dict[str, Any]:
+        """Schema, sizes, pending work, open conflicts, reconsolidation rates, the charter's
+        error and the background workers' runs (``background.health``)."""
+        return health_report(self._store, charter_error=self._charter.error, workers=self._workers)
+
+    def schema_version(self) -> int:
+        """The store's schema version."""
+        return self._store.schema_version()
+
+    def migrate(self) -> list[int]:
+        """Apply pending schema migrations (opening already does); the versions applied."""
+        return self._store.migrate()
+
+    def compact(self) -> CompactReport:
+        """Rewrite the store's files so erased rows leave no bytes behind (SQLite: checkpoint
+        the WAL and VACUUM; PostgreSQL: VACUUM FULL, end the WAL segment, checkpoint). Run it
+        after a purge that must be proved on disk; it takes the write lock while it runs."""
+        return self._store.compact()
+
+    def reembed(
+        self,
+        *,
+        bank: str | None = None,
+        batch: int = 64,
+        progress: Callable[[int], None] | None = None,
+    ) -> int:
+        """Give every unit a vector from the configured embedder; returns how many moved."""
+        return reembed_units(self._store, self._embedder, bank=bank, batch=batch, progress=progress)
+
+    # -- the audit log (ADR 0008, ADR 0035) ---------------------------------------------
+
+    def audit_log(
+        self, bank: str, *, target: str | None = None, last: int | None = None
+    ) -> list[AuditRecord]:
+        """A bank's audit records (who, what, before, after, why), oldest first: every one,
+        or the ``last`` ones; ``target`` keeps the records about one object."""
+        return audit.records(self._store, bank, target=target, last=last)
+
+    def audit_verify(
+        self, bank: str | None = None, *, anchors: Sequence[Mapping[str, Any]] = ()
+    ) -> dict[str, ChainReport]:
+        """Check every bank's audit (ADR 0035): the keyed hash chain and its keyed head (edits,
+        deletions, insertions, reordering, truncation, a chain recomputed without the key),
+        erasures made outside a purge, and every memory, source, claim, tombstone and conflict
+        against the state its last audit record sealed (changes made beside mneme).
+
+        Raises:
+            NotFound: ``bank`` names no bank.
+        """
+        return audit.verify_bank(self._store, bank, anchors)
+
+    def audit_anchor(self) -> dict[str, Any]:
+        """The heads of every bank's audit chain now, to keep outside the store (ADR 0035):
+        ``audit_verify(anchors=[...])`` then catches a rollback or a rewrite by a key holder."""
+        return audit.anchor(self._store, self._clock().isoformat())
+
+    # -- erasure (ADR 0008, ADR 0036) ---------------------------------------------------
+
+    def purge(
+        self,
+        object_id: str,
+        *,
+        actor: str,
+        reason: str,
+        dry_run: bool = False,
+        bank: str | None = None,
+    ) -> PurgeReport:
+        """Erase a memory or source irreversibly, as the law may require. Audited.
+
+        The one exception to "never delete": a purged unit takes the sources that state it
+        (their raw text holds the same content) and every unit that rests only on them;
+        past audit records keep their digests but lose their content.
+        """
+        return erase(self._store, object_id, actor=actor, reason=reason, dry_run=dry_run, bank=bank)
+
+    def purge_subject(
+        self,
+        name: str,
+        *,
+        actor: str,
+        reason: str,
+        aliases: Sequence[str] = (),
+        dry_run: bool = False,
+        bank: str | None = None,
+    ) -> tuple[PurgeReport, ...]:
+        """Erase everything about a data subject (GDPR art. 17), in every bank or in ``bank``.
+
+        Every memory and source that names the person (whole-word, case- and accent-insensitive,
+        by ``name``, ``aliases`` and the aliases of the entity that is them) goes as ``purge``
+        takes them; what survives but names them is blanked (review notes, conflict questions,
+        claim review notes, audit content) or dropped (tombstones, sweep proposals, adopted
+        rules, the entity). One report per bank; ``dry_run`` changes nothing.
+        """
+        return erase_subject(
+            self._store,
+            name,
+            actor=actor,
+            reason=reason,
+            aliases=tuple(aliases),
+            dry_run=dry_run,
+            bank=bank,
+        )
+
+    # -- policy ---------------------------------------------------------------------------
+
+    def set_sensitive_policy(
+        self, bank: str, policy: Mapping[str, str], *, actor: str, reason: str = ""
+    ) -> PolicyView:
+        """Set actions by category (``secret``, ``personal``) or kind (``api_key``, ``email``,
+        ...): ``{"personal": "redact", "phone": "store"}``; ``"default"`` drops a rule. Laid
+        over the rules the bank has; audited; a bank not yet written to is created.
+
+        Raises:
+            InvalidInput: an unknown category, kind or action.
+        """
+        return self._defence.set_policy(
+            bank,
+            policy,
+            actor=actor,
+            reason=reason,
+            now=self._clock(),
+            create=self._create_banks,
+        )
+
+    def rules(self, *, bank: str | None = None) -> dict[str, Any]:
+        """The charter in force (text and checked rules) and, per bank, the adopted rules."""
+        return self._charter.in_force(self._settler.adopted(bank))
+
+    def adopt_rule(
+        self, *, bank: str, kind: str, attribute: str, decision: str, actor: str
+    ) -> Rule:
+        """Adopt a proposed rule; it is listed beside the charter, never inside it."""
+        return self._settler.adopt(bank, kind, attribute, decision, actor=actor)
