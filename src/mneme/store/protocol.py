@@ -296,6 +296,12 @@ class Memories(Protocol):
         self, viewer: Viewer, filters: Filters, limit: int, offset: int = 0, *, lean: bool = False
     ) -> list[Unit]: ...
 
+    # embeddings (stored with their model identity; the vector index derives from them)
+    def put_embedding(self, bank_id: str, unit_id: str, model: str, vector: Vector) -> None: ...
+    def iter_for_embedding(
+        self, bank_id: str | None, model: str, batch: int
+    ) -> Iterator[list[EmbeddingRow]]: ...
+
 
 class Graph(Protocol):
     """Entities, the units that mention them, and typed edges."""
@@ -310,12 +316,6 @@ class Graph(Protocol):
         ...
 
     def edges_of(self, viewer: Viewer, unit_id: str) -> list[Edge]: ...
-
-    # embeddings (stored with their model identity; the vector index derives from them)
-    def put_embedding(self, bank_id: str, unit_id: str, model: str, vector: Vector) -> None: ...
-    def iter_for_embedding(
-        self, bank_id: str | None, model: str, batch: int
-    ) -> Iterator[list[EmbeddingRow]]: ...
 
 
 class Channels(Protocol):
