@@ -123,7 +123,7 @@ class AdminNamespace:
 
     def banks(self) -> list[Bank]:
         """Every bank of the store."""
-        return self._store.list_banks()
+        return self._store.banks.list_banks()
 
     def stats(self) -> StoreStats:
         """Row counts: banks, sources, units, entities, edges, embeddings by model."""
@@ -146,7 +146,7 @@ class AdminNamespace:
         """Rewrite the store's files so erased rows leave no bytes behind (SQLite: checkpoint
         the WAL and VACUUM; PostgreSQL: VACUUM FULL, end the WAL segment, checkpoint). Run it
         after a purge that must be proved on disk; it takes the write lock while it runs."""
-        return self._store.compact()
+        return self._store.erasure.compact()
 
     def reembed(
         self,

@@ -11,11 +11,17 @@ import datetime as dt
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from mneme import validate
 from mneme.core.model import Agent
 from mneme.errors import InvalidInput, NotFound
-from mneme.store.protocol import Store
+from mneme.store.protocol import HasBanks, Transactions
+
+
+class PresenceStore(Transactions, HasBanks, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
+
 
 #: An agent silent for longer than this is counted as hidden_stale in the roster.
 PRESENCE_TTL = dt.timedelta(minutes=30)
@@ -31,7 +37,7 @@ class Roster:
 
 
 class Presence:
-    def __init__(self, store: Store, clock: Callable[[], dt.datetime]) -> None:
+    def __init__(self, store: PresenceStore, clock: Callable[[], dt.datetime]) -> None:
         self.store = store
         self.clock = clock
 
@@ -47,9 +53,9 @@ class Presence:
             raise InvalidInput("host must be a string of at most 255 characters")
         now = self.clock()
         with self.store.transaction():
-            if self.store.get_bank(bank) is None:
+            if self.store.banks.get_bank(bank) is None:
                 raise NotFound(f"no bank {bank!r}: retain something into it first")
-            self.store.heartbeat(
+            self.store.banks.heartbeat(
                 Agent(
                     id=agent,
                     bank_id=bank,
@@ -59,7 +65,7 @@ class Presence:
                     status=status,
                 )
             )
-        return next(a for a in self.store.list_agents(bank) if a.id == agent)
+        return next(a for a in self.store.banks.list_agents(bank) if a.id == agent)
 
     def enroll(self, *, bank: str, agent: str, host: str | None = None) -> Agent:
         """Announce an agent to a bank's roster (its first heartbeat)."""
@@ -71,7 +77,7 @@ class Presence:
 
     def roster(self, bank: str, *, ttl: dt.timedelta = PRESENCE_TTL) -> Roster:
         """Agents seen within the TTL; the silent ones are counted, never deleted."""
-        agents = self.store.list_agents(validate.ident(bank, "bank"))
+        agents = self.store.banks.list_agents(validate.ident(bank, "bank"))
         cutoff = self.clock() - ttl
         live = tuple(a for a in agents if a.last_seen >= cutoff and a.status != "departed")
         departed = sum(a.status == "departed" for a in agents)

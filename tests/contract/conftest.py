@@ -273,7 +273,7 @@ class Make:
 
     def bank(self, bank_id: str = "b1") -> Bank:
         with self.store.transaction():
-            return self.store.ensure_bank(Bank(id=bank_id, name=bank_id, created_at=T0))
+            return self.store.banks.ensure_bank(Bank(id=bank_id, name=bank_id, created_at=T0))
 
     def source(
         self,
@@ -294,7 +294,7 @@ class Make:
             **kw,
         )
         with self.store.transaction():
-            self.store.put_source(src)
+            self.store.memories.put_source(src)
         return src
 
     def unit(
@@ -327,7 +327,7 @@ class Make:
         )
         vector = EMBEDDER.embed([text])[0] if embed else None
         with self.store.transaction():
-            self.store.put_unit(unit, vector)
+            self.store.memories.put_unit(unit, vector)
         return unit
 
     def entity(self, name: str, bank_id: str = "b1", **kw: Any) -> Entity:
@@ -339,18 +339,18 @@ class Make:
             **kw,
         )
         with self.store.transaction():
-            return self.store.upsert_entity(ent)
+            return self.store.graph.upsert_entity(ent)
 
     def mention(self, unit: Unit, *entities: Entity) -> None:
         with self.store.transaction():
-            self.store.add_mentions(unit.bank_id, unit.id, [e.id for e in entities])
+            self.store.graph.add_mentions(unit.bank_id, unit.id, [e.id for e in entities])
 
     def edge(
         self, src: str, dst: str, type: str = "SUPPORTS", bank_id: str = "b1", **kw: Any
     ) -> Edge:
         edge = self.edge_value(src, dst, type, bank_id, **kw)
         with self.store.transaction():
-            self.store.put_edge(edge)
+            self.store.graph.put_edge(edge)
         return edge
 
     def edge_value(
@@ -371,7 +371,7 @@ class Make:
     def agent(self, agent_id: str, bank_id: str = "b1", seen: dt.datetime = T0, **kw: Any) -> Agent:
         agent = Agent(id=agent_id, bank_id=bank_id, first_seen=seen, last_seen=seen, **kw)
         with self.store.transaction():
-            self.store.heartbeat(agent)
+            self.store.banks.heartbeat(agent)
         return agent
 
 
@@ -404,7 +404,7 @@ def world(make: Make) -> dict[str, Unit]:
     store = make.store
     src = make.source(agent="a2", text="the office news")
     with store.transaction():
-        store.add_evidence("b1", units["both"].id, src.id, "a2", T0)
+        store.memories.add_evidence("b1", units["both"].id, src.id, "a2", T0)
     return units
 
 

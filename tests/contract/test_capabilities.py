@@ -34,7 +34,7 @@ def test_native_vector_index_capability_is_true_only_with_an_on_disk_index(
         "SELECT indexdef FROM pg_indexes WHERE indexname = %s",
         (index_name(make.model, make.dim),),
     )
-    if not store.vectors.build:  # type: ignore[attr-defined]  # pg_vector_index = "exact"
+    if not store.engine.vectors.build:  # type: ignore[attr-defined]  # pg_vector_index = "exact"
         assert store.capabilities.native_vector_index is False
         assert rows == []
         return

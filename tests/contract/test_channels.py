@@ -52,21 +52,21 @@ def test_lexical_ranks_matches_higher_is_better_and_stems(
     store: Store, make: Any, corpus: Any
 ) -> None:
     v = make.viewer()
-    hits = store.search_lexical(v, ["violins"], make.filters(), 10)
+    hits = store.channels.search_lexical(v, ["violins"], make.filters(), 10)
     assert set(_ids(hits)) == {"u02", "u06"}
     assert all(a.score >= b.score for a, b in itertools.pairwise(hits))
-    both = store.search_lexical(v, ["motorcycle", "porto"], make.filters(), 10)
+    both = store.channels.search_lexical(v, ["motorcycle", "porto"], make.filters(), 10)
     assert _ids(both)[0] == "u11"  # matches both terms
-    assert store.search_lexical(v, [], make.filters(), 10) == []
-    assert store.search_lexical(v, ["zzzz"], make.filters(), 10) == []
-    assert len(store.search_lexical(v, ["lisbon"], make.filters(), 2)) == 2
+    assert store.channels.search_lexical(v, [], make.filters(), 10) == []
+    assert store.channels.search_lexical(v, ["zzzz"], make.filters(), 10) == []
+    assert len(store.channels.search_lexical(v, ["lisbon"], make.filters(), 2)) == 2
 
 
 def test_lexical_treats_query_syntax_as_plain_text(store: Store, make: Any, corpus: Any) -> None:
     v = make.viewer()
     for term in ['"', "'", "a & b", "!", "(", "x:*", "\\", "OR", "NEAR(", "lisbon'"]:
-        store.search_lexical(v, [term], make.filters(), 5)  # no error
-    assert "u04" in _ids(store.search_lexical(v, ["lisbon'"], make.filters(), 10))
+        store.channels.search_lexical(v, [term], make.filters(), 5)  # no error
+    assert "u04" in _ids(store.channels.search_lexical(v, ["lisbon'"], make.filters(), 10))
 
 
 def test_semantic_ranks_by_cosine_and_finds_the_exact_text_first(
@@ -74,11 +74,11 @@ def test_semantic_ranks_by_cosine_and_finds_the_exact_text_first(
 ) -> None:
     v = make.viewer()
     for i, text in enumerate(CORPUS):
-        hits = store.search_semantic(v, make.vec(text), make.model, make.filters(), 3)
+        hits = store.channels.search_semantic(v, make.vec(text), make.model, make.filters(), 3)
         assert hits[0].unit_id == f"u{i:02d}"
         assert hits[0].score == pytest.approx(1.0, abs=1e-5)
         assert hits[0].score >= hits[1].score >= hits[2].score
-    assert store.search_semantic(v, make.vec("x"), "other-model", make.filters(), 3) == []
+    assert store.channels.search_semantic(v, make.vec("x"), "other-model", make.filters(), 3) == []
 
 
 @pytest.mark.parametrize("terms", QUERIES, ids=["+".join(q) for q in QUERIES])
@@ -88,12 +88,12 @@ def test_both_backends_return_the_same_top_results(
     """The reference (SQLite) and this store agree on the top hits of every channel."""
     store, twin = make.store, sqlite_twin(CORPUS)
     v = make.viewer()
-    lex = _ids(store.search_lexical(v, terms, make.filters(), 3))
-    ref = _ids(twin.search_lexical(v, terms, make.filters(), 3))
+    lex = _ids(store.channels.search_lexical(v, terms, make.filters(), 3))
+    ref = _ids(twin.channels.search_lexical(v, terms, make.filters(), 3))
     assert lex == ref
     q = make.vec(" ".join(terms))
-    sem = _ids(store.search_semantic(v, q, make.model, make.filters(), 5))
-    assert sem == _ids(twin.search_semantic(v, q, make.model, make.filters(), 5))
+    sem = _ids(store.channels.search_semantic(v, q, make.model, make.filters(), 5))
+    assert sem == _ids(twin.channels.search_semantic(v, q, make.model, make.filters(), 5))
 
 
 def test_every_filter_field_applies_in_every_channel(store: Store, make: Any) -> None:
@@ -130,20 +130,26 @@ def test_every_filter_field_applies_in_every_channel(store: Store, make: Any) ->
     for u in units.values():
         make.mention(u, entity)
     for label, (filters, expected) in cases.items():
-        lexical = {name[s.unit_id] for s in store.search_lexical(v, ["river"], filters, 50)}
+        lexical = {
+            name[s.unit_id] for s in store.channels.search_lexical(v, ["river"], filters, 50)
+        }
         semantic = {
             name[s.unit_id]
-            for s in store.search_semantic(v, make.vec("lisbon river"), make.model, filters, 50)
+            for s in store.channels.search_semantic(
+                v, make.vec("lisbon river"), make.model, filters, 50
+            )
         }
-        listed = {name[u.id] for u in store.list_units(v, filters, 50)}
-        named = {name[s.unit_id] for s in store.search_entities(v, ["lisbon"], filters, 50)}
+        listed = {name[u.id] for u in store.memories.list_units(v, filters, 50)}
+        named = {
+            name[s.unit_id] for s in store.channels.search_entities(v, ["lisbon"], filters, 50)
+        }
         assert lexical == expected, label
         assert semantic == expected, label
         assert listed == expected, label
         assert named == expected, label
         temporal = {
             name[s.unit_id]
-            for s in store.search_temporal(v, t - 60 * DAY, t + 60 * DAY, filters, 50)
+            for s in store.channels.search_temporal(v, t - 60 * DAY, t + 60 * DAY, filters, 50)
         }
         assert temporal == expected - {"undated"}, label
 
@@ -155,12 +161,14 @@ def test_temporal_prefers_windows_inside_the_range_then_closeness(store: Store, 
     wide = make.unit("wide", occurred_start=t - 40 * DAY, occurred_end=t + 40 * DAY)
     edge = make.unit("edge", occurred_start=t + 6 * DAY)
     make.unit("outside", occurred_start=t + 90 * DAY)
-    hits = store.search_temporal(make.viewer(), t - 7 * DAY, t + 7 * DAY, make.filters(), 10)
+    hits = store.channels.search_temporal(
+        make.viewer(), t - 7 * DAY, t + 7 * DAY, make.filters(), 10
+    )
     assert _ids(hits) == [inside.id, edge.id, wide.id]
     assert hits[0].score > hits[-1].score
     assert (
         len(
-            store.search_temporal(
+            store.channels.search_temporal(
                 make.viewer(scope=Scope.OWNER), t - 7 * DAY, t + 7 * DAY, make.filters(), 1
             )
         )

@@ -86,7 +86,9 @@ def test_eight_agents_writing_at_once_lose_nothing_and_duplicate_nothing(target:
 
     mem = Memory.open(target, embedder="hashing:15")
     try:
-        units = mem._store.list_units(Viewer(BANK, "owner", Scope.OWNER), Filters(), 100_000)
+        units = mem._store.memories.list_units(
+            Viewer(BANK, "owner", Scope.OWNER), Filters(), 100_000
+        )
         assert len(units) == AGENTS * OWN + SHARED
         keys = collections.Counter(u.content_key for u in units)
         assert keys.most_common(1)[0][1] == 1

@@ -48,7 +48,7 @@ def _fill(path: str) -> None:
 def _rows(target: str) -> dict[str, list[dict[str, Any]]]:
     store = open_store(target)
     try:
-        return {t: [r for b in store.export_rows(t, batch=7) for r in b] for t in TABLES}
+        return {t: [r for b in store.portable.export_rows(t, batch=7) for r in b] for t in TABLES}
     finally:
         store.close()
 

@@ -20,7 +20,7 @@ LIVE_ONLY_BY_REVIEW = "becomes live only through a review decision"
 
 def _event(store: Store, eid: str, target: str, kind: str, decision: str, new: str) -> None:
     with store.transaction():
-        store.put_review_event(
+        store.trust.put_review_event(
             ReviewEvent(
                 id=eid,
                 bank_id="b1",
@@ -56,7 +56,7 @@ def _rejected_claim(store: Store, make: Any) -> ClaimRecord:
         updated_at=make.t0,
     )
     with store.transaction():
-        store.put_claim(c)
+        store.trust.put_claim(c)
     return c
 
 
@@ -74,23 +74,27 @@ def test_a_rejected_unit_cannot_be_revived_by_update_unit_or_raw_sql(
     u = make.unit("Alice lives in Lisbon", status=UnitStatus.REJECTED)
     for status in (UnitStatus.ACTIVE, UnitStatus.PROPOSED, UnitStatus.SUPERSEDED):
         with pytest.raises(MnemeError, match=LIVE_ONLY_BY_REVIEW), store.transaction():
-            store.update_unit("b1", u.id, UnitChanges(status=status), actor="x", reason="sneak")
+            store.memories.update_unit(
+                "b1", u.id, UnitChanges(status=status), actor="x", reason="sneak"
+            )
     with pytest.raises(MnemeError, match=LIVE_ONLY_BY_REVIEW), store.transaction():
         _raw_update(store, "units", "active", u.id)
     # a reject event, or a restore to another status, does not open the door
     _event(store, "ev1", u.id, "unit", "reject", "rejected")
     _event(store, "ev2", u.id, "unit", "restore", "superseded")
     with pytest.raises(MnemeError, match=LIVE_ONLY_BY_REVIEW), store.transaction():
-        store.update_unit("b1", u.id, UnitChanges(status=UnitStatus.ACTIVE), actor="x", reason="")
+        store.memories.update_unit(
+            "b1", u.id, UnitChanges(status=UnitStatus.ACTIVE), actor="x", reason=""
+        )
     # a restore to active that is no longer the newest event does not either
     _event(store, "ev3", u.id, "unit", "restore", "active")
     _event(store, "ev4", u.id, "unit", "approve", "proposed")
     with pytest.raises(MnemeError, match=LIVE_ONLY_BY_REVIEW), store.transaction():
         _raw_update(store, "units", "active", u.id)
-    assert store.get_units(make.viewer(), [u.id])[u.id].status == UnitStatus.REJECTED
+    assert store.memories.get_units(make.viewer(), [u.id])[u.id].status == UnitStatus.REJECTED
     # other fields of a rejected unit may change; staying rejected is always allowed
     with store.transaction():
-        store.update_unit("b1", u.id, UnitChanges(confidence=0.2), actor="x", reason="")
+        store.memories.update_unit("b1", u.id, UnitChanges(confidence=0.2), actor="x", reason="")
         _raw_update(store, "units", "rejected", u.id)
 
 
@@ -99,9 +103,11 @@ def test_the_newest_restore_event_lets_exactly_its_status_through(store: Store, 
     u = make.unit("Alice lives in Lisbon", status=UnitStatus.REJECTED)
     _event(store, "ev1", u.id, "unit", "restore", "active")
     with pytest.raises(MnemeError, match=LIVE_ONLY_BY_REVIEW), store.transaction():
-        store.update_unit("b1", u.id, UnitChanges(status=UnitStatus.PROPOSED), actor="x", reason="")
+        store.memories.update_unit(
+            "b1", u.id, UnitChanges(status=UnitStatus.PROPOSED), actor="x", reason=""
+        )
     with store.transaction():
-        after = store.update_unit(
+        after = store.memories.update_unit(
             "b1", u.id, UnitChanges(status=UnitStatus.ACTIVE), actor="pat", reason="restore"
         )
     assert after.status == UnitStatus.ACTIVE
@@ -115,7 +121,7 @@ def test_a_rejected_claim_cannot_be_revived_by_update_claim_or_raw_sql(
 
     def revive(status: ClaimStatus) -> None:
         with store.transaction():
-            store.update_claim(
+            store.trust.update_claim(
                 "b1", c.id, ClaimChanges(status=status), actor="x", reason="", now=make.t0
             )
 
@@ -130,12 +136,12 @@ def test_a_rejected_claim_cannot_be_revived_by_update_claim_or_raw_sql(
     _event(store, "ev2", c.id, "claim", "supersede", "active")  # not a restore or approve
     with pytest.raises(MnemeError, match=LIVE_ONLY_BY_REVIEW):
         revive(ClaimStatus.ACTIVE)
-    got = store.get_claim("b1", c.id)
+    got = store.trust.get_claim("b1", c.id)
     assert got is not None
     assert got.status == ClaimStatus.REJECTED
     # the review status axis is a person's, not guarded: only the system's status is
     with store.transaction():
-        store.update_claim(
+        store.trust.update_claim(
             "b1",
             c.id,
             ClaimChanges(review_status=ReviewStatus.PENDING_REVIEW),
@@ -145,6 +151,6 @@ def test_a_rejected_claim_cannot_be_revived_by_update_claim_or_raw_sql(
         )
     _event(store, "ev3", c.id, "claim", "restore", "active")
     revive(ClaimStatus.ACTIVE)
-    got = store.get_claim("b1", c.id)
+    got = store.trust.get_claim("b1", c.id)
     assert got is not None
     assert got.status == ClaimStatus.ACTIVE

@@ -44,7 +44,7 @@ def _leaks(store: Store, needle: str) -> list[str]:
     return [
         f"{table}: {row}"
         for table in TABLES
-        for batch in store.export_rows(table)
+        for batch in store.portable.export_rows(table)
         for row in batch
         if needle.casefold() in json.dumps(row, default=str).casefold()
     ]
@@ -61,7 +61,7 @@ def test_purge_erases_content_from_every_table_and_the_audit_still_verifies(targ
         assert SECRET in conflict.question
         mem.review.reject(sid, "wrong", "pat")  # a tombstone holding the rejected value
         with mem._store.transaction():  # a buffered write of the same evidence
-            mem._store.enqueue(
+            mem._store.queue.enqueue(
                 QueueItem(
                     id="q-1",
                     bank_id="b1",
@@ -84,7 +84,7 @@ def test_purge_erases_content_from_every_table_and_the_audit_still_verifies(targ
         with pytest.raises(NotFound):
             mem.get(sid)
         assert mem.get(kept.memory_ids[0]).text == "Alice lives in Lisbon."
-        assert mem._store.get_conflict("b1", conflict.id).question == ""  # type: ignore[union-attr]
+        assert mem._store.trust.get_conflict("b1", conflict.id).question == ""  # type: ignore[union-attr]
         hits = mem.recall("Where does Alice live?", bank="b1", agent="a1")
         assert [h.unit.id for h in hits] == list(kept.memory_ids)
 
@@ -150,7 +150,7 @@ def _pending(make: Any, sid: str, bank: str = "b1", at_h: int = 0) -> PendingSwe
         created_at=make.t0 + dt.timedelta(hours=at_h),
     )
     with make.store.transaction():
-        make.store.add_pending_sweep(item)
+        make.store.sweeps.add_pending_sweep(item)
     return item
 
 
@@ -168,7 +168,7 @@ def _proposal(make: Any, pid: str, at_h: int = 0, **kw: Any) -> SweepProposal:
         created_at=make.t0 + dt.timedelta(hours=at_h),
     )
     with make.store.transaction():
-        make.store.put_proposal(p)
+        make.store.sweeps.put_proposal(p)
     return p
 
 
@@ -177,26 +177,26 @@ def test_pending_sweeps_are_queued_per_bank_oldest_first_and_finished_with_a_rep
 ) -> None:
     make.bank("b1")
     make.bank("b2")
-    assert not store.has_pending_sweep()
-    assert not store.has_pending_sweep("b1")
+    assert not store.sweeps.has_pending_sweep()
+    assert not store.sweeps.has_pending_sweep("b1")
     later = _pending(make, "w2", at_h=2)
     first = _pending(make, "w1", at_h=1)
     other = _pending(make, "w3", bank="b2", at_h=0)
-    assert store.has_pending_sweep()
-    assert store.has_pending_sweep("b1")
-    assert store.pending_sweeps("b1", 10) == [first, later]
-    assert store.pending_sweeps(None, 10) == [other, first, later]
-    assert store.pending_sweeps(None, 1) == [other]
-    assert store.done_sweeps(None, 10) == []
+    assert store.sweeps.has_pending_sweep()
+    assert store.sweeps.has_pending_sweep("b1")
+    assert store.sweeps.pending_sweeps("b1", 10) == [first, later]
+    assert store.sweeps.pending_sweeps(None, 10) == [other, first, later]
+    assert store.sweeps.pending_sweeps(None, 1) == [other]
+    assert store.sweeps.done_sweeps(None, 10) == []
     done_at = make.t0 + dt.timedelta(hours=5)
     report = {"examined": 2, "reaccepted": ["u1"], "ratio": 0.5}
     with store.transaction():
-        store.finish_sweep("b2", "w3", report, done_at)
-        store.finish_sweep("b1", "w1", {"examined": 0}, done_at - dt.timedelta(hours=1))
-    assert not store.has_pending_sweep("b2")
-    assert store.has_pending_sweep()
-    assert store.pending_sweeps(None, 10) == [later]
-    (newest, older) = store.done_sweeps(None, 10)
+        store.sweeps.finish_sweep("b2", "w3", report, done_at)
+        store.sweeps.finish_sweep("b1", "w1", {"examined": 0}, done_at - dt.timedelta(hours=1))
+    assert not store.sweeps.has_pending_sweep("b2")
+    assert store.sweeps.has_pending_sweep()
+    assert store.sweeps.pending_sweeps(None, 10) == [later]
+    (newest, older) = store.sweeps.done_sweeps(None, 10)
     assert (newest.id, newest.status, newest.done_at, newest.report) == (
         "w3",
         "done",
@@ -204,8 +204,8 @@ def test_pending_sweeps_are_queued_per_bank_oldest_first_and_finished_with_a_rep
         report,
     )
     assert older.id == "w1"
-    assert store.done_sweeps("b1", 10) == [older]
-    assert [r.op for r in store.audit_records("b1", target="belief-w1")] == [
+    assert store.sweeps.done_sweeps("b1", 10) == [older]
+    assert [r.op for r in store.audit.records("b1", target="belief-w1")] == [
         "reconsolidation.pending"
     ]
 
@@ -214,22 +214,22 @@ def test_sweep_proposals_wait_for_a_person_and_are_located(store: Store, make: A
     make.bank("b1")
     second = _proposal(make, "p2", at_h=2, unit_id="u3", verdict="unsupported")
     first = _proposal(make, "p1", at_h=1)
-    assert store.list_proposals("b1") == [first, second]
-    assert store.list_proposals("b1", limit=1) == [first]
-    assert store.list_proposals("b2") == []
-    assert store.locate("p1") == "b1"
+    assert store.sweeps.list_proposals("b1") == [first, second]
+    assert store.sweeps.list_proposals("b1", limit=1) == [first]
+    assert store.sweeps.list_proposals("b2") == []
+    assert store.memories.locate("p1") == "b1"
     at = make.t0 + dt.timedelta(hours=3)
     with store.transaction():
-        decided = store.decide_proposal("b1", "p1", "accepted", "pat", at)
+        decided = store.sweeps.decide_proposal("b1", "p1", "accepted", "pat", at)
     assert (decided.status, decided.decided_at, decided.decided_by) == ("accepted", at, "pat")
     assert decided.evidence == ("u2", "s9")
     assert decided.confidence == pytest.approx(0.42)
-    assert store.list_proposals("b1") == [second]
-    assert store.list_proposals("b1", status=None) == [decided, second]
-    assert store.list_proposals("b1", status="accepted") == [decided]
+    assert store.sweeps.list_proposals("b1") == [second]
+    assert store.sweeps.list_proposals("b1", status=None) == [decided, second]
+    assert store.sweeps.list_proposals("b1", status="accepted") == [decided]
     with pytest.raises(NotFound), store.transaction():
-        store.decide_proposal("b1", "nope", "dismissed", "pat", at)
-    assert [r.op for r in store.audit_records("b1", target="u1")] == [
+        store.sweeps.decide_proposal("b1", "nope", "dismissed", "pat", at)
+    assert [r.op for r in store.audit.records("b1", target="u1")] == [
         "sweep.propose",
         "sweep.accepted",
     ]
@@ -262,7 +262,7 @@ def test_retracting_a_belief_reaccepts_what_it_blocked_on_every_backend(target: 
         assert not mem.beliefs.has_pending("ops")
         (proposal,) = mem.beliefs.proposals(bank="ops")
         assert (proposal.unit_id, proposal.verdict) == (support, "unsupported")
-        assert mem._store.locate(proposal.id) == "ops"
+        assert mem._store.memories.locate(proposal.id) == "ops"
         assert mem.admin.audit_verify()["ops"].ok
     finally:
         mem.close()

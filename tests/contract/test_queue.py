@@ -13,7 +13,7 @@ def test_queue_claims_oldest_first_once_and_recovers_processing(store: Store, ma
     t = make.t0
     for i, at in enumerate((t + dt.timedelta(seconds=5), t)):
         with store.transaction():
-            store.enqueue(
+            store.queue.enqueue(
                 QueueItem(
                     id=f"q{i}",
                     bank_id="b1",
@@ -25,22 +25,22 @@ def test_queue_claims_oldest_first_once_and_recovers_processing(store: Store, ma
                 )
             )
     with store.transaction():
-        first = store.claim_queued(t)
-        second = store.claim_queued(t)
-        assert store.claim_queued(t) is None
+        first = store.queue.claim_queued(t)
+        second = store.queue.claim_queued(t)
+        assert store.queue.claim_queued(t) is None
     assert first is not None
     assert second is not None
     assert (first.id, second.id) == ("q1", "q0")
     assert (first.status, first.attempts, first.payload) == ("processing", 1, {"text": "t1"})
     later = t + dt.timedelta(minutes=1)
     with store.transaction():
-        store.finish_queued("q1", "done", {"memory_ids": ["u1"]}, None, later)
-        assert store.requeue_processing(later) == 1
-    done = store.get_queued("q1")
+        store.queue.finish_queued("q1", "done", {"memory_ids": ["u1"]}, None, later)
+        assert store.queue.requeue_processing(later) == 1
+    done = store.queue.get_queued("q1")
     assert done is not None
     assert (done.status, done.result, done.updated_at) == ("done", {"memory_ids": ["u1"]}, later)
-    again = store.get_queued("q0")
+    again = store.queue.get_queued("q0")
     assert again is not None
     assert again.status == "pending"
     assert again.attempts == 1
-    assert store.get_queued("nope") is None
+    assert store.queue.get_queued("nope") is None

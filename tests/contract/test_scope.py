@@ -32,8 +32,8 @@ def test_get_units_and_list_units_see_exactly_the_scope(
 ) -> None:
     v = make.viewer(agent, scope)
     all_ids = [u.id for u in world.values()]
-    assert _names(world, store.get_units(v, all_ids)) == VISIBLE[(agent, scope)]
-    listed = store.list_units(v, Filters(), 100)
+    assert _names(world, store.memories.get_units(v, all_ids)) == VISIBLE[(agent, scope)]
+    listed = store.memories.list_units(v, Filters(), 100)
     assert _names(world, [u.id for u in listed]) == VISIBLE[(agent, scope)]
 
 
@@ -43,8 +43,8 @@ def test_every_search_channel_honors_scope(
 ) -> None:
     v = make.viewer(agent, scope)
     allowed = VISIBLE[(agent, scope)]
-    lexical = store.search_lexical(v, ["lisbon", "porto"], Filters(), 50)
-    semantic = store.search_semantic(v, make.vec("Lisbon"), make.model, Filters(), 50)
+    lexical = store.channels.search_lexical(v, ["lisbon", "porto"], Filters(), 50)
+    semantic = store.channels.search_semantic(v, make.vec("Lisbon"), make.model, Filters(), 50)
     assert _names(world, [s.unit_id for s in lexical]) == allowed
     assert _names(world, [s.unit_id for s in semantic]) == allowed
 
@@ -69,11 +69,11 @@ def test_temporal_entity_and_graph_channels_honor_scope(
     for u in units.values():
         make.edge(world["mine"].id, u.id)
     v = make.viewer(agent, scope)
-    temporal = store.search_temporal(
+    temporal = store.channels.search_temporal(
         v, make.t0.replace(hour=0), make.t0.replace(hour=23), Filters(), 50
     )
-    named = store.search_entities(v, ["lisbon"], Filters(), 50)
-    links = store.graph_links(v, [world["mine"].id], Filters(), 50)
+    named = store.channels.search_entities(v, ["lisbon"], Filters(), 50)
+    links = store.channels.graph_links(v, [world["mine"].id], Filters(), 50)
     seen = {name for name, u in units.items() if u.id in {s.unit_id for s in temporal}}
     expected = {"m", "t", "p2"}
     if scope == Scope.PERSONAL:
@@ -93,15 +93,17 @@ def test_private_unit_is_invisible_to_other_agents_even_by_id_or_source(
 ) -> None:
     src = make.source(agent="a2", text="bob's private note", visibility=Visibility.PRIVATE)
     with store.transaction():
-        store.add_evidence("b1", world["secret2"].id, src.id, "a2", make.t0)
+        store.memories.add_evidence("b1", world["secret2"].id, src.id, "a2", make.t0)
     for scope in (Scope.PERSONAL, Scope.COLLECTIVE):
         v = make.viewer("a1", scope)
-        assert store.get_units(v, [world["secret2"].id]) == {}
-        assert store.units_of_source(v, src.id) == []
-        assert store.get_source(v, src.id) is None
-        assert store.edges_of(v, world["secret2"].id) == []
-    assert store.get_source(make.viewer("a1", Scope.OWNER), src.id) is not None
-    assert [u.id for u in store.units_of_source(make.viewer("a2"), src.id)] == [world["secret2"].id]
+        assert store.memories.get_units(v, [world["secret2"].id]) == {}
+        assert store.memories.units_of_source(v, src.id) == []
+        assert store.memories.get_source(v, src.id) is None
+        assert store.graph.edges_of(v, world["secret2"].id) == []
+    assert store.memories.get_source(make.viewer("a1", Scope.OWNER), src.id) is not None
+    assert [u.id for u in store.memories.units_of_source(make.viewer("a2"), src.id)] == [
+        world["secret2"].id
+    ]
 
 
 def test_nothing_crosses_banks_in_any_read_or_write(store: Store, make: Any, world: Any) -> None:
@@ -111,20 +113,22 @@ def test_nothing_crosses_banks_in_any_read_or_write(store: Store, make: Any, wor
     make.edge(other.id, world["mine"].id, bank_id="b2")
     for scope in Scope:
         v = make.viewer("a1", scope, bank="b1")
-        assert store.get_units(v, [other.id]) == {}
+        assert store.memories.get_units(v, [other.id]) == {}
         assert other.id not in {
-            s.unit_id for s in store.search_lexical(v, ["carol"], Filters(), 10)
+            s.unit_id for s in store.channels.search_lexical(v, ["carol"], Filters(), 10)
         }
-        sem = store.search_semantic(v, make.vec(other.text), make.model, Filters(), 10)
+        sem = store.channels.search_semantic(v, make.vec(other.text), make.model, Filters(), 10)
         assert other.id not in {s.unit_id for s in sem}
-        assert store.search_entities(v, ["lisbon"], Filters(), 10) == []
-        assert store.graph_links(v, [other.id], Filters(), 10) == []
-        assert store.edges_of(v, other.id) == []
-        assert store.get_source(v, "nope") is None
+        assert store.channels.search_entities(v, ["lisbon"], Filters(), 10) == []
+        assert store.channels.graph_links(v, [other.id], Filters(), 10) == []
+        assert store.graph.edges_of(v, other.id) == []
+        assert store.memories.get_source(v, "nope") is None
     with pytest.raises(LookupError), store.transaction():
-        store.update_unit("b1", other.id, _retire(), actor="a1", reason="cross-bank")
+        store.memories.update_unit("b1", other.id, _retire(), actor="a1", reason="cross-bank")
     assert (
-        store.get_units(make.viewer("a1", Scope.OWNER, bank="b2"), [other.id])[other.id].status
+        store.memories.get_units(make.viewer("a1", Scope.OWNER, bank="b2"), [other.id])[
+            other.id
+        ].status
         == UnitStatus.ACTIVE
     )
 

@@ -46,7 +46,7 @@ def claim(make: Any, cid: str, value: str, *, at_h: int = 0, **kw: Any) -> Claim
         **kw,
     )
     with make.store.transaction():
-        make.store.put_claim(record)
+        make.store.trust.put_claim(record)
     return record
 
 
@@ -62,7 +62,7 @@ def event(make: Any, eid: str, target: str, decision: str, **kw: Any) -> ReviewE
         **kw,
     )
     with make.store.transaction():
-        make.store.put_review_event(record)
+        make.store.trust.put_review_event(record)
     return record
 
 
@@ -79,7 +79,7 @@ def conflict(make: Any, cid: str, a: str, b: str, *, at_h: int = 0, **kw: Any) -
         **kw,
     )
     with make.store.transaction():
-        make.store.put_conflict(record)
+        make.store.trust.put_conflict(record)
     return record
 
 
@@ -97,12 +97,12 @@ def test_put_claim_round_trips_every_field_and_is_located(store: Store, make: An
         review_note="checked",
         review_status=ReviewStatus.APPROVED,
     )
-    assert store.get_claim("b1", "c1") == c
-    assert store.get_claim("b2", "c1") is None
-    assert store.get_claim("b1", "nope") is None
-    assert store.locate("c1") == "b1"
+    assert store.trust.get_claim("b1", "c1") == c
+    assert store.trust.get_claim("b2", "c1") is None
+    assert store.trust.get_claim("b1", "nope") is None
+    assert store.memories.locate("c1") == "b1"
     with pytest.raises(MnemeError), store.transaction():
-        store.put_claim(c)  # one claim per (bank, claim_key)
+        store.trust.put_claim(c)  # one claim per (bank, claim_key)
 
 
 def test_find_claims_by_key_slot_and_unit_in_creation_order(store: Store, make: Any) -> None:
@@ -112,17 +112,17 @@ def test_find_claims_by_key_slot_and_unit_in_creation_order(store: Store, make: 
     lisbon = claim(make, "c1", "lisbon")
     claim(make, "c3", "ann", slot_key="bob|lives_in", claim_key="bob|lives_in|ann")
     with store.transaction():
-        store.link_claim_unit("b1", porto.id, u.id)
-        store.link_claim_unit("b1", porto.id, u.id)  # idempotent
-        store.link_claim_unit("b1", porto.id, "u-other")
-    assert store.find_claims("b1", slot_key="alice|lives_in") == [lisbon, porto]
-    assert store.find_claims("b1", claim_key=porto.claim_key) == [porto]
-    assert store.find_claims("b1", unit_id=u.id) == [porto]
-    assert store.find_claims("b1", slot_key="alice|lives_in", unit_id="u-other") == [porto]
-    assert [c.id for c in store.find_claims("b1")] == ["c1", "c3", "c2"]  # created_at, id
-    assert store.find_claims("b2", slot_key="alice|lives_in") == []
-    assert store.claim_unit_ids("b1", porto.id) == sorted([u.id, "u-other"])
-    assert store.claim_unit_ids("b1", lisbon.id) == []
+        store.trust.link_claim_unit("b1", porto.id, u.id)
+        store.trust.link_claim_unit("b1", porto.id, u.id)  # idempotent
+        store.trust.link_claim_unit("b1", porto.id, "u-other")
+    assert store.trust.find_claims("b1", slot_key="alice|lives_in") == [lisbon, porto]
+    assert store.trust.find_claims("b1", claim_key=porto.claim_key) == [porto]
+    assert store.trust.find_claims("b1", unit_id=u.id) == [porto]
+    assert store.trust.find_claims("b1", slot_key="alice|lives_in", unit_id="u-other") == [porto]
+    assert [c.id for c in store.trust.find_claims("b1")] == ["c1", "c3", "c2"]  # created_at, id
+    assert store.trust.find_claims("b2", slot_key="alice|lives_in") == []
+    assert store.trust.claim_unit_ids("b1", porto.id) == sorted([u.id, "u-other"])
+    assert store.trust.claim_unit_ids("b1", lisbon.id) == []
 
 
 def test_update_claim_merges_refs_counts_new_evidence_once_and_is_audited(
@@ -132,7 +132,7 @@ def test_update_claim_merges_refs_counts_new_evidence_once_and_is_audited(
     claim(make, "c1", "lisbon")
     later = make.t0 + 2 * H
     with store.transaction():
-        after = store.update_claim(
+        after = store.trust.update_claim(
             "b1",
             "c1",
             ClaimChanges(
@@ -150,7 +150,7 @@ def test_update_claim_merges_refs_counts_new_evidence_once_and_is_audited(
             reason="test",
             now=later,
         )
-        again = store.update_claim(
+        again = store.trust.update_claim(
             "b1",
             "c1",
             ClaimChanges(add_evidence_refs=("s2",), add_contradiction_refs=("c7",)),
@@ -166,11 +166,11 @@ def test_update_claim_merges_refs_counts_new_evidence_once_and_is_audited(
     assert (after.superseded_by, after.reviewed_by, after.review_note) == ("c8", "pat", "moved")
     assert after.updated_at == later
     assert after.last_evidence_at == later
-    assert store.get_claim("b1", "c1") == again
-    ops = [r.op for r in store.audit_records("b1", target="c1")]
+    assert store.trust.get_claim("b1", "c1") == again
+    ops = [r.op for r in store.audit.records("b1", target="c1")]
     assert ops == ["claim.put", "claim.update", "claim.update"]
     with pytest.raises(NotFound), store.transaction():
-        store.update_claim("b1", "nope", ClaimChanges(), actor="x", reason="", now=later)
+        store.trust.update_claim("b1", "nope", ClaimChanges(), actor="x", reason="", now=later)
 
 
 def test_review_queue_is_newest_first_filtered_by_review_status(store: Store, make: Any) -> None:
@@ -181,11 +181,11 @@ def test_review_queue_is_newest_first_filtered_by_review_status(store: Store, ma
     claim(make, "c3", "c", at_h=2, review_status=ReviewStatus.APPROVED)
     claim(make, "c4", "d", at_h=5, bank_id="b2")
     pending = [ReviewStatus.PENDING_REVIEW]
-    assert [c.id for c in store.review_queue("b1", pending, 10)] == ["c2", "c1"]
+    assert [c.id for c in store.trust.review_queue("b1", pending, 10)] == ["c2", "c1"]
     both = [ReviewStatus.PENDING_REVIEW, ReviewStatus.APPROVED]
-    assert [c.id for c in store.review_queue("b1", both, 10)] == ["c2", "c3", "c1"]
-    assert [c.id for c in store.review_queue("b1", both, 1)] == ["c2"]
-    assert store.review_queue("b1", [], 10) == []
+    assert [c.id for c in store.trust.review_queue("b1", both, 10)] == ["c2", "c3", "c1"]
+    assert [c.id for c in store.trust.review_queue("b1", both, 1)] == ["c2"]
+    assert store.trust.review_queue("b1", [], 10) == []
 
 
 def test_review_events_are_kept_in_order_and_found_by_cause(store: Store, make: Any) -> None:
@@ -204,12 +204,12 @@ def test_review_events_are_kept_in_order_and_found_by_cause(store: Store, make: 
     )
     caused = event(make, "ev2", "u1", "reject", target_kind="unit", metadata={"cause": "ev1"})
     last = event(make, "ev0", "c1", "restore", at=make.t0 + H)  # ids need not sort by time
-    assert store.review_events("b1", "c1") == [first, last]
-    assert store.review_events("b1", "u1") == [caused]
-    assert store.review_events("b2", "c1") == []
-    assert store.review_events_caused_by("b1", "ev1") == [caused]
-    assert store.review_events_caused_by("b1", "ev2") == []
-    assert [r.op for r in store.audit_records("b1", target="c1")] == [
+    assert store.trust.review_events("b1", "c1") == [first, last]
+    assert store.trust.review_events("b1", "u1") == [caused]
+    assert store.trust.review_events("b2", "c1") == []
+    assert store.trust.review_events_caused_by("b1", "ev1") == [caused]
+    assert store.trust.review_events_caused_by("b1", "ev2") == []
+    assert [r.op for r in store.audit.records("b1", target="c1")] == [
         "review.reject",
         "review.restore",
     ]
@@ -222,7 +222,7 @@ def test_review_events_are_append_only_even_to_raw_sql(store: Store, make: Any) 
         store.db.execute("UPDATE review_events SET decision = 'reject'")  # type: ignore[attr-defined]
     with pytest.raises(MnemeError, match="append-only"), store.transaction():
         store.db.execute("DELETE FROM review_events")  # type: ignore[attr-defined]
-    assert [e.decision for e in store.review_events("b1", "c1")] == ["approve"]
+    assert [e.decision for e in store.trust.review_events("b1", "c1")] == ["approve"]
 
 
 def test_tombstones_match_any_key_and_lifting_hides_them_from_live_lookups(
@@ -244,45 +244,49 @@ def test_tombstones_match_any_key_and_lifting_hides_them_from_live_lookups(
         id="t2", bank_id="b1", text="x", reason="r", actor="pat", at=make.t0 + H, content_key="ck2"
     )
     with store.transaction():
-        store.put_tombstone(t1)
-        store.put_tombstone(t2)
-    assert store.find_tombstones("b1", content_key="ck1") == [t1]
-    assert store.find_tombstones("b1", claim_key="alice|lives_in|lisbon") == [t1]
-    assert store.find_tombstones("b1", unit_id="u1") == [t1]
-    assert store.find_tombstones("b1", content_key="ck2", unit_id="u1") == [t1, t2]
-    assert store.find_tombstones("b1") == []
-    assert store.find_tombstones("b2", content_key="ck1") == []
+        store.trust.put_tombstone(t1)
+        store.trust.put_tombstone(t2)
+    assert store.trust.find_tombstones("b1", content_key="ck1") == [t1]
+    assert store.trust.find_tombstones("b1", claim_key="alice|lives_in|lisbon") == [t1]
+    assert store.trust.find_tombstones("b1", unit_id="u1") == [t1]
+    assert store.trust.find_tombstones("b1", content_key="ck2", unit_id="u1") == [t1, t2]
+    assert store.trust.find_tombstones("b1") == []
+    assert store.trust.find_tombstones("b2", content_key="ck1") == []
     with store.transaction():
-        store.update_tombstone("b1", "t1", lifted_at=None, lifted_by=None, add_evidence=("s9",))
-        store.update_tombstone("b1", "t1", lifted_at=None, lifted_by=None, add_evidence=("s9",))
-    assert store.find_tombstones("b1", unit_id="u1")[0].evidence == ("s9",)
+        store.trust.update_tombstone(
+            "b1", "t1", lifted_at=None, lifted_by=None, add_evidence=("s9",)
+        )
+        store.trust.update_tombstone(
+            "b1", "t1", lifted_at=None, lifted_by=None, add_evidence=("s9",)
+        )
+    assert store.trust.find_tombstones("b1", unit_id="u1")[0].evidence == ("s9",)
     lifted_at = make.t0 + 2 * H
     with store.transaction():
-        store.update_tombstone("b1", "t1", lifted_at=lifted_at, lifted_by="pat")
-    assert store.find_tombstones("b1", unit_id="u1") == []
-    (gone,) = store.find_tombstones("b1", unit_id="u1", live_only=False)
+        store.trust.update_tombstone("b1", "t1", lifted_at=lifted_at, lifted_by="pat")
+    assert store.trust.find_tombstones("b1", unit_id="u1") == []
+    (gone,) = store.trust.find_tombstones("b1", unit_id="u1", live_only=False)
     assert (gone.lifted_at, gone.lifted_by, gone.evidence) == (lifted_at, "pat", ("s9",))
-    ops = [r.op for r in store.audit_records("b1", target="t1")]
+    ops = [r.op for r in store.audit.records("b1", target="t1")]
     assert ops == ["tombstone.put", "tombstone.evidence", "tombstone.evidence", "tombstone.lift"]
     with pytest.raises(NotFound), store.transaction():
-        store.update_tombstone("b1", "nope", lifted_at=None, lifted_by=None)
+        store.trust.update_tombstone("b1", "nope", lifted_at=None, lifted_by=None)
 
 
 def test_conflicts_round_trip_filter_resolve_and_are_located(store: Store, make: Any) -> None:
     make.bank()
     c1 = conflict(make, "k1", "u1", "u2", a_claim="c1", b_claim="c2", question="Which?")
     c2 = conflict(make, "k2", "u2", "u3", at_h=1, kind="numbers")
-    assert store.get_conflict("b1", "k1") == c1
-    assert store.get_conflict("b2", "k1") is None
-    assert store.locate("k1") == "b1"
-    assert store.list_conflicts("b1", status="open") == [c1, c2]
-    assert store.list_conflicts("b1", status="open", limit=1) == [c1]
-    assert store.list_conflicts("b1", status=None, unit_id="u3") == [c2]
-    assert store.list_conflicts("b1", status=None, unit_id="u2") == [c1, c2]
-    assert store.list_conflicts("b1", status=None, pair_key="u1:u2") == [c1]
+    assert store.trust.get_conflict("b1", "k1") == c1
+    assert store.trust.get_conflict("b2", "k1") is None
+    assert store.memories.locate("k1") == "b1"
+    assert store.trust.list_conflicts("b1", status="open") == [c1, c2]
+    assert store.trust.list_conflicts("b1", status="open", limit=1) == [c1]
+    assert store.trust.list_conflicts("b1", status=None, unit_id="u3") == [c2]
+    assert store.trust.list_conflicts("b1", status=None, unit_id="u2") == [c1, c2]
+    assert store.trust.list_conflicts("b1", status=None, pair_key="u1:u2") == [c1]
     done_at = make.t0 + 3 * H
     with store.transaction():
-        done = store.update_conflict(
+        done = store.trust.update_conflict(
             "b1",
             "k1",
             ConflictChanges(
@@ -306,15 +310,15 @@ def test_conflicts_round_trip_filter_resolve_and_are_located(store: Store, make:
         "at home",
     )
     assert (done.resolved_at, done.resolved_by, done.note) == (done_at, "pat", "both")
-    assert store.get_conflict("b1", "k1") == done
-    assert store.list_conflicts("b1", status="open") == [c2]
-    assert store.list_conflicts("b1", status="resolved") == [done]
-    assert [r.op for r in store.audit_records("b1", target="k1")] == [
+    assert store.trust.get_conflict("b1", "k1") == done
+    assert store.trust.list_conflicts("b1", status="open") == [c2]
+    assert store.trust.list_conflicts("b1", status="resolved") == [done]
+    assert [r.op for r in store.audit.records("b1", target="k1")] == [
         "conflict.open",
         "conflict.update",
     ]
     with pytest.raises(NotFound), store.transaction():
-        store.update_conflict("b1", "nope", ConflictChanges(), actor="x", reason="")
+        store.trust.update_conflict("b1", "nope", ConflictChanges(), actor="x", reason="")
 
 
 def test_adopted_rules_are_listed_per_bank_one_live_rule_per_pattern(
@@ -338,13 +342,13 @@ def test_adopted_rules_are_listed_per_bank_one_live_rule_per_pattern(
 
     old, live = rule("r1", 0, retired=True), rule("r2", 1)
     with store.transaction():
-        store.put_rule(live)
-        store.put_rule(old)
-    assert store.list_rules("b1") == [old, live]
-    assert store.list_rules("b2") == []
+        store.trust.put_rule(live)
+        store.trust.put_rule(old)
+    assert store.trust.list_rules("b1") == [old, live]
+    assert store.trust.list_rules("b2") == []
     with pytest.raises(MnemeError), store.transaction():
-        store.put_rule(rule("r3", 2))  # a second live rule for the same pattern
-    assert [r.op for r in store.audit_records("b1", target="r2")] == ["rule.adopt"]
+        store.trust.put_rule(rule("r3", 2))  # a second live rule for the same pattern
+    assert [r.op for r in store.audit.records("b1", target="r2")] == ["rule.adopt"]
 
 
 def test_audit_records_filter_by_target_within_a_bank(store: Store, make: Any) -> None:
@@ -352,9 +356,9 @@ def test_audit_records_filter_by_target_within_a_bank(store: Store, make: Any) -
     make.bank("b2")
     u = make.unit("Alice lives in Lisbon")
     make.unit("Alice lives in Lisbon", bank_id="b2", id=u.id + "x")
-    records = list(store.audit_records("b1", target=u.id))
+    records = list(store.audit.records("b1", target=u.id))
     assert [r.op for r in records] == ["unit.put"]
     assert records[0].bank_id == "b1"
-    assert [r.bank_id for r in store.audit_records(None, target=u.id)] == ["b1"]
-    assert list(store.audit_records("b2", target=u.id)) == []
-    assert list(store.audit_records("b1", target="missing")) == []
+    assert [r.bank_id for r in store.audit.records(None, target=u.id)] == ["b1"]
+    assert list(store.audit.records("b2", target=u.id)) == []
+    assert list(store.audit.records("b1", target="missing")) == []

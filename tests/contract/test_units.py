@@ -19,12 +19,12 @@ from mneme.store.protocol import Filters, Store, UnitChanges
 def test_ensure_bank_is_idempotent_and_listed(store: Store, make: Any) -> None:
     first = make.bank("b1")
     with store.transaction():
-        again = store.ensure_bank(Bank(id="b1", name="renamed", created_at=make.t0))
+        again = store.banks.ensure_bank(Bank(id="b1", name="renamed", created_at=make.t0))
     make.bank("a0")
     assert again == first
     assert first.created_at == make.t0
-    assert [b.id for b in store.list_banks()] == ["a0", "b1"]
-    assert store.get_bank("nope") is None
+    assert [b.id for b in store.banks.list_banks()] == ["a0", "b1"]
+    assert store.banks.get_bank("nope") is None
     assert store.stats().banks == 2
 
 
@@ -36,11 +36,11 @@ def test_heartbeat_keeps_the_latest_last_seen_and_lists_newest_first(
     make.agent("a1", seen=later, host="h1")
     make.agent("a1", seen=make.t0)  # an older, late-arriving heartbeat
     make.agent("a2", seen=make.t0)
-    agents = store.list_agents("b1")
+    agents = store.banks.list_agents("b1")
     assert [a.id for a in agents] == ["a1", "a2"]
     assert agents[0].last_seen == later
     assert agents[0].host == "h1"  # a heartbeat without host keeps the known one
-    assert store.list_agents("b2") == []
+    assert store.banks.list_agents("b2") == []
 
 
 def test_agent_rows_can_never_be_deleted(store: Store, make: Any) -> None:
@@ -48,7 +48,7 @@ def test_agent_rows_can_never_be_deleted(store: Store, make: Any) -> None:
     make.agent("a1")
     with pytest.raises(MnemeError), store.transaction():
         store.db.execute("DELETE FROM agents")  # type: ignore[attr-defined]
-    assert [a.id for a in store.list_agents("b1")] == ["a1"]
+    assert [a.id for a in store.banks.list_agents("b1")] == ["a1"]
 
 
 def test_sources_are_immutable_and_ids_unique(store: Store, make: Any) -> None:
@@ -56,14 +56,14 @@ def test_sources_are_immutable_and_ids_unique(store: Store, make: Any) -> None:
     src = make.source(
         text="original", session_id="s1", trust=0.5, occurred_at=make.t0, metadata={"k": [1, 2]}
     )
-    assert store.get_source(make.viewer(), src.id) == src
+    assert store.memories.get_source(make.viewer(), src.id) == src
     with pytest.raises(MnemeError), store.transaction():
         store.db.execute("UPDATE sources SET text = 'changed'")  # type: ignore[attr-defined]
     with pytest.raises(Conflict):
         make.source(id=src.id, text="again")
-    assert store.get_source(make.viewer(), src.id) == src
-    assert store.locate(src.id) == "b1"
-    assert store.locate("missing") is None
+    assert store.memories.get_source(make.viewer(), src.id) == src
+    assert store.memories.locate(src.id) == "b1"
+    assert store.memories.locate("missing") is None
 
 
 def test_put_unit_round_trips_every_field(store: Store, make: Any) -> None:
@@ -81,9 +81,9 @@ def test_put_unit_round_trips_every_field(store: Store, make: Any) -> None:
         categories=("home",),
         metadata={"x": 1, "nested": {"y": [1, "z"]}},
     )
-    got = store.get_units(make.viewer(scope=Scope.OWNER), [unit.id])[unit.id]
+    got = store.memories.get_units(make.viewer(scope=Scope.OWNER), [unit.id])[unit.id]
     assert got == unit
-    assert store.locate(unit.id) == "b1"
+    assert store.memories.locate(unit.id) == "b1"
     assert store.stats().units == 1
     assert store.stats().embeddings_by_model == {make.model: 1}
 
@@ -95,7 +95,7 @@ def test_content_key_is_unique_for_shared_and_per_author_for_private(
     shared = make.unit("tea", content_key="k")
     private1 = make.unit("tea", content_key="k", visibility=Visibility.PRIVATE)
     private2 = make.unit("tea", agent="a2", content_key="k", visibility=Visibility.PRIVATE)
-    find = store.find_by_content_key
+    find = store.memories.find_by_content_key
     assert find("b1", "k", Visibility.SHARED, "a2").id == shared.id  # type: ignore[union-attr]
     assert find("b1", "k", Visibility.PRIVATE, "a1").id == private1.id  # type: ignore[union-attr]
     assert find("b1", "k", Visibility.PRIVATE, "a2").id == private2.id  # type: ignore[union-attr]
@@ -109,7 +109,7 @@ def test_held_content_keys_are_the_keys_find_by_content_key_finds(store: Store, 
     make.bank()
     make.unit("tea", content_key="k1")
     make.unit("jam", content_key="k2", visibility=Visibility.PRIVATE)
-    held = store.held_content_keys
+    held = store.memories.held_content_keys
     assert held("b1", ["k1", "k2", "k3", "k1"], Visibility.SHARED, "a1") == {"k1"}
     assert held("b1", ["k1", "k2"], Visibility.PRIVATE, "a1") == {"k2"}
     assert held("b1", ["k2"], Visibility.PRIVATE, "a2") == set()
@@ -124,26 +124,29 @@ def test_a_key_found_absent_in_a_transaction_is_found_once_a_unit_takes_it(
 ) -> None:
     make.bank()
     with store.transaction():
-        assert store.held_content_keys("b1", ["k", "k2"], Visibility.SHARED, "a1") == set()
-        assert store.find_by_content_key("b1", "k", Visibility.SHARED, "a1") is None
+        assert store.memories.held_content_keys("b1", ["k", "k2"], Visibility.SHARED, "a1") == set()
+        assert store.memories.find_by_content_key("b1", "k", Visibility.SHARED, "a1") is None
         unit = make.unit("tea", content_key="k")  # a savepoint inside the transaction
-        found = store.find_by_content_key("b1", "k", Visibility.SHARED, "a1")
+        found = store.memories.find_by_content_key("b1", "k", Visibility.SHARED, "a1")
         assert found is not None
         assert found.id == unit.id
-        assert store.held_content_keys("b1", ["k", "k2"], Visibility.SHARED, "a1") == {"k"}
+        assert store.memories.held_content_keys("b1", ["k", "k2"], Visibility.SHARED, "a1") == {"k"}
 
         def taken_then_rolled_back() -> None:
             with store.transaction():
                 make.unit("jam", content_key="k2")
-                assert store.find_by_content_key("b1", "k2", Visibility.SHARED, "a1") is not None
+                assert (
+                    store.memories.find_by_content_key("b1", "k2", Visibility.SHARED, "a1")
+                    is not None
+                )
                 raise RuntimeError("roll the savepoint back")
 
         with pytest.raises(RuntimeError):
             taken_then_rolled_back()
-        assert store.find_by_content_key("b1", "k2", Visibility.SHARED, "a1") is None
+        assert store.memories.find_by_content_key("b1", "k2", Visibility.SHARED, "a1") is None
         private = make.unit("jam", content_key="k2", visibility=Visibility.PRIVATE)
-        assert store.find_by_content_key("b1", "k2", Visibility.SHARED, "a1") is None
-        mine = store.find_by_content_key("b1", "k2", Visibility.PRIVATE, "a1")
+        assert store.memories.find_by_content_key("b1", "k2", Visibility.SHARED, "a1") is None
+        mine = store.memories.find_by_content_key("b1", "k2", Visibility.PRIVATE, "a1")
         assert mine is not None
         assert mine.id == private.id
 
@@ -153,13 +156,13 @@ def test_add_evidence_adds_a_knower_once_per_agent(store: Store, make: Any) -> N
     s1, s2, s3 = make.source(), make.source(agent="a2"), make.source(agent="a2")
     unit = make.unit("fact", evidence=(s1.id,))
     with store.transaction():
-        assert store.add_evidence("b1", unit.id, s2.id, "a2", make.t0) is True
-        assert store.add_evidence("b1", unit.id, s3.id, "a2", make.t0) is False
-        assert store.add_evidence("b1", unit.id, s1.id, "a1", make.t0) is False
-    got = store.get_units(make.viewer("a2"), [unit.id])[unit.id]
+        assert store.memories.add_evidence("b1", unit.id, s2.id, "a2", make.t0) is True
+        assert store.memories.add_evidence("b1", unit.id, s3.id, "a2", make.t0) is False
+        assert store.memories.add_evidence("b1", unit.id, s1.id, "a1", make.t0) is False
+    got = store.memories.get_units(make.viewer("a2"), [unit.id])[unit.id]
     assert got.knowers == ("a1", "a2")
     assert got.evidence == (s1.id, s2.id, s3.id)
-    assert [u.id for u in store.units_of_source(make.viewer("a2"), s3.id)] == [unit.id]
+    assert [u.id for u in store.memories.units_of_source(make.viewer("a2"), s3.id)] == [unit.id]
 
 
 def test_update_unit_merges_lists_and_metadata_and_audits_before_after(
@@ -169,7 +172,7 @@ def test_update_unit_merges_lists_and_metadata_and_audits_before_after(
     unit = make.unit("fact", supersedes=("a",), categories=("c1",), metadata={"m": 1})
     later = make.t0 + dt.timedelta(days=2)
     with store.transaction():
-        after = store.update_unit(
+        after = store.memories.update_unit(
             "b1",
             unit.id,
             UnitChanges(
@@ -193,8 +196,8 @@ def test_update_unit_merges_lists_and_metadata_and_audits_before_after(
     assert after.contradictions == ("x",)
     assert after.categories == ("c1", "c2")
     assert after.metadata == {"m": 1, "n": 2}
-    assert store.get_units(make.viewer(), [unit.id])[unit.id] == after
-    record = list(store.audit_records("b1"))[-1]
+    assert store.memories.get_units(make.viewer(), [unit.id])[unit.id] == after
+    record = list(store.audit.records("b1"))[-1]
     assert (record.op, record.actor, record.target, record.reason) == (
         "unit.update",
         "person",
@@ -210,11 +213,11 @@ def test_update_unit_merges_lists_and_metadata_and_audits_before_after(
 def test_update_unit_with_no_change_writes_nothing(store: Store, make: Any) -> None:
     make.bank()
     unit = make.unit("fact")
-    head = store.audit_head("b1")
+    head = store.audit.head("b1")
     with store.transaction():
-        same = store.update_unit("b1", unit.id, UnitChanges(), actor="a1", reason="noop")
-    assert same == store.get_units(make.viewer(), [unit.id])[unit.id]
-    assert store.audit_head("b1") == head
+        same = store.memories.update_unit("b1", unit.id, UnitChanges(), actor="a1", reason="noop")
+    assert same == store.memories.get_units(make.viewer(), [unit.id])[unit.id]
+    assert store.audit.head("b1") == head
 
 
 def test_update_unit_clears_nullable_fields_back_to_null(store: Store, make: Any) -> None:
@@ -223,7 +226,7 @@ def test_update_unit_clears_nullable_fields_back_to_null(store: Store, make: Any
     new = make.unit("Alice lives in Porto")
     until = make.t0 + dt.timedelta(days=3)
     with store.transaction():
-        store.update_unit(
+        store.memories.update_unit(
             "b1",
             old.id,
             UnitChanges(
@@ -235,7 +238,7 @@ def test_update_unit_clears_nullable_fields_back_to_null(store: Store, make: Any
             actor="judge",
             reason="superseded",
         )
-        back = store.update_unit(
+        back = store.memories.update_unit(
             "b1",
             old.id,
             UnitChanges(
@@ -251,19 +254,19 @@ def test_update_unit_clears_nullable_fields_back_to_null(store: Store, make: Any
         None,
         None,
     )
-    assert store.get_units(make.viewer(), [old.id])[old.id] == back
-    before = next(r for r in store.audit_records("b1", target=old.id) if r.reason.startswith("the"))
+    assert store.memories.get_units(make.viewer(), [old.id])[old.id] == back
+    before = next(r for r in store.audit.records("b1", target=old.id) if r.reason.startswith("the"))
     assert (before.before or {}).get("superseded_by") == new.id
     assert (before.after or {}).get("superseded_by") is None
     bad = UnitChanges(clear=frozenset({"text"}))
     with pytest.raises(MnemeError, match="cannot clear"), store.transaction():
-        store.update_unit("b1", old.id, bad, actor="x", reason="")
+        store.memories.update_unit("b1", old.id, bad, actor="x", reason="")
 
 
 def test_update_of_a_missing_unit_raises_not_found(store: Store, make: Any) -> None:
     make.bank()
     with pytest.raises(NotFound), store.transaction():
-        store.update_unit("b1", "nope", UnitChanges(confidence=0.1), actor="a", reason="r")
+        store.memories.update_unit("b1", "nope", UnitChanges(confidence=0.1), actor="a", reason="r")
 
 
 def test_list_units_orders_newest_first_and_pages(store: Store, make: Any) -> None:
@@ -272,10 +275,12 @@ def test_list_units_orders_newest_first_and_pages(store: Store, make: Any) -> No
         make.unit(f"fact {i}", recorded_at=make.t0 + dt.timedelta(minutes=i % 3)).id
         for i in range(6)
     ]
-    listed = [u.id for u in store.list_units(make.viewer(), Filters(), 100)]
+    listed = [u.id for u in store.memories.list_units(make.viewer(), Filters(), 100)]
     expected = sorted(ids, key=lambda i: (ids.index(i) % 3, i), reverse=True)
     assert listed == expected
-    assert [u.id for u in store.list_units(make.viewer(), Filters(), 2, offset=2)] == expected[2:4]
+    assert [
+        u.id for u in store.memories.list_units(make.viewer(), Filters(), 2, offset=2)
+    ] == expected[2:4]
 
 
 def test_writes_outside_a_transaction_are_refused(store: Store, make: Any) -> None:
@@ -283,15 +288,17 @@ def test_writes_outside_a_transaction_are_refused(store: Store, make: Any) -> No
     make.bank()
     t0 = make.t0
     writes: list[Callable[[], object]] = [
-        lambda: store.heartbeat(Agent(id="a1", bank_id="b1", first_seen=t0, last_seen=t0)),
-        lambda: store.import_rows("agents", [{"bank_id": "b1", "id": "a2", "status": "x"}]),
-        lambda: store.set_bank_config("b1", {"k": 1}, actor="a1", reason="test"),
+        lambda: store.banks.heartbeat(Agent(id="a1", bank_id="b1", first_seen=t0, last_seen=t0)),
+        lambda: store.portable.import_rows(
+            "agents", [{"bank_id": "b1", "id": "a2", "status": "x"}]
+        ),
+        lambda: store.banks.set_bank_config("b1", {"k": 1}, actor="a1", reason="test"),
     ]
     for write in writes:
         with pytest.raises(MnemeError, match=r"writes run inside Store\.transaction\(\)"):
             write()
-    assert store.list_agents("b1") == []
-    assert store.get_bank("b1").config == {}  # type: ignore[union-attr]
+    assert store.banks.list_agents("b1") == []
+    assert store.banks.get_bank("b1").config == {}  # type: ignore[union-attr]
 
 
 def test_the_write_guard_holds_under_python_o(tmp_path: Path) -> None:
@@ -304,7 +311,7 @@ def test_the_write_guard_holds_under_python_o(tmp_path: Path) -> None:
         "s = SQLiteStore(sys.argv[1])\n"
         "t = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)\n"
         "try:\n"
-        "    s.heartbeat(Agent(id='a', bank_id='b', first_seen=t, last_seen=t))\n"
+        "    s.banks.heartbeat(Agent(id='a', bank_id='b', first_seen=t, last_seen=t))\n"
         "except MnemeError as exc:\n"
         "    print('refused:', exc)\n"
     )

@@ -318,7 +318,7 @@ async def test_the_actor_of_a_decision_is_the_caller_never_an_argument(world: Wo
     assert json.loads(ceo.content[0].text)["error"]["code"] == "forbidden"  # type: ignore[union-attr]
     assert "the-ceo" in ceo.content[0].text  # type: ignore[union-attr]
     assert not same.isError
-    (event,) = world.mem._store.review_events("team", claim)
+    (event,) = world.mem._store.trust.review_events("team", claim)
     assert event.actor == "rita"
     http = world.http.post(
         f"/v1/banks/team/review/{claim}/decide",

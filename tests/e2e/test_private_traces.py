@@ -81,7 +81,7 @@ def test_a_private_repeat_of_a_rejected_value_stays_rejected_and_leaves_the_tomb
     again = mem.retain("The vault is in Building C.", bank="b", agent="a2", visibility="private")
     (unit,) = [mem.get(u, bank="b", agent="a2") for u in again.memory_ids]
     assert unit.status.value == "rejected"  # rejections stay rejected, privately too
-    after = mem._store.find_tombstones("b", unit_id=wrong)
+    after = mem._store.trust.find_tombstones("b", unit_id=wrong)
     assert [t.evidence for t in after if t.id == stone.id] == [stone.evidence]
 
 

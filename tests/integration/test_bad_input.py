@@ -174,7 +174,7 @@ def test_a_failure_inside_the_write_transaction_rolls_everything_back(
     def boom(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(mem._store, "add_mentions", boom)
+    monkeypatch.setattr(mem._store.graph, "add_mentions", boom)
     with pytest.raises(RuntimeError, match="disk on fire"):
         mem.retain("Eve met Frank in Oslo.", bank="b1", agent="a1")
     monkeypatch.undo()

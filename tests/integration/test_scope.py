@@ -86,24 +86,26 @@ def test_every_channel_hides_the_private_unit_from_other_agents(mem, world):
     vector = mem.embedder.embed([SECRET])[0]
     assert world["private"] not in {
         s.unit_id
-        for s in store.search_semantic(viewer, vector, mem.embedder.model_id, Filters(), 100)
+        for s in store.channels.search_semantic(
+            viewer, vector, mem.embedder.model_id, Filters(), 100
+        )
     }
     assert world["private"] not in {
         s.unit_id
-        for s in store.search_lexical(
+        for s in store.channels.search_lexical(
             viewer, ["zelda", "vault", "7741", "notebook"], Filters(), 100
         )
     }
     assert world["private"] not in {
         s.unit_id
-        for s in store.search_temporal(
+        for s in store.channels.search_temporal(
             viewer, T0 - dt.timedelta(days=1), T0 + dt.timedelta(days=1), Filters(), 100
         )
     }
     assert world["private"] not in {
-        s.unit_id for s in store.search_entities(viewer, ["zelda"], Filters(), 100)
+        s.unit_id for s in store.channels.search_entities(viewer, ["zelda"], Filters(), 100)
     }
-    links = store.graph_links(viewer, [world["shared"]], Filters(), 100)
+    links = store.channels.graph_links(viewer, [world["shared"]], Filters(), 100)
     assert world["private"] not in {li.dst for li in links}
 
 
@@ -142,7 +144,7 @@ def test_the_store_refuses_to_update_a_unit_through_another_bank(mem, world):
     from mneme.store.protocol import UnitChanges
 
     with pytest.raises(NotFound), mem._store.transaction():
-        mem._store.update_unit(
+        mem._store.memories.update_unit(
             "b2",
             world["shared"],
             UnitChanges(confidence=0.1),
@@ -192,7 +194,7 @@ def test_settling_a_contradiction_never_lets_a_private_memory_retire_a_shared_on
     private = r.memory_ids[0]
     # One standup, two sources disagreeing: only a2 is told (no conflict others see, ADR
     # 0036), and a2 then tries to settle it anyway.
-    assert not mem._store.list_conflicts("p", status=None, unit_id=private)
+    assert not mem._store.trust.list_conflicts("p", status=None, unit_id=private)
     assert mem.get(shared).status == mneme.UnitStatus.ACTIVE
     with pytest.raises(NotFound, match="no open conflict"):
         mem.conflicts.resolve_contradiction(private, shared, "confirm", actor="a2")

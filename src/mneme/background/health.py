@@ -3,23 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from mneme.background.worker import Worker
-from mneme.store.protocol import Store
+from mneme.store.protocol import HasBanks, HasSweeps, HasTrust, Lifecycle
+
+
+class HealthStore(Lifecycle, HasBanks, HasTrust, HasSweeps, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
+
 
 RECENT_SWEEPS = 1000
 
 
 def health(
-    store: Store, *, charter_error: str | None, workers: Mapping[str, Worker]
+    store: HealthStore, *, charter_error: str | None, workers: Mapping[str, Worker]
 ) -> dict[str, Any]:
     """A snapshot: cheap queries only (the audit chain is verified by ``audit_verify``).
 
     Schema, sizes, pending work, open conflicts and reconsolidation rates per bank, the
     charter's error if its file did not parse, and how often each background worker ran
     and failed."""
-    banks = [b.id for b in store.list_banks()]
+    banks = [b.id for b in store.banks.list_banks()]
     stats = store.stats()
     totals = {
         "examined": 0,
@@ -29,7 +34,7 @@ def health(
         "left_alone": 0,
         "refused": 0,
     }
-    done = store.done_sweeps(None, RECENT_SWEEPS)
+    done = store.sweeps.done_sweeps(None, RECENT_SWEEPS)
     for sweep in done:
         report = sweep.report or {}
         totals["examined"] += int(report.get("examined", 0))
@@ -49,16 +54,16 @@ def health(
             "embeddings": dict(stats.embeddings_by_model),
         },
         "reconsolidation": {
-            "pending": store.has_pending_sweep(None),
+            "pending": store.sweeps.has_pending_sweep(None),
             "sweeps": len(done),
             **totals,
             "rates": {
                 k: round(totals[k] / examined, 4)
                 for k in ("reaccepted", "flagged", "queued", "left_alone")
             },
-            "open_proposals": {b: len(store.list_proposals(b, "open")) for b in banks},
+            "open_proposals": {b: len(store.sweeps.list_proposals(b, "open")) for b in banks},
         },
-        "open_conflicts": {b: len(store.list_conflicts(b, status="open")) for b in banks},
+        "open_conflicts": {b: len(store.trust.list_conflicts(b, status="open")) for b in banks},
         "charter_error": charter_error,
         "workers": {name: {"runs": w.runs, "errors": w.errors} for name, w in workers.items()},
     }

@@ -31,6 +31,7 @@ import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from mneme import validate
 from mneme.core.claims import extract_claim
@@ -52,9 +53,16 @@ from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.ids import new_id
 from mneme.llm.protocol import LLMError
 from mneme.llm.sweep import LLMSweepJudge
-from mneme.store.protocol import Store
+from mneme.store.protocol import HasAudit, HasGraph, HasMemories, HasSweeps, HasTrust, Transactions
 from mneme.trust.conflicts import Conflicts, retire
 from mneme.trust.review import Review
+
+
+class ReconsolidateStore(
+    Transactions, HasMemories, HasGraph, HasTrust, HasSweeps, HasAudit, Protocol
+):
+    """The roles of the store this module uses (ADR 0044)."""
+
 
 BELIEF_TYPES = frozenset({UnitType.BELIEF, UnitType.OPINION})
 #: Edges that say a memory hangs on another one (the other is then a belief by its role).
@@ -89,7 +97,7 @@ class _Tally:
 class Reconsolidator:
     def __init__(
         self,
-        store: Store,
+        store: ReconsolidateStore,
         review: Review,
         conflicts: Conflicts,
         clock: Callable[[], dt.datetime],
@@ -112,9 +120,11 @@ class Reconsolidator:
     def note_change(self, unit: Unit, why: str) -> None:
         if unit.type not in BELIEF_TYPES and not self._is_reason(unit):
             return
-        if any(p.belief_id == unit.id for p in self.store.pending_sweeps(unit.bank_id, 10_000)):
+        if any(
+            p.belief_id == unit.id for p in self.store.sweeps.pending_sweeps(unit.bank_id, 10_000)
+        ):
             return  # one pending sweep per belief: it reads the belief's state when it runs
-        self.store.add_pending_sweep(
+        self.store.sweeps.add_pending_sweep(
             PendingSweep(
                 id=new_id("swp_"),
                 bank_id=unit.bank_id,
@@ -129,12 +139,13 @@ class Reconsolidator:
         """Whether a why-edge points at the unit: something rests on it, whatever its type."""
         owner = Viewer(unit.bank_id, "owner", Scope.OWNER)
         return any(
-            e.dst == unit.id and e.type in WHY_EDGES for e in self.store.edges_of(owner, unit.id)
+            e.dst == unit.id and e.type in WHY_EDGES
+            for e in self.store.graph.edges_of(owner, unit.id)
         )
 
     def has_pending(self, bank: str | None = None) -> bool:
         """Whether a belief change waits for its sweep (in ``bank``, or in any bank)."""
-        return self.store.has_pending_sweep(bank)
+        return self.store.sweeps.has_pending_sweep(bank)
 
     def step(self) -> bool:
         """The background worker's step: sweep a batch if one is pending; whether it did."""
@@ -171,9 +182,9 @@ class Reconsolidator:
             raise InvalidInput("a why-edge is CONTESTED_BECAUSE, SUPPORTS or BECAUSE")
         if unit_id == belief_id:
             raise InvalidInput("a memory cannot rest on itself")
-        bank = self.store.locate(unit_id)
+        bank = self.store.memories.locate(unit_id)
         owner = Viewer(bank or "", "owner", Scope.OWNER)
-        found = self.store.get_units(owner, [unit_id, belief_id]) if bank else {}
+        found = self.store.memories.get_units(owner, [unit_id, belief_id]) if bank else {}
         if unit_id not in found or belief_id not in found:
             raise NotFound(f"no memories {unit_id!r} and {belief_id!r} in one bank")
         edge = Edge(
@@ -186,7 +197,7 @@ class Reconsolidator:
             created_at=self.clock(),
         )
         with self.store.transaction():
-            self.store.put_edge(edge)
+            self.store.graph.put_edge(edge)
         return edge
 
     # -- running sweeps ---------------------------------------------------------------
@@ -194,29 +205,31 @@ class Reconsolidator:
     def run_pending(self, bank: str | None = None, limit: int | None = None) -> list[SweepReport]:
         """Sweep pending belief changes, oldest first, ``batch`` at a time (ADR 0009)."""
         reports = []
-        for item in self.store.pending_sweeps(bank, limit or self.batch):
+        for item in self.store.sweeps.pending_sweeps(bank, limit or self.batch):
             report = self.sweep(item.belief_id)
             with self.store.transaction():
-                self.store.finish_sweep(item.bank_id, item.id, _summary(report), self.clock())
+                self.store.sweeps.finish_sweep(
+                    item.bank_id, item.id, _summary(report), self.clock()
+                )
             reports.append(report)
         return reports
 
     def sweep(self, belief_id: str) -> SweepReport:
         """Re-examine, both ways, the memories hanging on one belief."""
-        bank = self.store.locate(belief_id)
+        bank = self.store.memories.locate(belief_id)
         owner = Viewer(bank or "", "owner", Scope.OWNER)
-        belief = self.store.get_units(owner, [belief_id]).get(belief_id) if bank else None
+        belief = self.store.memories.get_units(owner, [belief_id]).get(belief_id) if bank else None
         if belief is None:
             raise NotFound(f"no belief {belief_id!r}")
         tally = _Tally()
         evidence = self._evidence(belief)
-        edges = self.store.edges_of(owner, belief.id)
+        edges = self.store.graph.edges_of(owner, belief.id)
         contested = [
             e.src for e in edges if e.type == EdgeType.CONTESTED_BECAUSE and e.dst == belief.id
         ]
         supporters = [e.src for e in edges if e.type == EdgeType.SUPPORTS and e.dst == belief.id]
         dependents = [e.src for e in edges if e.type == EdgeType.BECAUSE and e.dst == belief.id]
-        units = self.store.get_units(owner, contested + supporters + dependents)
+        units = self.store.memories.get_units(owner, contested + supporters + dependents)
         with self.store.transaction():
             # What rests on the belief first: a withdrawn (or reinstated) conclusion is what a
             # memory it had superseded is judged against below.
@@ -245,7 +258,7 @@ class Reconsolidator:
                 tuple(tally.left_alone),
                 tuple(tally.refused),
             )
-            self.store.audit(
+            self.store.audit.append(
                 belief.bank_id,
                 SWEEP_ACTOR,
                 "reconsolidation.sweep",
@@ -258,12 +271,12 @@ class Reconsolidator:
 
     def _evidence(self, belief: Unit) -> tuple[str, ...]:
         """The record of the belief's latest change: what every verdict must cite."""
-        events = self.store.review_events(belief.bank_id, belief.id)
+        events = self.store.trust.review_events(belief.bank_id, belief.id)
         if events:
             return (f"review:{events[-1].id}", f"belief:{belief.id}")
         records = [
             r
-            for r in self.store.audit_records(belief.bank_id, target=belief.id)
+            for r in self.store.audit.records(belief.bank_id, target=belief.id)
             if r.op == "unit.update"
         ]
         return (f"audit:{records[-1].seq}", f"belief:{belief.id}") if records else ()
@@ -282,7 +295,7 @@ class Reconsolidator:
         successor = None
         if belief.superseded_by:
             owner = Viewer(belief.bank_id, "owner", Scope.OWNER)
-            found = self.store.get_units(owner, [belief.superseded_by])
+            found = self.store.memories.get_units(owner, [belief.superseded_by])
             successor = found[belief.superseded_by].text if found else None
         try:
             v = self.llm_judge.verdict(
@@ -310,7 +323,7 @@ class Reconsolidator:
     ) -> SweepVerdict | None:
         if belief.status in LIVE:
             # The belief holds (again): what an earlier sweep re-accepted is contested again.
-            events = self.store.review_events(unit.bank_id, unit.id)
+            events = self.store.trust.review_events(unit.bank_id, unit.id)
             if (
                 unit.status in LIVE
                 and events
@@ -345,7 +358,7 @@ class Reconsolidator:
         self, belief: Unit, unit: Unit, evidence: tuple[str, ...]
     ) -> SweepVerdict | None:
         """A memory concluded because of the belief: withdrawn with it, back when it holds."""
-        last = self.store.review_events(unit.bank_id, unit.id)[-1:]
+        last = self.store.trust.review_events(unit.bank_id, unit.id)[-1:]
         if belief.status in LIVE:
             if (
                 unit.status == UnitStatus.REJECTED
@@ -382,7 +395,7 @@ class Reconsolidator:
         successor = None
         if belief.superseded_by:
             owner = Viewer(belief.bank_id, "owner", Scope.OWNER)
-            successor = self.store.get_units(owner, [belief.superseded_by]).get(
+            successor = self.store.memories.get_units(owner, [belief.superseded_by]).get(
                 belief.superseded_by
             )
         if successor is None:
@@ -451,7 +464,7 @@ class Reconsolidator:
                 status="open",
                 created_at=self.clock(),
             )
-            self.store.put_proposal(proposal)
+            self.store.sweeps.put_proposal(proposal)
             tally.queued.append(proposal.id)
             return
         self._apply(v)
@@ -464,12 +477,12 @@ class Reconsolidator:
         owner = Viewer(unit.bank_id, "owner", Scope.OWNER)
         belief_ids = [
             e.dst
-            for e in self.store.edges_of(owner, unit.id)
+            for e in self.store.graph.edges_of(owner, unit.id)
             if e.type == EdgeType.CONTESTED_BECAUSE
             and e.src == unit.id
             and f"belief:{e.dst}" not in v.evidence
         ]
-        beliefs = self.store.get_units(owner, belief_ids)
+        beliefs = self.store.memories.get_units(owner, belief_ids)
         return any(b.status in LIVE for b in beliefs.values())
 
     def _apply(self, v: SweepVerdict) -> None:
@@ -500,7 +513,7 @@ class Reconsolidator:
         elif v.verdict == "contradicts":
             successor = next(e.split(":", 1)[1] for e in v.evidence if e.startswith("successor:"))
             owner = Viewer(v.unit.bank_id, "owner", Scope.OWNER)
-            other = self.store.get_units(owner, [successor])[successor]
+            other = self.store.memories.get_units(owner, [successor])[successor]
             self.conflicts.open(
                 other,
                 v.unit,
@@ -514,21 +527,21 @@ class Reconsolidator:
 
     def _former_successor(self, unit: Unit) -> Unit | None:
         """The live unit that superseded this one before a sweep re-accepted it, if any."""
-        events = self.store.review_events(unit.bank_id, unit.id)
+        events = self.store.trust.review_events(unit.bank_id, unit.id)
         if not events or events[-1].actor != SWEEP_ACTOR or events[-1].decision != "approve":
             return None
         succ_id = events[-1].metadata.get("superseded_by")
         if not isinstance(succ_id, str):
             return None
         owner = Viewer(unit.bank_id, "owner", Scope.OWNER)
-        succ = self.store.get_units(owner, [succ_id]).get(succ_id)
+        succ = self.store.memories.get_units(owner, [succ_id]).get(succ_id)
         return succ if succ is not None and succ.status in LIVE else None
 
     # -- proposals waiting for a person -----------------------------------------------
 
     def proposals(self, *, bank: str) -> list[SweepProposal]:
         """Sweep verdicts below the confidence bar, waiting for a person."""
-        return self.store.list_proposals(validate.ident(bank, "bank"), "open")
+        return self.store.sweeps.list_proposals(validate.ident(bank, "bank"), "open")
 
     def decide(self, proposal_id: str, accept: bool, *, actor: str) -> SweepProposal:
         """Accept (apply the verdict) or dismiss a sweep proposal.
@@ -540,9 +553,13 @@ class Reconsolidator:
         validate.ident(proposal_id, "proposal_id")
         accept = bool(accept)
         actor = validate.ident(actor, "actor")
-        bank = self.store.locate(proposal_id)
+        bank = self.store.memories.locate(proposal_id)
         found = (
-            [p for p in self.store.list_proposals(bank or "", None, 10_000) if p.id == proposal_id]
+            [
+                p
+                for p in self.store.sweeps.list_proposals(bank or "", None, 10_000)
+                if p.id == proposal_id
+            ]
             if bank
             else []
         )
@@ -553,7 +570,7 @@ class Reconsolidator:
             raise Conflict(f"proposal {proposal_id} is already {proposal.status}")
         with self.store.transaction():
             if accept and proposal.verdict in ("reaccept", "recontest", "withdraw", "reinstate"):
-                unit = self.store.get_units(
+                unit = self.store.memories.get_units(
                     Viewer(proposal.bank_id, "owner", Scope.OWNER), [proposal.unit_id]
                 )[proposal.unit_id]
                 self._apply(
@@ -566,7 +583,7 @@ class Reconsolidator:
                         1.0,
                     )
                 )
-            return self.store.decide_proposal(
+            return self.store.sweeps.decide_proposal(
                 proposal.bank_id,
                 proposal_id,
                 "accepted" if accept else "dismissed",

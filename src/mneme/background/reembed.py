@@ -4,13 +4,18 @@ or for units stored before embeddings were kept), batch by batch, one transactio
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from mneme.embed.protocol import Embedder
-from mneme.store.protocol import Store
+from mneme.store.protocol import HasMemories, Transactions
+
+
+class ReembedStore(Transactions, HasMemories, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
 
 
 def reembed(
-    store: Store,
+    store: ReembedStore,
     embedder: Embedder,
     *,
     bank: str | None = None,
@@ -21,13 +26,13 @@ def reembed(
     returns how many got one. ``progress`` hears each batch's size once it is committed."""
     done = 0
     model = embedder.model_id
-    for rows in store.iter_for_embedding(bank, model, batch):
+    for rows in store.memories.iter_for_embedding(bank, model, batch):
         vectors = embedder.embed([r.text for r in rows])
         with store.transaction():
             for row, vec in zip(rows, vectors, strict=True):
-                owner = store.locate(row.unit_id)
+                owner = store.memories.locate(row.unit_id)
                 if owner is not None:
-                    store.put_embedding(owner, row.unit_id, model, [float(x) for x in vec])
+                    store.memories.put_embedding(owner, row.unit_id, model, [float(x) for x in vec])
         done += len(rows)
         if progress:
             progress(len(rows))

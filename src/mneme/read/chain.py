@@ -9,11 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from mneme import validate
 from mneme.core.model import Edge, Hit, Unit, Viewer
 from mneme.errors import InvalidInput
-from mneme.store.protocol import Store
+from mneme.store.protocol import HasGraph, HasMemories
+
+
+class ChainStore(HasMemories, HasGraph, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
+
 
 #: For an edge src -TYPE-> dst, the direction in which dst is a reason for src.
 REASON_EDGES = frozenset(
@@ -42,7 +48,9 @@ def _reason_and_result(edge: Edge) -> tuple[str, str]:
     return edge.dst, edge.src  # src BECAUSE dst, src DERIVED_FROM dst, src CONTESTED_BECAUSE dst
 
 
-def walk(store: Store, viewer: Viewer, start: Unit, direction: str, depth: int) -> list[ChainStep]:
+def walk(
+    store: ChainStore, viewer: Viewer, start: Unit, direction: str, depth: int
+) -> list[ChainStep]:
     steps = [ChainStep(start, 0, None, None)]
     seen = {start.id}
     frontier = [(start.id, 0)]
@@ -50,7 +58,7 @@ def walk(store: Store, viewer: Viewer, start: Unit, direction: str, depth: int) 
         uid, level = frontier.pop(0)
         if abs(level) >= depth:
             continue
-        for edge in store.edges_of(viewer, uid):
+        for edge in store.graph.edges_of(viewer, uid):
             if edge.type not in REASON_EDGES:
                 continue
             reason, result = _reason_and_result(edge)
@@ -62,7 +70,7 @@ def walk(store: Store, viewer: Viewer, start: Unit, direction: str, depth: int) 
                 continue
             if nxt in seen:
                 continue
-            unit = store.get_units(viewer, [nxt]).get(nxt)
+            unit = store.memories.get_units(viewer, [nxt]).get(nxt)
             if unit is None:
                 continue
             seen.add(nxt)
@@ -73,7 +81,7 @@ def walk(store: Store, viewer: Viewer, start: Unit, direction: str, depth: int) 
 
 
 def from_query(
-    store: Store,
+    store: ChainStore,
     recall: Recall,
     query: str,
     *,

@@ -8,11 +8,17 @@ one the caller may not see get the same answer (``unseen``).
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from mneme import validate
 from mneme.core.language import entity_key
 from mneme.core.model import LIVE_STATUSES, Scope, Source, Unit, Viewer
 from mneme.errors import InvalidInput, NotFound
-from mneme.store.protocol import Filters, Store
+from mneme.store.protocol import Filters, HasChannels, HasMemories, HasTrust
+
+
+class LookupStore(HasMemories, HasChannels, HasTrust, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
 
 
 def unseen(what: str, object_id: str, agent: str) -> NotFound:
@@ -26,7 +32,7 @@ class Lookup:
     """Reads by id and by name for ``Memory.get``, ``source``, ``list_memories``,
     ``concept``, and the viewer that ``graph``, ``history`` and ``state_at`` read as."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: LookupStore) -> None:
         self._store = store
 
     def viewer(
@@ -40,8 +46,8 @@ class Lookup:
             # The bank named is where to look: whether the id exists elsewhere is not told.
             found: str | None = validate.ident(bank, "bank")
         else:
-            found = self._store.locate(object_id)
-            if found is not None and len(self._store.source_banks(object_id)) > 1:
+            found = self._store.memories.locate(object_id)
+            if found is not None and len(self._store.memories.source_banks(object_id)) > 1:
                 raise InvalidInput(
                     f"source id {object_id!r} is used in more than one bank; name the bank"
                 )
@@ -54,7 +60,7 @@ class Lookup:
     def unit(self, memory_id: str, bank: str | None, agent: str | None, scope: str) -> Unit:
         """One memory unit by id."""
         viewer = self.viewer(memory_id, bank, agent, scope, "memory")
-        unit = self._store.get_units(viewer, [memory_id]).get(memory_id)
+        unit = self._store.memories.get_units(viewer, [memory_id]).get(memory_id)
         if unit is None:
             raise unseen("memory", memory_id, viewer.agent_id)
         return unit
@@ -66,7 +72,7 @@ class Lookup:
     def source(self, source_id: str, bank: str | None, agent: str | None, scope: str) -> Source:
         """One source (the input as given) by id."""
         viewer = self.viewer(source_id, bank, agent, scope, "source")
-        src = self._store.get_source(viewer, source_id)
+        src = self._store.memories.get_source(viewer, source_id)
         if src is None:
             raise unseen("source", source_id, viewer.agent_id)
         return src
@@ -81,7 +87,7 @@ class Lookup:
             if agent is None
             else Viewer(bank, validate.ident(agent, "agent"), validate.scope(scope))
         )
-        return self._store.list_units(
+        return self._store.memories.list_units(
             viewer,
             Filters(),
             validate.positive_int(limit, "limit", high=10_000),
@@ -95,10 +101,10 @@ class Lookup:
             validate.ident(bank, "bank"), validate.ident(agent, "agent"), validate.scope(scope)
         )
         k = validate.positive_int(k, "k", high=1000)
-        scored = self._store.search_entities(
+        scored = self._store.channels.search_entities(
             viewer, [entity_key(name)], Filters(statuses=LIVE_STATUSES), k
         )
-        units = self._store.get_units(viewer, [s.unit_id for s in scored])
+        units = self._store.memories.get_units(viewer, [s.unit_id for s in scored])
         return [units[s.unit_id] for s in scored if s.unit_id in units]
 
     def recorded(self, object_id: str, bank: str | None, agent: str | None) -> Viewer:
@@ -107,13 +113,13 @@ class Lookup:
         viewer = self.viewer(object_id, bank, agent, "collective", "memory or source")
         store = self._store
         visible = (
-            store.get_units(viewer, [object_id])
-            or store.get_source(viewer, object_id) is not None
+            store.memories.get_units(viewer, [object_id])
+            or store.memories.get_source(viewer, object_id) is not None
             or (
                 viewer.scope == Scope.OWNER
                 and (
-                    store.get_claim(viewer.bank_id, object_id) is not None
-                    or store.get_conflict(viewer.bank_id, object_id) is not None
+                    store.trust.get_claim(viewer.bank_id, object_id) is not None
+                    or store.trust.get_conflict(viewer.bank_id, object_id) is not None
                 )
             )
         )

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from mneme import validate
 from mneme.core.model import Edge, Unit, Viewer
 from mneme.read.lookup import unseen
-from mneme.store.protocol import Store
+from mneme.store.protocol import HasGraph, HasMemories
+
+
+class NeighbourhoodStore(HasMemories, HasGraph, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
+
 
 #: Past this many edges the walk stops widening: a hub's neighbourhood is a page, not a dump.
 MAX_EDGES = 2_000
@@ -22,7 +28,9 @@ class GraphView:
     edges: tuple[Edge, ...]
 
 
-def neighbourhood(store: Store, viewer: Viewer, memory_id: str, depth: int) -> GraphView:
+def neighbourhood(
+    store: NeighbourhoodStore, viewer: Viewer, memory_id: str, depth: int
+) -> GraphView:
     """Breadth first from ``memory_id``, ``depth`` hops (1 to 4) over edges of every type.
 
     Raises:
@@ -33,13 +41,13 @@ def neighbourhood(store: Store, viewer: Viewer, memory_id: str, depth: int) -> G
     edges: dict[str, Edge] = {}
     frontier = [memory_id]
     for _ in range(depth + 1):
-        found = store.get_units(viewer, [f for f in frontier if f not in units])
+        found = store.memories.get_units(viewer, [f for f in frontier if f not in units])
         units.update(found)
         if len(edges) > MAX_EDGES:
             break
         nxt: list[str] = []
         for uid in found:
-            for e in store.edges_of(viewer, uid):
+            for e in store.graph.edges_of(viewer, uid):
                 edges[e.id] = e
                 nxt.extend(x for x in (e.src, e.dst) if x not in units)
         frontier = nxt

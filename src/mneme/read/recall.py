@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from mneme import validate
 from mneme.config import RecallConfig
@@ -35,7 +35,20 @@ from mneme.core.values import Kind, find_values
 from mneme.embed.protocol import Embedder
 from mneme.errors import InvalidInput
 from mneme.read import aliases, relevance
-from mneme.store.protocol import Filters, Scored, Store, UnitBrief
+from mneme.store.protocol import (
+    Filters,
+    HasBanks,
+    HasChannels,
+    HasMemories,
+    HasTrust,
+    Scored,
+    UnitBrief,
+)
+
+
+class RecallStore(HasBanks, HasMemories, HasChannels, HasTrust, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
+
 
 MAX_QUERY_CHARS = 8_192
 QUERY_NODE = "<query>"
@@ -97,7 +110,7 @@ class Query:
 class Recaller:
     def __init__(
         self,
-        store: Store,
+        store: RecallStore,
         embedder: Embedder,
         config: RecallConfig,
         clock: Callable[[], dt.datetime],
@@ -177,7 +190,7 @@ class Recaller:
 
     def recall(self, q: Query) -> list[Hit]:
         """Hits for a parsed query, best first. An unknown bank holds nothing."""
-        if self.store.get_bank(q.viewer.bank_id) is None:
+        if self.store.banks.get_bank(q.viewer.bank_id) is None:
             return []
         cands = self._pass(q)
         self._aliases(q, cands)
@@ -197,12 +210,12 @@ class Recaller:
         anchor = q.as_of or self.clock()
         span = query_time_range(q.text, anchor)
         lexical: Future[list[Scored]] = self._pool.submit(
-            self.store.search_lexical, q.viewer, query_terms(q.text), q.filters, n
+            self.store.channels.search_lexical, q.viewer, query_terms(q.text), q.filters, n
         )
         temporal: Future[list[Scored]] | None = None
         if span is not None:
             temporal = self._pool.submit(
-                self.store.search_temporal, q.viewer, span[0], span[1], q.filters, n
+                self.store.channels.search_temporal, q.viewer, span[0], span[1], q.filters, n
             )
         try:
             # The one model call of the read path. MiniLM caches repeated queries.
@@ -210,7 +223,7 @@ class Recaller:
             vector = embed_query(q.text) if embed_query else self.embedder.embed([q.text])[0]
             semantic = [
                 s
-                for s in self.store.search_semantic(
+                for s in self.store.channels.search_semantic(
                     q.viewer, vector, self.embedder.model_id, q.filters, n
                 )
                 if s.score >= cfg.semantic_floor
@@ -258,7 +271,7 @@ class Recaller:
         ``ALIAS_BRIDGES``; none when no top candidate is an alias statement.
         """
         top = sorted(cands.values(), key=lambda c: (-c.score, c.brief.id))[: q.k]
-        units = self.store.get_units(q.viewer, [c.brief.id for c in top]) if top else {}
+        units = self.store.memories.get_units(q.viewer, [c.brief.id for c in top]) if top else {}
         bridges = 0
         for c in top:
             unit = units.get(c.brief.id)
@@ -268,7 +281,7 @@ class Recaller:
             bridges += 1
             other = self._pass(replace(q, text=found.text))
             ranked = sorted(other.values(), key=lambda o: (-o.score, o.brief.id))[: q.k]
-            texts = self.store.get_units(
+            texts = self.store.memories.get_units(
                 q.viewer, [o.brief.id for o in ranked if o.brief.id != c.brief.id]
             )
             for rank, o in enumerate(ranked):
@@ -295,14 +308,14 @@ class Recaller:
         gfilters = Filters(
             statuses=q.filters.statuses, types=q.filters.types, valid_at=q.filters.valid_at
         )
-        links = self.store.graph_links(
+        links = self.store.channels.graph_links(
             q.viewer, seeds, gfilters, cfg.graph_links, kinds=frozenset(cfg.graph_kinds)
         )
         steps = [ranking.Step(li.src, li.dst, li.type, li.weight) for li in links]
         # The query itself is a node too: it links to the units that mention an entity it
         # names ("Where does Alice live?" reaches every unit about Alice).
         if cfg.graph_query_entities:
-            named = self.store.search_entities(
+            named = self.store.channels.search_entities(
                 q.viewer, entity_candidates(q.text), gfilters, cfg.candidates
             )
             steps.extend(ranking.Step(QUERY_NODE, s.unit_id, "ENTITY", s.score) for s in named)
@@ -317,7 +330,7 @@ class Recaller:
         graph: Mapping[str, ranking.Activation],
     ) -> dict[str, _Candidate]:
         ids = list(dict.fromkeys(uid for ids in order.values() for uid in ids))
-        units = self.store.unit_briefs(q.viewer, ids)
+        units = self.store.memories.unit_briefs(q.viewer, ids)
         sims = {s.unit_id: s.score for s in channels.get(Channel.SEMANTIC, [])}
         seeded = {uid for c, ids in order.items() if c != Channel.GRAPH for uid in ids}
         out: dict[str, _Candidate] = {}
@@ -397,7 +410,7 @@ class Recaller:
             if _is_superseded(c.brief, q.as_of) and c.brief.superseded_by
         }
         missing = [s for s in wanted if s and s not in cands]
-        found = self.store.unit_briefs(q.viewer, missing) if missing else {}
+        found = self.store.memories.unit_briefs(q.viewer, missing) if missing else {}
         for succ_id, old_id in wanted.items():
             if succ_id is None:
                 continue
@@ -426,7 +439,7 @@ class Recaller:
         top = sorted(cands.values(), key=lambda c: (-c.score, c.brief.id))[:window]
         if len(top) < 2:
             return
-        units = self.store.get_units(q.viewer, [c.brief.id for c in top], lean=True)
+        units = self.store.memories.get_units(q.viewer, [c.brief.id for c in top], lean=True)
         kinds = answer_kinds(q.text)
         said = {
             c.brief.id: (u.mentioned_at or u.recorded_at)
@@ -481,7 +494,9 @@ class Recaller:
         for unit in units:
             if not unit.contradictions:
                 continue
-            for c in self.store.list_conflicts(q.viewer.bank_id, status="open", unit_id=unit.id):
+            for c in self.store.trust.list_conflicts(
+                q.viewer.bank_id, status="open", unit_id=unit.id
+            ):
                 other = c.b_unit if c.a_unit == unit.id else c.a_unit
                 out.setdefault(unit.id, []).append((c.id, other))
         return out
@@ -501,7 +516,7 @@ class Recaller:
             flashbacks += c.flashback
             chosen.append(c)
         # Only now read whole units, and only for the hits returned.
-        units = self.store.get_units(q.viewer, [c.brief.id for c in chosen])
+        units = self.store.memories.get_units(q.viewer, [c.brief.id for c in chosen])
         chosen = _honour_speaker(q, chosen, units)
         members: dict[str, list[str]] = {}
         for c in chosen:
@@ -548,7 +563,7 @@ class Recaller:
         if not open_:
             return hits
         others = sorted({o for pairs in open_.values() for _, o in pairs})
-        units = self.store.get_units(q.viewer, others)
+        units = self.store.memories.get_units(q.viewer, others)
         out = []
         for h in hits:
             refs = tuple(

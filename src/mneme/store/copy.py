@@ -45,20 +45,20 @@ def copy_store(
             f"{dst.schema_version()} differ; migrate both to the same version first"
         )
     for table in TABLES:
-        if next(iter(dst.export_rows(table, batch=1)), None):
+        if next(iter(dst.portable.export_rows(table, batch=1)), None):
             raise Conflict(
                 f"the destination is not empty (table {table} has rows); "
                 "copy only into a new, empty store"
             )
-    ring, into = src.audit_anchors().keyring, dst.audit_anchors().keyring
+    ring, into = src.audit.anchors().keyring, dst.audit.anchors().keyring
     if ring is not None and into is not None:
         into.adopt(ring.secrets())
     counts: dict[str, int] = {}
     with dst.transaction():
         for table in TABLES:
             counts[table] = 0
-            for rows in src.export_rows(table, batch=batch):
-                dst.import_rows(table, rows)
+            for rows in src.portable.export_rows(table, batch=batch):
+                dst.portable.import_rows(table, rows)
                 counts[table] += len(rows)
                 if progress is not None:
                     progress(table, counts[table])

@@ -235,7 +235,8 @@ class StoreStats:
 class Lifecycle(Protocol):
     """Opening, schema, transactions and closing: what every caller of a store needs."""
 
-    capabilities: Capabilities
+    @property
+    def capabilities(self) -> Capabilities: ...
 
     def set_clock(self, clock: Callable[[], dt.datetime]) -> None: ...  # record time of audit
     def schema_version(self) -> int: ...
@@ -481,38 +482,99 @@ class Portable(Protocol):
     def import_rows(self, table: str, rows: Sequence[Mapping[str, Any]]) -> None: ...
 
 
+#: ``append(bank_id, actor, op, target, before, after, reason)``: add a record to the bank's
+#: chain in the current write transaction (``before``/``after``: what changed, as mappings).
+AuditAppend = Callable[
+    [str, str, str, str, Mapping[str, Any] | None, Mapping[str, Any] | None, str], None
+]
+
+
 class Audit(Protocol):
     """The audit log: append-only, hash-chained, keyed."""
 
-    def audit(
-        self,
-        bank_id: str,
-        actor: str,
-        op: str,
-        target: str,
-        before: Mapping[str, Any] | None,
-        after: Mapping[str, Any] | None,
-        reason: str,
-    ) -> None: ...
-    def audit_records(
+    @property
+    def append(self) -> AuditAppend: ...
+    def records(
         self, bank_id: str | None = None, target: str | None = None
     ) -> Iterator[AuditRecord]: ...
-    def audit_head(self, bank_id: str) -> tuple[int, str, int] | None: ...  # seq, hash, count
-    def audit_anchors(self) -> AuditAnchors: ...
+    def head(self, bank_id: str) -> tuple[int, str, int] | None: ...  # seq, hash, count
+    def anchors(self) -> AuditAnchors: ...
+
+
+class Transactions(Protocol):
+    """A store as a service that writes sees it: one transaction at a time."""
+
+    def transaction(self) -> AbstractContextManager[None]: ...
+
+
+# One protocol per role a service may hold: a service declares the roles it uses by combining
+# them (``class JudgeStore(HasMemories, HasChannels, HasTrust, Protocol)``), and mypy refuses
+# any other role it reaches for. The whole ``Store`` satisfies each of them.
+
+
+class HasBanks(Protocol):
+    @property
+    def banks(self) -> Banks: ...
+
+
+class HasMemories(Protocol):
+    @property
+    def memories(self) -> Memories: ...
+
+
+class HasGraph(Protocol):
+    @property
+    def graph(self) -> Graph: ...
+
+
+class HasChannels(Protocol):
+    @property
+    def channels(self) -> Channels: ...
+
+
+class HasQueue(Protocol):
+    @property
+    def queue(self) -> Queue: ...
+
+
+class HasTrust(Protocol):
+    @property
+    def trust(self) -> Trust: ...
+
+
+class HasSweeps(Protocol):
+    @property
+    def sweeps(self) -> Sweeps: ...
+
+
+class HasErasure(Protocol):
+    @property
+    def erasure(self) -> Erasure: ...
+
+
+class HasPortable(Protocol):
+    @property
+    def portable(self) -> Portable: ...
+
+
+class HasAudit(Protocol):
+    @property
+    def audit(self) -> Audit: ...
 
 
 class Store(
     Lifecycle,
-    Banks,
-    Memories,
-    Graph,
-    Channels,
-    Queue,
-    Trust,
-    Sweeps,
-    Erasure,
-    Portable,
-    Audit,
+    HasBanks,
+    HasMemories,
+    HasGraph,
+    HasChannels,
+    HasQueue,
+    HasTrust,
+    HasSweeps,
+    HasErasure,
+    HasPortable,
+    HasAudit,
     Protocol,
 ):
-    """A whole backend: every role. A service is typed on the roles it uses (ADR 0044)."""
+    """A whole backend: the lifecycle, and one component per role (ADR 0044). A service is
+    typed on the roles it uses (``HasMemories`` and the like), and holds nothing else."""

@@ -8,7 +8,7 @@ import hmac
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from mneme import validate
 from mneme.core.audit_chain import (
@@ -22,8 +22,13 @@ from mneme.core.audit_chain import (
     verify_chain,
 )
 from mneme.errors import NotFound
-from mneme.store.protocol import AuditAnchors, AuditRecord, Store
+from mneme.store.protocol import AuditAnchors, AuditRecord, HasAudit, HasBanks, HasPortable
 from mneme.store.sealing import SEALED_TABLES
+
+
+class AuditStore(HasBanks, HasPortable, HasAudit, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
+
 
 Row = tuple[int, str, str, Mapping[str, Any]]
 _MISSING = object()
@@ -33,28 +38,28 @@ _MISSING = object()
 ANCHOR_FORMAT = "mneme.audit-anchor/1"
 
 
-def anchor(store: Store, at: str) -> dict[str, Any]:
+def anchor(store: AuditStore, at: str) -> dict[str, Any]:
     """The heads of every bank's chain now, with their keyed seals (``mneme audit anchor``).
 
     Kept outside the store (another machine, a write-once bucket, a ticket), an anchor catches
     what a key cannot: a rollback of the whole database to an older copy, or a rewrite by
     someone who holds the key. ``verify(..., anchors=)`` checks each anchored head is still
     on its chain."""
-    marks = store.audit_anchors().head_macs
+    marks = store.audit.anchors().head_macs
     heads = {}
-    for b in sorted({x.id for x in store.list_banks()} | set(marks)):
-        head = store.audit_head(b)
+    for b in sorted({x.id for x in store.banks.list_banks()} | set(marks)):
+        head = store.audit.head(b)
         if head is not None:
             heads[b] = {"seq": head[0], "hash": head[1], "count": head[2], "mac": marks.get(b)}
     return {"format": ANCHOR_FORMAT, "at": at, "heads": heads}
 
 
 def records(
-    store: Store, bank: str, *, target: str | None = None, last: int | None = None
+    store: AuditStore, bank: str, *, target: str | None = None, last: int | None = None
 ) -> list[AuditRecord]:
     """A bank's audit records, oldest first: every one, or the ``last`` ones; ``target``
     keeps those about one object. An unknown bank has none."""
-    found = store.audit_records(
+    found = store.audit.records(
         validate.ident(bank, "bank"), target=validate.optional_ident(target, "target")
     )
     if last is None:
@@ -63,7 +68,7 @@ def records(
 
 
 def verify_bank(
-    store: Store, bank: str | None, anchors: Sequence[Mapping[str, Any]]
+    store: AuditStore, bank: str | None, anchors: Sequence[Mapping[str, Any]]
 ) -> dict[str, ChainReport]:
     """``verify`` for a bank that exists, or (None) for every bank.
 
@@ -72,13 +77,13 @@ def verify_bank(
     """
     if bank is not None:
         validate.ident(bank, "bank")
-        if store.get_bank(bank) is None:
+        if store.banks.get_bank(bank) is None:
             raise NotFound(f"no bank {bank!r}")
     return verify(store, bank, anchors)
 
 
 def verify(
-    store: Store, bank: str | None = None, anchors: Sequence[Mapping[str, Any]] = ()
+    store: AuditStore, bank: str | None = None, anchors: Sequence[Mapping[str, Any]] = ()
 ) -> dict[str, ChainReport]:
     """Check every bank's chain: edited, deleted, reordered, inserted or truncated records, a
     chain recomputed without the key, content erased outside a purge, data rows changed,
@@ -86,18 +91,18 @@ def verify(
     no longer on their chain."""
     by_bank: dict[str, list[Row]] = {}
     purged: dict[str, set[str]] = {}
-    for rec in store.audit_records(bank):
+    for rec in store.audit.records(bank):
         by_bank.setdefault(rec.bank_id, []).append((rec.seq, rec.prev_hash, rec.hash, rec.hashed))
         if rec.op == "purge" and rec.after:
             purged.setdefault(rec.bank_id, set()).update(rec.after.get("targets", ()))
     data = _data_rows(store, bank)
-    sealing = store.audit_anchors()
+    sealing = store.audit.anchors()
     keys: dict[str, MacKey] = dict(sealing.keyring.keys) if sealing.keyring else {}
     any_records = any(by_bank.values())
     keyed = any(f.get("v") == FORMAT for rows in by_bank.values() for _, _, _, f in rows)
     strict = bool(sealing.registered) or keyed or (sealing.keyring is not None and any_records)
     store_problem = _keys_problem(sealing, keys, any_records) if strict else None
-    banks = {b.id for b in store.list_banks()} | set(by_bank) | set(data)
+    banks = {b.id for b in store.banks.list_banks()} | set(by_bank) | set(data)
     banks |= {b for a in anchors for b in a.get("heads", {})}
     reports = {}
     for b in sorted(banks if bank is None else {bank}):
@@ -107,7 +112,7 @@ def verify(
             report = ChainReport(False, len(rows), None, store_problem)
         if report.ok:
             report = _head(store, sealing, keys, b, rows, strict) or report
-        if report.ok and not rows and (data.get(b) or store.get_bank(b)):
+        if report.ok and not rows and (data.get(b) or store.banks.get_bank(b)):
             report = ChainReport(
                 False,
                 0,
@@ -156,14 +161,14 @@ def _keys_problem(
 
 
 def _head(
-    store: Store,
+    store: AuditStore,
     anchors: AuditAnchors,
     keys: Mapping[str, MacKey],
     bank: str,
     rows: list[Row],
     strict: bool,
 ) -> ChainReport | None:
-    head = store.audit_head(bank)
+    head = store.audit.head(bank)
     last = rows[-1][0] if rows else None
     if head is None:
         if rows:
@@ -195,11 +200,11 @@ def _erasures_covered(rows: list[Row], purged: set[str]) -> ChainReport | None:
     return None
 
 
-def _data_rows(store: Store, bank: str | None) -> dict[str, dict[tuple[str, str], str]]:
+def _data_rows(store: AuditStore, bank: str | None) -> dict[str, dict[tuple[str, str], str]]:
     """bank -> (table, id) -> state digest of every row of the sealed tables."""
     out: dict[str, dict[tuple[str, str], str]] = {}
     for table in SEALED_TABLES:
-        for batch in store.export_rows(table):
+        for batch in store.portable.export_rows(table):
             for row in batch:
                 b = str(row["bank_id"])
                 if bank is None or b == bank:

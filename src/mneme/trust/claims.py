@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import Protocol
 
 from mneme.core.claims import Claim, is_single_valued
 from mneme.core.keys import claim_key, slot_key
 from mneme.core.model import ClaimRecord, ClaimStatus, ReviewStatus
 from mneme.ids import new_id
-from mneme.store.protocol import ClaimChanges, Store
+from mneme.store.protocol import ClaimChanges, HasTrust
+
+
+class ClaimsStore(HasTrust, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
 
 
 def keys_of(claim: Claim) -> tuple[str, str]:
@@ -33,7 +38,7 @@ class ClaimOutcome:
 
 
 def record(
-    store: Store,
+    store: ClaimsStore,
     bank_id: str,
     unit_id: str,
     source_id: str,
@@ -49,9 +54,9 @@ def record(
     ckey, skey = keys_of(claim)
     if owner:
         ckey, skey = f"{ckey}|private:{owner}", f"{skey}|private:{owner}"
-    found = store.find_claims(bank_id, claim_key=ckey)
+    found = store.trust.find_claims(bank_id, claim_key=ckey)
     if found:
-        current = store.update_claim(
+        current = store.trust.update_claim(
             bank_id,
             found[0].id,
             ClaimChanges(add_evidence_refs=(source_id, unit_id), last_evidence_at=now),
@@ -59,7 +64,7 @@ def record(
             reason="the same claim from another source",
             now=now,
         )
-        store.link_claim_unit(bank_id, current.id, unit_id)
+        store.trust.link_claim_unit(bank_id, current.id, unit_id)
         rivals = _rivals(store, bank_id, current) if is_single_valued(claim) else ()
         return ClaimOutcome(current, False, rivals)
     record_ = ClaimRecord(
@@ -81,11 +86,11 @@ def record(
         created_at=now,
         updated_at=now,
     )
-    store.put_claim(record_)
-    store.link_claim_unit(bank_id, record_.id, unit_id)
+    store.trust.put_claim(record_)
+    store.trust.link_claim_unit(bank_id, record_.id, unit_id)
     rivals = _rivals(store, bank_id, record_) if is_single_valued(claim) else ()
     if rivals:
-        record_ = store.update_claim(
+        record_ = store.trust.update_claim(
             bank_id,
             record_.id,
             ClaimChanges(add_contradiction_refs=tuple(r.id for r in rivals)),
@@ -94,7 +99,7 @@ def record(
             now=now,
         )
         for rival in rivals:
-            store.update_claim(
+            store.trust.update_claim(
                 bank_id,
                 rival.id,
                 ClaimChanges(add_contradiction_refs=(record_.id,)),
@@ -105,9 +110,9 @@ def record(
     return ClaimOutcome(record_, True, rivals)
 
 
-def _rivals(store: Store, bank_id: str, claim: ClaimRecord) -> tuple[ClaimRecord, ...]:
+def _rivals(store: ClaimsStore, bank_id: str, claim: ClaimRecord) -> tuple[ClaimRecord, ...]:
     return tuple(
         c
-        for c in store.find_claims(bank_id, slot_key=claim.slot_key)
+        for c in store.trust.find_claims(bank_id, slot_key=claim.slot_key)
         if c.id != claim.id and c.status == ClaimStatus.ACTIVE
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from mneme import validate
 from mneme.core.model import (
@@ -29,8 +30,21 @@ from mneme.core.policy import REFUSAL as RETIRE_REFUSAL
 from mneme.core.policy import may_retire
 from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.ids import new_id
-from mneme.store.protocol import ClaimChanges, ConflictChanges, Store, UnitChanges
+from mneme.store.protocol import (
+    ClaimChanges,
+    ConflictChanges,
+    HasGraph,
+    HasMemories,
+    HasTrust,
+    Transactions,
+    UnitChanges,
+)
 from mneme.trust.review import Review, _note
+
+
+class ConflictsStore(Transactions, HasMemories, HasGraph, HasTrust, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
+
 
 MAX_SCOPE = 200
 
@@ -41,7 +55,9 @@ def pair_key(a: Unit, b: Unit) -> str:
 
 
 class Conflicts:
-    def __init__(self, store: Store, review: Review, clock: Callable[[], dt.datetime]) -> None:
+    def __init__(
+        self, store: ConflictsStore, review: Review, clock: Callable[[], dt.datetime]
+    ) -> None:
         self.store = store
         self.review = review
         self.clock = clock
@@ -63,7 +79,7 @@ class Conflicts:
         """
         bank = a.bank_id
         key = pair_key(a, b)
-        known = self.store.list_conflicts(bank, status=None, pair_key=key)
+        known = self.store.trust.list_conflicts(bank, status=None, pair_key=key)
         if any(c.resolution == Resolution.NOT_CONFLICT for c in known):
             return None
         for c in known:
@@ -83,16 +99,16 @@ class Conflicts:
             created_at=now,
             question=question,
         )
-        self.store.put_conflict(record)
+        self.store.trust.put_conflict(record)
         for unit, other in ((a, b), (b, a)):
             changes = UnitChanges(
                 add_contradictions=(other.id,),
                 status=UnitStatus.CONFLICTED if unit.status == UnitStatus.ACTIVE else None,
             )
-            self.store.update_unit(
+            self.store.memories.update_unit(
                 bank, unit.id, changes, actor="system", reason=f"conflict {record.id}: {kind}"
             )
-        self.store.put_edge(
+        self.store.graph.put_edge(
             Edge(
                 id=new_id("e_"),
                 bank_id=bank,
@@ -114,7 +130,7 @@ class Conflicts:
         validate.ident(bank, "bank")
         if status not in (None, "open", "resolved"):
             raise InvalidInput(f"status must be 'open', 'resolved' or None, not {status!r}")
-        return self.store.list_conflicts(
+        return self.store.trust.list_conflicts(
             bank, status=status, limit=validate.positive_int(limit, "limit", high=1000)
         )
 
@@ -138,8 +154,8 @@ class Conflicts:
                 exception without both scopes.
         """
         validate.ident(conflict_id, "conflict_id")
-        bank = self.store.locate(conflict_id)
-        record = self.store.get_conflict(bank, conflict_id) if bank else None
+        bank = self.store.memories.locate(conflict_id)
+        record = self.store.trust.get_conflict(bank, conflict_id) if bank else None
         if record is None:
             raise NotFound(f"no conflict {conflict_id!r}")
         try:
@@ -176,7 +192,7 @@ class Conflicts:
         bank = record.bank_id
         now = self.clock()
         loser = record.a_unit if winner == record.b_unit else record.b_unit
-        units = self.store.get_units(
+        units = self.store.memories.get_units(
             Viewer(bank, "owner", Scope.OWNER), [record.a_unit, record.b_unit]
         )
         if how == Resolution.SUPERSEDE and not may_retire(units[winner], units[loser]):
@@ -185,7 +201,7 @@ class Conflicts:
                 f"{winner} cannot supersede {loser}: {RETIRE_REFUSAL}; share it first, or "
                 "settle the conflict another way"
             )
-        self.store.put_review_event(
+        self.store.trust.put_review_event(
             ReviewEvent(
                 id=new_id("rev_"),
                 bank_id=bank,
@@ -217,7 +233,7 @@ class Conflicts:
         else:
             for uid, scope in ((record.a_unit, scope_a), (record.b_unit, scope_b)):
                 self._calm(units[uid], actor, record, {"scope": scope} if scope else None)
-        return self.store.update_conflict(
+        return self.store.trust.update_conflict(
             bank,
             record.id,
             ConflictChanges(
@@ -240,11 +256,11 @@ class Conflicts:
         """A party that stands: back to active once no other open conflict holds it."""
         still = [
             c
-            for c in self.store.list_conflicts(unit.bank_id, status="open", unit_id=unit.id)
+            for c in self.store.trust.list_conflicts(unit.bank_id, status="open", unit_id=unit.id)
             if c.id != record.id
         ]
         status = UnitStatus.ACTIVE if unit.status == UnitStatus.CONFLICTED and not still else None
-        self.store.update_unit(
+        self.store.memories.update_unit(
             unit.bank_id,
             unit.id,
             UnitChanges(status=status, metadata=metadata),
@@ -269,7 +285,7 @@ class Conflicts:
 
 
 def retire(
-    store: Store,
+    store: ConflictsStore,
     winner: Unit,
     loser: Unit,
     *,
@@ -295,7 +311,7 @@ def retire(
         until = loser.valid_from  # validity never ends before it began
     # A supersession is a decision like a person's: recorded as a review event on the loser,
     # so `restore` can revert it and history shows who (or which rule) made it.
-    store.put_review_event(
+    store.trust.put_review_event(
         ReviewEvent(
             id=new_id("rev_"),
             bank_id=bank,
@@ -310,7 +326,7 @@ def retire(
             metadata={"by": winner.id, "made_by": made_by},
         )
     )
-    store.update_unit(
+    store.memories.update_unit(
         bank,
         loser.id,
         UnitChanges(
@@ -322,7 +338,7 @@ def retire(
         actor=actor,
         reason=reason,
     )
-    store.update_unit(
+    store.memories.update_unit(
         bank,
         winner.id,
         UnitChanges(
@@ -332,7 +348,7 @@ def retire(
         actor=actor,
         reason="supersedes " + loser.id,
     )
-    store.put_edge(
+    store.graph.put_edge(
         Edge(
             id=new_id("e_"),
             bank_id=bank,
@@ -343,35 +359,35 @@ def retire(
             created_at=now,
         )
     )
-    winners = {c.id for c in store.find_claims(bank, unit_id=winner.id)}
-    for claim in store.find_claims(bank, unit_id=loser.id):
+    winners = {c.id for c in store.trust.find_claims(bank, unit_id=winner.id)}
+    for claim in store.trust.find_claims(bank, unit_id=loser.id):
         if claim.status == ClaimStatus.ACTIVE and claim.id not in winners:
             successor = min(winners) if winners else None
             changes = ClaimChanges(status=ClaimStatus.SUPERSEDED, superseded_by=successor)
-            store.update_claim(bank, claim.id, changes, actor=actor, reason=reason, now=now)
+            store.trust.update_claim(bank, claim.id, changes, actor=actor, reason=reason, now=now)
     if settle_conflicts:
         _settled_by_supersession(store, winner, loser, actor=actor, reason=reason, now=now)
     if on_change:
-        retired = store.get_units(Viewer(bank, "owner", Scope.OWNER), [loser.id])[loser.id]
+        retired = store.memories.get_units(Viewer(bank, "owner", Scope.OWNER), [loser.id])[loser.id]
         for listener in on_change:
             listener(retired, f"superseded by {winner.id}")
 
 
 def _settled_by_supersession(
-    store: Store, winner: Unit, loser: Unit, *, actor: str, reason: str, now: dt.datetime
+    store: ConflictsStore, winner: Unit, loser: Unit, *, actor: str, reason: str, now: dt.datetime
 ) -> None:
     """An open conflict is over when a supersession decides it: between a memory and the one
     that supersedes it, or once both of its parties are superseded. The supersession is its
     resolution (recorded like a person's, with the same review event)."""
     bank = winner.bank_id
     owner = Viewer(bank, "owner", Scope.OWNER)
-    for c in store.list_conflicts(bank, status="open", unit_id=loser.id, limit=1000):
+    for c in store.trust.list_conflicts(bank, status="open", unit_id=loser.id, limit=1000):
         other_id = c.b_unit if c.a_unit == loser.id else c.a_unit
         if other_id != winner.id:
-            other = store.get_units(owner, [other_id]).get(other_id)
+            other = store.memories.get_units(owner, [other_id]).get(other_id)
             if other is None or other.status != UnitStatus.SUPERSEDED:
                 continue
-        store.put_review_event(
+        store.trust.put_review_event(
             ReviewEvent(
                 id=new_id("rev_"),
                 bank_id=bank,
@@ -386,7 +402,7 @@ def _settled_by_supersession(
                 metadata={"winner": winner.id, "superseded": loser.id, "by": "supersession"},
             )
         )
-        store.update_conflict(
+        store.trust.update_conflict(
             bank,
             c.id,
             ConflictChanges(

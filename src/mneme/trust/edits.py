@@ -6,19 +6,24 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from typing import Protocol
 
 from mneme import validate
 from mneme.core.model import Unit
 from mneme.errors import InvalidInput
-from mneme.store.protocol import Store, UnitChanges
+from mneme.store.protocol import HasMemories, Transactions, UnitChanges
 from mneme.trust.review import Review
+
+
+class EditsStore(Transactions, HasMemories, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
 
 
 class Edits:
     """``Memory.invalidate`` and ``mem.beliefs.set_confidence``. ``owned`` reads a unit by
     id as the store's owner, refusing an unknown id as every read does."""
 
-    def __init__(self, store: Store, review: Review, owned: Callable[[str], Unit]) -> None:
+    def __init__(self, store: EditsStore, review: Review, owned: Callable[[str], Unit]) -> None:
         self._store = store
         self._review = review
         self._owned = owned
@@ -36,7 +41,7 @@ class Edits:
                 f"({unit.valid_from.isoformat()})"
             )
         with self._store.transaction():
-            return self._store.update_unit(
+            return self._store.memories.update_unit(
                 unit.bank_id,
                 unit.id,
                 UnitChanges(valid_until=until),
@@ -54,7 +59,7 @@ class Edits:
             raise InvalidInput(f"confidence must be a number from 0 to 1, not {confidence!r}")
         unit = self._owned(memory_id)
         with self._store.transaction():
-            after = self._store.update_unit(
+            after = self._store.memories.update_unit(
                 unit.bank_id,
                 unit.id,
                 UnitChanges(confidence=float(confidence)),

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, Protocol
 
 from mneme.core.model import HistoryEvent
-from mneme.store.protocol import Store
+from mneme.store.protocol import HasAudit, HasTrust
 
 
-def history(store: Store, bank_id: str, object_id: str) -> list[HistoryEvent]:
+class HistoryStore(HasTrust, HasAudit, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
+
+
+def history(store: HistoryStore, bank_id: str, object_id: str) -> list[HistoryEvent]:
     """Every recorded change of one object, oldest first.
 
     Review decisions come from the append-only review events (decision, actor, note and the
@@ -31,9 +35,9 @@ def history(store: Store, bank_id: str, object_id: str) -> list[HistoryEvent]:
                 **({"cause": e.metadata["cause"]} if "cause" in e.metadata else {}),
             },
         )
-        for e in store.review_events(bank_id, object_id)
+        for e in store.trust.review_events(bank_id, object_id)
     ]
-    for rec in store.audit_records(bank_id, target=object_id):
+    for rec in store.audit.records(bank_id, target=object_id):
         if rec.op.startswith("review."):
             continue  # the review event above says it with both axes
         events.append(
@@ -48,14 +52,16 @@ def history(store: Store, bank_id: str, object_id: str) -> list[HistoryEvent]:
     return events
 
 
-def state_at(store: Store, bank_id: str, object_id: str, at: dt.datetime) -> dict[str, Any] | None:
+def state_at(
+    store: HistoryStore, bank_id: str, object_id: str, at: dt.datetime
+) -> dict[str, Any] | None:
     """What mneme held about an object at a past instant of record time (transaction time).
 
     Rebuilt from the audit log alone: the state after the last change recorded at or before
     ``at``. A supersession made and later reverted shows as in force between the two.
     """
     state: dict[str, Any] | None = None
-    for rec in store.audit_records(bank_id, target=object_id):
+    for rec in store.audit.records(bank_id, target=object_id):
         if rec.at > at:
             break
         if rec.after is not None and rec.op in (

@@ -9,36 +9,40 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from mneme import validate
 from mneme.core.audit_chain import digest
 from mneme.core.erasure import Names, PurgeReport, Redactions, fold, subject_names
 from mneme.core.model import Scope, Viewer
 from mneme.errors import InvalidInput, NotFound
-from mneme.store.protocol import Store
+from mneme.store.protocol import HasBanks, HasErasure, HasMemories, HasPortable, Transactions
 
 
-def plan(store: Store, object_id: str, bank: str | None = None) -> PurgeReport:
+class PurgeStore(Transactions, HasBanks, HasMemories, HasErasure, HasPortable, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
+
+
+def plan(store: PurgeStore, object_id: str, bank: str | None = None) -> PurgeReport:
     """The units and sources a purge of one object erases (in ``bank``, or wherever the id
     is when it is in one bank only: source ids are unique per bank)."""
     validate.ident(object_id, "id")
     if bank is not None:
         bank = validate.ident(bank, "bank")
     else:
-        bank = store.locate(object_id)
-        if bank is not None and len(store.source_banks(object_id)) > 1:
+        bank = store.memories.locate(object_id)
+        if bank is not None and len(store.memories.source_banks(object_id)) > 1:
             raise InvalidInput(
                 f"source id {object_id!r} is used in more than one bank; name the bank"
             )
     if bank is None:
         raise NotFound(f"no memory or source {object_id!r}")
     owner = Viewer(bank, "owner", Scope.OWNER)
-    unit = store.get_units(owner, [object_id]).get(object_id)
+    unit = store.memories.get_units(owner, [object_id]).get(object_id)
     if unit is not None:
         sources = set(unit.evidence)  # their raw text states the same content
         units = {unit.id}
-    elif store.get_source(owner, object_id) is not None:
+    elif store.memories.get_source(owner, object_id) is not None:
         sources, units = {object_id}, set()
     else:
         raise NotFound(
@@ -49,12 +53,12 @@ def plan(store: Store, object_id: str, bank: str | None = None) -> PurgeReport:
     return PurgeReport(object_id, bank, tuple(sorted(units)), tuple(sorted(sources)), True)
 
 
-def _resting_on(store: Store, owner: Viewer, sources: set[str]) -> set[str]:
+def _resting_on(store: PurgeStore, owner: Viewer, sources: set[str]) -> set[str]:
     """The units nothing but these sources supports: they go with their sources."""
     return {
         u.id
         for source_id in sorted(sources)
-        for u in store.units_of_source(owner, source_id)
+        for u in store.memories.units_of_source(owner, source_id)
         if set(u.evidence) <= sources
     }
 
@@ -67,12 +71,12 @@ def _ground(actor: str, reason: str) -> str:
 
 
 def _carry_out(
-    store: Store, reports: tuple[PurgeReport, ...], *, actor: str, reason: str
+    store: PurgeStore, reports: tuple[PurgeReport, ...], *, actor: str, reason: str
 ) -> tuple[PurgeReport, ...]:
     """Run planned purges, every bank's in one transaction."""
     with store.transaction():
         for r in reports:
-            store.purge(
+            store.erasure.purge(
                 r.bank_id,
                 r.units,
                 r.sources,
@@ -85,7 +89,7 @@ def _carry_out(
 
 
 def purge(
-    store: Store,
+    store: PurgeStore,
     object_id: str,
     *,
     actor: str,
@@ -108,14 +112,14 @@ def subject_target(name: str) -> str:
     return "subject:" + (digest(fold(name)) or "")[:24]
 
 
-def _rows(store: Store, table: str, bank: str | None) -> Iterator[dict[str, Any]]:
-    for batch in store.export_rows(table):
+def _rows(store: PurgeStore, table: str, bank: str | None) -> Iterator[dict[str, Any]]:
+    for batch in store.portable.export_rows(table):
         for row in batch:
             if bank is None or row.get("bank_id") == bank:
                 yield row
 
 
-def _subject(store: Store, name: str, aliases: tuple[str, ...], bank: str | None) -> Names:
+def _subject(store: PurgeStore, name: str, aliases: tuple[str, ...], bank: str | None) -> Names:
     """The subject's names: the given ones, and the aliases of an entity that is the subject
     (its name or an alias is one of the given names)."""
     names = subject_names([name, *aliases])
@@ -147,7 +151,7 @@ _NAMING = (
 Found = dict[str, dict[str, set[Any]]]  # bank -> kind -> keys
 
 
-def _naming(store: Store, names: Names, bank: str | None) -> Found:
+def _naming(store: PurgeStore, names: Names, bank: str | None) -> Found:
     found: Found = {}
 
     def put(row: dict[str, Any], kind: str, key: Any) -> None:
@@ -168,11 +172,13 @@ def _naming(store: Store, names: Names, bank: str | None) -> Found:
     return found
 
 
-def _bank_report(store: Store, target: str, bank: str, found: dict[str, set[Any]]) -> PurgeReport:
+def _bank_report(
+    store: PurgeStore, target: str, bank: str, found: dict[str, set[Any]]
+) -> PurgeReport:
     owner = Viewer(bank, "owner", Scope.OWNER)
     units = set(found.get("units", ()))
     sources = set(found.get("sources", ()))
-    for unit in store.get_units(owner, sorted(units)).values():
+    for unit in store.memories.get_units(owner, sorted(units)).values():
         sources.update(unit.evidence)  # their raw text states the same content
     units |= _resting_on(store, owner, sources)
     redacted = Redactions(
@@ -182,7 +188,7 @@ def _bank_report(store: Store, target: str, bank: str, found: dict[str, set[Any]
 
 
 def plan_subject(
-    store: Store, name: str, *, aliases: tuple[str, ...] = (), bank: str | None = None
+    store: PurgeStore, name: str, *, aliases: tuple[str, ...] = (), bank: str | None = None
 ) -> tuple[PurgeReport, ...]:
     """Per bank that names the subject: the memories and sources that go, and the rows that
     survive but are rewritten or dropped because they name the subject."""
@@ -190,7 +196,7 @@ def plan_subject(
         raise InvalidInput("the subject's name and aliases must be text")
     if bank is not None:
         bank = validate.ident(bank, "bank")
-        if store.get_bank(bank) is None:
+        if store.banks.get_bank(bank) is None:
             raise NotFound(f"no bank {bank!r}")
     names = _subject(store, name, tuple(aliases), bank)
     found = _naming(store, names, bank)
@@ -199,7 +205,7 @@ def plan_subject(
 
 
 def purge_subject(
-    store: Store,
+    store: PurgeStore,
     name: str,
     *,
     actor: str,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from mneme import validate
 from mneme.core import review_rules as rules
@@ -32,7 +32,19 @@ from mneme.core.model import (
 )
 from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.ids import new_id
-from mneme.store.protocol import ClaimChanges, Store, UnitChanges
+from mneme.store.protocol import (
+    ClaimChanges,
+    HasGraph,
+    HasMemories,
+    HasTrust,
+    Transactions,
+    UnitChanges,
+)
+
+
+class ReviewStore(Transactions, HasMemories, HasGraph, HasTrust, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
+
 
 MAX_NOTE = 4_000
 #: How many claims one queue call reads at most while it skips claims the viewer may not see.
@@ -61,7 +73,7 @@ class Target:
 class Review:
     """The review queue and decisions (``mem.review``)."""
 
-    def __init__(self, store: Store, clock: Callable[[], dt.datetime]) -> None:
+    def __init__(self, store: ReviewStore, clock: Callable[[], dt.datetime]) -> None:
         self.store = store
         self.clock = clock
         #: Called (inside the transaction) with each unit whose status a decision changed;
@@ -71,7 +83,7 @@ class Review:
     def changed(self, bank_id: str, unit_ids: list[str], why: str) -> None:
         if not self.on_change or not unit_ids:
             return
-        units = self.store.get_units(Viewer(bank_id, "owner", Scope.OWNER), unit_ids)
+        units = self.store.memories.get_units(Viewer(bank_id, "owner", Scope.OWNER), unit_ids)
         for unit in units.values():
             for listener in self.on_change:
                 listener(unit, why)
@@ -109,7 +121,7 @@ class Review:
         )
         fetch = limit
         while True:  # the index serves the page; a scoped viewer may need a longer one
-            claims = self.store.review_queue(bank, wanted, fetch)
+            claims = self.store.trust.review_queue(bank, wanted, fetch)
             items = self._items(viewer, claims)
             if len(items) >= limit or len(claims) < fetch or fetch >= MAX_SCAN:
                 return items[:limit]
@@ -118,7 +130,7 @@ class Review:
     def _items(self, viewer: Viewer, claims: list[ClaimRecord]) -> list[ReviewItem]:
         """Each claim with the first unit of its evidence the viewer may see (scoped reads)."""
         refs = dict.fromkeys(r for c in claims for r in c.evidence_refs if r.startswith("u_"))
-        units = self.store.get_units(viewer, list(refs)) if refs else {}
+        units = self.store.memories.get_units(viewer, list(refs)) if refs else {}
         items = []
         for claim in claims:
             # evidence_refs are kept in the order the evidence came: the first unit said it.
@@ -138,7 +150,7 @@ class Review:
             source_id = unit.evidence[0] if unit.evidence else None
             said = unit.occurred_start
             if said is None and source_id is not None:
-                source = self.store.get_source(viewer, source_id)
+                source = self.store.memories.get_source(viewer, source_id)
                 if source is not None:
                     said = source.occurred_at or source.mentioned_at
             items.append(
@@ -188,7 +200,7 @@ class Review:
                 metadata={"because": because} if because else None,
             )
             if belief is not None:
-                self.store.put_edge(
+                self.store.graph.put_edge(
                     Edge(
                         id=new_id("e_"),
                         bank_id=target.bank_id,
@@ -216,8 +228,8 @@ class Review:
             Conflict: it is already rejected (nothing is written).
         """
         event = self.decide(target_id, "reject", actor, note=reason, because=because)
-        claim = self.store.get_claim(event.bank_id, target_id)
-        stones = self.store.find_tombstones(
+        claim = self.store.trust.get_claim(event.bank_id, target_id)
+        stones = self.store.trust.find_tombstones(
             event.bank_id,
             unit_id=None if claim else target_id,
             claim_key=claim.claim_key if claim else None,
@@ -236,9 +248,9 @@ class Review:
         validate.ident(because, "because")
         if target.unit is None:
             raise InvalidInput("a belief can be named behind a decision on a memory, not a claim")
-        belief = self.store.get_units(Viewer(target.bank_id, "owner", Scope.OWNER), [because]).get(
-            because
-        )
+        belief = self.store.memories.get_units(
+            Viewer(target.bank_id, "owner", Scope.OWNER), [because]
+        ).get(because)
         if belief is None:
             raise NotFound(f"no belief {because!r} in bank {target.bank_id}")
         if belief.id == target.id:
@@ -250,13 +262,15 @@ class Review:
 
     def target(self, target_id: str) -> Target:
         validate.ident(target_id, "id")
-        bank = self.store.locate(target_id)
+        bank = self.store.memories.locate(target_id)
         if bank is None:
             raise NotFound(f"no claim or memory {target_id!r}")
-        claim = self.store.get_claim(bank, target_id)
+        claim = self.store.trust.get_claim(bank, target_id)
         if claim is not None:
             return Target("claim", bank, claim=claim)
-        unit = self.store.get_units(Viewer(bank, "owner", Scope.OWNER), [target_id]).get(target_id)
+        unit = self.store.memories.get_units(Viewer(bank, "owner", Scope.OWNER), [target_id]).get(
+            target_id
+        )
         if unit is None:
             raise NotFound(f"{target_id!r} is not a claim or a memory unit")
         return Target("unit", bank, unit=unit)
@@ -268,7 +282,7 @@ class Review:
                 rules.State(e.prior_status or "", e.prior_review_status),
                 rules.State(e.new_status or "", e.new_review_status),
             )
-            for e in self.store.review_events(target.bank_id, target.id)
+            for e in self.store.trust.review_events(target.bank_id, target.id)
         ]
 
     def _apply(
@@ -280,7 +294,7 @@ class Review:
         cause: str | None,
         metadata: Mapping[str, Any] | None = None,
     ) -> ReviewEvent:
-        events = self.store.review_events(target.bank_id, target.id)
+        events = self.store.trust.review_events(target.bank_id, target.id)
         try:
             new = rules.decide(decision, target.state, self._steps(target))
         except rules.NotApplicable as exc:
@@ -301,7 +315,7 @@ class Review:
             new_review_status=new.review_status,
             metadata={**(metadata or {}), **({"cause": cause} if cause else {})},
         )
-        self.store.put_review_event(event)
+        self.store.trust.put_review_event(event)
         self._set_state(target, new, actor, note, now)
         if decision == "reject":
             self._carry_rejection(target, event, actor, note)
@@ -318,7 +332,7 @@ class Review:
             self._carry_restore(target, events, undone, actor, note)
             if undone.decision == "supersede" and target.unit is not None:
                 # A reverted supersession: the unit holds again, with no end and no successor.
-                self.store.update_unit(
+                self.store.memories.update_unit(
                     target.bank_id,
                     target.id,
                     UnitChanges(clear=frozenset({"valid_until", "retired_at", "superseded_by"})),
@@ -330,16 +344,16 @@ class Review:
     def _lift_supersession(self, unit: Unit, actor: str, note: str) -> None:
         """A superseded memory approved again holds again: no end, no successor, and its
         claims are live again (the successor keeps its own state; a caller retires it)."""
-        self.store.update_unit(
+        self.store.memories.update_unit(
             unit.bank_id,
             unit.id,
             UnitChanges(clear=frozenset({"valid_until", "retired_at", "superseded_by"})),
             actor=actor,
             reason=note or "supersession lifted",
         )
-        for claim in self.store.find_claims(unit.bank_id, unit_id=unit.id):
+        for claim in self.store.trust.find_claims(unit.bank_id, unit_id=unit.id):
             if claim.status == ClaimStatus.SUPERSEDED:
-                self.store.update_claim(
+                self.store.trust.update_claim(
                     unit.bank_id,
                     claim.id,
                     ClaimChanges(status=ClaimStatus.ACTIVE),
@@ -363,7 +377,7 @@ class Review:
         self, target: Target, new: rules.State, actor: str, note: str, now: dt.datetime
     ) -> None:
         if target.claim is not None:
-            self.store.update_claim(
+            self.store.trust.update_claim(
                 target.bank_id,
                 target.id,
                 ClaimChanges(
@@ -378,7 +392,7 @@ class Review:
                 now=now,
             )
         else:
-            self.store.update_unit(
+            self.store.memories.update_unit(
                 target.bank_id,
                 target.id,
                 UnitChanges(
@@ -391,7 +405,7 @@ class Review:
         units = (
             [target.id]
             if target.claim is None
-            else self.store.claim_unit_ids(target.bank_id, target.id)
+            else self.store.trust.claim_unit_ids(target.bank_id, target.id)
         )
         self.changed(target.bank_id, units, f"review: {new.status}")
 
@@ -403,18 +417,18 @@ class Review:
         claims = (
             [target.claim]
             if target.claim is not None
-            else self.store.find_claims(bank, unit_id=target.id)
+            else self.store.trust.find_claims(bank, unit_id=target.id)
         )
         unit_ids = [target.id] if target.unit is not None else []
         for claim in claims:
-            unit_ids += self.store.claim_unit_ids(bank, claim.id)
-        units = self.store.get_units(Viewer(bank, "owner", Scope.OWNER), unit_ids)
+            unit_ids += self.store.trust.claim_unit_ids(bank, claim.id)
+        units = self.store.memories.get_units(Viewer(bank, "owner", Scope.OWNER), unit_ids)
         text = (
             target.unit.text
             if target.unit is not None
             else (target.claim.text if target.claim else "")
         )
-        self.store.put_tombstone(
+        self.store.trust.put_tombstone(
             Tombstone(
                 id=new_id("tomb_"),
                 bank_id=bank,
@@ -430,7 +444,7 @@ class Review:
         for claim in claims:
             if claim.id != target.id and claim.status != ClaimStatus.REJECTED:
                 self._apply(
-                    Target("claim", bank, claim=self.store.get_claim(bank, claim.id)),
+                    Target("claim", bank, claim=self.store.trust.get_claim(bank, claim.id)),
                     "reject",
                     actor,
                     note,
@@ -454,12 +468,12 @@ class Review:
                 self._apply(current, "restore", actor, note, cause=root.id)
 
     def _lift_tombstones(self, target: Target, actor: str) -> None:
-        for tomb in self.store.find_tombstones(
+        for tomb in self.store.trust.find_tombstones(
             target.bank_id,
             unit_id=target.id if target.unit is not None else None,
             claim_key=target.claim.claim_key if target.claim is not None else None,
         ):
-            self.store.update_tombstone(
+            self.store.trust.update_tombstone(
                 target.bank_id, tomb.id, lifted_at=self.clock(), lifted_by=actor
             )
 
@@ -468,7 +482,7 @@ class Review:
         return list(
             dict.fromkeys(
                 e.target_id
-                for e in self.store.review_events_caused_by(bank, event_id)
+                for e in self.store.trust.review_events_caused_by(bank, event_id)
                 if e.decision == "reject"
             )
         )

@@ -14,14 +14,20 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from typing import Protocol
 
 from mneme import validate
 from mneme.core.claims import base_attribute
 from mneme.core.model import ConflictRecord, Rule, RuleProposal, Settlement
 from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.ids import new_id
-from mneme.store.protocol import Store
+from mneme.store.protocol import HasBanks, HasMemories, HasTrust, Transactions
 from mneme.trust.conflicts import Conflicts
+
+
+class SettleStore(Transactions, HasBanks, HasMemories, HasTrust, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
+
 
 DECISIONS = {"confirm": "supersede", "retract": "reject", "preference": "not_conflict"}
 PRECEDENT_THRESHOLD = 3
@@ -30,7 +36,7 @@ PRECEDENT_THRESHOLD = 3
 class Settler:
     def __init__(
         self,
-        store: Store,
+        store: SettleStore,
         conflicts: Conflicts,
         clock: Callable[[], dt.datetime],
         threshold: int = PRECEDENT_THRESHOLD,
@@ -43,7 +49,7 @@ class Settler:
     def pattern(self, record: ConflictRecord) -> tuple[str, str]:
         """(kind, attribute) of a conflict: what makes two settlements "identical"."""
         claim_id = record.b_claim or record.a_claim
-        claim = self.store.get_claim(record.bank_id, claim_id) if claim_id else None
+        claim = self.store.trust.get_claim(record.bank_id, claim_id) if claim_id else None
         return record.kind, base_attribute(claim.attribute) if claim else ""
 
     def resolve_contradiction(
@@ -74,10 +80,10 @@ class Settler:
     def find(self, a: str, b: str) -> ConflictRecord:
         validate.ident(a, "from id")
         validate.ident(b, "to id")
-        bank = self.store.locate(a)
+        bank = self.store.memories.locate(a)
         if bank is None:
             raise NotFound(f"no memory {a!r}")
-        for c in self.store.list_conflicts(bank, status="open", unit_id=a):
+        for c in self.store.trust.list_conflicts(bank, status="open", unit_id=a):
             if {c.a_unit, c.b_unit} == {a, b}:
                 return c
         raise NotFound(f"no open conflict between {a} and {b}")
@@ -86,7 +92,7 @@ class Settler:
         resolution = DECISIONS[decision]
         return sum(
             1
-            for c in self.store.list_conflicts(bank, status="resolved", limit=10_000)
+            for c in self.store.trust.list_conflicts(bank, status="resolved", limit=10_000)
             if c.resolution is not None
             and c.resolution.value == resolution
             and self.pattern(c) == (kind, attribute)
@@ -96,7 +102,7 @@ class Settler:
         kind, attribute = self.pattern(record)
         if any(
             r.kind == kind and r.attribute == attribute and r.retired_at is None
-            for r in self.store.list_rules(bank)
+            for r in self.store.trust.list_rules(bank)
         ):
             return None
         n = self.precedents(bank, kind, attribute, decision)
@@ -124,7 +130,7 @@ class Settler:
             )
         if any(
             r.kind == kind and r.attribute == attribute and r.retired_at is None
-            for r in self.store.list_rules(bank)
+            for r in self.store.trust.list_rules(bank)
         ):
             raise Conflict(f"a rule for {kind}/{attribute or '-'} is already adopted")
         rule = Rule(
@@ -139,16 +145,16 @@ class Settler:
             adopted_at=self.clock(),
         )
         with self.store.transaction():
-            self.store.put_rule(rule)
+            self.store.trust.put_rule(rule)
         return rule
 
     def adopted(self, bank: str | None = None) -> dict[str, list[Rule]]:
         """The rules each bank adopted (every bank's, or ``bank``'s)."""
-        banks = [bank] if bank else [b.id for b in self.store.list_banks()]
-        return {b: self.store.list_rules(b) for b in banks}
+        banks = [bank] if bank else [b.id for b in self.store.banks.list_banks()]
+        return {b: self.store.trust.list_rules(b) for b in banks}
 
     def rule_for(self, bank: str, kind: str, attribute: str) -> Rule | None:
-        for r in self.store.list_rules(bank):
+        for r in self.store.trust.list_rules(bank):
             if r.kind == kind and r.attribute == attribute and r.retired_at is None:
                 return r
         return None

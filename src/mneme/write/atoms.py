@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -42,12 +43,17 @@ from mneme.core.policy import KEPT_APART, may_retire, may_touch
 from mneme.core.policy import REFUSAL as RETIRE_REFUSAL
 from mneme.embed.protocol import Embedder
 from mneme.ids import new_id
-from mneme.store.protocol import ClaimChanges, Store
+from mneme.store.protocol import ClaimChanges, HasGraph, HasMemories, HasTrust
 from mneme.trust import claims as claim_layer
-from mneme.trust.conflicts import Conflicts, retire
+from mneme.trust.conflicts import Conflicts, ConflictsStore, retire
 from mneme.trust.settle import DECISIONS, Settler
 from mneme.write.decide import LIVE, Assessment, Judge, is_merge
 from mneme.write.plan import Atom, Plan
+
+
+class AtomsStore(ConflictsStore, HasMemories, HasGraph, HasTrust, Protocol):
+    """The roles of the store this module uses, and those of the conflicts it retires through
+    (ADR 0044)."""
 
 
 @dataclass(slots=True)
@@ -62,7 +68,7 @@ class Outcome:
 class AtomWriter:
     def __init__(
         self,
-        store: Store,
+        store: AtomsStore,
         embedder: Embedder,
         judge: Judge,
         conflicts: Conflicts,
@@ -90,12 +96,14 @@ class AtomWriter:
         self._edges = []
         held = self._write(plan, atom, out, corrected)
         edges, self._edges = self._edges, []
-        self.store.put_edges(edges)
+        self.store.graph.put_edges(edges)
         return held
 
     def _write(self, plan: Plan, atom: Atom, out: Outcome, corrected: frozenset[str]) -> str:
         src = plan.source
-        found = self.store.find_by_content_key(src.bank_id, atom.key, src.visibility, src.agent_id)
+        found = self.store.memories.find_by_content_key(
+            src.bank_id, atom.key, src.visibility, src.agent_id
+        )
         if found is not None:
             self._repeat(plan, atom, found, out)
             return found.id
@@ -149,15 +157,17 @@ class AtomWriter:
                 return a.target.id
             apart = True  # a private copy of a shared memory (or the reverse): a unit of its own
         claim_key = claim_layer.keys_of(a.claim)[0] if a.claim is not None else None
-        stones = self.store.find_tombstones(src.bank_id, content_key=atom.key, claim_key=claim_key)
+        stones = self.store.trust.find_tombstones(
+            src.bank_id, content_key=atom.key, claim_key=claim_key
+        )
         said_before = a.rejected
         if not stones and said_before is not None:
             # The rejected value in other words: its tombstone holds this atom back too.
-            stones = self.store.find_tombstones(
+            stones = self.store.trust.find_tombstones(
                 src.bank_id, content_key=said_before.content_key, unit_id=said_before.id
             )
             rejected_claim = next(
-                iter(self.store.find_claims(src.bank_id, unit_id=said_before.id)), None
+                iter(self.store.trust.find_claims(src.bank_id, unit_id=said_before.id)), None
             )
             if rejected_claim is not None:
                 claim_key = rejected_claim.claim_key
@@ -188,11 +198,13 @@ class AtomWriter:
     def _repeat(self, plan: Plan, atom: Atom, found: Unit, out: Outcome) -> None:
         src = plan.source
         if found.status == UnitStatus.REJECTED:
-            self.store.add_evidence(src.bank_id, found.id, src.id, src.agent_id, src.recorded_at)
-            stones = self.store.find_tombstones(
+            self.store.memories.add_evidence(
+                src.bank_id, found.id, src.id, src.agent_id, src.recorded_at
+            )
+            stones = self.store.trust.find_tombstones(
                 src.bank_id, content_key=found.content_key, unit_id=found.id
             )
-            claim = next(iter(self.store.find_claims(src.bank_id, unit_id=found.id)), None)
+            claim = next(iter(self.store.trust.find_claims(src.bank_id, unit_id=found.id)), None)
             self._against_tombstone(
                 plan,
                 atom,
@@ -216,7 +228,9 @@ class AtomWriter:
         self, plan: Plan, atom: Atom, target: Unit, verdict: Verdict, reason: str, out: Outcome
     ) -> None:
         src = plan.source
-        self.store.add_evidence(src.bank_id, target.id, src.id, src.agent_id, src.recorded_at)
+        self.store.memories.add_evidence(
+            src.bank_id, target.id, src.id, src.agent_id, src.recorded_at
+        )
         out.decisions.append(Decision(verdict, atom.text, target.id, target.id, reason))
         out.deduped.append(target.id)
 
@@ -239,12 +253,14 @@ class AtomWriter:
             # Held back all the same, but the bank's tombstone and claims stay as they were.
             tombstone_id, claim_key = None, None
         if tombstone_id is not None:
-            self.store.update_tombstone(
+            self.store.trust.update_tombstone(
                 src.bank_id, tombstone_id, lifted_at=None, lifted_by=None, add_evidence=(src.id,)
             )
-        for claim in self.store.find_claims(src.bank_id, claim_key=claim_key) if claim_key else []:
-            self.store.link_claim_unit(src.bank_id, claim.id, unit.id)
-            self.store.update_claim(
+        for claim in (
+            self.store.trust.find_claims(src.bank_id, claim_key=claim_key) if claim_key else []
+        ):
+            self.store.trust.link_claim_unit(src.bank_id, claim.id, unit.id)
+            self.store.trust.update_claim(
                 src.bank_id,
                 claim.id,
                 # Back in front of a person: the rejected value was asserted again.
@@ -367,7 +383,9 @@ class AtomWriter:
         if unit.visibility == Visibility.PRIVATE and target.visibility != Visibility.PRIVATE:
             return None
         src = plan.source
-        self.store.add_evidence(src.bank_id, target.id, src.id, src.agent_id, src.recorded_at)
+        self.store.memories.add_evidence(
+            src.bank_id, target.id, src.id, src.agent_id, src.recorded_at
+        )
         self._edges.append(_rule_edge(unit, target.id, EdgeType.SUPPORTS))
         return target.id
 
@@ -417,8 +435,10 @@ class AtomWriter:
             return
         question = suggest_question(j, text, target.text)
         kind = j.conflict_type or ("rewrite" if j.verdict != Verdict.CONTRADICT else "value")
-        older_claim = next(iter(self.store.find_claims(target.bank_id, unit_id=target.id)), None)
-        newer_claim = next(iter(self.store.find_claims(unit.bank_id, unit_id=unit.id)), None)
+        older_claim = next(
+            iter(self.store.trust.find_claims(target.bank_id, unit_id=target.id)), None
+        )
+        newer_claim = next(iter(self.store.trust.find_claims(unit.bank_id, unit_id=unit.id)), None)
         record = self.conflicts.open(
             target,
             unit,
@@ -429,7 +449,7 @@ class AtomWriter:
         )
         if target.type in (UnitType.BELIEF, UnitType.OPINION):
             # Held back because of a belief: if the belief goes, reconsolidation looks again.
-            self.store.put_edge(_rule_edge(unit, target.id, EdgeType.CONTESTED_BECAUSE))
+            self.store.graph.put_edge(_rule_edge(unit, target.id, EdgeType.CONTESTED_BECAUSE))
         held = ruling.reason if ruling.ask else "a contradiction is recorded, not resolved"
         verdict = Verdict.CONTRADICT if j.verdict == Verdict.CONTRADICT else j.verdict
         rule = self._rule_for(record, unit.bank_id)
@@ -518,7 +538,7 @@ class AtomWriter:
             entities=tuple(e.name for e in atom.entities),
             metadata=_unit_metadata(plan, answers),
         )
-        self.store.put_unit(unit, vector)
+        self.store.memories.put_unit(unit, vector)
         self.judge.note_written(unit.bank_id, unit.id, vector)
         self._link(unit, atom, plan)
         return unit
@@ -526,7 +546,7 @@ class AtomWriter:
     def _link(self, unit: Unit, atom: Atom, plan: Plan) -> None:
         src = plan.source
         ids = [
-            self.store.upsert_entity(
+            self.store.graph.upsert_entity(
                 Entity(
                     id=new_id("ent_"),
                     bank_id=src.bank_id,
@@ -539,7 +559,7 @@ class AtomWriter:
             for m in atom.entities
         ]
         if ids:
-            self.store.add_mentions(src.bank_id, unit.id, ids)
+            self.store.graph.add_mentions(src.bank_id, unit.id, ids)
         self._edges.append(
             Edge(
                 id=new_id("e_"),

@@ -13,15 +13,20 @@ import datetime as dt
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from mneme.core.model import AddStatus, RetainResult, RetainStatus
 from mneme.core.sensitive import Screening
 from mneme.errors import Conflict, InvalidInput, MnemeError, NotFound
 from mneme.ids import new_id
 from mneme.serialize import retain_result_from_json, to_jsonable
-from mneme.store.protocol import QueueItem, Store
+from mneme.store.protocol import HasQueue, QueueItem, Transactions
 from mneme.write.retain import Retainer
+
+
+class BufferStore(Transactions, HasQueue, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
+
 
 log = logging.getLogger("mneme.buffer")
 
@@ -37,7 +42,9 @@ _KINDS: dict[str, type[MnemeError]] = {e.__name__: e for e in (InvalidInput, Not
 
 
 class IngestBuffer:
-    def __init__(self, store: Store, retainer: Retainer, clock: Callable[[], dt.datetime]) -> None:
+    def __init__(
+        self, store: BufferStore, retainer: Retainer, clock: Callable[[], dt.datetime]
+    ) -> None:
         self.store = store
         self.retainer = retainer
         self.clock = clock
@@ -77,7 +84,7 @@ class IngestBuffer:
             self._done[item_id] = done
         now = self.clock()
         with self.store.transaction():
-            self.store.enqueue(
+            self.store.queue.enqueue(
                 QueueItem(
                     id=item_id,
                     bank_id=plan.source.bank_id,
@@ -110,7 +117,7 @@ class IngestBuffer:
         """Where an accepted write stands. With ``bank``, only a write into that bank; with
         ``agent`` too, not another agent's private write: either is not found, in the words
         an absent id gets."""
-        item = self.store.get_queued(item_id)
+        item = self.store.queue.get_queued(item_id)
         hidden = item is not None and (
             (bank is not None and item.bank_id != bank)
             or (
@@ -143,7 +150,7 @@ class IngestBuffer:
     def recover(self) -> int:
         """Put items a dead process left half-done back in line, and start working on them."""
         with self.store.transaction():
-            n = self.store.requeue_processing(self.clock())
+            n = self.store.queue.requeue_processing(self.clock())
         self.start()
         return n
 
@@ -167,7 +174,7 @@ class IngestBuffer:
 
     def _one(self) -> bool:
         with self.store.transaction():
-            item = self.store.claim_queued(self.clock())
+            item = self.store.queue.claim_queued(self.clock())
         if item is None:
             return False
         try:
@@ -179,14 +186,16 @@ class IngestBuffer:
             plan = self.retainer.plan(text, screened, **args)
             self.retainer.prepare([plan])
             with self.store.transaction():
-                current = self.store.get_queued(item.id)
+                current = self.store.queue.get_queued(item.id)
                 if current is not None and current.status == "done":
                     return True  # another process finished it first: exactly once
                 result = self.retainer.commit([plan])[0]
-                self.store.finish_queued(item.id, "done", to_jsonable(result), None, self.clock())
+                self.store.queue.finish_queued(
+                    item.id, "done", to_jsonable(result), None, self.clock()
+                )
         except Exception as exc:
             with self.store.transaction():
-                self.store.finish_queued(
+                self.store.queue.finish_queued(
                     item.id, "failed", None, f"{type(exc).__name__}: {exc}", self.clock()
                 )
         self._signal(item.id)

@@ -12,6 +12,7 @@ import datetime as dt
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -39,9 +40,14 @@ from mneme.core.slots import is_bare
 from mneme.core.statements import analyze, in_turn
 from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLMError, LLMInvalid
-from mneme.store.protocol import Filters, Store
+from mneme.store.protocol import Filters, HasChannels, HasMemories, HasTrust
 from mneme.store.ranking import best_rows
 from mneme.trust.claims import keys_of
+
+
+class DecideStore(HasMemories, HasChannels, HasTrust, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
+
 
 LIVE = frozenset(UnitStatus(s) for s in JUDGED_STATUSES)
 NEIGHBOURS = 8
@@ -115,7 +121,11 @@ class Assessment:
 
 class Judge:
     def __init__(
-        self, store: Store, config: JudgeConfig, model_id: str, llm_judge: LLMJudge | None = None
+        self,
+        store: DecideStore,
+        config: JudgeConfig,
+        model_id: str,
+        llm_judge: LLMJudge | None = None,
     ) -> None:
         self.store = store
         self.config = config
@@ -146,7 +156,7 @@ class Judge:
         if not todo:
             return
         viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
-        found = self.store.search_semantic_many(
+        found = self.store.channels.search_semantic_many(
             viewer,
             [vec for _, vec in todo],
             self.model_id,
@@ -159,7 +169,7 @@ class Judge:
         # Every atom reads its neighbours' units (``neighbours``): read them all now, in one
         # statement. A store that remembers reads for the transaction (SQLite) then answers
         # each atom from memory; one that does not reads them again, one statement per atom.
-        self.store.get_units(
+        self.store.memories.get_units(
             viewer, list(dict.fromkeys(h.unit_id for hits in found for h in hits)), lean=True
         )
 
@@ -183,7 +193,7 @@ class Judge:
             else self._batch.prefetched.get((viewer.bank_id, viewer.agent_id, key))
         )
         if pre is None:
-            hits = self.store.search_semantic(
+            hits = self.store.channels.search_semantic(
                 viewer, vector, self.model_id, Filters(statuses=LIVE), NEIGHBOURS
             )
             return [(h.unit_id, h.score) for h in hits], False
@@ -228,18 +238,18 @@ class Judge:
             near, prefetched = self._semantic(viewer, key, vector)
             found.update(near)
         if session is not None and self._corrects(claim_text, turn):
-            recent = self.store.list_units(
+            recent = self.store.memories.list_units(
                 viewer, Filters(statuses=LIVE, session=session), SESSION_WINDOW, lean=True
             )
             slot_units += [u.id for u in recent if u.agent_id == agent_id]
         if claim is not None:
             # Same-slot units are judged even when the embedder finds them far apart
             # ("I live in Paris" / "I moved to Berlin last month").
-            for c in self.store.find_claims(bank_id, slot_key=keys_of(claim)[1]):
-                slot_units += self.store.claim_unit_ids(bank_id, c.id)
+            for c in self.store.trust.find_claims(bank_id, slot_key=keys_of(claim)[1]):
+                slot_units += self.store.trust.claim_unit_ids(bank_id, c.id)
         missing = frozenset(u for u in slot_units if u not in found)
         if missing and vector is not None:
-            for s in self.store.search_semantic(
+            for s in self.store.channels.search_semantic(
                 viewer,
                 vector,
                 self.model_id,
@@ -251,7 +261,7 @@ class Judge:
             found.setdefault(uid, 0.0)
         for uid in exclude:
             found.pop(uid, None)
-        units = self.store.get_units(viewer, list(found), lean=True)
+        units = self.store.memories.get_units(viewer, list(found), lean=True)
         out = [(units[u], found[u]) for u in found if u in units and units[u].status in LIVE]
         if prefetched:
             # The search's share is its NEIGHBOURS best still live; slot units all stay.
@@ -324,7 +334,7 @@ class Judge:
         if verdict.target_id is not None:
             # The neighbours were read lean; what is done to the target needs all of it.
             viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
-            full = self.store.get_units(viewer, [verdict.target_id, *verdict.also])
+            full = self.store.memories.get_units(viewer, [verdict.target_id, *verdict.also])
             target = full.get(verdict.target_id)
             also = tuple(full[u] for u in verdict.also if u in full)
         ruling = charter_rules.evaluate(
@@ -358,7 +368,7 @@ class Judge:
         if session is None or statement.speaker is None or not is_bare(statement):
             return None
         viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
-        recent = self.store.list_units(
+        recent = self.store.memories.list_units(
             viewer, Filters(statuses=LIVE, session=session), ANSWER_WINDOW, lean=True
         )
         for u in recent:
@@ -383,7 +393,7 @@ class Judge:
         if not ids:
             return {}
         viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
-        found = self.store.get_units(viewer, sorted(set(ids.values())), lean=True)
+        found = self.store.memories.get_units(viewer, sorted(set(ids.values())), lean=True)
         return {uid: found[q].text for uid, q in ids.items() if q in found}
 
     def restated_rejection(
@@ -393,17 +403,17 @@ class Judge:
         rejected units the judge would merge the candidate into, or count it as evidence
         for, if it were live (the same values under one frame, a paraphrase, an exact
         repeat). None in a bank without any tombstone, which costs one cached lookup."""
-        if not self.store.has_tombstones(bank_id):
+        if not self.store.trust.has_tombstones(bank_id):
             return None
         viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
-        hits = self.store.search_semantic(
+        hits = self.store.channels.search_semantic(
             viewer,
             vector,
             self.model_id,
             Filters(statuses=frozenset({UnitStatus.REJECTED})),
             REJECTED_NEIGHBOURS,
         )
-        units = self.store.get_units(viewer, [h.unit_id for h in hits], lean=True)
+        units = self.store.memories.get_units(viewer, [h.unit_id for h in hits], lean=True)
         for h in hits:
             unit = units.get(h.unit_id)
             if unit is None:
@@ -423,7 +433,7 @@ class Judge:
                 j.verdict == Verdict.ADD and j.target_id == unit.id  # restates it, says more
             )
             if restates:
-                return self.store.get_units(viewer, [unit.id]).get(unit.id)
+                return self.store.memories.get_units(viewer, [unit.id]).get(unit.id)
         return None
 
     def slot_rivals(
@@ -445,13 +455,13 @@ class Judge:
         ids = [
             uid
             for c in rivals
-            for uid in self.store.claim_unit_ids(unit.bank_id, c.id)
+            for uid in self.store.trust.claim_unit_ids(unit.bank_id, c.id)
             if uid not in skip and uid != unit.id
         ]
-        units = self.store.get_units(viewer, list(dict.fromkeys(ids)), lean=True)
+        units = self.store.memories.get_units(viewer, list(dict.fromkeys(ids)), lean=True)
         sims: dict[str, float] = {}
         if vector is not None and units:
-            for hit in self.store.search_semantic(
+            for hit in self.store.channels.search_semantic(
                 viewer,
                 vector,
                 self.model_id,
@@ -485,7 +495,7 @@ class Judge:
             )
             verdict = judge(candidate, [nb], self.config)
             if verdict.verdict == Verdict.CONTRADICT:
-                full = self.store.get_units(viewer, [uid]).get(uid)
+                full = self.store.memories.get_units(viewer, [uid]).get(uid)
                 if full is not None:
                     found.append((full, verdict))
         return found

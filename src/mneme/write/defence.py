@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from mneme import validate
 from mneme.config import Config
@@ -31,8 +31,13 @@ from mneme.core.sensitive import (
     screen,
 )
 from mneme.errors import InvalidInput, NotFound
-from mneme.store.protocol import Store
+from mneme.store.protocol import HasAudit, HasBanks, Transactions
 from mneme.write.detector import Detector
+
+
+class DefenceStore(Transactions, HasBanks, HasAudit, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
+
 
 log = logging.getLogger("mneme.defence")
 
@@ -54,7 +59,9 @@ class PolicyView:
 
 
 class Defence:
-    def __init__(self, store: Store, config: Config, detector: Detector | None = None) -> None:
+    def __init__(
+        self, store: DefenceStore, config: Config, detector: Detector | None = None
+    ) -> None:
         self.store = store
         self.detector = detector or Detector(config.phone_region)
         self._tag_key: MacKey | bool | None = False  # not looked up yet
@@ -64,7 +71,7 @@ class Defence:
             raise InvalidInput(f"configuration key sensitive: {exc}") from exc
 
     def policy(self, bank_id: str) -> Policy:
-        bank = self.store.get_bank(bank_id)
+        bank = self.store.banks.get_bank(bank_id)
         rules = bank.config.get(CONFIG_KEY) if bank is not None else None
         try:
             return parse_policy(rules, self.base)
@@ -77,7 +84,7 @@ class Defence:
     def view(self, bank_id: str) -> PolicyView:
         """How a bank's writes treat secrets and personal data: the rules set on the bank,
         and the action (store | redact | refuse) every category and kind gets."""
-        bank = self.store.get_bank(validate.ident(bank_id, "bank"))
+        bank = self.store.banks.get_bank(validate.ident(bank_id, "bank"))
         rules = bank.config.get(CONFIG_KEY) if bank is not None else None
         return PolicyView(
             bank_id,
@@ -97,11 +104,11 @@ class Defence:
         bank_id = validate.ident(bank_id, "bank")
         actor = validate.ident(actor, "actor")
         with self.store.transaction():
-            bank = self.store.get_bank(bank_id)
+            bank = self.store.banks.get_bank(bank_id)
             if bank is None:
                 if not create:
                     raise NotFound(f"no bank {bank_id!r} (create_banks is off)")
-                bank = self.store.ensure_bank(Bank(id=bank_id, name=bank_id, created_at=now))
+                bank = self.store.banks.ensure_bank(Bank(id=bank_id, name=bank_id, created_at=now))
             held = bank.config.get(CONFIG_KEY)
             try:
                 current = parse_policy(held if isinstance(held, Mapping) else None)
@@ -109,7 +116,7 @@ class Defence:
             except ValueError as exc:
                 raise InvalidInput(str(exc)) from exc
             config = {**bank.config, CONFIG_KEY: rules}
-            self.store.set_bank_config(
+            self.store.banks.set_bank_config(
                 bank_id, config, actor=actor, reason=reason or "sensitive-data policy set"
             )
         return self.view(bank_id)
@@ -135,7 +142,7 @@ class Defence:
         0035), so "[redacted:password#3fa9]" and "[redacted:password#c01e]" are two passwords
         and a changed one is an update; None when the store has no key (untagged)."""
         if self._tag_key is False:
-            ring = self.store.audit_anchors().keyring
+            ring = self.store.audit.anchors().keyring
             self._tag_key = ring.signing if ring is not None else None
         key = self._tag_key
         if not isinstance(key, MacKey):
@@ -151,14 +158,14 @@ class Defence:
     def _audit_refusal(
         self, bank_id: str, agent_id: str, source_id: str, screening: Screening
     ) -> None:
-        if self.store.get_bank(bank_id) is None:
+        if self.store.banks.get_bank(bank_id) is None:
             # No bank to hold the record, and a refused write must not create one.
             log.warning(
                 "refused a write to bank %s (no such bank yet): %s", bank_id, screening.summary()
             )
             return
         with self.store.transaction():
-            self.store.audit(
+            self.store.audit.append(
                 bank_id,
                 agent_id,
                 "write.refuse",
@@ -170,10 +177,10 @@ class Defence:
 
 
 def audit_screening(
-    store: Store, bank_id: str, agent_id: str, source_id: str, s: Screening
+    store: DefenceStore, bank_id: str, agent_id: str, source_id: str, s: Screening
 ) -> None:
     """The audit record of a stored write that had findings (inside its transaction)."""
-    store.audit(
+    store.audit.append(
         bank_id,
         agent_id,
         "source.screen",

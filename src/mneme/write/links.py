@@ -4,19 +4,25 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from typing import Protocol
 
 from mneme import validate
 from mneme.core.model import Edge, Hit, Scope, Unit, Viewer
 from mneme.errors import InvalidInput, NotFound
 from mneme.ids import new_id
-from mneme.store.protocol import Store
+from mneme.store.protocol import HasGraph, HasMemories, Transactions
+
+
+class LinksStore(Transactions, HasMemories, HasGraph, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
+
 
 #: ``Memory.recall``: a query names the best match it finds.
 Recall = Callable[..., list[Hit]]
 
 
 def connect(
-    store: Store,
+    store: LinksStore,
     recall: Recall,
     a: str,
     b: str,
@@ -49,13 +55,13 @@ def connect(
         metadata={"note": note} if note else {},
     )
     with store.transaction():
-        store.put_edge(edge)
+        store.graph.put_edge(edge)
     return edge
 
 
-def _end(store: Store, recall: Recall, ref: str, viewer: Viewer) -> Unit:
+def _end(store: LinksStore, recall: Recall, ref: str, viewer: Viewer) -> Unit:
     if isinstance(ref, str) and ref.startswith("u_"):
-        unit = store.get_units(viewer, [ref]).get(ref)
+        unit = store.memories.get_units(viewer, [ref]).get(ref)
         if unit is None:
             raise NotFound(f"no memory {ref!r} visible to {viewer.agent_id}")
         return unit

@@ -16,7 +16,7 @@ import datetime as dt
 import socket
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import Any, Protocol
 
 from mneme.config import Config
 from mneme.core.charter import Charter
@@ -45,13 +45,19 @@ from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.ids import new_id
 from mneme.llm.extract import LLMExtractor
 from mneme.llm.protocol import LLMError
-from mneme.store.protocol import Store
+from mneme.store.protocol import HasBanks, HasGraph, HasMemories
 from mneme.trust.conflicts import Conflicts, retire
 from mneme.trust.settle import Settler
-from mneme.write.atoms import AtomWriter, Outcome
+from mneme.write.atoms import AtomsStore, AtomWriter, Outcome
 from mneme.write.decide import Judge
-from mneme.write.defence import Defence, audit_screening
+from mneme.write.defence import Defence, DefenceStore, audit_screening
 from mneme.write.plan import Plan, Planner
+
+
+class RetainStore(AtomsStore, DefenceStore, HasBanks, HasMemories, HasGraph, Protocol):
+    """The roles of the store this module uses, and those of the atom writer and the defence
+    it hands the store to (ADR 0044)."""
+
 
 #: One refusal for a source id already used in the bank, whoever used it.
 _SOURCE_ID_TAKEN = (
@@ -63,7 +69,7 @@ _SOURCE_ID_TAKEN = (
 class Retainer:
     def __init__(
         self,
-        store: Store,
+        store: RetainStore,
         embedder: Embedder,
         config: Config,
         clock: Callable[[], dt.datetime],
@@ -201,7 +207,7 @@ class Retainer:
             where = keys.setdefault((src.bank_id, src.visibility, src.agent_id), [])
             where.extend(atom.key for atom in plan.atoms)
         return {
-            (bank_id, visibility, agent_id): self.store.held_content_keys(
+            (bank_id, visibility, agent_id): self.store.memories.held_content_keys(
                 bank_id, group, visibility, agent_id
             )
             for (bank_id, visibility, agent_id), group in keys.items()
@@ -255,11 +261,11 @@ class Retainer:
         src = plan.source
         store = self.store
         now = src.recorded_at
-        if store.get_bank(src.bank_id) is None:
+        if store.banks.get_bank(src.bank_id) is None:
             if not self.config.create_banks:
                 raise NotFound(f"no bank {src.bank_id!r} (create_banks is off)")
-            store.ensure_bank(Bank(id=src.bank_id, name=src.bank_id, created_at=now))
-        store.heartbeat(
+            store.banks.ensure_bank(Bank(id=src.bank_id, name=src.bank_id, created_at=now))
+        store.banks.heartbeat(
             Agent(
                 id=src.agent_id,
                 bank_id=src.bank_id,
@@ -268,15 +274,17 @@ class Retainer:
                 host=self.host,
             )
         )
-        existing = store.get_source(Viewer(src.bank_id, src.agent_id, Scope.COLLECTIVE), src.id)
+        existing = store.memories.get_source(
+            Viewer(src.bank_id, src.agent_id, Scope.COLLECTIVE), src.id
+        )
         if existing is not None:
             return self._replay(plan, existing)
         # Source ids are unique in a bank; another bank's ids are not this bank's business. An
         # id this agent cannot see (another agent's private source) gets the same refusal as
         # one it can see holding other text: nothing of the hidden source is told.
-        if store.get_source(Viewer(src.bank_id, "owner", Scope.OWNER), src.id) is not None:
+        if store.memories.get_source(Viewer(src.bank_id, "owner", Scope.OWNER), src.id) is not None:
             raise Conflict(_SOURCE_ID_TAKEN.format(id=src.id, bank=src.bank_id))
-        store.put_source(src)
+        store.memories.put_source(src)
         if plan.screening is not None and plan.screening.found:
             audit_screening(store, src.bank_id, src.agent_id, src.id, plan.screening)
         out = Outcome()
@@ -292,7 +300,7 @@ class Retainer:
         for a, b, kind in plan.relations:
             # "A because B" from the LLM extractor: an edge A -BECAUSE-> B between the units.
             if held[a] != held[b]:
-                store.put_edge(
+                store.graph.put_edge(
                     Edge(
                         id=new_id("e_"),
                         bank_id=src.bank_id,
@@ -335,12 +343,12 @@ class Retainer:
         viewer = Viewer(src.bank_id, src.agent_id, Scope.COLLECTIVE)
         targets: list[Unit] = []
         for ref in plan.supersedes:
-            units = self.store.get_units(viewer, [ref])
+            units = self.store.memories.get_units(viewer, [ref])
             if units:
                 targets.extend(units.values())
                 continue
-            by_source = self.store.units_of_source(viewer, ref)
-            if not by_source and self.store.get_source(viewer, ref) is None:
+            by_source = self.store.memories.units_of_source(viewer, ref)
+            if not by_source and self.store.memories.get_source(viewer, ref) is None:
                 raise NotFound(
                     f"supersedes names {ref!r}, which is no unit or source "
                     f"visible to {src.agent_id} in bank {src.bank_id}"
@@ -353,12 +361,12 @@ class Retainer:
         src = plan.source
         viewer = Viewer(src.bank_id, src.agent_id, Scope.COLLECTIVE)
         decisions = out.decisions
-        successor = self.store.get_units(viewer, [successor_id])[successor_id]
+        successor = self.store.memories.get_units(viewer, [successor_id])[successor_id]
         if successor.status == UnitStatus.REJECTED and successor.id not in out.new_ids:
             return  # merged into a rejected value: it retires nothing
         for target in targets:
             # Read again: writing the atoms may have retired it already.
-            old = self.store.get_units(viewer, [target.id]).get(target.id, target)
+            old = self.store.memories.get_units(viewer, [target.id]).get(target.id, target)
             if old.id == successor.id or old.status in (
                 UnitStatus.SUPERSEDED,
                 UnitStatus.REJECTED,
@@ -397,7 +405,7 @@ class Retainer:
                 now=src.recorded_at,
                 on_change=self.atoms.conflicts.review.on_change,
             )
-            successor = self.store.get_units(viewer, [successor.id])[successor.id]
+            successor = self.store.memories.get_units(viewer, [successor.id])[successor.id]
             decisions.append(
                 Decision(
                     Verdict.SUPERSEDE,
@@ -414,7 +422,7 @@ class Retainer:
         if existing.content_hash != src.content_hash:
             raise Conflict(_SOURCE_ID_TAKEN.format(id=src.id, bank=src.bank_id))
         viewer = Viewer(src.bank_id, src.agent_id, Scope.COLLECTIVE)
-        ids = tuple(u.id for u in self.store.units_of_source(viewer, src.id))
+        ids = tuple(u.id for u in self.store.memories.units_of_source(viewer, src.id))
         return RetainResult(
             status=RetainStatus.OK,
             source_id=src.id,

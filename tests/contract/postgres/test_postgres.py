@@ -49,7 +49,7 @@ def test_semantic_query_is_answered_by_the_models_hnsw_index(pg_make: Any, pg_hn
     plan = _plan(store, query, params, seqscan=False)
     assert f"Index Scan using {name} on embeddings" in plan, plan
     assert "Order By" in plan, plan
-    hits = store.search_semantic(
+    hits = store.channels.search_semantic(
         pg_make.viewer(),
         pg_make.vec("memory number 5 about topic 5"),
         pg_make.model,

@@ -94,7 +94,9 @@ def _old(
 def _new(
     store: PostgresStore, viewer: Any, terms: list[str], filters: Filters, limit: int
 ) -> list[tuple[str, float]]:
-    return [(s.unit_id, s.score) for s in store.search_lexical(viewer, terms, filters, limit)]
+    return [
+        (s.unit_id, s.score) for s in store.channels.search_lexical(viewer, terms, filters, limit)
+    ]
 
 
 def _same(old: list[tuple[str, float]], new: list[tuple[str, float]]) -> None:

@@ -90,10 +90,10 @@ def _both(
 ) -> tuple[list[Scored], list[Scored]]:
     """(FTS5's answer, the in-memory index's answer) to one query."""
     with monkeypatch.context() as fts_only:
-        fts_only.setattr(store, "_lexical_ranked", lambda *_: None)
-        fts = store.search_lexical(viewer, terms, Filters(), limit)
+        fts_only.setattr(store.engine, "_lexical_ranked", lambda *_: None)
+        fts = store.channels.search_lexical(viewer, terms, Filters(), limit)
     monkeypatch.setattr(lexicon_mod, "LEXICAL_MIN_ROWS", 1)
-    mem = store.search_lexical(viewer, terms, Filters(), limit)
+    mem = store.channels.search_lexical(viewer, terms, Filters(), limit)
     return fts, mem
 
 
@@ -128,8 +128,8 @@ def test_the_in_memory_ranking_is_fts5s(
     units = _fill(make, _texts(240, seed=1), private_every=9)
     viewer = Viewer("b1", "a1", Scope.COLLECTIVE)
     _agree(store, monkeypatch, viewer)
-    assert store._lexicals
-    assert "b1" in store._lexicals
+    assert store.engine._lexicals
+    assert "b1" in store.engine._lexicals
     # scope still applies: a2's private rows never reach a1, and reach a2
     _, mem = _both(store, monkeypatch, viewer, ["live", "budget"], 200)
     private = {u.id for i, u in enumerate(units) if i % 9 == 0}
@@ -146,15 +146,17 @@ def test_new_rows_are_appended_and_a_purge_rebuilds(
     units = _fill(make, _texts(150, seed=2))
     viewer = Viewer("b1", "a1", Scope.COLLECTIVE)
     _agree(store, monkeypatch, viewer)
-    index = store._lexicals["b1"]
+    index = store.engine._lexicals["b1"]
     _fill(make, _texts(60, seed=3))
     _agree(store, monkeypatch, viewer)
-    assert store._lexicals["b1"] is index
+    assert store.engine._lexicals["b1"] is index
     assert len(index) == 210
     with store.transaction():
-        store.purge("b1", [u.id for u in units[:30]], [], actor="test", reason="tidy", target="t")
+        store.erasure.purge(
+            "b1", [u.id for u in units[:30]], [], actor="test", reason="tidy", target="t"
+        )
     _agree(store, monkeypatch, viewer)
-    assert len(store._lexicals["b1"]) == 180
+    assert len(store.engine._lexicals["b1"]) == 180
 
 
 def test_another_connections_writes_are_seen(
@@ -174,7 +176,7 @@ def test_another_connections_writes_are_seen(
     finally:
         other.close()
     _agree(store, monkeypatch, viewer)
-    assert len(store._lexicals["b1"]) == 145
+    assert len(store.engine._lexicals["b1"]) == 145
 
 
 def test_fts5_answers_for_phrases_and_inside_a_write(
@@ -183,12 +185,12 @@ def test_fts5_answers_for_phrases_and_inside_a_write(
     make.bank()
     _fill(make, [*_texts(80, seed=5), "don't panic about the budget"])
     monkeypatch.setattr(lexicon_mod, "LEXICAL_MIN_ROWS", 1)
-    table = store._fts("b1")
-    assert store._lexical_ranked("b1", table, ["budget"], 10) is not None
+    table = store.engine._fts("b1")
+    assert store.engine._lexical_ranked("b1", table, ["budget"], 10) is not None
     # "don't" is two tokens to FTS5: a phrase, which only FTS5 matches
-    assert store._lexical_ranked("b1", table, ["don't", "budget"], 10) is None
+    assert store.engine._lexical_ranked("b1", table, ["don't", "budget"], 10) is None
     viewer = Viewer("b1", "a1", Scope.COLLECTIVE)
     fts, mem = _both(store, monkeypatch, viewer, ["don't", "budget"], 10)
     assert [h.unit_id for h in mem] == [h.unit_id for h in fts]
     with store.transaction():
-        assert store._lexical_ranked("b1", table, ["budget"], 10) is None
+        assert store.engine._lexical_ranked("b1", table, ["budget"], 10) is None

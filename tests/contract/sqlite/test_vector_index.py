@@ -8,13 +8,14 @@ from mneme.core.model import Scope, Viewer
 from mneme.embed.hashing import HashingEmbedder
 from mneme.store.protocol import Filters
 from mneme.store.sqlite import SQLiteStore
+from mneme.store.sqlite.engine import SQLiteEngine
 
 V = Viewer("b1", "a1", Scope.COLLECTIVE)
 
 
-def _sqlite(mem: mneme.Memory) -> SQLiteStore:
+def _sqlite(mem: mneme.Memory) -> SQLiteEngine:
     assert isinstance(mem._store, SQLiteStore)
-    return mem._store
+    return mem._store.engine
 
 
 def test_units_store_the_identity_of_the_model_that_embedded_them(mem):
@@ -43,7 +44,7 @@ def test_a_write_by_another_process_makes_the_index_stale_and_it_is_rebuilt(mem,
     other.retain("Lena restores vintage sailing boats.", bank="b1", agent="a1")
     other.close()
     vector = mem.embedder.embed(["vintage sailing boats"])[0]
-    found = mem._store.search_semantic(V, vector, "hashing-256", Filters(), 10)
+    found = mem._store.channels.search_semantic(V, vector, "hashing-256", Filters(), 10)
     texts = [mem.get(s.unit_id).text for s in found]
     assert "Lena restores vintage sailing boats." in texts
 
@@ -66,7 +67,7 @@ def test_search_compares_only_vectors_of_the_same_model(mem, db_path):
     vec512 = wide.embedder.embed(["boats"])[0]
     found = {
         wide.get(s.unit_id).text
-        for s in wide._store.search_semantic(V, vec512, "hashing-512", Filters(), 10)
+        for s in wide._store.channels.search_semantic(V, vec512, "hashing-512", Filters(), 10)
     }
     assert found == {"Lena restores vintage sailing boats."}
     # recall still finds the older unit through the lexical channel
@@ -85,7 +86,7 @@ def test_reembed_moves_every_unit_to_the_configured_model(mem, db_path):
         assert unit.embedding_model == "hashing-512"
         assert unit.embedding_dim == 512
     vec = wide.embedder.embed(["old boats"])[0]
-    found = wide._store.search_semantic(V, vec, "hashing-512", Filters(), 10)
+    found = wide._store.channels.search_semantic(V, vec, "hashing-512", Filters(), 10)
     assert {wide.get(s.unit_id).text for s in found} >= {"Kai restores old boats."}
     assert all(r.ok for r in wide.admin.audit_verify().values())
     wide.close()
@@ -102,14 +103,16 @@ def test_a_stale_index_catches_up_with_another_writers_new_units_and_status_chan
     other.close()
     vector = mem.embedder.embed(["restores old boats"])[0]
     live = Filters(statuses=frozenset({mneme.UnitStatus.ACTIVE}))
-    found = {s.unit_id for s in mem._store.search_semantic(V, vector, "hashing-256", live, 10)}
+    found = {
+        s.unit_id for s in mem._store.channels.search_semantic(V, vector, "hashing-256", live, 10)
+    }
     assert _sqlite(mem)._indexes[("b1", "hashing-256")] is index  # caught up, not rebuilt
     assert keep in found
     assert gone not in found
     assert any(mem.get(u).text.startswith("Mara") for u in found)
 
 
-def _no_full_catch_up(store: SQLiteStore) -> None:
+def _no_full_catch_up(store: SQLiteEngine) -> None:
     def refuse(*_: object) -> bool:
         raise AssertionError("caught up by reading the whole bank, not the change log")
 
@@ -135,18 +138,24 @@ def test_catching_up_reads_only_the_units_the_change_log_names(mem, db_path):
     other.close()
     vector = mem.embedder.embed(["Crew 7 restores old boats in dock 7."])[0]
     live = Filters(statuses=frozenset({mneme.UnitStatus.ACTIVE}))
-    found = {s.unit_id for s in mem._store.search_semantic(V, vector, "hashing-256", live, 40)}
+    found = {
+        s.unit_id for s in mem._store.channels.search_semantic(V, vector, "hashing-256", live, 40)
+    }
     assert store._indexes[("b1", "hashing-256")] is index
     assert new in found
     assert ids[3] not in found
     a2 = Viewer("b1", "a2", Scope.PERSONAL)
-    mine = {s.unit_id for s in mem._store.search_semantic(a2, vector, "hashing-256", live, 40)}
+    mine = {
+        s.unit_id for s in mem._store.channels.search_semantic(a2, vector, "hashing-256", live, 40)
+    }
     assert mine == {ids[7]}
     # And a knower removed elsewhere is removed here: a purge deletes, so the index rebuilds.
     other = mneme.Memory.open(db_path, embedder=HashingEmbedder())
     other.admin.purge(ids[7], actor="dpo", reason="erasure request")
     other.close()
-    found = {s.unit_id for s in mem._store.search_semantic(V, vector, "hashing-256", live, 40)}
+    found = {
+        s.unit_id for s in mem._store.channels.search_semantic(V, vector, "hashing-256", live, 40)
+    }
     assert ids[7] not in found
     assert store._indexes[("b1", "hashing-256")] is not index
 
@@ -170,7 +179,9 @@ def test_an_index_further_behind_than_the_log_keeps_reads_the_whole_bank(mem, db
     assert changes.since(store.db, "b1", index.change_seq) is None  # pruned past it
     vector = mem.embedder.embed(["restored boats"])[0]
     live = Filters(statuses=frozenset({mneme.UnitStatus.ACTIVE}))
-    found = {s.unit_id for s in mem._store.search_semantic(V, vector, "hashing-256", live, 20)}
+    found = {
+        s.unit_id for s in mem._store.channels.search_semantic(V, vector, "hashing-256", live, 20)
+    }
     assert store._indexes[("b1", "hashing-256")] is index
     assert set(later) <= found
     assert first not in found

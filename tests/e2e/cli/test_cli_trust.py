@@ -139,7 +139,7 @@ def _contested(db: str, unit_id: str) -> tuple[str, list[Any], list[tuple[str, s
         ]
         return (
             mem.get(unit_id).status.value,
-            [e.metadata for e in mem._store.review_events("ops", unit_id)],
+            [e.metadata for e in mem._store.trust.review_events("ops", unit_id)],
             edges,
         )
 

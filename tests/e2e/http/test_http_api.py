@@ -386,14 +386,14 @@ def test_reviewer_rejects_because_a_belief_and_an_unknown_belief_is_404(
         assert missing.status_code == 404, because
         assert error_of(missing)["code"] == "not_found"
     assert mem.get(tea).status.value == "active"
-    assert mem._store.review_events("team", tea) == []
-    assert mem._store.find_tombstones("team", unit_id=tea) == []
+    assert mem._store.trust.review_events("team", tea) == []
+    assert mem._store.trust.find_tombstones("team", unit_id=tea) == []
     # The actor is the token's agent: a body cannot name one.
     smuggled = api.post("reviewer", path, {**body, "because": belief_id, "actor": "mallory"})
     assert smuggled.status_code == 422
     done = api.post("reviewer", path, {**body, "because": belief_id})
     assert done.status_code == 200, done.text
-    (event,) = mem._store.review_events("team", tea)
+    (event,) = mem._store.trust.review_events("team", tea)
     assert (event.decision, event.actor, event.metadata) == (
         "reject",
         "rita",

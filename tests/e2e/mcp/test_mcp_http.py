@@ -183,7 +183,7 @@ async def test_a_session_acts_as_its_token_bank_agent_and_role(served: Served) -
     assert "4711" not in theirs.content[0].text  # type: ignore[union-attr]
     assert "4711" in owner.content[0].text  # type: ignore[union-attr]
     assert not decided.isError
-    (event,) = served.mem._store.review_events("team", claim)
+    (event,) = served.mem._store.trust.review_events("team", claim)
     assert event.actor == "rita"
 
 

@@ -104,7 +104,7 @@ async def test_stdio_runs_as_its_configured_agent_and_role_and_refuses_any_other
 
     with mneme.Memory.open(str(db), embedder=HashingEmbedder()) as mem:
         assert mem.get(unit["memory_ids"][0], bank="home").agent_id == "claude"
-        assert mem._store.review_events("home", claim) == []
+        assert mem._store.trust.review_events("home", claim) == []
 
 
 def test_stdio_refuses_a_principal_no_token_could_stand_for(tmp_path: Path) -> None:

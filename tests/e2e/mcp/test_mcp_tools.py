@@ -337,7 +337,7 @@ async def test_review_queue_decide_conflicts_reject_and_restore(mem):
     assert tomb["reason"] == "typo"
     assert back["new_status"] == "active"
     assert len(every) == 1
-    assert {e.actor for e in mem._store.review_events("b", conflict["b_unit"])} == {"rev1"}
+    assert {e.actor for e in mem._store.trust.review_events("b", conflict["b_unit"])} == {"rev1"}
 
 
 async def test_review_queue_items_are_statements_as_said_and_a_reviewer_sees_them_all(mem):
@@ -376,10 +376,10 @@ async def test_reject_because_a_belief_and_an_unknown_belief_is_not_found(mem, t
             for because in ("u_nothing_here", elsewhere)
         ]
         assert mem.get(plan).status.value == "active"
-        assert mem._store.review_events("b", plan) == []
+        assert mem._store.trust.review_events("b", plan) == []
         await call(client, tool, {**args, "because": belief})
     assert [m["code"] for m in missing] == ["not_found", "not_found"]
-    (event,) = mem._store.review_events("b", plan)
+    (event,) = mem._store.trust.review_events("b", plan)
     assert (event.decision, event.actor, event.metadata) == ("reject", "rev1", {"because": belief})
     assert [
         (e.dst, e.made_by)

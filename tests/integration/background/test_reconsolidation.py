@@ -50,7 +50,7 @@ def test_the_sweep_reaccepts_what_the_belief_blocked_and_flags_its_supporters(me
     assert report.reaccepted == (vendor["plan"],)
     assert vendor["support"] in report.flagged
     assert mem.get(vendor["plan"]).status == UnitStatus.ACTIVE
-    events = mem._store.review_events("ops", vendor["plan"])
+    events = mem._store.trust.review_events("ops", vendor["plan"])
     assert events[-1].actor == "sweep:reconsolidate"
     assert "evidence" in events[-1].note
     (proposal,) = mem.beliefs.proposals(bank="ops")

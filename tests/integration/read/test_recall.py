@@ -229,7 +229,7 @@ def test_entity_hops_can_be_turned_on_for_the_graph_channel(db_path):
         mem.retain("Tomas polished the mirror of the Osprey telescope.", bank="b1", agent="a1")
         hits = mem.recall("What about Osprey?", bank="b1", agent="a1", k=5)
         assert any(h.channels.get("graph") for h in hits)
-        links = mem._store.graph_links(
+        links = mem._store.channels.graph_links(
             mneme.core.model.Viewer("b1", "a1", mneme.Scope.COLLECTIVE),
             [hits[0].id],
             mneme.store.protocol.Filters(),

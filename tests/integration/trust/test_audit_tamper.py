@@ -656,7 +656,7 @@ def test_an_anchor_catches_a_chain_rewritten_by_someone_who_holds_the_key(
     mem = mneme.Memory.open(str(fresh.path), embedder="hashing")
     try:
         anchor = mem.admin.audit_anchor()
-        ring = mem._store.audit_anchors().keyring
+        ring = mem._store.audit.anchors().keyring
         assert ring is not None
         key = ring.signing
     finally:

@@ -101,33 +101,33 @@ def test_a_subject_purge_on_postgresql_leaves_no_row_and_no_byte(
     store: Any = PostgresStore(_database(dsn, "erasure"))
     try:
         with store.transaction():
-            store.ensure_bank(Bank(id="b1", name="b1", created_at=T0))
+            store.banks.ensure_bank(Bank(id="b1", name="b1", created_at=T0))
             text = "Nadia Okafor was diagnosed with sarcoidosis."
-            store.put_source(
+            store.memories.put_source(
                 Source(id="s1", bank_id="b1", text=text, content_hash="h1", agent_id="a1",
                        recorded_at=T0, visibility=Visibility.SHARED)
             )  # fmt: skip
-            store.put_unit(_unit("u1", text), None)
-            store.add_evidence("b1", "u1", "s1", "a1", T0)
-            store.put_unit(_unit("u2", "Tomas Berg runs the Thursday clinic."), None)
-            entity = store.upsert_entity(
+            store.memories.put_unit(_unit("u1", text), None)
+            store.memories.add_evidence("b1", "u1", "s1", "a1", T0)
+            store.memories.put_unit(_unit("u2", "Tomas Berg runs the Thursday clinic."), None)
+            entity = store.graph.upsert_entity(
                 Entity(id="n1", bank_id="b1", name="Nadia Okafor", key="nadia okafor")
             )
-            store.add_mentions("b1", "u1", [entity.id])
-            store.put_review_event(
+            store.graph.add_mentions("b1", "u1", [entity.id])
+            store.trust.put_review_event(
                 ReviewEvent(id="ev1", bank_id="b1", target_kind="unit", target_id="u2",
                             decision="reject", actor="rev1", at=T0, note="Nadia says Fridays")
             )  # fmt: skip
-            store.put_conflict(
+            store.trust.put_conflict(
                 ConflictRecord(id="c1", bank_id="b1", kind="value", pair_key="p1", a_unit="u2",
                                b_unit="u1", status="open", created_at=T0,
                                question="Does Nadia Okafor attend Thursdays?")
             )  # fmt: skip
-            store.put_tombstone(
+            store.trust.put_tombstone(
                 Tombstone(id="t1", bank_id="b1", text="Nadia smokes.", reason="she never did",
                           actor="rev1", at=T0)
             )  # fmt: skip
-            store.audit("b1", "rev1", "note", "u2", None, None, "asked Nadia Okafor")
+            store.audit.append("b1", "rev1", "note", "u2", None, None, "asked Nadia Okafor")
         assert _raw_hits(data)
 
         (report,) = purge_subject(
@@ -144,14 +144,14 @@ def test_a_subject_purge_on_postgresql_leaves_no_row_and_no_byte(
         leaks = [
             f"{table}: {row}"
             for table in TABLES
-            for batch in store.export_rows(table)
+            for batch in store.portable.export_rows(table)
             for row in batch
             if NEEDLE.search(json.dumps(row, default=str).encode())
         ]
         assert leaks == []
         assert all(r.ok for r in verify(store).values())
-        assert store.get_conflict("b1", "c1").question == ""
-        compacted = store.compact()
+        assert store.trust.get_conflict("b1", "c1").question == ""
+        compacted = store.erasure.compact()
         assert compacted.skipped == ()
     finally:
         store.close()

@@ -106,8 +106,8 @@ def test_reject_because_a_belief_records_what_review_decide_records(mem):
     )
     assert tomb.unit_id == plan
     assert tomb.reason == "not while Kestrel is unreliable"
-    (event,) = mem._store.review_events("ops", plan)
-    (twin,) = mem._store.review_events("ops2", twin_plan)
+    (event,) = mem._store.trust.review_events("ops", plan)
+    (twin,) = mem._store.trust.review_events("ops2", twin_plan)
     shape = ("decision", "actor", "note", "prior_status", "new_status", "new_review_status")
     assert [getattr(event, f) for f in shape] == [getattr(twin, f) for f in shape]
     assert event.metadata == {"because": belief}

@@ -87,7 +87,7 @@ def test_restore_undoes_decisions_one_at_a_time(mem):
     states = []
     for _ in range(2):
         mem.review.restore(claim.id, actor="rev2")
-        c = mem._store.get_claim("u", claim.id)
+        c = mem._store.trust.get_claim("u", claim.id)
         states.append((c.status.value, c.review_status.value))
     assert states == [("active", "approved"), ("active", "pending_review")]
     with pytest.raises(Conflict, match="nothing to restore"):
@@ -99,12 +99,12 @@ def test_history_of_a_claim_rebuilds_from_its_events_alone(mem):
     (claim,) = mem.review.queue(bank="u")
     for decision in ("approve", "reject", "restore"):
         mem.review.decide(claim.id, decision, "rev1")
-    events = mem._store.review_events("u", claim.id)
+    events = mem._store.trust.review_events("u", claim.id)
     state = (events[0].prior_status, events[0].prior_review_status)
     for e in events:
         assert (e.prior_status, e.prior_review_status) == state
         state = (e.new_status, e.new_review_status)
-    now = mem._store.get_claim("u", claim.id)
+    now = mem._store.trust.get_claim("u", claim.id)
     assert state == (now.status.value, now.review_status.value)
 
 
@@ -148,13 +148,13 @@ def test_a_rejected_value_stays_rejected_from_any_source_or_agent_until_restored
     # surfaced for review: the rejected claim is back in the queue, still rejected
     (queued,) = mem.review.queue(bank="u")
     assert queued.claim.status == ClaimStatus.REJECTED
-    stones = mem._store.find_tombstones("u", unit_id=r.memory_ids[0])
+    stones = mem._store.trust.find_tombstones("u", unit_id=r.memory_ids[0])
     assert {"s3"} <= set(stones[0].evidence)
     assert para.memory_ids
     assert mem.get(para.memory_ids[0]).status == UnitStatus.REJECTED
     mem.review.restore(r.memory_ids[0], actor="rev1", note="was right")
     assert mem.get(r.memory_ids[0]).status == UnitStatus.ACTIVE
-    assert mem._store.find_tombstones("u", unit_id=r.memory_ids[0]) == []
+    assert mem._store.trust.find_tombstones("u", unit_id=r.memory_ids[0]) == []
     assert any("blue" in h.text for h in mem.recall("favorite color", bank="u", agent="a1"))
 
 
@@ -165,13 +165,13 @@ def test_a_rejected_unit_or_claim_comes_back_only_through_review(mem, db_path):
     r = mem.retain("Quill's birthday is 3 March.", bank="u", agent="a1")
     uid = r.memory_ids[0]
     mem.review.reject(uid, reason="wrong", actor="rev1")
-    (claim,) = mem._store.find_claims("u", unit_id=uid)
+    (claim,) = mem._store.trust.find_claims("u", unit_id=uid)
     assert claim.status == ClaimStatus.REJECTED
     attempts: list[Callable[[], object]] = [
-        lambda: mem._store.update_unit(
+        lambda: mem._store.memories.update_unit(
             "u", uid, UnitChanges(status=UnitStatus.ACTIVE), actor="x", reason="sneak"
         ),
-        lambda: mem._store.update_claim(
+        lambda: mem._store.trust.update_claim(
             "u",
             claim.id,
             ClaimChanges(status=ClaimStatus.ACTIVE),
@@ -248,7 +248,7 @@ def test_resolving_as_reject_tombstones_the_loser(mem):
     cid, a, b = _conflict(mem, "c3")
     mem.conflicts.resolve(cid, "reject", actor="rev1", winner=a)
     assert mem.get(b).status == UnitStatus.REJECTED
-    assert mem._store.find_tombstones("c3", unit_id=b)
+    assert mem._store.trust.find_tombstones("c3", unit_id=b)
 
 
 def test_not_a_conflict_is_never_flagged_again(mem):

@@ -106,7 +106,7 @@ def test_entities_are_extracted_and_linked_to_their_units(mem):
     unit = mem.get(r.memory_ids[0])
     assert {"Alice", "Lisbon", "Harbor Labs"} <= set(unit.entities)
     r2 = mem.retain("Harbor Labs builds tide gauges.", bank="b1", agent="a1")
-    links = mem._store.graph_links(
+    links = mem._store.channels.graph_links(
         Viewer("b1", "a1", mneme.Scope.COLLECTIVE),
         [r2.memory_ids[0]],
         Filters(),

@@ -151,7 +151,7 @@ def test_a_refused_write_stores_nothing_and_the_refusal_is_audited(
         memory.retain(f"use {AWS} later", bank="team", agent="scout", wait=5)
     after = memory.admin.stats()
     assert (after.sources, after.units) == (before.sources, before.units)
-    assert memory._store.get_queued("anything") is None
+    assert memory._store.queue.get_queued("anything") is None
     refusals = _audit(memory, "team", "write.refuse")
     assert len(refusals) == 2
     assert refusals[0].target == "s-1"
@@ -241,7 +241,7 @@ def test_the_process_default_policy_comes_from_configuration(db_path: str, clock
 def test_a_bank_policy_that_cannot_be_read_refuses_every_finding(memory: mneme.Memory) -> None:
     memory.retain("The standup is at nine.", bank="team", agent="scout")
     with memory._store.transaction():  # as a hand edit of the row would leave it
-        memory._store.set_bank_config(
+        memory._store.banks.set_bank_config(
             "team", {"sensitive": {"secret": "hide"}}, actor="dba", reason="hand edit"
         )
     with pytest.raises(InvalidInput, match="email"):

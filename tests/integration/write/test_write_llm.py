@@ -210,7 +210,7 @@ def _blocked_plan(mem: mneme.Memory, server: FakeServer) -> tuple[str, str]:
 
 def test_a_sweep_verdict_from_the_llm_is_validated_and_applied(llm_mem, server):
     belief, plan = _blocked_plan(llm_mem, server)
-    review_id = llm_mem._store.review_events("r", belief)[-1].id
+    review_id = llm_mem._store.trust.review_events("r", belief)[-1].id
     server.push(
         openai_json(
             {
@@ -223,7 +223,7 @@ def test_a_sweep_verdict_from_the_llm_is_validated_and_applied(llm_mem, server):
     )
     (report,) = llm_mem.beliefs.reconsolidate(bank="r")
     assert report.reaccepted == (plan,)
-    assert "llm" in llm_mem._store.review_events("r", plan)[-1].note
+    assert "llm" in llm_mem._store.trust.review_events("r", plan)[-1].note
 
 
 def test_a_sweep_verdict_citing_nothing_it_was_given_is_not_applied(llm_mem, server):
@@ -240,4 +240,4 @@ def test_a_sweep_verdict_citing_nothing_it_was_given_is_not_applied(llm_mem, ser
     (report,) = llm_mem.beliefs.reconsolidate(bank="r")
     # the invented evidence is refused; the offline rules decide instead (and cite the record)
     assert report.reaccepted == (plan,)
-    assert "llm" not in llm_mem._store.review_events("r", plan)[-1].note
+    assert "llm" not in llm_mem._store.trust.review_events("r", plan)[-1].note

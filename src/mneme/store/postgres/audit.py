@@ -1,17 +1,14 @@
-"""The keyed audit chain in PostgreSQL: reading it, its anchors, and sealing a store the
-chain does not yet cover (ADR 0008, ADR 0035). Writing it is in ``base`` (every write)."""
+"""The keyed audit chain in PostgreSQL: its head, and where the shared key handling
+(``store.sql.keys``) differs here: no key file means a key of this process only (a store
+built directly, as tests do), and rows to seal are marked in ``audit_touched``, where an
+unsealed transaction's marks are cleared before resealing (ADR 0008, ADR 0035)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from mneme.core.audit_chain import head_mac, row_digest, row_seals
-from mneme.store import audit_key
 from mneme.store.postgres.base import PostgresBase
-from mneme.store.postgres.rows import portable
-from mneme.store.sealing import KEYED_SCHEMA, SEALED_TABLES
-from mneme.store.sql.audit import key_file_named
-from mneme.store.tables import spec
 
 
 class AuditMixin(PostgresBase):
@@ -21,103 +18,26 @@ class AuditMixin(PostgresBase):
         )
         return (int(rows[0][0]), str(rows[0][1]), int(rows[0][2])) if rows else None
 
-    # -- keys, and sealing a store that was not sealed ----------------------------------------
+    def _location(self) -> str:
+        return self.db.where
 
-    def _registered_keys(self) -> dict[str, str]:
-        if not self.db.scalar("SELECT to_regclass('audit_keys') IS NOT NULL"):
-            return {}
-        return {
-            str(k): str(c) for k, c in self.db.query("SELECT key_id, check_mac FROM audit_keys")
-        }
-
-    def _open_keys(self, key_file: str | None) -> None:
-        """Find the store's audit key ring (ADR 0035) and whether it may write with it. With no
-        key file (a store built directly, as tests do) the key lives in this process only."""
-        self._keyring, self._key_problem, self._key_registered = None, None, False
-        registered = self._registered_keys()
+    def _key_file(self, key_file: str | None) -> tuple[str, bool] | None:
         if key_file is None:
-            self._keyring = audit_key.ephemeral()
-        else:
-            Path(key_file).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            self._keyring = audit_key.load(key_file, create=not registered)
-            if self._keyring is None:
-                self._key_problem = (
-                    f"the audit chain of {self.db.where} is sealed with the audit key "
-                    f"{', '.join(sorted(registered))}, and there is no key file at {key_file}: "
-                    "copy it there from a host that has it, or set MNEME_AUDIT_KEY_FILE"
-                )
-                return
-        if registered and not set(registered) & set(self._keyring.keys):
-            self._key_problem = (
-                f"{key_file_named(self._keyring.path)} holds none of the keys the audit chain "
-                f"of {self.db.where} is sealed with ({', '.join(sorted(registered))})"
-            )
-        self._key_registered = self._keyring.signing.id in registered
+            return None
+        Path(key_file).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        return key_file, True
 
-    def _seal_store(self, applied: list[int]) -> None:
-        """Seal what the chain does not yet cover (see the SQLite twin)."""
-        if self._keyring is None or self._key_problem is not None:
-            return
-        registered = self._registered_keys()
-        if registered and not applied:
-            return
-        if not registered:
-            if KEYED_SCHEMA not in applied:
-                # A new store registers its key with its first write. A store that was keyed
-                # before and names no key now lost its registration: never seal it again as
-                # found (that would pass a chain rewritten without the key); verify reports it.
-                return
-            anything = self.db.query("SELECT 1 FROM audit_log LIMIT 1") or any(
-                self.db.query(f"SELECT 1 FROM {t} LIMIT 1") for t in SEALED_TABLES
-            )
-            if not anything:
-                return
-        with self.db.transaction():
-            # What transactions that ended unsealed left (a migration's writes, at open).
-            self._w(
-                "DELETE FROM audit_touched WHERE txid < txid_snapshot_xmin(txid_current_snapshot())"
-            )
-            self._signing_key()
-            self._reseal(
-                "rows sealed as found when the audit was keyed (schema 14)"
-                if not registered
-                else "rows sealed again after a schema migration"
-            )
-            for bank_id, seq, digest, count in self.db.query(
-                "SELECT bank_id, seq, hash, count FROM audit_head WHERE mac IS NULL"
-            ):
-                self._w(
-                    "UPDATE audit_head SET mac = %s WHERE bank_id = %s",
-                    (head_mac(self._signing_key(), bank_id, seq, digest, count), bank_id),
-                )
+    def _has_table(self, name: str) -> bool:
+        return bool(self.db.scalar("SELECT to_regclass(%s) IS NOT NULL", (name,)))
 
-    def _reseal(self, reason: str) -> None:
-        sealed: dict[str, list[str | None]] = {}
-        for bank_id, rows in self.db.query(
-            "SELECT bank_id, row_seals FROM audit_log WHERE row_seals IS NOT NULL ORDER BY seq"
-        ):
-            sealed.setdefault(str(bank_id), []).append(rows)
-        seals = {b: row_seals(rows) for b, rows in sealed.items()}
-        changed: dict[str, list[tuple[str, str]]] = {}
-        for table in SEALED_TABLES:
-            t = spec(table)
-            for r in self.db.query(f"SELECT {', '.join(t.names)} FROM {table}"):
-                row = {c: portable(k, r[n]) for n, (c, k) in enumerate(t.columns)}
-                bank_id, row_id = str(row["bank_id"]), str(row["id"])
-                if seals.get(bank_id, {}).get((table, row_id)) != row_digest(table, row):
-                    changed.setdefault(bank_id, []).append((table, row_id))
-        for bank_id in sorted(changed):
-            self._many(
-                "INSERT INTO audit_touched VALUES (txid_current(), %s, %s, %s) "
-                "ON CONFLICT DO NOTHING",
-                [(table, bank_id, row_id) for table, row_id in changed[bank_id]],
-            )
-            self.audit(
-                bank_id,
-                "system",
-                "audit.reseal",
-                bank_id,
-                None,
-                {"rows": len(changed[bank_id])},
-                reason,
-            )
+    def _before_reseal(self) -> None:
+        # What transactions that ended unsealed left (a migration's writes, at open).
+        self._w(
+            "DELETE FROM audit_touched WHERE txid < txid_snapshot_xmin(txid_current_snapshot())"
+        )
+
+    def _mark_touched(self, bank_id: str, rows: Sequence[tuple[str, str]]) -> None:
+        self._many(
+            "INSERT INTO audit_touched VALUES (txid_current(), %s, %s, %s) ON CONFLICT DO NOTHING",
+            [(table, bank_id, row_id) for table, row_id in rows],
+        )

@@ -3,44 +3,35 @@ that every write appends to in its own transaction."""
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from mneme.core.audit_chain import (
     FORMAT,
     GENESIS,
-    MacKey,
     head_mac,
-    key_check,
     keyed_hash,
-    row_digest,
 )
 from mneme.core.audit_chain import digest as sha
 from mneme.store.audit_key import KeyRing
-from mneme.store.codec import ts, utc_now
+from mneme.store.codec import ts
 from mneme.store.postgres.database import Database
-from mneme.store.postgres.rows import portable, utc
+from mneme.store.postgres.rows import utc
 from mneme.store.sealing import (
     AuditKeyMissing,
     rows_map,
     seal,
 )
-from mneme.store.sql.units import Units
-from mneme.store.tables import spec
+from mneme.store.sql.executor import Executor
+from mneme.store.sql.keys import AuditKeys
 
 #: The kinds of read ``PostgresBase._memoized`` remembers within a write transaction.
 _REMEMBERED = frozenset({"entity", "bank", "tombstones", "lean units"})
 
 
-class PostgresBase(Units):
-    #: Record time for audit entries; Memory injects its clock so tests and replays agree.
-    _clock: Callable[[], dt.datetime] = staticmethod(utc_now)
-
-    def set_clock(self, clock: Callable[[], dt.datetime]) -> None:
-        self._clock = clock
-
+class PostgresBase(AuditKeys):
     db: Database
+    sql: Executor
 
     def _memoized(self, key: Any, compute: Callable[[], Any]) -> Any:
         """A read remembered for the rest of this thread's write transaction, for the kinds of
@@ -175,25 +166,6 @@ class PostgresBase(Units):
         heads[bank_id] = (digest, count + 1)
         self.db.audit_first().setdefault(bank_id, int(rows[0][0]))
 
-    def _signing_key(self) -> MacKey:
-        """The key new records are sealed with; registered in the database on first use."""
-        if self._key_problem is not None or self._keyring is None:
-            raise AuditKeyMissing(self._key_problem or "this store has no audit key")
-        key = self._keyring.signing
-        if not self._key_registered:
-            self._w(
-                "INSERT INTO audit_keys (key_id, check_mac, added_at) VALUES (%s, %s, %s) "
-                "ON CONFLICT (key_id) DO NOTHING",
-                (key.id, key_check(key), self._clock()),
-            )
-            self._key_registered = True
-
-            def undo() -> None:
-                self._key_registered = False
-
-            self.db.after(lambda: None, undo)
-        return key
-
     def _audit_commit(self) -> None:
         """Before every commit: seal the rows the transaction wrote (the triggers of schema 14
         recorded them in ``audit_touched``), then key the heads it moved."""
@@ -274,16 +246,3 @@ class PostgresBase(Units):
         heads = self.db.audit_heads()
         if bank_id in heads:
             heads[bank_id] = (digest, heads[bank_id][1])
-
-    def _row_digests(self, table: str, bank_id: str, ids: Sequence[str]) -> dict[str, str | None]:
-        """The state digest of each row (None: the row is gone), from its portable form."""
-        t = spec(table)
-        out: dict[str, str | None] = dict.fromkeys(ids)
-        rows = self.db.query(
-            f"SELECT {', '.join(t.names)} FROM {table} WHERE bank_id = %s AND id = ANY(%s::text[])",
-            (bank_id, list(ids)),
-        )
-        for r in rows:
-            row = {c: portable(k, r[n]) for n, (c, k) in enumerate(t.columns)}
-            out[str(row["id"])] = row_digest(table, row)
-        return out

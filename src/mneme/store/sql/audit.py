@@ -4,14 +4,13 @@ hashed, and the anchors a verifier checks them against. Writing and sealing diff
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-from mneme.store.audit_key import KeyRing
 from mneme.store.codec import loads
 from mneme.store.protocol import AuditAnchors, AuditRecord
 from mneme.store.sealing import stored_reason
-from mneme.store.sql.part import Part
+from mneme.store.sql.part import Engine, Part
 from mneme.store.sql.records import EPOCH
 
 
@@ -30,13 +29,20 @@ def key_file_named(key_file: str | None) -> str:
     return f"the audit key file {key_file}"
 
 
-class AuditReading(Part):
-    _keyring: KeyRing | None
-    _key_problem: str | None
-    #: The key ids the database registered, with their check MACs (the backend reads them).
-    _registered_keys: Callable[[], dict[str, str]]
+class AuditLog(Part):
+    """The Audit role: appending goes to the engine's chain writer; reading is shared."""
 
-    def audit_records(
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        self.append = engine.audit
+
+    def head(self, bank_id: str) -> tuple[int, str, int] | None:
+        """(seq, hash, count) of the bank's last record, including this transaction's."""
+        return self.engine.audit_head(bank_id)
+
+    #: The key ids the database registered, with their check MACs (the backend reads them).
+
+    def records(
         self, bank_id: str | None = None, target: str | None = None
     ) -> Iterator[AuditRecord]:
         d = self.sql.dialect
@@ -85,13 +91,13 @@ class AuditReading(Part):
                 },
             )
 
-    def audit_anchors(self) -> AuditAnchors:
+    def anchors(self) -> AuditAnchors:
         return AuditAnchors(
-            keyring=self._keyring,
-            registered=self._registered_keys(),
+            keyring=self.engine._keyring,
+            registered=self.engine._registered_keys(),
             head_macs={
                 str(b): None if m is None else str(m)
                 for b, m in self.sql.rows("SELECT bank_id, mac FROM audit_head")
             },
-            problem=self._key_problem,
+            problem=self.engine._key_problem,
         )

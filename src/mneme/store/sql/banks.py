@@ -29,9 +29,6 @@ class Banks(Part):
             )
         return out
 
-    def _bank_created(self, bank_id: str) -> None:
-        """What a backend adds for a new bank, in the creating transaction (none here)."""
-
     def ensure_bank(self, bank: Bank) -> Bank:
         existing = self.get_bank(bank.id)
         if existing:
@@ -44,10 +41,10 @@ class Banks(Part):
             "ON CONFLICT (bank_id) DO NOTHING",
             (bank.id,),
         )
-        self._forget(("bank", bank.id))
+        self.engine._forget(("bank", bank.id))
         if created:  # another writer may have made it between our read and our insert
-            self._bank_created(bank.id)
-            self.audit(
+            self.engine._bank_created(bank.id)
+            self.engine.audit(
                 bank.id,
                 "system",
                 "bank.create",
@@ -59,7 +56,7 @@ class Banks(Part):
         return self.get_bank(bank.id) or bank
 
     def get_bank(self, bank_id: str) -> Bank | None:
-        rows = self._memoized(
+        rows = self.engine._memoized(
             ("bank", bank_id),
             lambda: self.sql.rows(f"SELECT {BANK.select} FROM banks WHERE id = ?", (bank_id,)),
         )
@@ -76,8 +73,8 @@ class Banks(Part):
             "UPDATE banks SET config = ? WHERE id = ?",
             (self.sql.dialect.encode("json", dict(config)), bank_id),
         )
-        self._forget(("bank", bank_id))
-        self.audit(
+        self.engine._forget(("bank", bank_id))
+        self.engine.audit(
             bank_id,
             actor,
             "bank.configure",

@@ -44,7 +44,9 @@ class Claims(Part):
             CLAIM.insert,
             CLAIM.row(self.sql.dialect, c),
         )
-        self.audit(c.bank_id, "system", "claim.put", c.id, None, claim_summary(c), "a new claim")
+        self.engine.audit(
+            c.bank_id, "system", "claim.put", c.id, None, claim_summary(c), "a new claim"
+        )
 
     def get_claim(self, bank_id: str, claim_id: str) -> ClaimRecord | None:
         return self._claim(bank_id, claim_id)
@@ -128,7 +130,7 @@ class Claims(Part):
         )
         after = self._claim(bank_id, claim_id)
         assert after is not None
-        self.audit(
+        self.engine.audit(
             bank_id,
             actor,
             "claim.update",

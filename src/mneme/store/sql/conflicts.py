@@ -36,7 +36,7 @@ class Conflicts(Part):
             CONFLICT.insert,
             CONFLICT.row(self.sql.dialect, c),
         )
-        self.audit(
+        self.engine.audit(
             c.bank_id,
             "system",
             "conflict.open",
@@ -117,7 +117,7 @@ class Conflicts(Part):
             )
         after = self._get_conflict(bank_id, conflict_id)
         assert after is not None
-        self.audit(
+        self.engine.audit(
             bank_id,
             actor,
             "conflict.update",

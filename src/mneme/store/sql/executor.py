@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from mneme.errors import MnemeError
@@ -20,6 +20,10 @@ class Connection(Protocol):
     def query(self, sql: str, params: Any) -> list[Any]: ...
 
     def execute_many(self, sql: str, rows: Sequence[Any]) -> None: ...
+
+    def after(self, on_commit: Callable[[], None], on_rollback: Callable[[], None]) -> None:
+        """Run a hook when the current transaction ends."""
+        ...
 
 
 class Executor:

@@ -36,7 +36,7 @@ class Graph(Part):
     def upsert_entity(self, entity: Entity) -> Entity:
         d = self.sql.dialect
         memo = ("entity", entity.bank_id, entity.key)
-        rows = self._memoized(
+        rows = self.engine._memoized(
             memo,
             lambda: self.sql.rows(
                 self._locked(
@@ -46,7 +46,7 @@ class Graph(Part):
             ),
         )
         if not rows:
-            self._forget(memo)
+            self.engine._forget(memo)
             self.sql.write(
                 "INSERT INTO entities (bank_id, id, name, key, kind, aliases) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -65,7 +65,7 @@ class Graph(Part):
         merged = list(dict.fromkeys([*known, *entity.aliases]))
         better_kind = kind if kind != "thing" else entity.kind
         if merged != known or better_kind != kind:
-            self._forget(memo)
+            self.engine._forget(memo)
             self.sql.write(
                 "UPDATE entities SET aliases = ?, kind = ? WHERE bank_id = ? AND id = ?",
                 (d.encode("json", merged), better_kind, entity.bank_id, eid),
@@ -93,7 +93,7 @@ class Graph(Part):
         if not edges:
             return
         self.sql.write_many(EDGE.insert, [EDGE.row(self.sql.dialect, e) for e in edges])
-        audit_edges(self.audit, edges)
+        audit_edges(self.engine.audit, edges)
 
     def edges_of(self, viewer: Viewer, unit_id: str) -> list[Edge]:
         """Edges touching a visible unit whose other end is visible too (or is a source)."""

@@ -4,7 +4,7 @@ identity sequences, lexical indexes): each store keeps its own ``import_rows``."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from mneme.store.sql.part import Part
@@ -12,6 +12,11 @@ from mneme.store.tables import spec
 
 
 class Portable(Part):
+    """The Portable role: export is shared; import is the engine's (derived columns differ)."""
+
+    def import_rows(self, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        self.engine.import_rows(table, rows)
+
     def export_rows(self, table: str, batch: int = 1000) -> Iterator[list[dict[str, Any]]]:
         d = self.sql.dialect
         t = spec(table)

@@ -11,19 +11,19 @@ digests) and ``_purged`` (forget in-memory state of the bank).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from mneme.core.erasure import Redactions
-from mneme.store.protocol import PurgeCounts
+from mneme.store.protocol import CompactReport, PurgeCounts
 from mneme.store.sql.part import Part
 
 
 class Erasure(Part):
-    _touch: Callable[[str], None]
-    _unindex_units: Callable[[str, list[str]], None]
-    _scrub_audit: Callable[[str, Sequence[str]], None]
-    _purged: Callable[[str], None]
+    """The Erasure role: which rows go is decided here; compacting the files is the engine's."""
+
+    def compact(self) -> CompactReport:
+        return self.engine.compact()
 
     def _in(
         self, column: str, values: Sequence[Any], *, negate: bool = False, kind: str = "text"
@@ -45,7 +45,7 @@ class Erasure(Part):
         redact: Redactions | None = None,
     ) -> PurgeCounts:
         more = redact or Redactions()
-        self._forget()  # entities, tombstones and banks may go: no remembered read survives
+        self.engine._forget()  # entities, tombstones and banks may go: no remembered read survives
         b = bank_id
         units, sources = list(dict.fromkeys(unit_ids)), list(dict.fromkeys(source_ids))
         in_u, pu = self._in("unit_id", units)
@@ -73,8 +73,10 @@ class Erasure(Part):
             (b, *pu, b, *po),
         )
         entities = sorted({*named, *more.entities})
-        self._touch(b)
-        self._unindex_units(b, units)  # it reads what it removes from the rows: before they go
+        self.engine._touch(b)
+        self.engine._unindex_units(
+            b, units
+        )  # it reads what it removes from the rows: before they go
         for table in ("embeddings", "unit_knowers", "unit_evidence", "mentions", "claim_units"):
             self.sql.write(f"DELETE FROM {table} WHERE bank_id = ? AND {in_u}", (b, *pu))
         src, ps = self._in("src", units)
@@ -150,10 +152,10 @@ class Erasure(Part):
             else []
         )
         erased = sorted({*units, *sources, *claims, *tombs, *conflicts, *scrubbed})
-        self._scrub_audit(b, erased)
-        self._purged(b)
+        self.engine._scrub_audit(b, erased)
+        self.engine._purged(b)
         counts = PurgeCounts(units=len(units), sources=len(sources), claims=len(claims))
-        self.audit(
+        self.engine.audit(
             b,
             actor,
             "purge",

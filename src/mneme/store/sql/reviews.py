@@ -45,7 +45,7 @@ class Reviews(Part):
             EVENT.insert,
             EVENT.row(self.sql.dialect, e),
         )
-        self.audit(
+        self.engine.audit(
             e.bank_id,
             e.actor,
             f"review.{e.decision}",

@@ -16,7 +16,7 @@ class Rules(Part):
             RULE.insert,
             RULE.row(self.sql.dialect, r),
         )
-        self.audit(
+        self.engine.audit(
             r.bank_id,
             r.adopted_by,
             "rule.adopt",

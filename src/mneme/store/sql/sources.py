@@ -24,7 +24,7 @@ class Sources(Part):
         )
         if not added:
             raise Conflict(f"source {s.id} already exists in bank {s.bank_id}")
-        self.audit(
+        self.engine.audit(
             s.bank_id,
             s.agent_id,
             "source.put",

@@ -36,7 +36,7 @@ class Sweeps(Part):
             _PENDING.insert,
             _PENDING.row(self.sql.dialect, item),
         )
-        self.audit(
+        self.engine.audit(
             item.bank_id,
             "system",
             "reconsolidation.pending",
@@ -84,7 +84,7 @@ class Sweeps(Part):
             _PROPOSAL.insert,
             _PROPOSAL.row(self.sql.dialect, p),
         )
-        self.audit(
+        self.engine.audit(
             p.bank_id,
             "sweep:reconsolidate",
             "sweep.propose",
@@ -125,7 +125,7 @@ class Sweeps(Part):
         if not rows:
             raise NotFound(f"no sweep proposal {proposal_id}")
         out = _proposal(_PROPOSAL.decode(self.sql.dialect, rows[0]))
-        self.audit(
+        self.engine.audit(
             bank_id,
             actor,
             f"sweep.{status}",

@@ -25,12 +25,12 @@ class Tombstones(Part):
 
     def put_tombstone(self, tombstone: Tombstone) -> None:
         t = tombstone
-        self._forget(("tombstones", t.bank_id))
+        self.engine._forget(("tombstones", t.bank_id))
         self.sql.write(
             TOMB.insert,
             TOMB.row(self.sql.dialect, t),
         )
-        self.audit(
+        self.engine.audit(
             t.bank_id,
             t.actor,
             "tombstone.put",
@@ -48,7 +48,7 @@ class Tombstones(Part):
     def has_tombstones(self, bank_id: str) -> bool:
         # Most banks hold no tombstone at all: inside a write transaction that is read once.
         return bool(
-            self._memoized(
+            self.engine._memoized(
                 ("tombstones", bank_id),
                 lambda: bool(
                     self.sql.rows("SELECT 1 FROM tombstones WHERE bank_id = ? LIMIT 1", (bank_id,))
@@ -106,7 +106,7 @@ class Tombstones(Part):
                 tombstone_id,
             ),
         )
-        self.audit(
+        self.engine.audit(
             bank_id,
             lifted_by or "system",
             "tombstone.lift" if lifted_at else "tombstone.evidence",

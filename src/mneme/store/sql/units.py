@@ -1,7 +1,8 @@
 """Units: written, changed, read back with their knowers, evidence and names, in one SQL.
 
 What a backend adds lives behind named hooks, declared here and defined by each store:
-``_insert_unit`` (the INSERT and the backend's lexical index), ``_unit_changed`` (a unit's
+``_insert_unit`` (the INSERT and the backend's lexical index; ``write_unit_parts`` writes the
+rest one statement each), ``_unit_changed`` (a unit's
 columns or knowers changed: SQLite keeps its in-memory vector index and read memo in step),
 ``_vector_stored`` (a model's vectors changed: PostgreSQL makes sure of its HNSW index, SQLite
 drops a stale in-memory one).
@@ -10,7 +11,7 @@ drops a stale in-memory one).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ from mneme.store.protocol import (
     Vector,
 )
 from mneme.store.sql.dialect import Dialect
+from mneme.store.sql.executor import Executor
 from mneme.store.sql.part import Part
 from mneme.store.sql.records import EPOCH, Columns
 from mneme.store.sql.scoping import clause as scope_clause
@@ -55,6 +57,23 @@ class UnitWrite:
     knowers: list[tuple[Any, ...]]
     evidence: list[tuple[Any, ...]]
     vector: tuple[Any, ...] | None
+
+
+def write_unit_parts(sql: Executor, w: UnitWrite) -> None:
+    """A new unit's knowers, evidence and vector, one statement each (for a backend whose
+    statements cost no round trip: SQLite)."""
+    sql.write_many(f"{_KNOWER} ON CONFLICT DO NOTHING", w.knowers)
+    sql.write_many(f"{_EVIDENCE} ON CONFLICT DO NOTHING", w.evidence)
+    if w.vector is not None:
+        sql.write(_vector_upsert(sql), w.vector)
+
+
+def _vector_upsert(sql: Executor) -> str:
+    return (
+        "INSERT INTO embeddings (bank_id, unit_id, model, dim, vector) "
+        f"VALUES (?, ?, ?, ?, {sql.dialect.vector_mark}) ON CONFLICT "
+        "(bank_id, unit_id, model) DO UPDATE SET dim = excluded.dim, vector = excluded.vector"
+    )
 
 
 #: The most ids one IN list carries (SQLite's default limit on parameters is far above it).
@@ -120,16 +139,6 @@ def _chunks(ids: Sequence[str]) -> Iterator[list[str]]:
 
 class Units(Part):
     # -- the backend's hooks (declared only: each store defines them) ----------------------
-    #: ``_insert_unit(unit, write)``: write everything ``write`` holds (``_write_unit_parts``
-    #: does all but the row) and index the unit's text in the backend's lexical engine.
-    _insert_unit: Callable[[Unit, UnitWrite], None]
-    #: ``_unit_changed(bank_id, unit_id, changes, new_knower)``: after a unit's columns
-    #: (``changes``) or knowers (``new_knower``) changed in this transaction.
-    _unit_changed: Callable[[str, str, UnitChanges | None, str | None], None]
-    #: ``_vector_stored(bank_id, unit, model, vector, replaced)``: after a vector was written
-    #: for a new unit (``replaced`` False) or re-embedded (True).
-    _vector_stored: Callable[[str, Unit | None, str, Vector, bool], None]
-    _touch: Callable[[str], None]
 
     # -- writes --------------------------------------------------------------------------
 
@@ -140,7 +149,7 @@ class Units(Part):
         at = d.encode("ts", u.recorded_at)
         first_source = u.evidence[0] if u.evidence else None
         stored = vector is not None and bool(u.embedding_model)
-        self._insert_unit(
+        self.engine._insert_unit(
             u,
             UnitWrite(
                 UNIT_ROW.row(d, u, owner=owner),
@@ -154,29 +163,14 @@ class Units(Part):
             ),
         )
         self._absent_keys(u.bank_id, owner).discard(u.content_key)
-        self._touch(u.bank_id)
+        self.engine._touch(u.bank_id)
         if stored and vector is not None:
-            self._vector_stored(u.bank_id, u, u.embedding_model or "", vector, False)
-        self.audit(u.bank_id, u.agent_id, "unit.put", u.id, None, unit_summary(u), "retain")
-
-    def _write_unit_parts(self, w: UnitWrite) -> None:
-        """A new unit's knowers, evidence and vector, one statement each (a backend whose
-        round trips cost nothing: SQLite)."""
-        self.sql.write_many(f"{_KNOWER} ON CONFLICT DO NOTHING", w.knowers)
-        self.sql.write_many(f"{_EVIDENCE} ON CONFLICT DO NOTHING", w.evidence)
-        if w.vector is not None:
-            self.sql.write(self._vector_upsert(), w.vector)
-
-    def _vector_upsert(self) -> str:
-        return (
-            "INSERT INTO embeddings (bank_id, unit_id, model, dim, vector) "
-            f"VALUES (?, ?, ?, ?, {self.sql.dialect.vector_mark}) ON CONFLICT "
-            "(bank_id, unit_id, model) DO UPDATE SET dim = excluded.dim, vector = excluded.vector"
-        )
+            self.engine._vector_stored(u.bank_id, u, u.embedding_model or "", vector, False)
+        self.engine.audit(u.bank_id, u.agent_id, "unit.put", u.id, None, unit_summary(u), "retain")
 
     def _store_vector(self, bank_id: str, unit_id: str, model: str, vector: Vector) -> None:
         v = self.sql.dialect.encode("vector", vector)
-        self.sql.write(self._vector_upsert(), (bank_id, unit_id, model, len(vector), v))
+        self.sql.write(_vector_upsert(self.sql), (bank_id, unit_id, model, len(vector), v))
 
     def add_evidence(
         self, bank_id: str, unit_id: str, source_id: str, agent_id: str, at: dt.datetime
@@ -194,9 +188,9 @@ class Units(Part):
             > 0
         )
         if new_knower:
-            self._touch(bank_id)
-            self._unit_changed(bank_id, unit_id, None, agent_id)
-        self.audit(
+            self.engine._touch(bank_id)
+            self.engine._unit_changed(bank_id, unit_id, None, agent_id)
+        self.engine.audit(
             bank_id,
             agent_id,
             "unit.evidence",
@@ -247,10 +241,10 @@ class Units(Part):
             f"UPDATE units SET {', '.join(sets)} WHERE bank_id = ? AND id = ?",
             (*params, bank_id, unit_id),
         )
-        self._touch(bank_id)
-        self._unit_changed(bank_id, unit_id, changes, None)
+        self.engine._touch(bank_id)
+        self.engine._unit_changed(bank_id, unit_id, changes, None)
         after = self._one(bank_id, unit_id)
-        self.audit(
+        self.engine.audit(
             bank_id,
             actor,
             "unit.update",
@@ -268,10 +262,10 @@ class Units(Part):
             "UPDATE units SET embedding_model = ?, embedding_dim = ? WHERE bank_id = ? AND id = ?",
             (model, len(vector), bank_id, unit_id),
         )
-        self._touch(bank_id)
-        self._unit_changed(bank_id, unit_id, None, None)
-        self._vector_stored(bank_id, None, model, vector, True)
-        self.audit(
+        self.engine._touch(bank_id)
+        self.engine._unit_changed(bank_id, unit_id, None, None)
+        self.engine._vector_stored(bank_id, None, model, vector, True)
+        self.engine.audit(
             bank_id,
             "system",
             "unit.reembed",
@@ -323,7 +317,7 @@ class Units(Part):
 
     def _absent_keys(self, bank_id: str, owner: str) -> set[str]:
         """Content keys known to hold no unit in this write transaction (see ``_memoized``)."""
-        absent: set[str] = self._memoized(("absent keys", bank_id, owner), set)
+        absent: set[str] = self.engine._memoized(("absent keys", bank_id, owner), set)
         return absent
 
     # -- reads in a viewer's scope ---------------------------------------------------------
@@ -338,7 +332,7 @@ class Units(Part):
         # Lean units read inside a write transaction are remembered per viewer until the
         # transaction changes them (``_unit_changed``): the write path reads the same recent
         # neighbours for atom after atom.
-        seen: dict[str, Unit] = self._memoized(("lean units", viewer), dict)
+        seen: dict[str, Unit] = self.engine._memoized(("lean units", viewer), dict)
         missing = [u for u in dict.fromkeys(ids) if u not in seen]
         if missing:
             seen.update(self._fetch_units(viewer, missing, lean=True))

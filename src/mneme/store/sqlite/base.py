@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -10,32 +9,22 @@ from typing import Any
 from mneme.core.audit_chain import (
     FORMAT,
     GENESIS,
-    MacKey,
     head_mac,
-    key_check,
     keyed_hash,
-    row_digest,
 )
 from mneme.core.audit_chain import digest as sha
-from mneme.store.audit_key import KeyRing
-from mneme.store.codec import ts, utc_now
+from mneme.store.codec import ts
 from mneme.store.sealing import SEALED_TABLES, AuditKeyMissing, rows_map, seal
-from mneme.store.sql.units import Units
+from mneme.store.sql.executor import Executor
+from mneme.store.sql.keys import AuditKeys
 from mneme.store.sqlite import changes
 from mneme.store.sqlite.database import Database
-from mneme.store.sqlite.rows import from_storage
 from mneme.store.sqlite.vectors import VectorIndex
-from mneme.store.tables import spec
 
 
-class SQLiteBase(Units):
-    #: Record time for audit entries; Memory injects its clock so tests and replays agree.
-    _clock: Callable[[], dt.datetime] = staticmethod(utc_now)
-
-    def set_clock(self, clock: Callable[[], dt.datetime]) -> None:
-        self._clock = clock
-
+class SQLiteBase(AuditKeys):
     db: Database
+    sql: Executor
     _indexes: dict[tuple[str, str], VectorIndex]
     _touched: set[str]
     _audit_heads: dict[str, tuple[int, int, str, int]]  # bank -> (epoch, seq, hash, count)
@@ -43,9 +32,6 @@ class SQLiteBase(Units):
     _audit_armed: bool
     _touched_rows: set[tuple[str, str, str]]  # (table, bank, id) written this transaction
     _importing: bool
-    _keyring: KeyRing | None
-    _key_problem: str | None  # why this store may not write to its chain, if it may not
-    _key_registered: bool
     _fts_names: dict[str, str]
     _memo: dict[Any, Any]
     _memo_epoch: int
@@ -180,25 +166,6 @@ class SQLiteBase(Units):
             self._audit_dirty.add(bank_id)
             self._arm_audit()
 
-    def _signing_key(self) -> MacKey:
-        """The key new records are sealed with; registered in the database on first use."""
-        if self._key_problem is not None or self._keyring is None:
-            raise AuditKeyMissing(self._key_problem or "this store has no audit key")
-        key = self._keyring.signing
-        if not self._key_registered:
-            self._w(
-                "INSERT INTO audit_keys (key_id, check_mac, added_at) VALUES (?, ?, ?) "
-                "ON CONFLICT (key_id) DO NOTHING",
-                (key.id, key_check(key), ts(self._clock())),
-            )
-            self._key_registered = True
-
-            def undo() -> None:
-                self._key_registered = False
-
-            self.db.after(lambda: None, undo)
-        return key
-
     def _arm_audit(self) -> None:
         """Seal this transaction's rows and write its heads just before it commits."""
         if self._audit_armed:
@@ -301,22 +268,6 @@ class SQLiteBase(Units):
             (bank_id, int(head[0][0]) if head else 0),
         )[0][0]
         return None if last is None else int(last)
-
-    def _row_digests(self, table: str, bank_id: str, ids: Sequence[str]) -> dict[str, str | None]:
-        """The state digest of each row (None: the row is gone), from its portable form."""
-        t = spec(table)
-        out: dict[str, str | None] = dict.fromkeys(ids)
-        for i in range(0, len(ids), 500):
-            chunk = ids[i : i + 500]
-            rows = self.db.query(
-                f"SELECT {', '.join(t.names)} FROM {table} WHERE bank_id = ? "
-                f"AND id IN ({','.join('?' * len(chunk))})",
-                (bank_id, *chunk),
-            )
-            for r in rows:
-                row = {c: from_storage(k, r[n]) for n, (c, k) in enumerate(t.columns)}
-                out[str(row["id"])] = row_digest(table, row)
-        return out
 
     def _audit_tip(self, bank_id: str) -> tuple[int, str, int]:
         """The bank's last audit entry (seq, hash, count), read from the file: the head row,

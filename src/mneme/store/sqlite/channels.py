@@ -11,7 +11,7 @@ import numpy as np
 
 from mneme.core.model import UnitStatus, UnitType, Viewer, Visibility
 from mneme.store.codec import parse_ts, ts, vector_from
-from mneme.store.protocol import LINK_KINDS, Filters, Link, Scored, Vector
+from mneme.store.protocol import Filters, Scored, Vector
 from mneme.store.ranking import temporal_order
 from mneme.store.sqlite import changes
 from mneme.store.sqlite.database import translate
@@ -20,8 +20,6 @@ from mneme.store.sqlite.scoping import fts_query, where
 from mneme.store.sqlite.vectors import IndexRow, VectorIndex
 
 #: Entities mentioned by more units than this are hubs (a speaker's name in every line of a
-#: transcript): they link everything to everything and carry no signal for graph expansion.
-MAX_ENTITY_DEGREE = 48
 
 
 class ChannelsMixin(LexiconMixin):
@@ -229,99 +227,3 @@ class ChannelsMixin(LexiconMixin):
         return temporal_order(
             [(r[0], parse_ts(r[1]) or start, parse_ts(r[2])) for r in rows], start, end, limit
         )
-
-    def search_entities(
-        self, viewer: Viewer, keys: Sequence[str], filters: Filters, limit: int
-    ) -> list[Scored]:
-        keys = list(dict.fromkeys(k for k in keys if k))
-        if not keys:
-            return []
-        clause, params = where(viewer, filters)
-        rows = self.db.query(
-            "WITH ent AS (SELECT e.bank_id, e.id, (SELECT count(*) FROM mentions d "
-            "WHERE d.bank_id = e.bank_id AND d.entity_id = e.id) AS deg FROM entities e "
-            f"WHERE e.bank_id = ? AND e.key IN ({','.join('?' * len(keys))})) "
-            "SELECT u.id, ent.deg FROM ent JOIN mentions m ON m.bank_id = ent.bank_id "
-            "AND m.entity_id = ent.id JOIN units u ON u.bank_id = m.bank_id AND u.id = m.unit_id "
-            f"WHERE ent.deg <= ? AND {clause} ORDER BY ent.deg, u.id LIMIT ?",
-            (viewer.bank_id, *keys, MAX_ENTITY_DEGREE, *params, limit * 4),
-        )
-        scores: dict[str, float] = {}
-        for uid, deg in rows:
-            # Rarer entities say more: weight by inverse log degree, summed over entities.
-            scores[uid] = scores.get(uid, 0.0) + 1.0 / (1.0 + float(np.log1p(float(deg))))
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
-        return [Scored(uid, s) for uid, s in ranked]
-
-    def graph_links(
-        self,
-        viewer: Viewer,
-        unit_ids: Sequence[str],
-        filters: Filters,
-        limit: int,
-        kinds: frozenset[str] = LINK_KINDS,
-    ) -> list[Link]:
-        if not unit_ids:
-            return []
-        seeds = list(dict.fromkeys(unit_ids))
-        marks = ",".join("?" * len(seeds))
-        clause, params = where(viewer, filters, "b")
-        links: list[Link] = []
-        if "EDGE" in kinds:
-            # Typed edges between units, both directions: one indexed branch per direction
-            # (an OR over src and dst scanned every edge of the bank: 5.3 ms vs 0.7 ms on a
-            # 9k-edge bank). An edge with both ends among the seeds comes once, from its src.
-            rows = self.db.query(
-                "SELECT a, o, type, w, id FROM ("
-                "SELECT e.src AS a, e.dst AS o, e.type AS type, e.weight * e.confidence AS w, "
-                "e.weight AS ew, e.id AS id FROM edges e "
-                "JOIN units b ON b.bank_id = e.bank_id AND b.id = e.dst "
-                f"WHERE e.bank_id = ? AND e.src IN ({marks}) AND {clause} "
-                "UNION ALL "
-                "SELECT e.dst, e.src, e.type, e.weight * e.confidence, e.weight, e.id FROM edges e "
-                "JOIN units b ON b.bank_id = e.bank_id AND b.id = e.src "
-                f"WHERE e.bank_id = ? AND e.dst IN ({marks}) AND e.src NOT IN ({marks}) "
-                f"AND {clause}) ORDER BY ew DESC, id LIMIT ?",
-                (viewer.bank_id, *seeds, *params, viewer.bank_id, *seeds, *seeds, *params, limit),
-            )
-            links.extend(Link(a, b, typ, float(w), eid) for a, b, typ, w, eid in rows)
-        if "ENTITY" in kinds:
-            # shared entities (hubs excluded), weighted by rarity
-            rows = self.db.query(
-                "WITH deg AS (SELECT entity_id, count(*) AS n FROM mentions WHERE bank_id = ? "
-                f"AND entity_id IN (SELECT entity_id FROM mentions WHERE bank_id = ? "
-                f"AND unit_id IN ({marks})) GROUP BY entity_id HAVING count(*) <= ?) "
-                "SELECT m1.unit_id, m2.unit_id, en.name, deg.n FROM mentions m1 "
-                "JOIN deg ON deg.entity_id = m1.entity_id "
-                "JOIN mentions m2 ON m2.bank_id = m1.bank_id AND m2.entity_id = m1.entity_id "
-                "AND m2.unit_id != m1.unit_id "
-                "JOIN entities en ON en.bank_id = m1.bank_id AND en.id = m1.entity_id "
-                "JOIN units b ON b.bank_id = m2.bank_id AND b.id = m2.unit_id "
-                f"WHERE m1.bank_id = ? AND m1.unit_id IN ({marks}) AND {clause} "
-                "ORDER BY deg.n, m2.unit_id LIMIT ?",
-                (
-                    viewer.bank_id,
-                    viewer.bank_id,
-                    *seeds,
-                    MAX_ENTITY_DEGREE,
-                    viewer.bank_id,
-                    *seeds,
-                    *params,
-                    limit,
-                ),
-            )
-            for a, b, name, n in rows:
-                links.append(Link(a, b, "ENTITY", 1.0 / (1.0 + np.log1p(float(n))), name))
-        if "SOURCE" in kinds:
-            # sibling atoms of the same source
-            rows = self.db.query(
-                "SELECT e1.unit_id, e2.unit_id, e1.source_id FROM unit_evidence e1 "
-                "JOIN unit_evidence e2 ON e2.bank_id = e1.bank_id AND e2.source_id = e1.source_id "
-                "AND e2.unit_id != e1.unit_id "
-                "JOIN units b ON b.bank_id = e2.bank_id AND b.id = e2.unit_id "
-                f"WHERE e1.bank_id = ? AND e1.unit_id IN ({marks}) AND {clause} "
-                "ORDER BY e2.unit_id LIMIT ?",
-                (viewer.bank_id, *seeds, *params, limit),
-            )
-            links.extend(Link(a, b, "SOURCE", 0.5, sid) for a, b, sid in rows)
-        return links
