@@ -16,11 +16,13 @@ from typing import Protocol
 from mneme import validate
 from mneme.core.model import Agent
 from mneme.errors import InvalidInput, NotFound
-from mneme.store.protocol import HasBanks, Transactions
+from mneme.store.protocol import Banks, Transactions
 
 
-class PresenceStore(Transactions, HasBanks, Protocol):
+class PresenceStore(Transactions, Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    banks: Banks
 
 
 #: An agent silent for longer than this is counted as hidden_stale in the roster.

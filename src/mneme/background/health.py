@@ -6,11 +6,15 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from mneme.background.worker import Worker
-from mneme.store.protocol import HasBanks, HasSweeps, HasTrust, Lifecycle
+from mneme.store.protocol import Banks, Lifecycle, Sweeps, Trust
 
 
-class HealthStore(Lifecycle, HasBanks, HasTrust, HasSweeps, Protocol):
+class HealthStore(Lifecycle, Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    banks: Banks
+    trust: Trust
+    sweeps: Sweeps
 
 
 RECENT_SWEEPS = 1000

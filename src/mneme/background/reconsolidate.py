@@ -53,15 +53,19 @@ from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.ids import new_id
 from mneme.llm.protocol import LLMError
 from mneme.llm.sweep import LLMSweepJudge
-from mneme.store.protocol import HasAudit, HasGraph, HasMemories, HasSweeps, HasTrust, Transactions
+from mneme.store.protocol import Audit, Graph, Memories, Sweeps, Transactions, Trust
 from mneme.trust.conflicts import Conflicts, retire
 from mneme.trust.review import Review
 
 
-class ReconsolidateStore(
-    Transactions, HasMemories, HasGraph, HasTrust, HasSweeps, HasAudit, Protocol
-):
+class ReconsolidateStore(Transactions, Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    memories: Memories
+    graph: Graph
+    trust: Trust
+    sweeps: Sweeps
+    audit: Audit
 
 
 BELIEF_TYPES = frozenset({UnitType.BELIEF, UnitType.OPINION})

@@ -7,11 +7,13 @@ from collections.abc import Callable
 from typing import Protocol
 
 from mneme.embed.protocol import Embedder
-from mneme.store.protocol import HasMemories, Transactions
+from mneme.store.protocol import Memories, Transactions
 
 
-class ReembedStore(Transactions, HasMemories, Protocol):
+class ReembedStore(Transactions, Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    memories: Memories
 
 
 def reembed(

@@ -14,11 +14,14 @@ from typing import Protocol
 from mneme import validate
 from mneme.core.model import Edge, Hit, Unit, Viewer
 from mneme.errors import InvalidInput
-from mneme.store.protocol import HasGraph, HasMemories
+from mneme.store.protocol import Graph, Memories
 
 
-class ChainStore(HasMemories, HasGraph, Protocol):
+class ChainStore(Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    memories: Memories
+    graph: Graph
 
 
 #: For an edge src -TYPE-> dst, the direction in which dst is a reason for src.

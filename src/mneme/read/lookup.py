@@ -14,11 +14,15 @@ from mneme import validate
 from mneme.core.language import entity_key
 from mneme.core.model import LIVE_STATUSES, Scope, Source, Unit, Viewer
 from mneme.errors import InvalidInput, NotFound
-from mneme.store.protocol import Filters, HasChannels, HasMemories, HasTrust
+from mneme.store.protocol import Channels, Filters, Memories, Trust
 
 
-class LookupStore(HasMemories, HasChannels, HasTrust, Protocol):
+class LookupStore(Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    memories: Memories
+    channels: Channels
+    trust: Trust
 
 
 def unseen(what: str, object_id: str, agent: str) -> NotFound:

@@ -10,11 +10,14 @@ from typing import Protocol
 from mneme import validate
 from mneme.core.model import Edge, Unit, Viewer
 from mneme.read.lookup import unseen
-from mneme.store.protocol import HasGraph, HasMemories
+from mneme.store.protocol import Graph, Memories
 
 
-class NeighbourhoodStore(HasMemories, HasGraph, Protocol):
+class NeighbourhoodStore(Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    memories: Memories
+    graph: Graph
 
 
 #: Past this many edges the walk stops widening: a hub's neighbourhood is a page, not a dump.

@@ -35,19 +35,16 @@ from mneme.core.values import Kind, find_values
 from mneme.embed.protocol import Embedder
 from mneme.errors import InvalidInput
 from mneme.read import aliases, relevance
-from mneme.store.protocol import (
-    Filters,
-    HasBanks,
-    HasChannels,
-    HasMemories,
-    HasTrust,
-    Scored,
-    UnitBrief,
-)
+from mneme.store.protocol import Banks, Channels, Filters, Memories, Scored, Trust, UnitBrief
 
 
-class RecallStore(HasBanks, HasMemories, HasChannels, HasTrust, Protocol):
+class RecallStore(Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    banks: Banks
+    memories: Memories
+    channels: Channels
+    trust: Trust
 
 
 MAX_QUERY_CHARS = 8_192

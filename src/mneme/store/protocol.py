@@ -319,8 +319,8 @@ class Graph(Protocol):
     def edges_of(self, viewer: Viewer, unit_id: str) -> list[Edge]: ...
 
 
-class Channels(Protocol):
-    """The recall channels: scope and filters applied inside each query."""
+class Searches(Protocol):
+    """The recall channels an engine answers itself (lexical, semantic, temporal)."""
 
     def search_lexical(
         self, viewer: Viewer, terms: Sequence[str], filters: Filters, limit: int
@@ -334,6 +334,11 @@ class Channels(Protocol):
     def search_temporal(
         self, viewer: Viewer, start: dt.datetime, end: dt.datetime, filters: Filters, limit: int
     ) -> list[Scored]: ...
+
+
+class Channels(Searches, Protocol):
+    """The recall channels: scope and filters applied inside each query."""
+
     def search_entities(
         self, viewer: Viewer, keys: Sequence[str], filters: Filters, limit: int
     ) -> list[Scored]: ...  # units mentioning named entities
@@ -507,74 +512,18 @@ class Transactions(Protocol):
     def transaction(self) -> AbstractContextManager[None]: ...
 
 
-# One protocol per role a service may hold: a service declares the roles it uses by combining
-# them (``class JudgeStore(HasMemories, HasChannels, HasTrust, Protocol)``), and mypy refuses
-# any other role it reaches for. The whole ``Store`` satisfies each of them.
+class Store(Lifecycle, Protocol):
+    """A whole backend: the lifecycle, and one component per role (ADR 0044). A service
+    declares the roles it uses in a protocol of its own (``class DecideStore(Protocol):
+    memories: Memories ...``) and is typed on that."""
 
-
-class HasBanks(Protocol):
-    @property
-    def banks(self) -> Banks: ...
-
-
-class HasMemories(Protocol):
-    @property
-    def memories(self) -> Memories: ...
-
-
-class HasGraph(Protocol):
-    @property
-    def graph(self) -> Graph: ...
-
-
-class HasChannels(Protocol):
-    @property
-    def channels(self) -> Channels: ...
-
-
-class HasQueue(Protocol):
-    @property
-    def queue(self) -> Queue: ...
-
-
-class HasTrust(Protocol):
-    @property
-    def trust(self) -> Trust: ...
-
-
-class HasSweeps(Protocol):
-    @property
-    def sweeps(self) -> Sweeps: ...
-
-
-class HasErasure(Protocol):
-    @property
-    def erasure(self) -> Erasure: ...
-
-
-class HasPortable(Protocol):
-    @property
-    def portable(self) -> Portable: ...
-
-
-class HasAudit(Protocol):
-    @property
-    def audit(self) -> Audit: ...
-
-
-class Store(
-    Lifecycle,
-    HasBanks,
-    HasMemories,
-    HasGraph,
-    HasChannels,
-    HasQueue,
-    HasTrust,
-    HasSweeps,
-    HasErasure,
-    HasPortable,
-    HasAudit,
-    Protocol,
-):
-    """A whole backend: the lifecycle, and one component per role (ADR 0044). A service is
-    typed on the roles it uses (``HasMemories`` and the like), and holds nothing else."""
+    banks: Banks
+    memories: Memories
+    graph: Graph
+    channels: Channels
+    queue: Queue
+    trust: Trust
+    sweeps: Sweeps
+    erasure: Erasure
+    portable: Portable
+    audit: Audit

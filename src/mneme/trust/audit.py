@@ -22,12 +22,16 @@ from mneme.core.audit_chain import (
     verify_chain,
 )
 from mneme.errors import NotFound
-from mneme.store.protocol import AuditAnchors, AuditRecord, HasAudit, HasBanks, HasPortable
+from mneme.store.protocol import Audit, AuditAnchors, AuditRecord, Banks, Portable
 from mneme.store.sealing import SEALED_TABLES
 
 
-class AuditStore(HasBanks, HasPortable, HasAudit, Protocol):
+class AuditStore(Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    banks: Banks
+    portable: Portable
+    audit: Audit
 
 
 Row = tuple[int, str, str, Mapping[str, Any]]

@@ -15,11 +15,13 @@ from mneme.core.claims import Claim, is_single_valued
 from mneme.core.keys import claim_key, slot_key
 from mneme.core.model import ClaimRecord, ClaimStatus, ReviewStatus
 from mneme.ids import new_id
-from mneme.store.protocol import ClaimChanges, HasTrust
+from mneme.store.protocol import ClaimChanges, Trust
 
 
-class ClaimsStore(HasTrust, Protocol):
+class ClaimsStore(Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    trust: Trust
 
 
 def keys_of(claim: Claim) -> tuple[str, str]:

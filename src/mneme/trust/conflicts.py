@@ -33,17 +33,21 @@ from mneme.ids import new_id
 from mneme.store.protocol import (
     ClaimChanges,
     ConflictChanges,
-    HasGraph,
-    HasMemories,
-    HasTrust,
+    Graph,
+    Memories,
     Transactions,
+    Trust,
     UnitChanges,
 )
 from mneme.trust.review import Review, _note
 
 
-class ConflictsStore(Transactions, HasMemories, HasGraph, HasTrust, Protocol):
+class ConflictsStore(Transactions, Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    memories: Memories
+    graph: Graph
+    trust: Trust
 
 
 MAX_SCOPE = 200

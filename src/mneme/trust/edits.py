@@ -11,12 +11,14 @@ from typing import Protocol
 from mneme import validate
 from mneme.core.model import Unit
 from mneme.errors import InvalidInput
-from mneme.store.protocol import HasMemories, Transactions, UnitChanges
+from mneme.store.protocol import Memories, Transactions, UnitChanges
 from mneme.trust.review import Review
 
 
-class EditsStore(Transactions, HasMemories, Protocol):
+class EditsStore(Transactions, Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    memories: Memories
 
 
 class Edits:

@@ -6,11 +6,14 @@ import datetime as dt
 from typing import Any, Protocol
 
 from mneme.core.model import HistoryEvent
-from mneme.store.protocol import HasAudit, HasTrust
+from mneme.store.protocol import Audit, Trust
 
 
-class HistoryStore(HasTrust, HasAudit, Protocol):
+class HistoryStore(Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    trust: Trust
+    audit: Audit
 
 
 def history(store: HistoryStore, bank_id: str, object_id: str) -> list[HistoryEvent]:

@@ -16,11 +16,16 @@ from mneme.core.audit_chain import digest
 from mneme.core.erasure import Names, PurgeReport, Redactions, fold, subject_names
 from mneme.core.model import Scope, Viewer
 from mneme.errors import InvalidInput, NotFound
-from mneme.store.protocol import HasBanks, HasErasure, HasMemories, HasPortable, Transactions
+from mneme.store.protocol import Banks, Erasure, Memories, Portable, Transactions
 
 
-class PurgeStore(Transactions, HasBanks, HasMemories, HasErasure, HasPortable, Protocol):
+class PurgeStore(Transactions, Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    banks: Banks
+    memories: Memories
+    erasure: Erasure
+    portable: Portable
 
 
 def plan(store: PurgeStore, object_id: str, bank: str | None = None) -> PurgeReport:

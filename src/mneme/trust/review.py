@@ -32,18 +32,15 @@ from mneme.core.model import (
 )
 from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.ids import new_id
-from mneme.store.protocol import (
-    ClaimChanges,
-    HasGraph,
-    HasMemories,
-    HasTrust,
-    Transactions,
-    UnitChanges,
-)
+from mneme.store.protocol import ClaimChanges, Graph, Memories, Transactions, Trust, UnitChanges
 
 
-class ReviewStore(Transactions, HasMemories, HasGraph, HasTrust, Protocol):
+class ReviewStore(Transactions, Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    memories: Memories
+    graph: Graph
+    trust: Trust
 
 
 MAX_NOTE = 4_000

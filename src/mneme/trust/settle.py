@@ -21,12 +21,16 @@ from mneme.core.claims import base_attribute
 from mneme.core.model import ConflictRecord, Rule, RuleProposal, Settlement
 from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.ids import new_id
-from mneme.store.protocol import HasBanks, HasMemories, HasTrust, Transactions
+from mneme.store.protocol import Banks, Memories, Transactions, Trust
 from mneme.trust.conflicts import Conflicts
 
 
-class SettleStore(Transactions, HasBanks, HasMemories, HasTrust, Protocol):
+class SettleStore(Transactions, Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    banks: Banks
+    memories: Memories
+    trust: Trust
 
 
 DECISIONS = {"confirm": "supersede", "retract": "reject", "preference": "not_conflict"}

@@ -43,7 +43,7 @@ from mneme.core.policy import KEPT_APART, may_retire, may_touch
 from mneme.core.policy import REFUSAL as RETIRE_REFUSAL
 from mneme.embed.protocol import Embedder
 from mneme.ids import new_id
-from mneme.store.protocol import ClaimChanges, HasGraph, HasMemories, HasTrust
+from mneme.store.protocol import ClaimChanges, Graph, Memories, Trust
 from mneme.trust import claims as claim_layer
 from mneme.trust.conflicts import Conflicts, ConflictsStore, retire
 from mneme.trust.settle import DECISIONS, Settler
@@ -51,9 +51,13 @@ from mneme.write.decide import LIVE, Assessment, Judge, is_merge
 from mneme.write.plan import Atom, Plan
 
 
-class AtomsStore(ConflictsStore, HasMemories, HasGraph, HasTrust, Protocol):
+class AtomsStore(ConflictsStore, Protocol):
     """The roles of the store this module uses, and those of the conflicts it retires through
     (ADR 0044)."""
+
+    memories: Memories
+    graph: Graph
+    trust: Trust
 
 
 @dataclass(slots=True)

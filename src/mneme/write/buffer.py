@@ -20,12 +20,14 @@ from mneme.core.sensitive import Screening
 from mneme.errors import Conflict, InvalidInput, MnemeError, NotFound
 from mneme.ids import new_id
 from mneme.serialize import retain_result_from_json, to_jsonable
-from mneme.store.protocol import HasQueue, QueueItem, Transactions
+from mneme.store.protocol import Queue, QueueItem, Transactions
 from mneme.write.retain import Retainer
 
 
-class BufferStore(Transactions, HasQueue, Protocol):
+class BufferStore(Transactions, Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    queue: Queue
 
 
 log = logging.getLogger("mneme.buffer")

@@ -40,13 +40,17 @@ from mneme.core.slots import is_bare
 from mneme.core.statements import analyze, in_turn
 from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLMError, LLMInvalid
-from mneme.store.protocol import Filters, HasChannels, HasMemories, HasTrust
+from mneme.store.protocol import Channels, Filters, Memories, Trust
 from mneme.store.ranking import best_rows
 from mneme.trust.claims import keys_of
 
 
-class DecideStore(HasMemories, HasChannels, HasTrust, Protocol):
+class DecideStore(Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    memories: Memories
+    channels: Channels
+    trust: Trust
 
 
 LIVE = frozenset(UnitStatus(s) for s in JUDGED_STATUSES)

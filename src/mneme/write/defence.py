@@ -31,12 +31,15 @@ from mneme.core.sensitive import (
     screen,
 )
 from mneme.errors import InvalidInput, NotFound
-from mneme.store.protocol import HasAudit, HasBanks, Transactions
+from mneme.store.protocol import Audit, Banks, Transactions
 from mneme.write.detector import Detector
 
 
-class DefenceStore(Transactions, HasBanks, HasAudit, Protocol):
+class DefenceStore(Transactions, Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    banks: Banks
+    audit: Audit
 
 
 log = logging.getLogger("mneme.defence")

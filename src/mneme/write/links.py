@@ -10,11 +10,14 @@ from mneme import validate
 from mneme.core.model import Edge, Hit, Scope, Unit, Viewer
 from mneme.errors import InvalidInput, NotFound
 from mneme.ids import new_id
-from mneme.store.protocol import HasGraph, HasMemories, Transactions
+from mneme.store.protocol import Graph, Memories, Transactions
 
 
-class LinksStore(Transactions, HasMemories, HasGraph, Protocol):
+class LinksStore(Transactions, Protocol):
     """The roles of the store this module uses (ADR 0044)."""
+
+    memories: Memories
+    graph: Graph
 
 
 #: ``Memory.recall``: a query names the best match it finds.

@@ -45,7 +45,7 @@ from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.ids import new_id
 from mneme.llm.extract import LLMExtractor
 from mneme.llm.protocol import LLMError
-from mneme.store.protocol import HasBanks, HasGraph, HasMemories
+from mneme.store.protocol import Banks, Graph, Memories
 from mneme.trust.conflicts import Conflicts, retire
 from mneme.trust.settle import Settler
 from mneme.write.atoms import AtomsStore, AtomWriter, Outcome
@@ -54,9 +54,13 @@ from mneme.write.defence import Defence, DefenceStore, audit_screening
 from mneme.write.plan import Plan, Planner
 
 
-class RetainStore(AtomsStore, DefenceStore, HasBanks, HasMemories, HasGraph, Protocol):
+class RetainStore(AtomsStore, DefenceStore, Protocol):
     """The roles of the store this module uses, and those of the atom writer and the defence
     it hands the store to (ADR 0044)."""
+
+    banks: Banks
+    memories: Memories
+    graph: Graph
 
 
 #: One refusal for a source id already used in the bank, whoever used it.

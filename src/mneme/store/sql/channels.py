@@ -4,13 +4,11 @@ SQLite; BM25 tables and pgvector on PostgreSQL). Scope and filters are inside ev
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from collections.abc import Sequence
-from typing import Protocol
 
 from mneme.core.model import Viewer
-from mneme.store.protocol import LINK_KINDS, Filters, Link, Scored, Vector
+from mneme.store.protocol import LINK_KINDS, Filters, Link, Scored, Searches
 from mneme.store.sql.part import Engine, Part
 from mneme.store.sql.scoping import clause as scope_clause
 
@@ -23,47 +21,14 @@ def _rarity(degree: float) -> float:
     return 1.0 / (1.0 + math.log1p(float(degree)))
 
 
-class OwnChannels(Protocol):
-    """The channels an engine answers itself."""
-
-    def search_lexical(
-        self, viewer: Viewer, terms: Sequence[str], filters: Filters, limit: int
-    ) -> list[Scored]: ...
-    def search_semantic(
-        self, viewer: Viewer, vector: Vector, model: str, filters: Filters, limit: int
-    ) -> list[Scored]: ...
-    def search_semantic_many(
-        self, viewer: Viewer, vectors: Sequence[Vector], model: str, filters: Filters, limit: int
-    ) -> list[list[Scored]]: ...
-    def search_temporal(
-        self, viewer: Viewer, start: dt.datetime, end: dt.datetime, filters: Filters, limit: int
-    ) -> list[Scored]: ...
-
-
 class Channels(Part):
-    def __init__(self, engine: Engine, own: OwnChannels) -> None:
+    def __init__(self, engine: Engine, own: Searches) -> None:
         super().__init__(engine)
-        self.own = own
-
-    def search_lexical(
-        self, viewer: Viewer, terms: Sequence[str], filters: Filters, limit: int
-    ) -> list[Scored]:
-        return self.own.search_lexical(viewer, terms, filters, limit)
-
-    def search_semantic(
-        self, viewer: Viewer, vector: Vector, model: str, filters: Filters, limit: int
-    ) -> list[Scored]:
-        return self.own.search_semantic(viewer, vector, model, filters, limit)
-
-    def search_semantic_many(
-        self, viewer: Viewer, vectors: Sequence[Vector], model: str, filters: Filters, limit: int
-    ) -> list[list[Scored]]:
-        return self.own.search_semantic_many(viewer, vectors, model, filters, limit)
-
-    def search_temporal(
-        self, viewer: Viewer, start: dt.datetime, end: dt.datetime, filters: Filters, limit: int
-    ) -> list[Scored]:
-        return self.own.search_temporal(viewer, start, end, filters, limit)
+        # The engine's own channels, as they are.
+        self.search_lexical = own.search_lexical
+        self.search_semantic = own.search_semantic
+        self.search_semantic_many = own.search_semantic_many
+        self.search_temporal = own.search_temporal
 
     def search_entities(
         self, viewer: Viewer, keys: Sequence[str], filters: Filters, limit: int

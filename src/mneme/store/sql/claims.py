@@ -14,6 +14,19 @@ from mneme.store.sql.part import Part
 from mneme.store.sql.records import EPOCH, Columns
 
 CLAIM = Columns("claims")
+_CHANGES = Columns(
+    "claims",
+    (
+        "status",
+        "review_status",
+        "last_evidence_at",
+        "supersedes",
+        "superseded_by",
+        "reviewed_at",
+        "reviewed_by",
+        "review_note",
+    ),
+)
 
 
 def claim_record(row: Mapping[str, Any]) -> ClaimRecord:
@@ -98,21 +111,9 @@ class Claims(Part):
         before = self._claim(bank_id, claim_id, lock=True)
         if before is None:
             raise NotFound(f"no claim {claim_id} in bank {bank_id}")
-        sets = ["updated_at = ?"]
-        params: list[Any] = [d.encode("ts", now)]
-        for col, value in (
-            ("status", changes.status and changes.status.value),
-            ("review_status", changes.review_status and changes.review_status.value),
-            ("last_evidence_at", d.encode("ts", changes.last_evidence_at)),
-            ("supersedes", changes.supersedes),
-            ("superseded_by", changes.superseded_by),
-            ("reviewed_at", d.encode("ts", changes.reviewed_at)),
-            ("reviewed_by", changes.reviewed_by),
-            ("review_note", changes.review_note),
-        ):
-            if value is not None:
-                sets.append(f"{col} = ?")
-                params.append(value)
+        sets, params = _CHANGES.assignments(d, changes)
+        sets.append("updated_at = ?")
+        params.append(d.encode("ts", now))
         if changes.add_evidence_refs:
             refs = list(dict.fromkeys([*before.evidence_refs, *changes.add_evidence_refs]))
             added = len(refs) - len(before.evidence_refs)

@@ -13,6 +13,10 @@ from mneme.store.sql.part import Part
 from mneme.store.sql.records import EPOCH, Columns
 
 CONFLICT = Columns("conflicts")
+_CHANGES = Columns(
+    "conflicts",
+    ("status", "resolution", "winner", "scope_a", "scope_b", "resolved_at", "resolved_by", "note"),
+)
 
 
 def _conflict(row: Mapping[str, Any]) -> ConflictRecord:
@@ -95,21 +99,7 @@ class Conflicts(Part):
         before = self._get_conflict(bank_id, conflict_id, lock=True)
         if before is None:
             raise NotFound(f"no conflict {conflict_id} in bank {bank_id}")
-        sets: list[str] = []
-        params: list[Any] = []
-        for col, value in (
-            ("status", changes.status),
-            ("resolution", changes.resolution and changes.resolution.value),
-            ("winner", changes.winner),
-            ("scope_a", changes.scope_a),
-            ("scope_b", changes.scope_b),
-            ("resolved_at", self.sql.dialect.encode("ts", changes.resolved_at)),
-            ("resolved_by", changes.resolved_by),
-            ("note", changes.note),
-        ):
-            if value is not None:
-                sets.append(f"{col} = ?")
-                params.append(value)
+        sets, params = _CHANGES.assignments(self.sql.dialect, changes)
         if sets:
             self.sql.write(
                 f"UPDATE conflicts SET {', '.join(sets)} WHERE bank_id = ? AND id = ?",

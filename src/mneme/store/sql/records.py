@@ -51,6 +51,18 @@ class Columns:
             [_portable(given[n] if n in given else getattr(record, n)) for n in self.names],
         )
 
+    def assignments(self, dialect: Dialect, changes: object) -> tuple[list[str], list[Any]]:
+        """``col = ?`` for each of these columns whose field in ``changes`` is set (not None),
+        with the encoded values: an UPDATE of what changed."""
+        sets: list[str] = []
+        params: list[Any] = []
+        for name, kind in zip(self.names, self.kinds, strict=True):
+            value = getattr(changes, name)
+            if value is not None:
+                sets.append(f"{name} = ?")
+                params.append(dialect.encode(kind, _portable(value)))
+        return sets, params
+
 
 def _portable(value: Any) -> Any:
     if isinstance(value, enum.Enum):

@@ -10,15 +10,13 @@ tsvector BM25 tables and pgvector on PostgreSQL).
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from mneme.store.protocol import Capabilities, StoreStats
+from mneme.store import protocol as role
+from mneme.store.protocol import Lifecycle, Searches
 from mneme.store.sql.audit import AuditLog
 from mneme.store.sql.banks import Banks
-from mneme.store.sql.channels import Channels, OwnChannels
+from mneme.store.sql.channels import Channels
 from mneme.store.sql.claims import Claims
 from mneme.store.sql.conflicts import Conflicts
 from mneme.store.sql.graph import Graph
@@ -42,23 +40,8 @@ class Trust(Claims, Reviews, Tombstones, Conflicts, Rules):
     """The Trust role: claims, review events, tombstones, conflicts and adopted rules."""
 
 
-class StoreEngine(Engine, OwnChannels, Protocol):
-    """An engine that also answers the lifecycle and the recall channels."""
-
-    capabilities: Capabilities
-
-    @property
-    def read_only(self) -> bool: ...
-
-    def set_clock(self, clock: Callable[[], dt.datetime]) -> None: ...
-
-    def schema_version(self) -> int: ...
-
-    def migrate(self) -> list[int]: ...
-
-    def close(self) -> None: ...
-
-    def stats(self) -> StoreStats: ...
+class StoreEngine(Engine, Searches, Lifecycle, Protocol):
+    """An engine that also answers the lifecycle and its own recall channels."""
 
 
 class SQLStore:
@@ -66,44 +49,29 @@ class SQLStore:
 
     def __init__(self, engine: StoreEngine) -> None:
         self.engine = engine
-        self.banks = Banks(engine)
-        self.memories = Memories(engine)
-        self.graph = Graph(engine)
-        self.channels = Channels(engine, engine)
-        self.queue = Queue(engine)
-        self.trust = Trust(engine)
-        self.sweeps = Sweeps(engine)
-        self.erasure = Erasure(engine)
-        self.portable = Portable(engine)
-        self.audit = AuditLog(engine)
-
-    # -- the lifecycle -------------------------------------------------------------------
-
-    @property
-    def capabilities(self) -> Capabilities:
-        return self.engine.capabilities
+        # Typed as the roles (a role attribute of the Store protocol is exactly its role).
+        self.banks: role.Banks = Banks(engine)
+        self.memories: role.Memories = Memories(engine)
+        self.graph: role.Graph = Graph(engine)
+        self.channels: role.Channels = Channels(engine, engine)
+        self.queue: role.Queue = Queue(engine)
+        self.trust: role.Trust = Trust(engine)
+        self.sweeps: role.Sweeps = Sweeps(engine)
+        self.erasure: role.Erasure = Erasure(engine)
+        self.portable: role.Portable = Portable(engine)
+        self.audit: role.Audit = AuditLog(engine)
+        # The lifecycle is the engine's.
+        self.capabilities = engine.capabilities
+        self.set_clock = engine.set_clock
+        self.schema_version = engine.schema_version
+        self.migrate = engine.migrate
+        self.transaction = engine.transaction
+        self.close = engine.close
+        self.stats = engine.stats
 
     @property
     def read_only(self) -> bool:
         return self.engine.read_only
-
-    def set_clock(self, clock: Callable[[], dt.datetime]) -> None:
-        self.engine.set_clock(clock)
-
-    def schema_version(self) -> int:
-        return self.engine.schema_version()
-
-    def migrate(self) -> list[int]:
-        return self.engine.migrate()
-
-    def transaction(self) -> AbstractContextManager[None]:
-        return self.engine.transaction()
-
-    def close(self) -> None:
-        self.engine.close()
-
-    def stats(self) -> StoreStats:
-        return self.engine.stats()
 
     # -- what tests and benchmarks read underneath ----------------------------------------
 

@@ -43,6 +43,10 @@ UNIT_COLS = (
 #: What an INSERT of a unit writes: UNIT_COLS, then the owner of a private unit ("" if shared).
 UNIT_ROW = Columns("units", [*(c.strip() for c in UNIT_COLS.split(",")), "owner"])
 
+#: The columns an update of a unit sets when its field in UnitChanges is.
+_UNIT_CHANGES = Columns(
+    "units", ("status", "confidence", "valid_from", "valid_until", "retired_at", "superseded_by")
+)
 _KNOWER = "INSERT INTO unit_knowers VALUES (?, ?, ?, ?, ?)"
 _EVIDENCE = "INSERT INTO unit_evidence VALUES (?, ?, ?, ?, ?)"
 
@@ -210,19 +214,7 @@ class Units(Part):
         # Locked: two writers merging lists into one unit must not lose each other's items.
         before = self._one(bank_id, unit_id, lock=True)
         enc = self.sql.dialect.encode
-        sets: list[str] = []
-        params: list[Any] = []
-        for col, value in (
-            ("status", changes.status and changes.status.value),
-            ("confidence", changes.confidence),
-            ("valid_from", enc("ts", changes.valid_from)),
-            ("valid_until", enc("ts", changes.valid_until)),
-            ("retired_at", enc("ts", changes.retired_at)),
-            ("superseded_by", changes.superseded_by),
-        ):
-            if value is not None:
-                sets.append(f"{col} = ?")
-                params.append(value)
+        sets, params = _UNIT_CHANGES.assignments(self.sql.dialect, changes)
         for col, extra, current in (
             ("supersedes", changes.add_supersedes, before.supersedes),
             ("contradictions", changes.add_contradictions, before.contradictions),

@@ -513,7 +513,3 @@ def _may_read_immutable(path: str) -> bool:
         return not wal.exists() or wal.stat().st_size == 0
     except OSError:
         return False
-
-
-def file_exists(path: str) -> bool:
-    return path not in ("", ":memory:") and os.path.exists(path)
