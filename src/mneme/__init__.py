@@ -1,6 +1,7 @@
 """mneme: long-term memory for AI agents."""
 
 from mneme.config import Config
+from mneme.core.context_block import ContextBlock, ContextItem
 from mneme.core.model import (
     Bank,
     Decision,
@@ -35,6 +36,8 @@ __all__ = [
     "Bank",
     "Config",
     "Conflict",
+    "ContextBlock",
+    "ContextItem",
     "Decision",
     "Edge",
     "Entity",

@@ -21,9 +21,12 @@ from mneme import validate
 from mneme.background.reconsolidate import Reconsolidator
 from mneme.background.worker import Worker
 from mneme.config import Config
+from mneme.core.context_block import MAX_TOKENS, MIN_TOKENS, ContextBlock
+from mneme.core.context_block import assemble as assemble_context
 from mneme.core.judgement import JudgeConfig
 from mneme.core.model import (
     AddStatus,
+    Bank,
     Edge,
     HistoryEvent,
     Hit,
@@ -33,7 +36,7 @@ from mneme.core.model import (
 )
 from mneme.deprecation import Moved, warn_moved
 from mneme.embed.protocol import Embedder
-from mneme.errors import BackendUnavailable
+from mneme.errors import BackendUnavailable, InvalidInput
 from mneme.llm.extract import LLMExtractor
 from mneme.llm.fallback import build_chain
 from mneme.llm.judge import LLMJudge
@@ -274,6 +277,26 @@ class Memory:
 
     # -- write --------------------------------------------------------------------------
 
+    def create_bank(self, bank: str, *, name: str | None = None, actor: str = "owner") -> Bank:
+        """Make a bank now (nothing happens when it exists); audited as made by ``actor``.
+
+        The surfaces make banks only this way (or with ``create_bank`` on a write), so a
+        mistyped bank is an error there, never a new bank. A Python caller's first write to
+        a bank still makes it unless ``Config.create_banks`` is off (ADR 0046).
+        """
+        bank_id = validate.ident(bank, "bank")
+        validate.ident(actor, "actor")
+        label = validate.text(name, what="name", max_chars=200) if name is not None else bank_id
+        with self._store.transaction():
+            existing = self._store.banks.get_bank(bank_id)
+            if existing is not None:
+                return existing
+            return self._store.banks.ensure_bank(
+                Bank(id=bank_id, name=label, created_at=self.clock()),
+                actor=actor,
+                reason="created explicitly",
+            )
+
     def retain(
         self,
         text: str,
@@ -461,6 +484,42 @@ class Memory:
             min_relevance=min_relevance,
         )
         return self._recaller.recall(q)
+
+    def context(
+        self,
+        query: str,
+        *,
+        bank: str,
+        agent: str,
+        scope: str = "collective",
+        max_tokens: int = 800,
+        k: int = 20,
+        as_of: dt.datetime | str | None = None,
+        time_from: dt.datetime | str | None = None,
+        time_to: dt.datetime | str | None = None,
+        types: Iterable[str] | None = None,
+    ) -> ContextBlock:
+        """A ready context block for ``query`` within ``max_tokens`` (characters / 4).
+
+        Recalls ``k`` hits and keeps the best that fit: one line each, citing its source id,
+        superseded and contested memories marked, newest first when the question is about the
+        present (``core.context_block``). No model call but the query's embedding.
+        """
+        budget = validate.positive_int(max_tokens, "max_tokens", high=MAX_TOKENS)
+        if budget < MIN_TOKENS:
+            raise InvalidInput(f"max_tokens must be at least {MIN_TOKENS}, not {budget}")
+        hits = self.recall(
+            query,
+            bank=bank,
+            agent=agent,
+            scope=scope,
+            k=validate.positive_int(k, "k", high=200),
+            as_of=as_of,
+            time_from=time_from,
+            time_to=time_to,
+            types=types,
+        )
+        return assemble_context(query, hits, budget, present=None if as_of is None else False)
 
     def get(
         self,

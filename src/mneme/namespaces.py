@@ -14,6 +14,7 @@ import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from mneme import validate
 from mneme.background.health import health as health_report
 from mneme.background.reconsolidate import Reconsolidator
 from mneme.background.reembed import reembed as reembed_units
@@ -124,6 +125,10 @@ class AdminNamespace:
     def banks(self) -> list[Bank]:
         """Every bank of the store."""
         return self._store.banks.list_banks()
+
+    def bank(self, bank_id: str) -> Bank | None:
+        """One bank, or None when there is no such bank."""
+        return self._store.banks.get_bank(validate.ident(bank_id, "bank"))
 
     def stats(self) -> StoreStats:
         """Row counts: banks, sources, units, entities, edges, embeddings by model."""

@@ -9,7 +9,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mneme.core.model import Decision, Question, RetainResult, RetainStatus, Verdict
+from mneme.core.context_block import conflict_ids, occurred
+from mneme.core.model import Decision, Hit, Question, RetainResult, RetainStatus, Verdict
+
+#: How much of a hit a surface returns: ``compact`` (the default) is what an agent needs to
+#: answer and cite; ``full`` is every field of the hit and its unit.
+DETAILS = ("compact", "full")
 
 
 def to_jsonable(value: Any) -> Any:
@@ -45,6 +50,33 @@ def to_jsonable(value: Any) -> Any:
     if hasattr(value, "tolist"):  # numpy arrays and scalars
         return value.tolist()
     return str(value)
+
+
+def compact_hit(hit: Hit) -> dict[str, Any]:
+    """A hit as an agent needs it to answer and cite: id, text, relevance, the date it
+    happened, its source ids, and only the flags that are set (``superseded_by``, open
+    ``conflicts``, ``flashback``)."""
+    out: dict[str, Any] = {"id": hit.unit.id, "text": hit.unit.text}
+    out["relevance"] = round(hit.relevance, 3)
+    when = occurred(hit)
+    if when is not None:
+        out["occurred"] = when.isoformat()
+    out["source_ids"] = list(hit.evidence_source_ids)
+    if hit.superseded:
+        out["superseded_by"] = hit.successor
+    contested = conflict_ids(hit)
+    if contested:
+        out["conflicts"] = list(contested)
+    if hit.flashback:
+        out["flashback"] = True
+    return out
+
+
+def hits_view(hits: list[Hit], detail: str) -> list[Any]:
+    """Hits in the shape ``detail`` asks for (``DETAILS``)."""
+    if detail == "full":
+        return list(to_jsonable(hits))
+    return [compact_hit(h) for h in hits]
 
 
 def _key(key: Any) -> str:

@@ -97,6 +97,8 @@ MCP: dict[str, tuple[str, dict[str, Any]]] = {
     "add_status": ("get_add_status", {"pending_id": "pend_nothing"}),
     "recall": ("search_memory", {"query": "Where does Alice live?"}),
     "list": ("list_memories", {}),
+    "banks": ("list_banks", {}),
+    "source": ("get_source", {"source_id": "{paris_source}"}),
     "get": ("get_memory", {"memory_id": "{paris}"}),
     "history": ("history", {"object_id": "{paris}"}),
     "graph": ("get_memory_graph", {"memory_id": "{paris}"}),
@@ -161,7 +163,7 @@ class World:
     async def mcp_call(self, who: str, operation: str) -> str | None:
         """None when the call passed the authority check, else its error code."""
         name, args = MCP[operation]
-        server = build_server(self.mem, principal=self.principals[who])
+        server = build_server(self.mem, principal=self.principals[who], tools_profile="full")
         async with connect(server) as client:
             if name.startswith("memory://"):
                 try:
@@ -223,7 +225,7 @@ def test_every_operation_is_offered_and_every_tool_resource_and_route_names_one(
     mem: mneme.Memory, tmp_path: Path
 ) -> None:
     assert set(HTTP) | set(MCP) == set(OPERATIONS)
-    tools = {fn.__name__: operation for fn, _, operation in specs()}
+    tools = {fn.__name__: operation for fn, _, operation in specs("full")}
     for operation, (name, _) in MCP.items():
         # The tool or resource walked for an operation is one that declares it.
         declared = RESOURCE_OPERATIONS if name.startswith("memory://") else tools
@@ -296,7 +298,7 @@ async def test_an_agent_settles_no_dispute_between_two_other_agents_on_either_su
         json=answer,
         headers={"Authorization": f"Bearer {secret}"},
     )
-    async with connect(build_server(world.mem, principal=mallory)) as client:
+    async with connect(build_server(world.mem, principal=mallory, tools_profile="full")) as client:
         mcp = await client.call_tool("resolve_contradiction", answer)
     assert http.status_code == 403
     assert mcp.isError
@@ -308,7 +310,9 @@ async def test_an_agent_settles_no_dispute_between_two_other_agents_on_either_su
 
 async def test_the_actor_of_a_decision_is_the_caller_never_an_argument(world: World) -> None:
     claim = world.ids["paris_claim"]
-    async with connect(build_server(world.mem, principal=world.principals["reviewer"])) as c:
+    async with connect(
+        build_server(world.mem, principal=world.principals["reviewer"], tools_profile="full")
+    ) as c:
         ceo = await c.call_tool(
             "review_decide", {"target_id": claim, "decision": "approve", "actor": "the-ceo"}
         )
@@ -339,7 +343,9 @@ async def test_a_pending_write_is_found_only_in_its_bank_and_by_whom_may_see_it(
     principals = world.principals
     codes = {}
     for who in ("agent", "outsider"):
-        async with connect(build_server(world.mem, principal=principals[who])) as client:
+        async with connect(
+            build_server(world.mem, principal=principals[who], tools_profile="full")
+        ) as client:
             result = await client.call_tool(
                 "get_add_status", {"pending_id": pending.pending_id, "bank": principals[who].bank}
             )
@@ -349,7 +355,7 @@ async def test_a_pending_write_is_found_only_in_its_bank_and_by_whom_may_see_it(
             else "ok"
         )
     critic = Principal("tok_critic", "team", "critic", "agent")
-    async with connect(build_server(world.mem, principal=critic)) as client:
+    async with connect(build_server(world.mem, principal=critic, tools_profile="full")) as client:
         theirs = await client.call_tool("get_add_status", {"pending_id": pending.pending_id})
     assert codes == {"agent": "ok", "outsider": "not_found"}
     assert json.loads(theirs.content[0].text)["error"]["code"] == "not_found"  # type: ignore[union-attr]

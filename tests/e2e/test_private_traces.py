@@ -146,7 +146,11 @@ async def test_over_mcp_a_private_write_leaves_the_shared_memory_as_it_was(
     from mneme.surfaces.mcp import build_server
 
     def as_agent(agent: str) -> Any:
-        return connect(build_server(mem, principal=Principal(f"tok_{agent}", "b", agent, "agent")))
+        return connect(
+            build_server(
+                mem, principal=Principal(f"tok_{agent}", "b", agent, "agent"), tools_profile="full"
+            )
+        )
 
     async def call(client: Any, tool: str, args: dict[str, Any]) -> Any:
         res = await client.call_tool(tool, args)

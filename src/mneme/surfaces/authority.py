@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mneme.errors import InvalidInput, MnemeError
+from mneme.errors import InvalidInput, MnemeError, NotFound
 
 if TYPE_CHECKING:
     from mneme.memory import Memory
@@ -62,6 +62,7 @@ OPERATIONS: dict[str, str] = {
     "history": "read",
     "graph": "read",
     "source": "read",
+    "banks": "read",
     "chain": "read",
     "concept": "read",
     # an agent answers only questions about its own memories (may_answer)
@@ -207,6 +208,45 @@ def viewer(who: Principal, scope: str = "collective") -> dict[str, Any]:
     if sees_everything(who):
         return {"agent": None}
     return {"agent": who.agent, "scope": scope}
+
+
+#: At most this many bank names are told in a "no such bank" answer.
+NAMED_BANKS = 20
+
+
+def visible_banks(memory: Memory, who: Principal) -> list[str]:
+    """The banks the principal may use: every bank of the store for a caller of every bank,
+    else its own (which exists by its token or configuration, written to or not)."""
+    if who.bank == ALL_BANKS:
+        return [b.id for b in memory.admin.banks()]
+    return [who.bank]
+
+
+def known_bank(memory: Memory, who: Principal, bank: str, *, create: bool = False) -> None:
+    """Refuse a bank that does not exist, naming the banks the caller may use, unless
+    ``create`` asks for it to be made now (issue 18: a typo never makes a bank).
+
+    The principal's own bank is known by its token or configuration and needs no creating.
+
+    Raises:
+        NotFound: no such bank and ``create`` is off.
+    """
+    if bank == who.bank or memory.admin.bank(bank) is not None:
+        return
+    if create:
+        memory.create_bank(bank, actor=who.agent)
+        return
+    raise unknown_bank(bank, visible_banks(memory, who))
+
+
+def unknown_bank(bank: str, banks: list[str]) -> NotFound:
+    """The one answer for a bank that does not exist, on every surface."""
+    shown = ", ".join(repr(b) for b in banks[:NAMED_BANKS]) or "none yet"
+    more = f" and {len(banks) - NAMED_BANKS} more" if len(banks) > NAMED_BANKS else ""
+    return NotFound(
+        f"no bank {bank[:128]!r}; the banks you may use: {shown}{more}. A bank is made "
+        "explicitly: create_bank, `mneme banks create`, or create_bank=true on a write"
+    )
 
 
 def may_answer(memory: Memory, who: Principal, bank: str, from_id: str) -> None:

@@ -83,7 +83,17 @@ def test_add_then_search_returns_hits_with_evidence_and_channels(run: Run) -> No
     assert added["memory_ids"]
     assert {d["verdict"] for d in added["decisions"]} == {"ADD"}
 
-    result = run("search", "Where did Alice move?", "--bank", "b", "--agent", "alice", "--json")
+    result = run(
+        "search",
+        "Where did Alice move?",
+        "--bank",
+        "b",
+        "--agent",
+        "alice",
+        "--json",
+        "--detail",
+        "full",
+    )
     assert result.exit_code == 0, result.output
     data = as_json(result)
     assert data["query"] == "Where did Alice move?"
@@ -191,6 +201,7 @@ def _args_for(command: tuple[str, ...], uid: str, jsonl: Path) -> list[str]:
     return {
         ("add",): ["add", "Frank has a red bike.", *bank_agent],
         ("search",): ["search", "bike", *bank_agent],
+        ("context",): ["context", "bike", *bank_agent],
         ("show",): ["show", uid],
         ("history",): ["history", uid],
         ("graph",): ["graph", uid],
@@ -477,7 +488,7 @@ def test_import_jsonl_then_search_cites_its_source_ids(run: Run, tmp_path: Path)
     hits = as_json(run("search", "Bristol", "--bank", "b", "--agent", "importer", "--json"))
     top = hits["hits"][0]
     assert top["text"].startswith("Tom: ")
-    assert top["evidence_source_ids"] == ["t-1"]
+    assert top["source_ids"] == ["t-1"]
     source = as_json(run("show", "t-3", "--json"))["source"]
     assert source["agent_id"] == "maya"
 
@@ -607,7 +618,7 @@ def test_import_locomo_then_search_cites_sample_and_dia_ids(run: Run, tmp_path: 
     hits = as_json(
         run("search", "violin lessons", "--bank", "conv-t1", "--agent", "bench", "--json")
     )["hits"]
-    assert "conv-t1:D2:1" in {e for h in hits for e in h["evidence_source_ids"]}
+    assert "conv-t1:D2:1" in {e for h in hits for e in h["source_ids"]}
 
     photo = as_json(run("show", "conv-t1:D1:3", "--json"))["source"]
     assert photo["text"] == (
@@ -662,6 +673,26 @@ def test_demo_answers_questions_with_evidence_ids(run: Run, tmp_path: Path) -> N
         assert len(answer["hits"]) == 3
         assert answer["latency_ms"] > 0
         assert all(h["evidence_source_ids"] and h["channels"] for h in answer["hits"])
+
+
+def test_context_prints_a_cited_block_within_its_budget(run: Run) -> None:
+    add(run, "Alice lives in Berlin.", "--source-id", "ev-1", "--occurred-at", "2024-01-01")
+    add(run, "Alice moved to Munich.", "--source-id", "ev-2", "--occurred-at", "2024-03-01")
+    shown = run("context", "Where does Alice live now?", "--bank", "b", "--agent", "alice")
+    assert shown.exit_code == 0, shown.output
+    lines = shown.stdout.splitlines()
+    assert lines[1].endswith("Alice moved to Munich. [ev-2]")  # newest first: about now
+    assert "superseded; now [ev-2]" in shown.stdout
+    assert "tokens" in shown.stderr
+    block = as_json(
+        run("context", "Alice", "--bank", "b", "--agent", "alice", "--max-tokens", "20", "--json")
+    )
+    assert block["tokens"] <= 20
+    assert block["omitted"] >= 1
+    for bad in ("0", "1000000000"):
+        refused = run("context", "Alice", "--bank", "b", "--agent", "alice", "--max-tokens", bad)
+        assert refused.exit_code == 2
+        assert "max-tokens" in refused.output
 
 
 def test_the_sample_conversation_is_packaged_and_well_formed() -> None:
@@ -796,6 +827,8 @@ def test_add_and_search_with_the_default_embedder(tmp_path: Path) -> None:
             "--agent",
             "a",
             "--json",
+            "--detail",
+            "full",
         ],
     )
     assert found.exit_code == 0, found.output
@@ -829,7 +862,7 @@ def test_search_min_relevance_keeps_only_the_hits_at_or_above_it(run: Run) -> No
     assert result.exit_code == 0, result.output
     kept = as_json(result)["hits"]
     assert [h["id"] for h in kept] == [h["id"] for h in every if h["relevance"] >= bar]
-    assert [h["evidence_source_ids"] for h in kept] == [["ev-0"]]
+    assert [h["source_ids"] for h in kept] == [["ev-0"]]
     shown = run("search", BADGE, "--bank", "b", "--agent", "alice", "--min-relevance", str(bar))
     assert f"relevance {kept[0]['relevance']:.2f}" in shown.stdout
     assert shown.stdout.count("relevance ") == 1

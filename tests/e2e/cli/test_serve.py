@@ -212,14 +212,15 @@ def test_mcp_over_streamable_http_at_slash_mcp_acts_as_the_token(
             ("list_memories", {"bank": "other"}),
         ],
     )
-    assert {"add_memory", "search_memory", "review_queue"} <= tools
+    assert {"add_memory", "search_memory", "get_context"} <= tools
+    assert "review_queue" not in tools  # the default profile is core (--mcp-tools full)
     assert not added.isError, added
     assert elsewhere.isError
     # The same store answers over the HTTP API, with the token's agent as the author.
     secret = first_run_token(server.stderr)
     hits = httpx.post(
         f"{server.base}/v1/banks/hq/recall",
-        json={"query": "spare badge", "scope": "collective"},
+        json={"query": "spare badge", "scope": "collective", "detail": "full"},
         headers={"Authorization": f"Bearer {secret}"},
     ).json()["hits"]
     assert "D-41" in hits[0]["text"]
@@ -231,7 +232,9 @@ def test_serve_no_auth_warns_and_serves_mcp_without_a_token(tmp_path: Path) -> N
     try:
         srv.ready()
         _, (added,) = _mcp_session(
-            f"{srv.base}/mcp", None, [("add_memory", {"text": "Ada likes chess.", "bank": "lab"})]
+            f"{srv.base}/mcp",
+            None,
+            [("add_memory", {"text": "Ada likes chess.", "bank": "lab", "create_bank": True})],
         )
         api = httpx.get(f"{srv.base}/v1/memories?bank=lab")
     finally:

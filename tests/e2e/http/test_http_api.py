@@ -88,7 +88,7 @@ def error_of(response: Any) -> dict[str, Any]:
 
 
 def ids(hits: list[dict[str, Any]]) -> set[str]:
-    return {h["unit"]["id"] for h in hits}
+    return {h["id"] for h in hits}
 
 
 # -- the document and authentication ------------------------------------------------------

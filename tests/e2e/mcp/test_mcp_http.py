@@ -101,7 +101,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
             ("root", "*", "root", "admin"),
         )
     }
-    app = create_app(mem, tokens, mcp_app=streamable_http_app(mem))
+    app = create_app(mem, tokens, mcp_app=streamable_http_app(mem, tools_profile="full"))
     try:
         with serve(app) as base:
             yield Served(base, mem, secrets)
@@ -195,13 +195,18 @@ async def test_an_admin_of_every_bank_names_the_bank_and_reads_store_wide_resour
     with anyio.fail_after(TIMEOUT):
         async with served.session("root") as s:
             unnamed = await s.call_tool("list_memories", {})
-            named = await s.call_tool("add_memory", {"text": "Ada likes chess.", "bank": "team"})
+            typo = await s.call_tool("add_memory", {"text": "Ada likes chess.", "bank": "teem"})
+            named = await s.call_tool(
+                "add_memory", {"text": "Ada likes chess.", "bank": "team", "create_bank": True}
+            )
             status = await s.read_resource(AnyUrl("memory://status"))
         async with served.session("scout") as s:
             with pytest.raises(Exception, match="forbidden"):
                 await s.read_resource(AnyUrl("memory://status"))
     assert body(unnamed)["error"]["code"] == "invalid_input"
     assert "name one" in body(unnamed)["error"]["message"]
+    assert body(typo)["error"]["code"] == "not_found"
+    assert "no bank 'teem'" in body(typo)["error"]["message"]
     assert not named.isError
     assert json.loads(status.contents[0].text)["stats"]["units"] == 1  # type: ignore[union-attr]
 
@@ -217,7 +222,7 @@ async def test_without_tokens_the_app_runs_as_its_one_principal_and_one_memory(
         return opened[-1]
 
     local = Principal("no-auth", "*", "local", "admin")
-    app = streamable_http_app(factory, principal=local)
+    app = streamable_http_app(factory, principal=local, tools_profile="full")
     with serve(app) as base:
         with anyio.fail_after(TIMEOUT):
             async with (
@@ -225,7 +230,9 @@ async def test_without_tokens_the_app_runs_as_its_one_principal_and_one_memory(
                 ClientSession(r, w) as s,
             ):
                 await s.initialize()
-                await s.call_tool("add_memory", {"text": "Rosa keeps the keys.", "bank": "b"})
+                await s.call_tool(
+                    "add_memory", {"text": "Rosa keeps the keys.", "bank": "b", "create_bank": True}
+                )
             async with (
                 streamable_http_client(f"{base}/mcp") as (r, w, _),
                 ClientSession(r, w) as s,

@@ -50,14 +50,31 @@ async def test_a_client_session_over_stdio_lists_adds_searches_and_refuses_a_wro
             await s.initialize()
             tools = {t.name for t in (await s.list_tools()).tools}
             ab = {"bank": "team"}
+            typo = await s.call_tool("add_memory", {"text": "Quentin keeps a badge.", **ab})
             added = await s.call_tool(
-                "add_memory", {"text": "Quentin keeps the spare badge in drawer D-41.", **ab}
+                "add_memory",
+                {
+                    "text": "Quentin keeps the spare badge in drawer D-41.",
+                    **ab,
+                    "create_bank": True,
+                },
             )
             found = await s.call_tool("search_memory", {"query": "Where is the spare badge?", **ab})
             bad = await s.call_tool("search_memory", {"query": 12345, **ab})
             status = await s.read_resource(AnyUrl("memory://status"))
-    assert len(tools) >= 30
-    assert {"add_memory", "search_memory", "think_commit"} <= tools
+        full = StdioServerParameters(
+            command=MNEME,
+            args=[*argv(tmp_path / "s.db", "hashing", *who), "--tools", "full"],
+            env=env(),
+        )
+        async with stdio_client(full, errlog=errlog) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            every = {t.name for t in (await s.list_tools()).tools}
+    # The default profile is the core set; --tools full lists every tool.
+    assert {"add_memory", "search_memory", "get_context", "get_source", "list_banks"} <= tools
+    assert len(tools) <= 12 < 30 <= len(every)
+    assert "think_commit" in every - tools
+    assert json.loads(typo.content[0].text)["error"]["code"] == "not_found"  # type: ignore[union-attr]
     assert not added.isError
     assert not found.isError
     assert "D-41" in found.content[0].text  # type: ignore[union-attr]
@@ -75,7 +92,12 @@ async def test_stdio_runs_as_its_configured_agent_and_role_and_refuses_any_other
     tmp_path: Path, anyio_backend: str
 ) -> None:
     db = tmp_path / "who.db"
-    mcp_env = {**env(), "MNEME_MCP_BANK": "home", "MNEME_MCP_AGENT": "claude"}
+    mcp_env = {
+        **env(),
+        "MNEME_MCP_BANK": "home",
+        "MNEME_MCP_AGENT": "claude",
+        "MNEME_MCP_TOOLS": "full",
+    }
     params = StdioServerParameters(command=MNEME, args=argv(db, "hashing"), env=mcp_env)
     with (tmp_path / "stderr.log").open("w") as errlog, anyio.fail_after(TIMEOUT):
         async with stdio_client(params, errlog=errlog) as (r, w), ClientSession(r, w) as s:

@@ -202,7 +202,7 @@ async def test_a_timed_out_session_is_found_by_the_search_incomplete_thoughts_to
 ):
     ab = {"bank": "b"}
     principal = Principal("tok_test", "b", "a1", "agent")
-    async with connect(build_server(mem, principal=principal)) as client:
+    async with connect(build_server(mem, principal=principal, tools_profile="full")) as client:
         started = await client.call_tool("think_start", {**ab, "goal": "Audit the badge log"})
         sid = json.loads(started.content[0].text)["session_id"]  # type: ignore[union-attr]
         await client.call_tool("think_add", {"session_id": sid, **ab, "text": "Check D-41."})

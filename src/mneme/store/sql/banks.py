@@ -29,7 +29,9 @@ class Banks(Part):
             )
         return out
 
-    def ensure_bank(self, bank: Bank) -> Bank:
+    def ensure_bank(
+        self, bank: Bank, *, actor: str = "system", reason: str = "first write to the bank"
+    ) -> Bank:
         existing = self.get_bank(bank.id)
         if existing:
             return existing
@@ -46,12 +48,12 @@ class Banks(Part):
             self.engine._bank_created(bank.id)
             self.engine.audit(
                 bank.id,
-                "system",
+                actor,
                 "bank.create",
                 bank.id,
                 None,
                 {"name": bank.name, "config": dict(bank.config)},
-                "first write to the bank",
+                reason,
             )
         return self.get_bank(bank.id) or bank
 

@@ -23,6 +23,7 @@ import click
 from mneme.errors import InvalidInput
 from mneme.surfaces.authority import ROLES, Principal, check_principal
 from mneme.surfaces.cli.state import get_state, output_options
+from mneme.surfaces.tool_profiles import DEFAULT_PROFILE, PROFILE_HELP, check_profile
 
 DEFAULT_BANK = "default"
 DEFAULT_AGENT = "assistant"
@@ -55,6 +56,15 @@ DEFAULT_AGENT = "assistant"
     help="agent: its own memories; reviewer: review and conflicts; admin: all ($MNEME_MCP_ROLE).",
 )
 @click.option(
+    "--tools",
+    "tools_profile",
+    envvar="MNEME_MCP_TOOLS",
+    default=DEFAULT_PROFILE,
+    show_default=True,
+    callback=check_profile,
+    help=PROFILE_HELP + " ($MNEME_MCP_TOOLS)",
+)
+@click.option(
     "--log-level",
     type=click.Choice(["debug", "info", "warning", "error"]),
     default="warning",
@@ -62,7 +72,7 @@ DEFAULT_AGENT = "assistant"
     help="How much to log (always on stderr).",
 )
 @output_options
-def mcp(bank: str, agent: str, role: str, log_level: str) -> None:
+def mcp(bank: str, agent: str, role: str, tools_profile: str, log_level: str) -> None:
     """Serve MCP over stdio for one agent client (Claude Desktop, Claude Code, Cursor...).
 
     Reads JSON-RPC on stdin and answers on stdout until the client hangs up; logs go to
@@ -87,7 +97,7 @@ def mcp(bank: str, agent: str, role: str, log_level: str) -> None:
     with contextlib.redirect_stdout(sys.stderr):
         memory = get_state().open()
     # The Memory belongs to this command (closed when the CLI context ends), not the server.
-    run_stdio(memory, principal)
+    run_stdio(memory, principal, tools_profile)
 
 
 COMMANDS = [mcp]

@@ -1,4 +1,4 @@
-"""Commands on memories: add, search, show, history, graph, list."""
+"""Commands on memories: add, search, context, show, history, graph, list."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import time
 
 import click
 
+from mneme.core.context_block import MAX_TOKENS, MIN_TOKENS
 from mneme.core.model import Scope, UnitType
 from mneme.errors import NotFound
+from mneme.serialize import DETAILS
 from mneme.surfaces.cli import output
 from mneme.surfaces.cli.state import get_state, output_options, read_text_arg
 
@@ -72,12 +74,21 @@ def add(
 @click.option(
     "--scope",
     type=click.Choice([Scope.PERSONAL.value, Scope.COLLECTIVE.value]),
-    default=Scope.PERSONAL.value,
+    default=Scope.COLLECTIVE.value,
     show_default=True,
-    help="personal: what this agent stated; collective: the whole bank.",
+    help="collective: the whole bank, less other agents' private memories; personal: what "
+    "this agent stated.",
 )
 @click.option(
     "-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True, help="How many hits."
+)
+@click.option(
+    "--detail",
+    type=click.Choice(DETAILS),
+    default="compact",
+    show_default=True,
+    help="JSON hits: compact (id, text, relevance, occurred, source ids, flags that are set) "
+    "or full (every field of the hit and its unit).",
 )
 @click.option("--from", "time_from", metavar="ISO", help="Only what happened from this time.")
 @click.option("--to", "time_to", metavar="ISO", help="Only what happened until this time.")
@@ -103,6 +114,7 @@ def search(
     agent: str,
     scope: str,
     k: int,
+    detail: str,
     time_from: str | None,
     time_to: str | None,
     as_of: str | None,
@@ -136,7 +148,7 @@ def search(
             "bank": bank,
             "agent": agent,
             "latency_ms": round(latency_ms, 2),
-            "hits": [output.hit_json(i, h) for i, h in enumerate(hits, 1)],
+            "hits": [output.hit_json(i, h, detail) for i, h in enumerate(hits, 1)],
         },
         lambda: (
             [*output.hits_text(hits), f"{len(hits)} hits in {latency_ms:.1f} ms"]
@@ -144,6 +156,46 @@ def search(
             else [f"nothing found ({latency_ms:.1f} ms)"]
         ),
     )
+
+
+@click.command()
+@click.argument("query")
+@_bank
+@_agent
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(MIN_TOKENS, MAX_TOKENS),
+    default=800,
+    show_default=True,
+    help="The block's budget in tokens (characters / 4).",
+)
+@click.option(
+    "--scope",
+    type=click.Choice([Scope.PERSONAL.value, Scope.COLLECTIVE.value]),
+    default=Scope.COLLECTIVE.value,
+    show_default=True,
+    help="collective: the whole bank, less other agents' private memories; personal: what "
+    "this agent stated.",
+)
+@click.option("--as-of", metavar="ISO", help="What was believed true at this time.")
+@output_options
+def context(
+    query: str, bank: str, agent: str, max_tokens: int, scope: str, as_of: str | None
+) -> None:
+    """A ready context block for QUERY: one line per memory citing its source id, within
+    --max-tokens; superseded and contested memories marked, newest first when the question
+    is about the present. The text goes to stdout; the tokens used to stderr.
+    """
+    state = get_state()
+    block = state.open().context(
+        query, bank=bank, agent=agent, scope=scope, max_tokens=max_tokens, as_of=as_of
+    )
+    state.emit(block, lambda: [block.text] if block.text else [])
+    if not state.json:
+        output.note(
+            f"{block.tokens}/{block.max_tokens} tokens, {len(block.items)} memories"
+            + (f", {block.omitted} did not fit" if block.omitted else "")
+        )
 
 
 @click.command()
@@ -246,4 +298,4 @@ def list_(bank: str, limit: int, offset: int) -> None:
     state.emit({"bank": bank, "memories": units}, text)
 
 
-COMMANDS = [add, search, show, history, graph, list_]
+COMMANDS = [add, search, context, show, history, graph, list_]

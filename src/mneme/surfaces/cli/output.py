@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from mneme.core.model import Hit, RetainResult, Source, Unit
-from mneme.serialize import to_jsonable
+from mneme.serialize import compact_hit, to_jsonable
 
 
 def emit_json(value: Any) -> None:
@@ -41,8 +41,11 @@ def _ts(value: dt.datetime | None) -> str:
     return value.isoformat(timespec="seconds") if value else "-"
 
 
-def hit_json(rank: int, hit: Hit) -> dict[str, Any]:
-    """A hit as JSON: the flat answer fields first, then the whole unit."""
+def hit_json(rank: int, hit: Hit, detail: str = "full") -> dict[str, Any]:
+    """A hit as JSON, ranked: compact (``serialize.compact_hit``), or the flat answer fields
+    first and then the whole hit and unit (full)."""
+    if detail == "compact":
+        return {"rank": rank, **compact_hit(hit)}
     data: dict[str, Any] = {"rank": rank, "id": hit.id, "text": hit.text}
     data.update(to_jsonable(hit))
     return data

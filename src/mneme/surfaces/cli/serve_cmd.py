@@ -27,6 +27,7 @@ from mneme.surfaces.cli.mcp_cmd import DEFAULT_AGENT, DEFAULT_BANK
 from mneme.surfaces.cli.state import State, get_state, output_options
 from mneme.surfaces.http.limits import MAX_BODY_BYTES
 from mneme.surfaces.http.tokens import TokenStore, default_tokens_path
+from mneme.surfaces.tool_profiles import DEFAULT_PROFILE, PROFILE_HELP, check_profile
 
 DEFAULT_PORT = 8765
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -61,13 +62,15 @@ def _token_store(state: State, tokens_file: str | None) -> TokenStore:
 NO_AUTH = Principal("no-auth", ALL_BANKS, "local", "admin", "serve --no-auth")
 
 
-def _mcp_app(memory: Memory, host: str, no_auth: bool) -> Any | None:
+def _mcp_app(memory: Memory, host: str, no_auth: bool, profile: str) -> Any | None:
     """The MCP streamable-HTTP app, when the MCP surface is installed."""
     try:
         from mneme.surfaces.mcp.server import streamable_http_app
     except ImportError:
         return None
-    return streamable_http_app(memory, host=host, principal=NO_AUTH if no_auth else None)
+    return streamable_http_app(
+        memory, host=host, principal=NO_AUTH if no_auth else None, tools_profile=profile
+    )
 
 
 def _first_run(tokens: TokenStore, base: str) -> None:
@@ -105,6 +108,15 @@ def _get_once(app: Any, path: str, token: str | None) -> int:
     "--mcp/--no-mcp", default=True, show_default=True, help="Serve MCP over HTTP at /mcp."
 )
 @click.option(
+    "--mcp-tools",
+    "mcp_tools",
+    envvar="MNEME_MCP_TOOLS",
+    default=DEFAULT_PROFILE,
+    show_default=True,
+    callback=check_profile,
+    help=PROFILE_HELP + " ($MNEME_MCP_TOOLS)",
+)
+@click.option(
     "--no-auth",
     is_flag=True,
     help="Serve /mcp without a bearer token, for local experiments only: every MCP call then "
@@ -139,6 +151,7 @@ def serve(
     port: int,
     tokens_file: str | None,
     mcp: bool,
+    mcp_tools: str,
     no_auth: bool,
     get_path: str | None,
     token: str | None,
@@ -156,7 +169,7 @@ def serve(
     state = get_state()
     tokens = _token_store(state, tokens_file)
     memory = state.open()
-    mcp_app = _mcp_app(memory, host, no_auth) if mcp else None
+    mcp_app = _mcp_app(memory, host, no_auth, mcp_tools) if mcp else None
     if no_auth and mcp_app is not None:
         output.note(
             "warning: --no-auth: /mcp takes no token, and every MCP call acts as an admin of "

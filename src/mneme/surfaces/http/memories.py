@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import JSONResponse
 
+from mneme.serialize import hits_view
 from mneme.surfaces.http.auth import (
     BANK_PATTERN,
     Access,
@@ -21,6 +22,8 @@ from mneme.surfaces.http.problems import ERROR_RESPONSES, ApiError
 from mneme.surfaces.http.schemas import (
     ChainIn,
     ConnectIn,
+    ContextIn,
+    ContextQuery,
     RecallIn,
     RecallQuery,
     RetainIn,
@@ -236,16 +239,16 @@ def _recall(q: RecallIn, mem: Mem, acc: Access) -> JSONResponse:
         include_superseded=q.include_superseded,
         min_relevance=q.min_relevance,
     )
-    return answer({"query": q.query, "hits": hits})
+    return answer({"query": q.query, "hits": hits_view(hits, q.detail)})
 
 
 _RECALL_DOC = (
-    "Best matches first, with provenance: per-channel ranks (semantic, lexical, graph, "
-    "temporal), evidence source ids, superseded and flashback flags, open conflicts, and "
-    "relevance (the calibrated chance, 0 to 1, that the hit is an answer; min_relevance "
-    "drops the hits below a bar). "
-    "Personal scope is what the token's agent stated; collective is the bank, less other "
-    "agents' private memories. No model call but the query's embedding."
+    "Best matches first. Compact hits (the default) carry what an answer needs: id, text, "
+    "relevance (the calibrated chance, 0 to 1, that the hit is an answer; min_relevance drops "
+    "the hits below a bar), occurred, source_ids, and superseded_by, conflicts and flashback "
+    "when set; detail=full adds per-channel ranks, the whole unit and the rest. "
+    "Collective scope (the default) is the bank, less other agents' private memories; "
+    "personal is what the token's agent stated. No model call but the query's embedding."
 )
 
 
@@ -263,6 +266,50 @@ def recall_get(
     acc: Annotated[Access, Depends(allowed("recall"))],
 ) -> JSONResponse:
     return _recall(params, mem, acc)
+
+
+def _context(q: ContextIn, mem: Mem, acc: Access) -> JSONResponse:
+    return answer(
+        mem.context(
+            q.query,
+            bank=acc.bank,
+            agent=_recall_agent(acc.who, None),
+            scope=q.scope,
+            max_tokens=q.max_tokens,
+            k=q.k,
+            as_of=q.as_of,
+            time_from=q.time_from,
+            time_to=q.time_to,
+            types=q.types,
+        )
+    )
+
+
+_CONTEXT_DOC = (
+    "A ready context block for a prompt, within max_tokens (characters / 4): one line per "
+    "memory, each citing its source id in brackets, superseded and contested memories "
+    "marked, newest first when the question is about the present. Returns text, tokens "
+    "(used), max_tokens, order, items (memory id, source id, occurred, relevance, marks) and "
+    "omitted (matches that did not fit)."
+)
+
+
+@router.post("/banks/{bank}/context", summary="Context block", description=_CONTEXT_DOC)
+def context(
+    body: ContextIn, mem: Mem, acc: Annotated[Access, Depends(allowed("recall"))]
+) -> JSONResponse:
+    return _context(body, mem, acc)
+
+
+@router.get(
+    "/banks/{bank}/context", summary="Context block (query parameters)", description=_CONTEXT_DOC
+)
+def context_get(
+    params: Annotated[ContextQuery, Query()],
+    mem: Mem,
+    acc: Annotated[Access, Depends(allowed("recall"))],
+) -> JSONResponse:
+    return _context(params, mem, acc)
 
 
 @router.post(

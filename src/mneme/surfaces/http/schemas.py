@@ -141,15 +141,23 @@ class UpdateIn(Body):
     source_id: Ident | None = None
 
 
+SCOPE_DOC = (
+    "collective (default): the whole bank, less other agents' private memories; personal: "
+    "what this agent stated."
+)
+Detail = Literal["compact", "full"]
+DETAIL_DOC = (
+    "compact (default): per hit id, text, relevance, occurred, source_ids and only the flags "
+    "that are set (superseded_by, conflicts, flashback); full: every field of hit and unit."
+)
+
+
 class RecallIn(Body):
     """A recall query and its filters."""
 
     query: Query
-    scope: Scope = Field(
-        default="personal",
-        description="personal: what this agent stated; collective: the whole bank, less "
-        "other agents' private memories.",
-    )
+    scope: Scope = Field(default="collective", description=SCOPE_DOC)
+    detail: Detail = Field(default="compact", description=DETAIL_DOC)
     k: int = Field(default=10, ge=1, le=200, description="How many results.")
     time_from: Time | None = Field(default=None, description="Only what happened from then.")
     time_to: Time | None = Field(default=None, description="Only what happened until then.")
@@ -167,6 +175,30 @@ class RecallIn(Body):
         default=None,
         description="Reviewers and admins only: recall as this agent (default: the token's).",
     )
+
+
+class ContextIn(Body):
+    """A ready context block for a query, within a token budget."""
+
+    query: Query
+    max_tokens: int = Field(
+        default=800,
+        ge=16,
+        le=100_000,
+        description="The block's budget in tokens, counted as characters / 4.",
+    )
+    scope: Scope = Field(default="collective", description=SCOPE_DOC)
+    k: int = Field(default=20, ge=1, le=200, description="How many hits to choose from.")
+    as_of: Time | None = Field(default=None, description="What was believed at that time.")
+    time_from: Time | None = Field(default=None, description="Only what happened from then.")
+    time_to: Time | None = Field(default=None, description="Only what happened until then.")
+    types: list[MemoryType] | None = Field(default=None, max_length=20)
+
+
+class ContextQuery(ContextIn):
+    """The context block's query as query parameters (lax, as ``RecallQuery``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=False)
 
 
 class RecallQuery(RecallIn):

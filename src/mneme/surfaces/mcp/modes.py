@@ -1,19 +1,21 @@
 """search_memory's modes: how wide and how deep one search goes.
 
-``recent`` looks at the last ``temporal_days`` (7 by default) and does not expand the graph;
-``contextual`` (the default) adds each top hit's direct neighbours; ``deep`` and ``full`` take
-more hits and walk further. Explicit ``k``, ``graph_depth`` and ``temporal_days`` win over the
+``recent`` looks at the last ``temporal_days`` (7 by default); ``contextual`` (the default)
+is ten hits (recall's own graph channel already brings linked memories in); ``deep`` and
+``full`` take more hits and add the best hits' graph neighbourhoods as ``related``.
+Explicit ``k``, ``graph_depth`` and ``temporal_days`` win over the
 mode's defaults; an explicit ``time_from`` wins over ``temporal_days``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from mneme.memory import Memory
-from mneme.serialize import to_jsonable
+from mneme.serialize import hits_view, to_jsonable
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +28,7 @@ class Mode:
 
 MODES = {
     "recent": Mode(k=10, graph_depth=0, temporal_days=7, include_superseded=False),
-    "contextual": Mode(k=10, graph_depth=1, temporal_days=None, include_superseded=True),
+    "contextual": Mode(k=10, graph_depth=0, temporal_days=None, include_superseded=True),
     "deep": Mode(k=20, graph_depth=2, temporal_days=None, include_superseded=True),
     "full": Mode(k=50, graph_depth=3, temporal_days=None, include_superseded=True),
 }
@@ -78,8 +80,14 @@ def search(
     scope: str,
     how: Plan,
     min_relevance: float | None = None,
+    as_of: str | None = None,
+    types: Sequence[str] | None = None,
+    detail: str = "compact",
 ) -> dict[str, Any]:
-    """Recall, then (for a graph depth above 0) the neighbourhoods of the best hits."""
+    """Recall, then (for a graph depth above 0) the neighbourhoods of the best hits.
+
+    Compact (the default) is the hits alone, each as ``serialize.compact_hit``, with
+    ``related`` only when there is some; full is today's whole shape."""
     hits = memory.recall(
         query,
         bank=bank,
@@ -90,6 +98,8 @@ def search(
         time_to=how.time_to,
         include_superseded=how.include_superseded,
         min_relevance=min_relevance,
+        as_of=as_of,
+        types=types,
     )
     seen = {h.unit.id for h in hits}
     related: list[dict[str, Any]] = []
@@ -113,6 +123,14 @@ def search(
                             "reached_from": hit.unit.id,
                         }
                     )
+    if detail == "compact":
+        out: dict[str, Any] = {"hits": hits_view(hits, detail)}
+        if related:
+            out["related"] = [
+                {"id": r["id"], "text": r["text"], "via": r["via_edge"], "of": r["linked_to"]}
+                for r in related
+            ]
+        return out
     return {
         "query": query,
         "mode": how.mode,

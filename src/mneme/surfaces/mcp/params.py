@@ -18,8 +18,6 @@ MAX_QUERY = 8_192
 MAX_NOTE = 4_000
 MAX_TIME = 100
 
-ID_SHAPE = "1-128 letters, digits or _ . : @ / + -, starting with a letter or digit"
-
 Text = Annotated[
     str, Field(min_length=1, max_length=MAX_TEXT, description="The text, in plain language.")
 ]
@@ -28,7 +26,7 @@ Query = Annotated[
     Field(
         min_length=1,
         max_length=MAX_QUERY,
-        description="What to look for, in plain language (a question or keywords).",
+        description="A question or keywords.",
     ),
 ]
 Bank = Annotated[
@@ -36,9 +34,7 @@ Bank = Annotated[
     Field(
         min_length=1,
         max_length=MAX_ID,
-        description="The bank (the isolation unit). Leave it out for your own: the bank of "
-        "your token or configuration; another bank is refused. A caller for every bank must "
-        f"name one. {ID_SHAPE}.",
+        description="Default: yours.",
     ),
 ]
 MemoryId = Annotated[
@@ -69,10 +65,21 @@ Time = Annotated[
 ]
 Scope = Annotated[
     Literal["personal", "collective"],
-    Field(
-        description="personal: only what you stated; collective: the whole bank (other "
-        "agents' private memories excepted)."
-    ),
+    Field(description="personal: only what you stated."),
+]
+#: UnitType's values (a test checks they agree).
+MemoryType = Literal[
+    "fact",
+    "preference",
+    "skill",
+    "goal",
+    "opinion",
+    "experience",
+    "achievement",
+    "action",
+    "belief",
+    "insight",
+    "rule",
 ]
 
 

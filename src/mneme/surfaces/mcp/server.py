@@ -28,6 +28,7 @@ try:
     from mcp.server.lowlevel.helper_types import ReadResourceContents
     from mcp.server.transport_security import TransportSecuritySettings
     from mcp.types import CallToolResult, Icon, ToolAnnotations
+    from mcp.types import Tool as MCPTool
     from pydantic import AnyUrl, ValidationError
     from starlette.applications import Starlette
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
@@ -48,18 +49,23 @@ from mneme.surfaces.authority import (
 from mneme.surfaces.mcp import caller, resources, tools
 from mneme.surfaces.mcp.results import QUOTED, error, invalid_arguments
 from mneme.surfaces.mcp.runtime import MemorySource, Runtime
+from mneme.surfaces.tool_profiles import DEFAULT_PROFILE, GROUPS
 
 log = logging.getLogger("mneme.mcp")
 
 INSTRUCTIONS = f"""\
 mneme is your long-term memory. You act as the agent, bank and role of this connection (its
-bearer token, or the configuration of `mneme mcp`): leave `bank` out to use yours. Before
-answering anything that may depend on the past, call search_memory. When you learn something
-worth keeping (a fact, a preference, a decision, an event), call add_memory; to correct a
-memory you found, call update_memory. If add_memory answers needs_clarification, a
-contradiction needs a decision: resolve_contradiction (or leave it to a person). For reasoning
-in steps, use the think_* scratchpad: nothing is saved until think_commit. {QUOTED} Results are
-JSON; errors are {{"error": {{"code", "message"}}}}.
+bearer token, or the configuration of `mneme mcp`): leave `bank` out to use yours; a bank that
+does not exist is an error naming the banks you may use (list_banks), never a new bank. Every
+read searches the whole bank (scope collective) unless you say scope personal. Before
+answering anything that may depend on the past, call search_memory (or get_context for a
+ready block to put in your prompt), and cite the source ids of what you use (get_source
+shows one). When you learn something worth keeping (a fact, a preference, a decision, an
+event), call add_memory; to correct a memory you found, call update_memory. If add_memory
+answers needs_clarification, a contradiction needs a decision: resolve_contradiction (or
+leave it to a person). {QUOTED} Results are JSON; errors are
+{{"error": {{"code", "message"}}}}. More tools (review, graph, swarm, think) are listed when
+the server runs with a larger tool profile (`--tools full`).
 """
 
 #: Arguments that once named who acts; the caller's principal does now. Sent equal to the
@@ -101,6 +107,8 @@ class MnemeServer(FastMCP[Runtime]):
         self.principal = principal
         self._arguments: dict[str, frozenset[str]] = {}
         self.operations: dict[str, str] = {}
+        #: The tool profile listed (``tools.groups_of``).
+        self.profile = DEFAULT_PROFILE
 
     def add_tool(
         self,
@@ -146,12 +154,30 @@ class MnemeServer(FastMCP[Runtime]):
         request = context.request_context.request if context.request_context else None
         return caller.of_request(request, self.principal)
 
+    async def list_tools(self) -> list[MCPTool]:
+        """The profile's tools, their input schemas without what a client never needs
+        (titles, the ``null`` branch of an optional argument): the list an agent pays for in
+        every prompt stays small (issue 18)."""
+        listed = await super().list_tools()
+        return [t.model_copy(update={"inputSchema": lean_schema(t.inputSchema)}) for t in listed]
+
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
-        known = self._arguments.get(name)
-        if known is None:
-            return error("not_found", f"no tool named {name[:100]!r}")
         try:
             who = self.caller()
+        except MnemeError as exc:
+            return error(exc.code, str(exc))
+        known = self._arguments.get(name)
+        if known is None:
+            group = GROUPS.get(name)
+            if group is not None:
+                return error(
+                    "not_found",
+                    f"{name} is not in this server's tool profile ({self.profile}); it is in "
+                    f"the {group!r} group (start the server with --tools full or "
+                    f"--tools {self.profile},{group})",
+                )
+            return error("not_found", f"no tool named {name[:100]!r}")
+        try:
             arguments = _identity_checked(name, arguments, known, who)
             extra = sorted(set(arguments) - known)
             if extra:
@@ -160,7 +186,7 @@ class MnemeServer(FastMCP[Runtime]):
                     f"{name} takes no argument {', '.join(repr(e[:100]) for e in extra[:10])}; "
                     f"its arguments are: {', '.join(sorted(known))}",
                 )
-            bank = _bank_of(arguments, who)
+            bank = _bank_of(arguments, who, optional=name in _BANKLESS)
             authorize(who, self.operations[name], bank)
         except MnemeError as exc:
             return error(exc.code, str(exc))
@@ -214,7 +240,39 @@ def _identity_checked(
     return out
 
 
-def _bank_of(arguments: dict[str, Any], who: Principal) -> str:
+#: Tools a caller of every bank may call without naming a bank.
+_BANKLESS = frozenset({"list_banks"})
+
+
+def lean_schema(schema: Any) -> Any:
+    """A JSON schema without ``title`` keys, and with each optional argument's
+    ``anyOf: [X, {"type": "null"}]`` (its ``default: null``) reduced to X: leaving an argument
+    out is how a client says "none", and the server still accepts an explicit null."""
+    if isinstance(schema, list):
+        return [lean_schema(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: lean_schema(v) for k, v in schema.items() if k not in ("title", "properties")}
+    props = schema.get("properties")
+    if isinstance(props, dict):  # names of arguments, not keywords: "title" stays one
+        out["properties"] = {k: _without_null(lean_schema(v)) for k, v in props.items()}
+    return out
+
+
+def _without_null(prop: Any) -> Any:
+    if not isinstance(prop, dict) or prop.get("default", ...) is not None:
+        return prop
+    branches = prop.get("anyOf")
+    if not isinstance(branches, list):
+        return prop
+    kept = [b for b in branches if b != {"type": "null"}]
+    if len(kept) != 1 or not isinstance(kept[0], dict):
+        return prop
+    rest = {k: v for k, v in prop.items() if k not in ("anyOf", "default")}
+    return {**kept[0], **rest}
+
+
+def _bank_of(arguments: dict[str, Any], who: Principal, *, optional: bool = False) -> str:
     """The bank a call names, or the principal's own.
 
     Raises:
@@ -222,6 +280,8 @@ def _bank_of(arguments: dict[str, Any], who: Principal) -> str:
     """
     bank = arguments.get("bank")
     if bank is None:
+        if who.bank == ALL_BANKS and optional:
+            return ALL_BANKS
         if who.bank == ALL_BANKS:
             raise InvalidInput("this caller is for every bank: name one with `bank`")
         return who.bank
@@ -236,9 +296,12 @@ def build_server(
     *,
     principal: Principal | None = None,
     name: str = "mneme",
+    tools_profile: str = DEFAULT_PROFILE,
     **settings: Any,
 ) -> MnemeServer:
     """A new MCP server over ``memory`` (a ``Memory``, or a callable that opens one).
+
+    ``tools_profile`` chooses the tools listed (``tools.PROFILE_HELP``): ``core`` by default.
 
     A factory is called once, when the first connection starts, and its Memory is closed
     after the last connection ends. A ready ``Memory`` belongs to the caller: never closed.
@@ -264,7 +327,8 @@ def build_server(
     )
     # FastMCP takes no version; the low-level server reports it in serverInfo.
     server._mcp_server.version = _version()
-    tools.register(server)
+    server.profile = tools_profile
+    tools.register(server, tools_profile)
     resources.register(server, runtime)
     return server
 
@@ -278,6 +342,7 @@ def streamable_http_app(
     allowed_hosts: list[str] | None = None,
     json_response: bool = False,
     stateless: bool = False,
+    tools_profile: str = DEFAULT_PROFILE,
 ) -> Starlette:
     """MCP over streamable HTTP as an ASGI (Starlette) app serving ``path``.
 
@@ -306,6 +371,7 @@ def streamable_http_app(
         transport_security=security,
         json_response=json_response,
         stateless_http=stateless,
+        tools_profile=tools_profile,
     )
     app = server.streamable_http_app()
 
@@ -320,9 +386,12 @@ def streamable_http_app(
     return app
 
 
-def run_stdio(memory: MemorySource, principal: Principal) -> None:
+def run_stdio(
+    memory: MemorySource, principal: Principal, tools_profile: str = DEFAULT_PROFILE
+) -> None:
     """Serve MCP over this process's stdin/stdout, as ``principal``, until the client hangs up."""
-    anyio.run(build_server(memory, principal=principal).run_stdio_async)
+    server = build_server(memory, principal=principal, tools_profile=tools_profile)
+    anyio.run(server.run_stdio_async)
 
 
 __all__ = ["CallToolResult", "MnemeServer", "build_server", "run_stdio", "streamable_http_app"]

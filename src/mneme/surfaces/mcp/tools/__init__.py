@@ -1,4 +1,5 @@
-"""The MCP tools, one module per concern; ``register`` adds them all to a server."""
+"""The MCP tools, one module per concern; ``register`` adds a profile's tools to a server
+(``mneme.surfaces.tool_profiles``: ``core`` by default)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from mcp.types import ToolAnnotations
 
 from mneme.surfaces.mcp.results import QUOTED
 from mneme.surfaces.mcp.tools import memories, reasoning, review, swarm, think
+from mneme.surfaces.tool_profiles import DEFAULT_PROFILE, GROUPS, groups_of
 
 if TYPE_CHECKING:
     from mneme.surfaces.mcp.server import MnemeServer
@@ -22,14 +24,18 @@ READ = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
 DECIDE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
 
-MODULES = (memories, reasoning, swarm, think, review)
+MODULES = (memories, reasoning, review, swarm, think)
 
 
-def specs() -> list[ToolSpec]:
+def specs(profile: str = "full") -> list[ToolSpec]:
+    """The tools of ``profile``, in listing order."""
+    chosen = groups_of(profile)
     out: list[ToolSpec] = []
     for module in MODULES:
         for fn, kind, operation in module.TOOLS:
-            out.append((fn, {"read": READ, "write": WRITE, "decide": DECIDE}[kind], operation))
+            if GROUPS[fn.__name__] in chosen:
+                hints = {"read": READ, "write": WRITE, "decide": DECIDE}[kind]
+                out.append((fn, hints, operation))
     return out
 
 
@@ -38,8 +44,8 @@ def description(fn: Callable[..., Any]) -> str:
     return inspect.cleandoc(fn.__doc__ or "").replace("{QUOTED}", QUOTED)
 
 
-def register(server: MnemeServer) -> None:
-    for fn, hints, operation in specs():
+def register(server: MnemeServer, profile: str = DEFAULT_PROFILE) -> None:
+    for fn, hints, operation in specs(profile):
         server.add_tool(
             fn,
             description=description(fn),

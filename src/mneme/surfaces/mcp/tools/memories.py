@@ -1,5 +1,5 @@
-"""Tools on memories themselves: add, update, the status of an accepted add, search, get,
-list, and a memory's history."""
+"""Tools on memories themselves: add, update, the status of an accepted add, search, a
+context block, get a memory or a source, list banks and memories, and a memory's history."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from mcp.types import CallToolResult
 from pydantic import Field, Strict
 
 from mneme.memory import Memory
-from mneme.surfaces.authority import viewer
+from mneme.surfaces.authority import viewer, visible_banks
 from mneme.surfaces.mcp import modes
 from mneme.surfaces.mcp.caller import granted
 from mneme.surfaces.mcp.params import (
@@ -19,6 +19,7 @@ from mneme.surfaces.mcp.params import (
     Flag,
     Limit,
     MemoryId,
+    MemoryType,
     ObjectId,
     OptionalId,
     Query,
@@ -33,43 +34,32 @@ async def add_memory(
     ctx: Ctx,
     text: Text,
     bank: Bank = None,
-    session: Annotated[
-        OptionalId, Field(description="The conversation or task session this belongs to.")
-    ] = None,
+    session: Annotated[OptionalId, Field(description="Conversation or task id.")] = None,
     occurred_at: Annotated[Time, Field(description="When it happened (ISO 8601).")] = None,
     source_id: Annotated[
         OptionalId,
-        Field(description="Your own id for this input; kept as the evidence id answers cite."),
+        Field(description="Your id for this input, cited as evidence."),
     ] = None,
     trust: Annotated[
         float | None,
         Strict(),
-        Field(ge=0, le=1, description="How far to trust the source, 0 to 1."),
+        Field(ge=0, le=1, description="Trust in the source."),
     ] = None,
-    private: Annotated[
-        Flag, Field(description="true: no other agent ever sees these memories.")
-    ] = False,
+    private: Annotated[Flag, Field(description="No other agent ever sees it.")] = False,
     wait: Annotated[
         float | None,
         Strict(),
         Field(
             ge=0,
             le=60,
-            description="Leave out to finish the write before answering. Seconds: hand it to "
-            "the ingest buffer and answer within that time, with status 'accepted' and a "
-            "pending_id for get_add_status if it is not done yet.",
+            description="Seconds to wait, then status accepted (see get_add_status).",
         ),
     ] = None,
+    create_bank: Annotated[Flag, Field(description="Make the bank if it does not exist.")] = False,
 ) -> CallToolResult:
-    """Remember something: what happened, what was said, what you learned.
-
-    Use it for facts, preferences, decisions and events worth keeping beyond this
-    conversation. mneme splits the text into one-claim memories, links them, and checks
-    them against what is known: a correction supersedes the old memory; a contradiction is
-    kept but flagged. Returns status (ok | accepted | needs_clarification), memory_ids,
-    source_id, the decision per claim, deduped (existing memories this repeated), questions
-    (when a person must decide, e.g. a contradiction; answer them with
-    resolve_contradiction) and pending_id (for status 'accepted'). You are the author.
+    """Remember a fact, preference, decision or event. A correction supersedes the old
+    memory; a contradiction is kept and returned in questions (see resolve_contradiction).
+    Returns status, memory_ids, source_id, decisions, questions, pending_id.
     """
     acc = granted()
     return await run(
@@ -85,6 +75,7 @@ async def add_memory(
             visibility="private" if private else "shared",
             wait=wait,
         ),
+        create_bank=create_bank,
     )
 
 
@@ -96,12 +87,8 @@ async def update_memory(
     reason: Annotated[str | None, Field(max_length=MAX_NOTE, description="Why it changed.")] = None,
     occurred_at: Annotated[Time, Field(description="When the change happened.")] = None,
 ) -> CallToolResult:
-    """Correct a memory: the new text supersedes it (nothing is overwritten or deleted).
-
-    Use it when you know a specific memory is wrong or out of date. The old memory stays in
-    history, flagged as superseded by the new one. A memory marked immutable is not
-    superseded: the result then carries a question for a person. Returns the same shape as
-    add_memory.
+    """Correct a memory that is wrong or out of date: the new text supersedes it (the old
+    stays in history). Returns what add_memory returns.
     """
 
     acc = granted()
@@ -121,17 +108,13 @@ async def get_add_status(
         Field(
             min_length=1,
             max_length=MAX_ID,
-            description="The pending_id add_memory returned with status 'accepted'.",
+            description="From add_memory's status accepted.",
         ),
     ],
     bank: Bank = None,
 ) -> CallToolResult:
-    """Where an accepted add stands: pending, processing, done (with its result) or failed.
-
-    Use it after add_memory answered status 'accepted'. Returns pending_id, status, result
-    (the add_memory result once done), error (if failed) and attempts. Only a write of
-    your bank is found, and another agent's private write not at all.
-    """
+    """Where an accepted add_memory stands: pending, processing, done (with its result) or
+    failed (with its error)."""
     acc = granted()
 
     def work(m: Memory) -> object:
@@ -153,48 +136,34 @@ async def search_memory(
     mode: Annotated[
         Literal["recent", "contextual", "deep", "full"],
         Field(
-            description="recent: the last temporal_days (default 7), no graph expansion, "
-            "current memories only; contextual (default): 10 hits plus their direct "
-            "neighbours; deep: 20 hits, graph depth 2; full: 50 hits, graph depth 3."
+            description="contextual: 10 hits; recent: last 7 days, current only; deep: 20 "
+            "plus graph; full: 50."
         ),
     ] = "contextual",
-    scope: Scope = "personal",
-    k: Annotated[
-        int | None, Strict(), Field(ge=1, le=100, description="How many hits (overrides mode).")
+    scope: Scope = "collective",
+    k: Annotated[int | None, Strict(), Field(ge=1, le=100, description="Hits (1-100).")] = None,
+    as_of: Annotated[Time, Field(description="As believed then.")] = None,
+    types: Annotated[
+        list[MemoryType] | None, Field(max_length=11, description="Only these types.")
     ] = None,
-    graph_depth: Annotated[
-        int | None,
-        Strict(),
-        Field(ge=0, le=4, description="How far to expand the best hits' graph (overrides mode)."),
-    ] = None,
-    temporal_days: Annotated[
-        int | None,
-        Strict(),
-        Field(ge=1, le=36_500, description="Only what happened in the last N days."),
-    ] = None,
-    time_from: Annotated[Time, Field(description="Only what holds from this time on.")] = None,
-    time_to: Annotated[Time, Field(description="Only what held up to this time.")] = None,
     min_relevance: Annotated[
         float | None,
         Strict(),
-        Field(
-            ge=0,
-            le=1,
-            description="Only hits at least this likely to be an answer (relevance, 0 to 1); "
-            "fewer than k may come back.",
-        ),
+        Field(ge=0, le=1, description="Drop hits less relevant."),
     ] = None,
+    time_from: Annotated[Time, Field(description="Happened from then.")] = None,
+    time_to: Annotated[Time, Field(description="Happened until then.")] = None,
+    temporal_days: Annotated[
+        int | None, Strict(), Field(ge=1, le=36_500, description="Last N days.")
+    ] = None,
+    graph_depth: Annotated[int | None, Strict(), Field(ge=0, le=4)] = None,
+    detail: Annotated[
+        Literal["compact", "full"], Field(description="full: every field of each hit.")
+    ] = "compact",
 ) -> CallToolResult:
-    """Search memory: the best matching memories first, each with its evidence.
-
-    Use it before answering anything that may depend on what was said or learned before.
-    Returns hits (each: unit with text, type, status and times; score; relevance, the
-    calibrated chance from 0 to 1 that it is an answer, comparable across searches; the
-    channels that found it; superseded flag and successor; flashback flag;
-    evidence_source_ids; open conflicts) and related (graph neighbours of the best hits, with
-    the edge that links them). A superseded memory ranks below its successor and says so.
-    Personal scope is what you stated; collective, the bank less other agents' private
-    memories. {QUOTED}
+    """Search memory before answering anything that may depend on the past. Hits: id, text,
+    relevance (0-1), occurred, source_ids (cite them), and superseded_by, conflicts, flashback
+    when set. {QUOTED}
     """
     acc = granted()
 
@@ -216,22 +185,68 @@ async def search_memory(
             scope=scope,
             how=how,
             min_relevance=min_relevance,
+            as_of=as_of,
+            types=types,
+            detail=detail,
         )
 
     return await run(ctx, work)
 
 
+async def get_context(
+    ctx: Ctx,
+    query: Query,
+    bank: Bank = None,
+    max_tokens: Annotated[
+        int, Strict(), Field(ge=16, le=100_000, description="Budget (characters / 4).")
+    ] = 800,
+    scope: Scope = "collective",
+    as_of: Annotated[Time, Field(description="As believed then.")] = None,
+) -> CallToolResult:
+    """A ready prompt block within max_tokens: a line per memory citing its source id,
+    superseded and contested ones marked. Returns text, tokens, items. {QUOTED}
+    """
+    acc = granted()
+    return await run(
+        ctx,
+        lambda m: m.context(
+            query,
+            bank=acc.bank,
+            agent=acc.agent,
+            scope=scope,
+            max_tokens=max_tokens,
+            as_of=as_of,
+        ),
+    )
+
+
 async def get_memory(
     ctx: Ctx, memory_id: MemoryId, bank: Bank = None, scope: Scope = "collective"
 ) -> CallToolResult:
-    """One memory by id, with everything known about it.
-
-    Returns the unit: text, network, type, status, confidence, both time axes, knowers,
-    supersedes / superseded_by, evidence source ids, contradictions, entities, metadata.
-    Reviewers and admins read it as the bank's owner. {QUOTED}
+    """One memory by id, with all it carries: status, confidence, times, knowers,
+    supersedes, superseded_by, evidence, contradictions. {QUOTED}
     """
     acc = granted()
     return await run(ctx, lambda m: m.get(memory_id, bank=acc.bank, **viewer(acc.who, scope)))
+
+
+async def get_source(
+    ctx: Ctx,
+    source_id: Annotated[
+        str, Field(min_length=1, max_length=MAX_ID, description="A source id from a hit.")
+    ],
+    bank: Bank = None,
+    scope: Scope = "collective",
+) -> CallToolResult:
+    """A source: the input memories were taken from, as given (text, author, times). {QUOTED}"""
+    acc = granted()
+    return await run(ctx, lambda m: m.source(source_id, bank=acc.bank, **viewer(acc.who, scope)))
+
+
+async def list_banks(ctx: Ctx, bank: Bank = None) -> CallToolResult:
+    """The banks you may use (yours, or every bank for a caller of every bank)."""
+    acc = granted()
+    return await run(ctx, lambda m: {"banks": visible_banks(m, acc.who)}, create_bank=False)
 
 
 async def list_memories(
@@ -256,12 +271,8 @@ async def list_memories(
 
 
 async def history(ctx: Ctx, object_id: ObjectId, bank: Bank = None) -> CallToolResult:
-    """Every recorded change of a memory or source, oldest first.
-
-    Use it to see why a memory looks the way it does: when it was recorded, who else stated
-    it, when it was superseded or rejected, review decisions, edges. Returns a list of
-    events (at, kind, actor, detail).
-    """
+    """Every recorded change of a memory or source, oldest first: recorded, restated,
+    superseded, rejected, reviewed (at, kind, actor, detail)."""
     acc = granted()
     return await run(
         ctx, lambda m: m.history(object_id, bank=acc.bank, agent=viewer(acc.who)["agent"])
@@ -274,7 +285,10 @@ TOOLS = [
     (update_memory, "write", "update"),
     (get_add_status, "read", "add_status"),
     (search_memory, "read", "recall"),
+    (get_context, "read", "recall"),
     (get_memory, "read", "get"),
+    (get_source, "read", "source"),
+    (list_banks, "read", "banks"),
     (list_memories, "read", "list"),
     (history, "read", "history"),
 ]

@@ -49,23 +49,15 @@ async def resolve_contradiction(
     decision: Annotated[
         Literal["confirm", "retract", "preference"],
         Field(
-            description="confirm: the new memory is right and supersedes the old; retract: "
-            "the new one is wrong and is rejected; preference: both hold (e.g. a preference "
-            "that depends on context)."
+            description="confirm: the new one supersedes the old; retract: the new one is "
+            "rejected; preference: both hold."
         ),
     ],
     bank: Bank = None,
     note: Note = "",
 ) -> CallToolResult:
-    """Answer a question add_memory raised about a contradiction.
-
-    Use it when add_memory returned needs_clarification with a question naming
-    new_memory_id and existing_memory_id, and you (or the user) know which is right.
-    An agent answers only questions about its own memories (from_id is one it stated);
-    reviewers and admins any. You are the actor recorded. Returns the settled conflict, the
-    decision, and, once the same kind of settlement has been made often enough, a rule
-    proposal a person can adopt.
-    """
+    """Answer a contradiction question from add_memory (needs_clarification) when you know
+    which side is right. Returns the settled conflict."""
     acc = granted()
 
     def work(m: Memory) -> object:

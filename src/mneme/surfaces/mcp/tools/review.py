@@ -24,11 +24,7 @@ ConflictId = Annotated[
 ]
 Because = Annotated[
     OptionalId,
-    Field(
-        description="The belief (a memory id, u_..., of the same bank) this decision rests "
-        "on: if that belief changes, reconsolidation re-examines the decision. Only for a "
-        "decision on a memory, not a claim."
-    ),
+    Field(description="The memory id this decision rests on; re-examined if it changes."),
 ]
 
 
@@ -99,11 +95,7 @@ async def list_conflicts(
     ] = "open",
     limit: Limit = 100,
 ) -> CallToolResult:
-    """Disagreements between memories, open ones by default.
-
-    Returns conflicts (id, the two memories and claims, kind, status, resolution...).
-    Settle them with resolve_conflict.
-    """
+    """Disagreements between memories (open ones by default), each with both sides."""
     acc = granted()
     return await run(
         ctx,
@@ -166,12 +158,8 @@ async def reject(
     bank: Bank = None,
     because: Because = None,
 ) -> CallToolResult:
-    """Reject a memory or claim as wrong: its value is tombstoned and stays rejected.
-
-    The same value added again is not re-admitted as live memory; restore lifts it. A
-    because naming no memory of the bank is not_found and rejects nothing.
-    Returns the tombstone; you are the actor recorded.
-    """
+    """Reject a memory or claim as wrong: its value is tombstoned and stays rejected when
+    added again. Returns the tombstone."""
     acc = granted()
 
     def work(m: Memory) -> object:

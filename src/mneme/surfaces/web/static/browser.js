@@ -59,7 +59,7 @@ export async function search(ctx) {
       for (const u of data.memories) list.append(resultItem(ctx, u));
       return;
     }
-    const body = { ...f };
+    const body = { ...f, detail: "full" };
     for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
     const data = await ctx.api.post(bankPath(ctx.bank, "/recall"), body);
     clear(list);
