@@ -208,7 +208,7 @@ def _args_for(command: tuple[str, ...], uid: str, jsonl: Path) -> list[str]:
         ("sensitive",): ["sensitive", "--bank", "b", "--set", "email=redact"],
         ("demo",): ["demo"],
         ("review", "queue"): ["review", "queue", "--bank", "b"],
-        ("review", "decide"): ["review", "decide", uid, "reject", "--actor", "rev1"],
+        ("review", "decide"): ["review", "decide", uid, "reject", "--actor", "rev1", "--note", "wrong"],
         ("conflicts", "list"): ["conflicts", "list", "--bank", "b"],
         ("conflicts", "resolve"): ["conflicts", "resolve", "cfl_none", "reject", "--actor", "r"],
         ("reject",): ["reject", uid, "--reason", "wrong", "--actor", "rev1"],
