@@ -119,13 +119,20 @@ class Work:
         )
 
     def bulk(
-        self, ids: Sequence[str], decision: str, *, actor: str, reason: str = ""
+        self,
+        ids: Sequence[str],
+        decision: str,
+        *,
+        actor: str,
+        reason: str = "",
+        bank: str | None = None,
     ) -> list[BulkResult]:
         """Approve or reject many claims (or accept or dismiss sweep proposals) at once.
 
         Each id is decided in its own transaction and answers its own result: a stale id
         (decided meanwhile, or one whose card has no such action) fails alone and leaves
-        the others done. A rejection needs its ``reason`` (kept with each decision).
+        the others done. A rejection needs its ``reason`` (kept with each decision). With
+        ``bank``, an id of another bank is not found.
 
         Raises:
             InvalidInput: an unknown decision, no ids, too many, a bad id, a rejection
@@ -133,6 +140,7 @@ class Work:
         """
         decision = _choice(decision, BULK_DECISIONS, "decision")
         actor = validate.ident(actor, "actor")
+        bank = validate.optional_ident(bank, "bank")
         if isinstance(ids, str) or not isinstance(ids, Sequence):
             raise InvalidInput(f"ids must be a list of ids, not {type(ids).__name__}")
         if not 1 <= len(ids) <= MAX_BULK:
@@ -144,6 +152,8 @@ class Work:
         results = []
         for target_id in unique:
             try:
+                if bank is not None and self.store.memories.locate(target_id) != bank:
+                    raise NotFound(f"no card {target_id!r} in bank {bank!r}")
                 self._one(target_id, decision, actor, reason)
             except MnemeError as exc:
                 results.append(BulkResult(target_id, False, exc.code, str(exc)))
