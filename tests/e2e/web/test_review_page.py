@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 from tests.e2e.web.browser import LiveServer, shot
 
 import mneme
@@ -135,4 +136,4 @@ def test_a_bad_token_is_refused_with_a_message(site: Site, page: Any) -> None:
     page.locator("#token-input").fill("mn_not-a-real-token")
     page.locator("#token-form button").click()
     page.locator("#toast.error").wait_for()
-    assert page.locator("#tabs").is_hidden()
+    expect(page.locator("#tabs")).to_be_hidden()

@@ -44,16 +44,15 @@ def _claim(mem: mneme.Memory, value: str) -> str:
 @pytest.fixture
 def queue(tmp_path: Path) -> Iterator[Queue]:
     mem = mneme.Memory.open(str(tmp_path / "queue.db"), embedder=HashingEmbedder())
-    b = {"bank": "team"}
-    mem.retain("Alice lives in Paris.", **b, agent="scout", source_id="ev-paris",
+    mem.retain("Alice lives in Paris.", bank="team", agent="scout", source_id="ev-paris",
                occurred_at="2024-05-01")  # fmt: skip
-    mem.retain("Alice lives in Berlin.", **b, agent="critic", source_id="ev-berlin",
+    mem.retain("Alice lives in Berlin.", bank="team", agent="critic", source_id="ev-berlin",
                occurred_at="2025-02-03")  # fmt: skip
-    mem.retain("Carol works at Initech.", **b, agent="scout")
-    mem.retain("Carol works at Globex.", **b, agent="critic")
-    mem.retain("Bob prefers tea over coffee.", **b, agent="scout")
+    mem.retain("Carol works at Initech.", bank="team", agent="scout")
+    mem.retain("Carol works at Globex.", bank="team", agent="critic")
+    mem.retain("Bob prefers tea over coffee.", bank="team", agent="scout")
     for who in ("Dan", "Erin"):
-        mem.retain(f"{who}'s birthday is 3 March.", **b, agent="scout")
+        mem.retain(f"{who}'s birthday is 3 March.", bank="team", agent="scout")
     dan, erin, tea = _claim(mem, "3 march"), None, _claim(mem, "tea")
     claims = [i for i in mem.review.queue(bank="team") if "3 march" in i.claim.value]
     dan, erin = (next(i.id for i in claims if i.claim.subject.lower().startswith(w))
@@ -61,10 +60,12 @@ def queue(tmp_path: Path) -> Iterator[Queue]:
     for claim in (dan, erin):
         mem.review.reject(claim, "wrong date", "rev0")
     for who in ("Dan", "Erin"):
-        mem.retain(f"{who}'s birthday is 3 March.", **b, agent="critic")
-    belief = mem.retain("I believe Kestrel Payments is unreliable.", **b, agent="a1").memory_ids[0]
-    plan = mem.retain("Use Kestrel Payments for billing.", **b, agent="a1").memory_ids[0]
-    support = mem.retain("Kestrel Payments missed two settlement windows in May.", **b,
+        mem.retain(f"{who}'s birthday is 3 March.", bank="team", agent="critic")
+    belief = mem.retain(
+        "I believe Kestrel Payments is unreliable.", bank="team", agent="a1"
+    ).memory_ids[0]
+    plan = mem.retain("Use Kestrel Payments for billing.", bank="team", agent="a1").memory_ids[0]
+    support = mem.retain("Kestrel Payments missed two settlement windows in May.", bank="team",
                          agent="a1").memory_ids[0]  # fmt: skip
     mem.beliefs.support(support, belief=belief, actor="a1")
     mem.review.decide(plan, "reject", "rev0", "not while unreliable", because=belief)
@@ -90,11 +91,13 @@ def _card(page: Any, item_id: str) -> Any:
 
 
 def _kinds(page: Any) -> list[str]:
-    return page.locator("#review-list li.card").evaluate_all("els => els.map(e => e.dataset.kind)")
+    return list(
+        page.locator("#review-list li.card").evaluate_all("els => els.map(e => e.dataset.kind)")
+    )
 
 
 def _count(page: Any, kind: str) -> str:
-    return page.locator(f'#review-counts button[data-kind="{kind}"] .n').inner_text()
+    return str(page.locator(f'#review-counts button[data-kind="{kind}"] .n').inner_text())
 
 
 def test_the_queue_counts_filters_and_orders_only_what_needs_a_decision(q_page: Any) -> None:
@@ -157,7 +160,7 @@ def test_each_card_offers_only_the_decisions_that_apply_to_it(q_page: Any) -> No
     _open(page, q)
 
     def buttons(item_id: str) -> list[str]:
-        return (
+        return list(
             _card(page, item_id)
             .locator(".actions button")
             .evaluate_all("els => els.map(e => e.dataset.action)")
