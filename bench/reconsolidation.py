@@ -30,7 +30,7 @@ def build(path: Path, beliefs: int, contested: int, supporters: int) -> list[str
             unit = mem.retain(
                 f"Order part P{b:03d}-{c} from supplier S{b:03d}.", bank="r", agent="a1"
             ).memory_ids[0]
-            mem.review.decide(unit, "reject", "rev1", because=belief)
+            mem.review.decide(unit, "reject", "rev1", "held back by the belief", because=belief)
         for s in range(supporters):
             unit = mem.retain(
                 f"Supplier S{b:03d} was late on shipment {s} in week {s + 10}.",

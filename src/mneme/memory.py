@@ -64,6 +64,7 @@ from mneme.trust.history import history as trust_history
 from mneme.trust.history import state_at as trust_state_at
 from mneme.trust.review import Review
 from mneme.trust.settle import Settler
+from mneme.trust.worklist import Work
 from mneme.write.buffer import IngestBuffer
 from mneme.write.charter import CharterFile
 from mneme.write.decide import Judge
@@ -192,7 +193,7 @@ class Memory:
             "reconsolidate", self._reconsolidator.step, config.reconsolidate_every
         )
         self._buffer = IngestBuffer(store, self._retainer, clock)
-        self.review = ReviewNamespace(review)
+        self.review = ReviewNamespace(review, Work(store, review, self._reconsolidator.decide))
         self.conflicts = ConflictsNamespace(conflicts, settler)
         self.beliefs = BeliefsNamespace(self._reconsolidator, self._edits)
         self.swarm = SwarmNamespace(self._presence)

@@ -33,16 +33,20 @@ from mneme.trust.purge import purge as erase
 from mneme.trust.purge import purge_subject as erase_subject
 from mneme.trust.review import Review
 from mneme.trust.settle import Settler
+from mneme.trust.worklist import Work
 from mneme.write.charter import CharterFile
 from mneme.write.defence import Defence, PolicyView
 
 
 class ReviewNamespace:
     """``mem.review``: the review queue, and a person's decisions on claims and memories
-    (approve, reject with a tombstone, supersede, restore)."""
+    (approve, reject with a tombstone, supersede, restore); the worklist of what waits for a
+    decision, and bulk decisions on it (ADR 0048)."""
 
-    def __init__(self, review: Review) -> None:
+    def __init__(self, review: Review, work: Work) -> None:
         self.queue = review.queue
+        self.worklist = work.worklist
+        self.bulk = work.bulk
         self.decide = review.decide
         self.reject = review.reject
         self.restore = review.restore

@@ -164,7 +164,12 @@ class MnemeAdapter:
                     # A rejection resting on beliefs: the first is named on the decision, any
                     # other is recorded as a further reason (both are CONTESTED_BECAUSE edges).
                     mem.review.decide(
-                        uid, "reject", action.actor, note=action.reason, because=beliefs[0]
+                        uid,
+                        "reject",
+                        action.actor,
+                        # A rejection needs its reason (ADR 0048): the scenario's, else its step.
+                        note=action.reason or action.do,
+                        because=beliefs[0],
                     )
                     for belief in beliefs[1:]:
                         mem.beliefs.contest(uid, because=belief, actor=action.actor)

@@ -64,6 +64,10 @@ def decide(decision: str, current: State, steps: Sequence[Step]) -> State:
             raise NotApplicable("the memory is already active")
         return State("active", "approved" if claim else None)
     if decision == "reject":
+        if claim and current.status == "rejected" and current.review_status == "pending_review":
+            # A rejected value said again is back in front of a person: rejecting it again
+            # keeps it rejected and takes it off the queue.
+            return State("rejected", "rejected")
         if current.status == "rejected":
             raise NotApplicable("it is already rejected")
         return State("rejected", "rejected" if claim else None)

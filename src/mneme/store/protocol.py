@@ -192,6 +192,35 @@ class ConflictChanges:
     note: str | None = None
 
 
+#: The kinds of item the review worklist holds: an open conflict (a question), a pending claim
+#: with a live rival in its slot (contested), a rejected value asserted again (reasserted), a
+#: sweep verdict below the auto-apply bar (proposal).
+WORK_KINDS = ("question", "contested", "reasserted", "proposal")
+
+
+@dataclass(frozen=True, slots=True)
+class WorkFilter:
+    """What the review worklist asks the store for (ADR 0048): every filter is a clause of
+    the storage query, never a filter applied to what came back."""
+
+    kinds: tuple[str, ...] = WORK_KINDS
+    author: str | None = None  # the agent that said it (either side of a conflict)
+    text: str | None = None  # a case-insensitive substring of what was said
+    sort: str = "newest"  # newest | most_contested
+    limit: int = 50
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class WorkRow:
+    """One item of the worklist as the store finds it: which record, when, how contested."""
+
+    kind: str
+    id: str
+    at: dt.datetime
+    contest: int
+
+
 @dataclass(frozen=True, slots=True)
 class QueueItem:
     """One accepted write waiting in the ingest buffer."""
@@ -436,6 +465,10 @@ class Trust(Protocol):
     def update_conflict(
         self, bank_id: str, conflict_id: str, changes: ConflictChanges, *, actor: str, reason: str
     ) -> ConflictRecord: ...
+
+    # the review worklist (ADR 0048): what waits for a person's decision, and counts by kind
+    def review_worklist(self, bank_id: str, wanted: WorkFilter) -> list[WorkRow]: ...
+    def review_counts(self, bank_id: str, wanted: WorkFilter) -> dict[str, int]: ...
 
     # rules adopted from precedents (listed beside the charter)
     def put_rule(self, rule: Rule) -> None: ...

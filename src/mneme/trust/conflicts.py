@@ -39,7 +39,7 @@ from mneme.store.protocol import (
     Trust,
     UnitChanges,
 )
-from mneme.trust.review import Review, _note
+from mneme.trust.review import Review, _note, required_reason
 
 
 class ConflictsStore(Transactions, Protocol):
@@ -154,8 +154,8 @@ class Conflicts:
         Raises:
             NotFound: no such conflict.
             Conflict: it is already resolved.
-            InvalidInput: an unknown resolution, a winner that is not a party, or a scoped
-                exception without both scopes.
+            InvalidInput: an unknown resolution, a winner that is not a party, a scoped
+                exception without both scopes, or a rejection without a reason (``note``).
         """
         validate.ident(conflict_id, "conflict_id")
         bank = self.store.memories.locate(conflict_id)
@@ -176,6 +176,8 @@ class Conflicts:
                 f"conflict {conflict_id} is already resolved "
                 f"({record.resolution.value if record.resolution else '?'})"
             )
+        if how == Resolution.REJECT:
+            note = required_reason(note, "rejecting a side of a conflict")
         if winner is not None and winner not in (record.a_unit, record.b_unit):
             raise InvalidInput(f"winner {winner!r} is not a party to conflict {conflict_id}")
         if how == Resolution.SCOPED_EXCEPTION:

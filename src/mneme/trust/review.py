@@ -179,14 +179,25 @@ class Review:
         ``because`` names the belief behind a rejection: the unit is then CONTESTED_BECAUSE
         that belief, and if the belief is later retracted, reconsolidation re-examines it.
 
+        A rejection needs its reason (``note``, or ``reason``); ``supersede`` needs something
+        that supersedes it (a live claim of another value in the claim's slot), which becomes
+        its successor.
+
         Raises:
             NotFound: no claim or unit has this id.
+            InvalidInput: an unknown decision, or a rejection without a reason.
             Conflict: the decision does not apply to its current state (nothing is written).
         """
+        if decision not in rules.DECISIONS:
+            raise InvalidInput(
+                f"unknown decision {decision!r}; use one of {', '.join(rules.DECISIONS)}"
+            )
         target = self.target(target_id)
         actor = validate.ident(actor, "actor")
         note = _note(note if note else (reason or ""))
         belief = self._belief(target, because) if because is not None else None
+        if decision == "reject":
+            note = required_reason(note, "a rejection")
         with self.store.transaction():
             event = self._apply(
                 target,
@@ -257,6 +268,47 @@ class Review:
         # re-examines the decision when that memory changes.
         return belief
 
+    def actions(self, target: Target) -> tuple[str, ...]:
+        """The decisions that apply to the target's state now (what ``decide`` accepts)."""
+        steps = self._steps(target)
+        found = []
+        for decision in rules.DECISIONS:
+            try:
+                rules.decide(decision, target.state, steps)
+            except rules.NotApplicable:
+                continue
+            if decision == "supersede" and self.successor(target) is None:
+                continue
+            found.append(decision)
+        return tuple(found)
+
+    def successor(self, target: Target) -> str | None:
+        """What would supersede the target: the newest live claim of another value in its
+        slot (for a memory: in the slot of one of its claims). None: nothing does."""
+        bank = target.bank_id
+        claims = (
+            [target.claim]
+            if target.claim is not None
+            else self.store.trust.find_claims(bank, unit_id=target.id)
+        )
+        rivals = [
+            r
+            for c in claims
+            for r in self.store.trust.find_claims(bank, slot_key=c.slot_key)
+            if r.claim_key != c.claim_key and r.status == ClaimStatus.ACTIVE
+        ]
+        if not rivals:
+            return None
+        newest = max(rivals, key=lambda r: (r.last_evidence_at, r.id))
+        if target.claim is not None:
+            return newest.id
+        owner = Viewer(bank, "owner", Scope.OWNER)
+        units = self.store.memories.get_units(
+            owner, self.store.trust.claim_unit_ids(bank, newest.id)
+        )
+        live = [u for u in units.values() if u.status in (UnitStatus.ACTIVE, UnitStatus.CONFLICTED)]
+        return max(live, key=lambda u: (u.recorded_at, u.id)).id if live else None
+
     def target(self, target_id: str) -> Target:
         validate.ident(target_id, "id")
         bank = self.store.memories.locate(target_id)
@@ -296,6 +348,14 @@ class Review:
             new = rules.decide(decision, target.state, self._steps(target))
         except rules.NotApplicable as exc:
             raise Conflict(f"cannot {decision} {target.kind} {target.id}: {exc}") from exc
+        successor = self.successor(target) if decision == "supersede" else None
+        if decision == "supersede" and successor is None:
+            # Refused, not recorded: a supersession names what replaces the value.
+            raise Conflict(
+                f"cannot supersede {target.kind} {target.id}: nothing supersedes it (no live "
+                "claim of another value in its slot); reject it, or retain the correction "
+                "with supersedes=[...]"
+            )
         now = self.clock()
         event = ReviewEvent(
             id=new_id("rev_"),
@@ -313,8 +373,9 @@ class Review:
             metadata={**(metadata or {}), **({"cause": cause} if cause else {})},
         )
         self.store.trust.put_review_event(event)
-        self._set_state(target, new, actor, note, now)
-        if decision == "reject":
+        self._set_state(target, new, actor, note, now, successor)
+        if decision == "reject" and target.state.status != "rejected":
+            # (a rejected value said again and rejected again keeps its tombstone: no new one)
             self._carry_rejection(target, event, actor, note)
         elif decision == "approve" and target.state.status == "rejected":
             self._lift_tombstones(target, actor)  # accepted after all: the value may return
@@ -326,7 +387,8 @@ class Review:
             self._lift_supersession(target.unit, actor, note)
         elif decision == "restore":
             undone = rules.in_force(self._steps_of(events))[-1]
-            self._carry_restore(target, events, undone, actor, note)
+            if undone.prior.status != "rejected":
+                self._carry_restore(target, events, undone, actor, note)
             if undone.decision == "supersede" and target.unit is not None:
                 # A reverted supersession: the unit holds again, with no end and no successor.
                 self.store.memories.update_unit(
@@ -371,7 +433,13 @@ class Review:
         ]
 
     def _set_state(
-        self, target: Target, new: rules.State, actor: str, note: str, now: dt.datetime
+        self,
+        target: Target,
+        new: rules.State,
+        actor: str,
+        note: str,
+        now: dt.datetime,
+        successor: str | None = None,
     ) -> None:
         if target.claim is not None:
             self.store.trust.update_claim(
@@ -383,6 +451,7 @@ class Review:
                     reviewed_at=now,
                     reviewed_by=actor,
                     review_note=note,
+                    superseded_by=successor,
                 ),
                 actor=actor,
                 reason=note or "review decision",
@@ -395,6 +464,7 @@ class Review:
                 UnitChanges(
                     status=UnitStatus(new.status),
                     retired_at=now if new.status != "active" else None,
+                    superseded_by=successor,
                 ),
                 actor=actor,
                 reason=note or "review decision",
@@ -483,6 +553,17 @@ class Review:
                 if e.decision == "reject"
             )
         )
+
+
+def required_reason(reason: Any, what: str) -> str:
+    """A reason that must be given (a rejection, a purge): a string with visible text.
+
+    Raises:
+        InvalidInput: none given, or not a string.
+    """
+    if not isinstance(reason, str) or not reason.strip():
+        raise InvalidInput(f"{what} needs a reason: say why (it is kept with the decision)")
+    return reason
 
 
 def _note(note: Any) -> str:

@@ -383,7 +383,7 @@ async def test_reject_because_a_belief_and_an_unknown_belief_is_not_found(mem, t
     if tool == "reject":
         args = {"memory_id": plan, "reason": "Kestrel is unreliable", "bank": "b"}
     else:
-        args = {"target_id": plan, "decision": "reject", "bank": "b"}
+        args = {"target_id": plan, "decision": "reject", "note": "unreliable", "bank": "b"}
     async with connect(build_server(mem, agent="rev1", role="reviewer")) as client:
         missing = [
             await fail(client, tool, {**args, "because": because})

@@ -7,55 +7,20 @@ Screenshots go to ``test-artifacts/review-page/``.
 
 from __future__ import annotations
 
-import os
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
+from tests.e2e.web.browser import LiveServer, shot
 
 import mneme
 from mneme.embed.hashing import HashingEmbedder
 from mneme.surfaces.http import TokenStore, create_app
 
 pytestmark = pytest.mark.slow
-
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "review-page"
-
-
-class LiveServer:
-    """uvicorn in a thread on an already bound socket (no port race), stopped on exit."""
-
-    def __init__(self, app: Any) -> None:
-        import uvicorn
-
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        config = uvicorn.Config(app, log_level="warning", lifespan="on")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(
-            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
-        )
-
-    def __enter__(self) -> LiveServer:
-        self.thread.start()
-        deadline = time.monotonic() + 15
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the server did not start within 15 s")
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=15)
-        self.sock.close()
 
 
 @dataclass
@@ -87,73 +52,6 @@ def site(tmp_path: Path) -> Iterator[Site]:
             yield Site(server.url, mem, reviewer, admin, agent, conflict.id, paris.id)
     finally:
         mem.close()
-
-
-@pytest.fixture
-def page() -> Iterator[Any]:
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(
-            f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) "
-            "to run the review page's browser tests"
-        )
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
-            pg = context.new_page()
-            pg.set_default_timeout(10_000)
-            errors: list[str] = []
-            pg.on("pageerror", lambda exc: errors.append(str(exc)))
-            # Script errors fail the test; the browser's own "Failed to load resource" lines
-            # for refused requests (a bad token's 401) are expected answers, not errors.
-            pg.on(
-                "console",
-                lambda msg: (
-                    errors.append(msg.text)
-                    if msg.type == "error" and not msg.text.startswith("Failed to load resource")
-                    else None
-                ),
-            )
-            yield pg
-            assert not errors, f"the page logged errors: {errors}"
-        finally:
-            browser.close()
-
-
-def shot(page: Any, name: str) -> None:
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def test_reviewer_approves_a_queued_claim_and_the_store_records_it(site: Site, page: Any) -> None:
-    page.goto(f"{site.url}/?token={site.reviewer}")
-    card = page.locator(f'#review-list li.card[data-id="{site.paris_claim}"]')
-    card.wait_for()
-    assert "token=" not in page.url  # the secret left the address bar
-    # The heading is the statement as said; the normal form is a small line under it.
-    (item,) = [i for i in site.mem.review.queue(bank="team") if i.id == site.paris_claim]
-    assert card.locator("h3").inner_text() == "Alice lives in Paris."
-    normal = card.locator(".normal-form").inner_text()
-    assert item.claim.subject in normal
-    assert item.claim.value in normal
-    assert item.said_at is not None
-    said = f"said by scout · {item.said_at.date().isoformat()} · source {item.source_id}"
-    assert said in card.locator(".meta").inner_text()
-    shot(page, "01-review-queue")
-    card.locator("textarea").fill("confirmed by the lease")
-    card.locator('button[data-decision="approve"]').click()
-    card.wait_for(state="detached")
-    page.locator("#toast.show").wait_for()
-    shot(page, "02-after-approve")
-    approved = {c.id: c.claim for c in site.mem.review.queue(bank="team", status="approved")}
-    assert site.paris_claim in approved
-    assert approved[site.paris_claim].reviewed_by == "rita"
-    assert approved[site.paris_claim].review_note == "confirmed by the lease"
 
 
 def test_reviewer_settles_a_conflict_as_a_scoped_exception(site: Site, page: Any) -> None:
@@ -238,4 +136,4 @@ def test_a_bad_token_is_refused_with_a_message(site: Site, page: Any) -> None:
     page.locator("#token-input").fill("mn_not-a-real-token")
     page.locator("#token-form button").click()
     page.locator("#toast.error").wait_for()
-    assert page.locator("#tabs").is_hidden()
+    expect(page.locator("#tabs")).to_be_hidden()

@@ -91,7 +91,7 @@ def test_a_belief_restored_after_retraction_contests_again(mem, vendor):
 def test_a_chain_of_two_belief_changes(mem):
     b1 = mem.retain("I believe the Falcon cluster is overloaded.", bank="c", agent="a1")
     plan = mem.retain("Schedule the nightly jobs on the Falcon cluster.", bank="c", agent="a1")
-    mem.review.decide(plan.memory_ids[0], "reject", "rev1", because=b1.memory_ids[0])
+    mem.review.decide(plan.memory_ids[0], "reject", "rev1", "overloaded", because=b1.memory_ids[0])
     b2 = mem.update(
         b1.memory_ids[0], "I believe the Falcon cluster is overloaded at night.", agent="a1"
     )
@@ -194,7 +194,7 @@ def test_the_background_worker_runs_pending_sweeps(db_path):
     try:
         b = mem.retain("I believe the Heron API is deprecated.", bank="bg", agent="a1")
         p = mem.retain("Build the importer on the Heron API.", bank="bg", agent="a1")
-        mem.review.decide(p.memory_ids[0], "reject", "rev1", because=b.memory_ids[0])
+        mem.review.decide(p.memory_ids[0], "reject", "rev1", "held back", because=b.memory_ids[0])
         mem.review.reject(b.memory_ids[0], reason="not deprecated after all", actor="rev1")
         deadline = time.monotonic() + 20
         while mem.beliefs.has_pending("bg") and time.monotonic() < deadline:

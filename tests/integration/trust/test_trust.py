@@ -81,7 +81,8 @@ def test_every_decision_is_an_event_with_both_axes_before_and_after(mem):
 
 def test_restore_undoes_decisions_one_at_a_time(mem):
     mem.retain("Quill's birthday is 3 March.", bank="u", agent="a1")
-    (claim,) = mem.review.queue(bank="u")
+    mem.retain("Quill's birthday is 5 March.", bank="u", agent="a2")  # what supersedes it
+    claim = next(c for c in mem.review.queue(bank="u") if "3" in c.claim.value)
     mem.review.decide(claim.id, "approve", "rev1")
     mem.review.decide(claim.id, "supersede", "rev1", "wrong date")
     states = []
@@ -98,7 +99,7 @@ def test_history_of_a_claim_rebuilds_from_its_events_alone(mem):
     mem.retain("Quill's birthday is 3 March.", bank="u", agent="a1")
     (claim,) = mem.review.queue(bank="u")
     for decision in ("approve", "reject", "restore"):
-        mem.review.decide(claim.id, decision, "rev1")
+        mem.review.decide(claim.id, decision, "rev1", "checked")
     events = mem._store.trust.review_events("u", claim.id)
     state = (events[0].prior_status, events[0].prior_review_status)
     for e in events:
@@ -114,8 +115,12 @@ def test_history_of_a_claim_rebuilds_from_its_events_alone(mem):
         ("none", lambda m, c: m.review.decide("clm_missing", "approve", "rev1"), NotFound),
         ("approved", lambda m, c: m.review.decide(c, "approve", "rev1"), Conflict),
         ("none", lambda m, c: m.review.decide(c, "restore", "rev1"), Conflict),
-        ("none", lambda m, c: m.review.decide(c, "promote", "rev1"), Conflict),
+        ("none", lambda m, c: m.review.decide(c, "promote", "rev1"), InvalidInput),
         ("none", lambda m, c: m.review.decide(c, "approve", "bad actor!"), InvalidInput),
+        ("none", lambda m, c: m.review.decide(c, "supersede", "rev1", "old"), Conflict),
+        ("none", lambda m, c: m.review.decide(c, "reject", "rev1"), InvalidInput),
+        ("none", lambda m, c: m.review.decide(c, "reject", "rev1", " \n "), InvalidInput),
+        ("none", lambda m, c: m.review.reject(c, "", "rev1"), InvalidInput),
     ],
 )
 def test_a_decision_that_does_not_apply_is_refused_and_writes_no_event(
@@ -246,7 +251,7 @@ def test_an_explicit_supersession_settles_the_open_conflict_between_the_two(mem)
 
 def test_resolving_as_reject_tombstones_the_loser(mem):
     cid, a, b = _conflict(mem, "c3")
-    mem.conflicts.resolve(cid, "reject", actor="rev1", winner=a)
+    mem.conflicts.resolve(cid, "reject", actor="rev1", winner=a, note="a typo")
     assert mem.get(b).status == UnitStatus.REJECTED
     assert mem._store.trust.find_tombstones("c3", unit_id=b)
 

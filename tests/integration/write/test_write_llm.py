@@ -203,7 +203,7 @@ def _blocked_plan(mem: mneme.Memory, server: FakeServer) -> tuple[str, str]:
         openai_json({"verdict": "ADD", "target_id": None, "reason": "new", "confidence": 0.9}),
     )
     plan = mem.retain("Use Kestrel for billing.", bank="r", agent="a1").memory_ids[0]
-    mem.review.decide(plan, "reject", "rev1", because=belief)
+    mem.review.decide(plan, "reject", "rev1", "not while unreliable", because=belief)
     mem.review.reject(belief, reason="they fixed it", actor="rev1")
     return belief, plan
 

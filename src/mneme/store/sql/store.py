@@ -30,14 +30,16 @@ from mneme.store.sql.sources import Sources
 from mneme.store.sql.sweeps import Sweeps
 from mneme.store.sql.tombstones import Tombstones
 from mneme.store.sql.units import Units
+from mneme.store.sql.worklist import Worklist
 
 
 class Memories(Sources, Units):
     """The Memories role: sources, units and their embeddings."""
 
 
-class Trust(Claims, Reviews, Tombstones, Conflicts, Rules):
-    """The Trust role: claims, review events, tombstones, conflicts and adopted rules."""
+class Trust(Claims, Reviews, Tombstones, Conflicts, Rules, Worklist):
+    """The Trust role: claims, review events, tombstones, conflicts, adopted rules, and the
+    review worklist over them (and the sweep proposals)."""
 
 
 class StoreEngine(Engine, Searches, Lifecycle, Protocol):

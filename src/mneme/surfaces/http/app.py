@@ -1,9 +1,10 @@
 """The HTTP application: ``create_app(memory, tokens)`` builds it, with no module state.
 
-One FastAPI app serves the JSON API under ``/v1`` (documented at ``/openapi.json`` and
-``/docs``), ``/healthz``, the review page at ``/`` with its static files under ``/static``, and,
-when given, the MCP streamable-HTTP app at ``/mcp`` behind the same bearer tokens (its session
-manager runs inside this app's lifespan). Routes are sync ``def`` functions: FastAPI runs them
+One FastAPI app serves the JSON API under ``/v1`` (documented at ``/openapi.json``, and at
+``/docs`` and ``/redoc`` from packaged assets, offline), ``/healthz``, the review page at
+``/`` with its static files under ``/static``, and, when given, the MCP streamable-HTTP app
+at ``/mcp`` behind the same bearer tokens (its session manager runs inside this app's
+lifespan). Routes are sync ``def`` functions: FastAPI runs them
 in its thread pool, so the synchronous ``Memory`` never blocks the event loop.
 """
 
@@ -21,7 +22,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mneme.memory import Memory
 from mneme.surfaces.authority import PRINCIPAL_KEY
-from mneme.surfaces.http import admin, agents, conflicts, memories, problems, review
+from mneme.surfaces.http import admin, agents, apidocs, conflicts, memories, problems, review
 from mneme.surfaces.http.limits import MAX_BODY_BYTES, Limits
 from mneme.surfaces.http.tokens import TokenStore
 from mneme.surfaces.web import static_dir
@@ -107,10 +108,14 @@ def create_app(
         description=API_DESCRIPTION,
         openapi_tags=TAGS,
         lifespan=lifespan,
+        # Served by apidocs from packaged assets: FastAPI's own pages load them from a CDN.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.memory = memory
     app.state.tokens = tokens
     problems.install(app)
+    apidocs.install(app, title)
     for module in (memories, review, conflicts, agents, admin):
         app.include_router(module.router)
 

@@ -1,4 +1,5 @@
-"""Review: the queue of claims waiting for a person, decisions, rejections, restores, rules."""
+"""Review: the worklist of what waits for a person, the claims by review status, decisions
+(one or in bulk), rejections, restores, rules."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from mneme.memory import Memory
 from mneme.surfaces.http.auth import BANK_PATTERN, Access, allowed, sees_everything
 from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES
-from mneme.surfaces.http.schemas import AdoptRuleIn, DecideIn, RejectIn, RestoreIn
+from mneme.surfaces.http.schemas import AdoptRuleIn, BulkIn, DecideIn, RejectIn, RestoreIn
 
 router = APIRouter(prefix="/v1/banks/{bank}", tags=["review"], responses=ERROR_RESPONSES)
 
@@ -51,13 +52,78 @@ def queue(
     return answer({"bank": acc.bank, "status": status, "items": items})
 
 
+@router.get(
+    "/review/worklist",
+    summary="The review worklist",
+    description="Only what waits for a person's decision (ADR 0048): open conflicts "
+    "(`question`), pending claims with a live rival in their slot (`contested`), rejected "
+    "values said again (`reasserted`) and sweep verdicts below the auto-apply bar "
+    "(`proposal`); never what is superseded or settled. Each item is a card: `said` (the "
+    "statement as said: text, author, source ids, occurred_at, recorded_at), `other` (the "
+    "other side), `question`, and `actions`, the decisions that apply to its state. `counts` "
+    "are per kind under the author and text filters; `total` the matches of the kinds asked. "
+    "404 for a bank that does not exist.",
+)
+def worklist(
+    mem: Mem,
+    acc: Annotated[Access, Depends(allowed("review_queue"))],
+    kind: Annotated[
+        list[Literal["question", "contested", "reasserted", "proposal"]] | None,
+        Query(description="Keep these kinds (repeat the parameter); all by default."),
+    ] = None,
+    author: Annotated[
+        str | None,
+        Query(description="What this agent said.", max_length=128, pattern=BANK_PATTERN),
+    ] = None,
+    text: Annotated[
+        str | None, Query(description="Said text contains this (any case).", max_length=200)
+    ] = None,
+    sort: Annotated[
+        Literal["newest", "most_contested"], Query(description="newest or most_contested.")
+    ] = "newest",
+    limit: Annotated[int, Query(ge=1, le=200, description="At most this many.")] = 50,
+    offset: Annotated[int, Query(ge=0, le=100_000, description="Skip this many.")] = 0,
+) -> JSONResponse:
+    page = mem.review.worklist(
+        bank=acc.bank,
+        kinds=kind,
+        author=author,
+        text=text,
+        sort=sort,
+        limit=limit,
+        offset=offset,
+    )
+    return answer(page)
+
+
+@router.post(
+    "/review/bulk",
+    summary="Approve or reject many cards",
+    description="Each id is decided on its own (its own transaction) and answers its own "
+    "result: `{id, ok, code, message}`; one that fails (decided meanwhile, no such action, "
+    "not in this bank) leaves the others done. reject needs a `reason` (400, nothing "
+    "decided). A sweep proposal is accepted (approve) or dismissed (reject).",
+)
+def bulk(
+    body: BulkIn,
+    mem: Mem,
+    acc: Annotated[Access, Depends(allowed("review_decide"))],
+) -> JSONResponse:
+    results = mem.review.bulk(
+        body.ids, body.decision, actor=acc.agent, reason=body.reason, bank=acc.bank
+    )
+    return answer({"bank": acc.bank, "decision": body.decision, "results": results})
+
+
 @router.post(
     "/review/{target_id}/decide",
     summary="Decide on a claim or memory",
-    description="approve, reject (tombstones the value), supersede, or restore (undoes the "
-    "latest decision); `because` names the belief the decision rests on. 409 when the "
-    "decision does not apply to its current state, 404 when `because` names no memory of the "
-    "bank; nothing is written then.",
+    description="approve, reject (tombstones the value; the `note` is its required reason), "
+    "supersede (by the live value of its slot), or restore (undoes the latest decision); "
+    "`because` names the belief the decision rests on. 409 when the decision does not apply "
+    "to its current state (supersede with nothing to supersede it), 400 for a rejection "
+    "without a reason, 404 when `because` names no memory of the bank; nothing is written "
+    "then.",
 )
 def decide(
     target_id: TargetId,

@@ -255,8 +255,22 @@ class ResolveIn(Body):
 
 
 class RejectIn(Body):
-    reason: Note = Field(default="", description="Why the value is wrong (kept on its tombstone).")
+    reason: Note = Field(
+        default="", description="Why the value is wrong (required; kept on its tombstone)."
+    )
     because: Ident | None = Field(default=None, description=BECAUSE)
+
+
+class BulkIn(Body):
+    """Approve or reject many worklist cards at once (claims and sweep proposals)."""
+
+    ids: list[Ident] = Field(min_length=1, max_length=200, description="The cards' ids (1 to 200).")
+    decision: Literal["approve", "reject"] = Field(
+        description="approve (a proposal: accept) or reject (a proposal: dismiss)."
+    )
+    reason: Note = Field(
+        default="", description="Why: required for reject, kept with each decision."
+    )
 
 
 class RestoreIn(Body):

@@ -63,7 +63,8 @@ async def review_decide(
         Literal["approve", "reject", "supersede", "restore"],
         Field(
             description="approve: it is right; reject: it is wrong (tombstoned, never comes "
-            "back by itself); supersede: replaced by a newer value; restore: undo the last "
+            "back by itself; give the reason as note); supersede: replaced by the live value of "
+            "its slot (refused when there is none); restore: undo the last "
             "decision."
         ),
     ],

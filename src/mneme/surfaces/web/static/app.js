@@ -5,7 +5,7 @@ import { verify, showAudit } from "./audit.js";
 import { openMemory, search, setupBrowser } from "./browser.js";
 import { showConflicts } from "./conflicts.js";
 import { clear, h, toast } from "./dom.js";
-import { showReview } from "./review.js";
+import { setupReview, showReview } from "./review.js";
 
 const TOKEN_KEY = "mneme.token";
 const BANK_KEY = "mneme.bank";
@@ -143,8 +143,7 @@ function wire() {
       show(next.dataset.view);
     });
   }
-  document.getElementById("review-status").addEventListener("change", () => showReview(ctx));
-  document.getElementById("review-reload").addEventListener("click", () => showReview(ctx));
+  setupReview(ctx);
   document.getElementById("conflict-status").addEventListener("change", () => showConflicts(ctx));
   document.getElementById("conflicts-reload").addEventListener("click", () => showConflicts(ctx));
   document.getElementById("audit-verify").addEventListener("click", () => verify(ctx));

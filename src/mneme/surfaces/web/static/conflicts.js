@@ -10,6 +10,11 @@ const RESOLUTIONS = [
   ["scoped_exception", "Scoped exception", "both hold, each in its own scope"],
 ];
 
+// The date part of an ISO time (UTC), the same for every reader whatever their locale.
+function day(iso) {
+  return iso ? iso.slice(0, 10) : "–";
+}
+
 async function side(ctx, id, label) {
   let text = "(not visible)";
   let unit = null;
@@ -24,7 +29,9 @@ async function side(ctx, id, label) {
     h("blockquote", {}, text),
     h("p", { class: "meta" },
       h("button", { type: "button", class: "link", onclick: () => ctx.openMemory(id) }, id),
-      unit ? ` · by ${unit.agent_id} · ${unit.status} · ${when(unit.recorded_at)}` : ""));
+      unit ? ` · by ${unit.agent_id} · ${unit.status}` : ""),
+    unit ? h("p", { class: "meta said-when" },
+      `happened ${day(unit.occurred_start)} · recorded ${day(unit.recorded_at)} · source ${(unit.evidence || []).join(", ") || "–"}`) : null);
 }
 
 async function conflictCard(ctx, c, reload) {
