@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	# The CPU build of torch first (a file on these machines); unpinned, pip would pull CUDA.
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e '.[dev,postgres,server]'
+	$(PY) -m pip install --quiet -e '.[dev,postgres,server,adapters]'
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 

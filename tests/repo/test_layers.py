@@ -3,7 +3,9 @@ architecture"; issue 17 item 4).
 
 From the top, each module of mneme sits in one layer (``LAYERS``, by its first package name):
 
-- **surfaces**: ``mneme.surfaces`` (cli, http, mcp, web, and the authority they share).
+- **surfaces**: ``mneme.surfaces`` (cli, http, mcp, web, and the authority they share), and
+  ``mneme.adapters`` (the framework adapters of ADR 0049: LangGraph, OpenAI Agents, LlamaIndex),
+  which call Memory as the surfaces do and which nothing of mneme imports.
 - **memory**: ``mneme`` (the public API in ``__init__``), ``mneme.memory``, the one
   service object, with its namespaces (``mneme.namespaces``) and the names it keeps one
   release after they moved (``mneme.deprecation``; ADR 0043).
@@ -60,6 +62,7 @@ from tests.repo.imports import (
 ORDER = ("core", "base", "models", "services", "memory", "surfaces")
 LAYERS = {
     "surfaces": "surfaces",
+    "adapters": "surfaces",
     "": "memory",  # mneme/__init__.py, the public API
     "memory": "memory",
     "namespaces": "memory",
@@ -173,6 +176,16 @@ def test_surfaces_reach_only_memory_core_and_base() -> None:
         if layer(module) == "surfaces" and layer(imp.target) not in SURFACES_MAY_IMPORT
     ]
     assert not reached, "\n".join(reached)
+
+
+def test_nothing_of_mneme_imports_the_adapters() -> None:
+    """An adapter imports its framework (an extra): mneme itself never needs one."""
+    importers = [
+        _where(module, imp)
+        for module, imp in _mneme_imports()
+        if package(imp.target) == "adapters" and package(module) != "adapters"
+    ]
+    assert not importers, "\n".join(importers)
 
 
 def test_the_models_do_not_import_each_other() -> None:

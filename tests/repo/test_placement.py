@@ -10,7 +10,8 @@ test is imported or run here).
 - ``integration/`` tests the services and the models: each sub-folder is named after a service
   or model package of src/mneme (store aside: that is ``contract/``); its root holds what
   crosses them (Memory, config, ids). A file there that needs nothing but core belongs in unit/.
-- ``e2e/`` tests the surfaces: each sub-folder is named after a package of src/mneme/surfaces,
+- ``e2e/`` tests the surfaces: each sub-folder is named after a package of src/mneme/surfaces
+  (or a package at the surfaces' layer beside it: ``adapters``),
   and each of its files drives that surface (``SURFACE_DRIVERS``); a file at its root drives
   at least one surface (it is about what holds on all of them).
 - ``bench/`` tests the benchmark harness (it imports ``bench``); ``repo/`` reads the
@@ -47,8 +48,16 @@ SURFACE_DRIVERS = {
     "http": ("mneme.surfaces.http",),
     "mcp": ("mneme.surfaces.mcp", "mcp.client", "mcp.shared.memory"),
     "web": ("playwright",),
+    "adapters": ("mneme.adapters",),
 }
-ANY_SURFACE = ("mneme.surfaces", MNEME_SCRIPT, "mcp.client", "mcp.shared.memory", "playwright")
+ANY_SURFACE = (
+    "mneme.surfaces",
+    "mneme.adapters",
+    MNEME_SCRIPT,
+    "mcp.client",
+    "mcp.shared.memory",
+    "playwright",
+)
 
 #: Files outside e2e/ whose tests end at a surface, and why they stay with their subject.
 SURFACE_CHECKS = {
@@ -226,6 +235,8 @@ def test_integration_tests_need_more_than_core() -> None:
 def test_the_folders_of_e2e_are_the_surfaces() -> None:
     surfaces = {p.name for p in (SRC / "mneme" / "surfaces").iterdir() if p.is_dir()}
     surfaces.discard("__pycache__")
+    # Packages beside mneme.surfaces at its layer (the framework adapters) are surfaces too.
+    surfaces |= {n for n, layer in LAYERS.items() if layer == "surfaces" and n != "surfaces"}
     folders = {p.name for p in (TESTS / "e2e").iterdir() if p.is_dir()} - {"__pycache__"}
     assert folders <= surfaces
     assert set(SURFACE_DRIVERS) == surfaces
