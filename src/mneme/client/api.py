@@ -73,10 +73,10 @@ class Identity(TypedDict):
 class MnemeClient(SyncWire):
     """The synchronous client of mneme.
 
-    ``MnemeClient(base_url, token=..., timeout=..., transport=...)``. Each method is one operation
-    of the API; an error answer raises its ``mneme.client.ApiError`` (also the ``mneme.errors``
-    class of the failure: NotFound, InvalidInput, Refused...). Use it as a context manager, or
-    ``close()`` it.
+    ``MnemeClient(base_url, token=..., timeout=..., transport=..., http=...)``. Each method is one
+    operation of the API; an error answer raises its ``mneme.client.ApiError`` (also the
+    ``mneme.errors`` class of the failure: NotFound, InvalidInput, Refused...). Use it as a context
+    manager, or ``close()`` it.
     """
 
     def list_token_bank(
@@ -216,8 +216,8 @@ class MnemeClient(SyncWire):
 
     def add_status(
         self,
-        pending_id: str,
         bank: str,
+        pending_id: str,
     ) -> JsonObject:
         """Add status: where an accepted write stands.
 
@@ -243,8 +243,8 @@ class MnemeClient(SyncWire):
 
     def get_memory(
         self,
-        memory_id: str,
         bank: str,
+        memory_id: str,
         *,
         scope: Scope = "collective",
     ) -> JsonObject:
@@ -277,8 +277,8 @@ class MnemeClient(SyncWire):
 
     def update_memory(
         self,
-        memory_id: str,
         bank: str,
+        memory_id: str,
         *,
         text: str,
         reason: str | None = None,
@@ -317,8 +317,8 @@ class MnemeClient(SyncWire):
 
     def history(
         self,
-        memory_id: str,
         bank: str,
+        memory_id: str,
     ) -> JsonObject:
         """History of a memory.
 
@@ -344,8 +344,8 @@ class MnemeClient(SyncWire):
 
     def graph(
         self,
-        memory_id: str,
         bank: str,
+        memory_id: str,
         *,
         depth: int = 1,
         scope: Scope = "collective",
@@ -381,8 +381,8 @@ class MnemeClient(SyncWire):
 
     def source(
         self,
-        source_id: str,
         bank: str,
+        source_id: str,
         *,
         scope: Scope = "collective",
     ) -> JsonObject:
@@ -616,8 +616,8 @@ class MnemeClient(SyncWire):
 
     def concept(
         self,
-        name: str,
         bank: str,
+        name: str,
         *,
         scope: Scope = "collective",
         k: int = 20,
@@ -688,8 +688,8 @@ class MnemeClient(SyncWire):
 
     def decide(
         self,
-        target_id: str,
         bank: str,
+        target_id: str,
         *,
         decision: Decision,
         note: str = "",
@@ -730,8 +730,8 @@ class MnemeClient(SyncWire):
 
     def reject(
         self,
-        target_id: str,
         bank: str,
+        target_id: str,
         *,
         reason: str = "",
         because: str | None = None,
@@ -771,8 +771,8 @@ class MnemeClient(SyncWire):
 
     def restore(
         self,
-        target_id: str,
         bank: str,
+        target_id: str,
         *,
         note: str = "",
     ) -> JsonObject:
@@ -897,8 +897,8 @@ class MnemeClient(SyncWire):
 
     def resolve(
         self,
-        conflict_id: str,
         bank: str,
+        conflict_id: str,
         *,
         resolution: Resolution,
         note: str = "",
@@ -1279,8 +1279,8 @@ class MnemeClient(SyncWire):
 class AsyncMnemeClient(AsyncWire):
     """The asynchronous client of mneme.
 
-    ``AsyncMnemeClient(base_url, token=..., timeout=..., transport=...)``. Each method is one
-    operation of the API; an error answer raises its ``mneme.client.ApiError`` (also the
+    ``AsyncMnemeClient(base_url, token=..., timeout=..., transport=..., http=...)``. Each method is
+    one operation of the API; an error answer raises its ``mneme.client.ApiError`` (also the
     ``mneme.errors`` class of the failure: NotFound, InvalidInput, Refused...). Use it as an async
     context manager, or ``await aclose()`` it.
     """
@@ -1422,8 +1422,8 @@ class AsyncMnemeClient(AsyncWire):
 
     async def add_status(
         self,
-        pending_id: str,
         bank: str,
+        pending_id: str,
     ) -> JsonObject:
         """Add status: where an accepted write stands.
 
@@ -1449,8 +1449,8 @@ class AsyncMnemeClient(AsyncWire):
 
     async def get_memory(
         self,
-        memory_id: str,
         bank: str,
+        memory_id: str,
         *,
         scope: Scope = "collective",
     ) -> JsonObject:
@@ -1483,8 +1483,8 @@ class AsyncMnemeClient(AsyncWire):
 
     async def update_memory(
         self,
-        memory_id: str,
         bank: str,
+        memory_id: str,
         *,
         text: str,
         reason: str | None = None,
@@ -1523,8 +1523,8 @@ class AsyncMnemeClient(AsyncWire):
 
     async def history(
         self,
-        memory_id: str,
         bank: str,
+        memory_id: str,
     ) -> JsonObject:
         """History of a memory.
 
@@ -1550,8 +1550,8 @@ class AsyncMnemeClient(AsyncWire):
 
     async def graph(
         self,
-        memory_id: str,
         bank: str,
+        memory_id: str,
         *,
         depth: int = 1,
         scope: Scope = "collective",
@@ -1587,8 +1587,8 @@ class AsyncMnemeClient(AsyncWire):
 
     async def source(
         self,
-        source_id: str,
         bank: str,
+        source_id: str,
         *,
         scope: Scope = "collective",
     ) -> JsonObject:
@@ -1822,8 +1822,8 @@ class AsyncMnemeClient(AsyncWire):
 
     async def concept(
         self,
-        name: str,
         bank: str,
+        name: str,
         *,
         scope: Scope = "collective",
         k: int = 20,
@@ -1894,8 +1894,8 @@ class AsyncMnemeClient(AsyncWire):
 
     async def decide(
         self,
-        target_id: str,
         bank: str,
+        target_id: str,
         *,
         decision: Decision,
         note: str = "",
@@ -1936,8 +1936,8 @@ class AsyncMnemeClient(AsyncWire):
 
     async def reject(
         self,
-        target_id: str,
         bank: str,
+        target_id: str,
         *,
         reason: str = "",
         because: str | None = None,
@@ -1977,8 +1977,8 @@ class AsyncMnemeClient(AsyncWire):
 
     async def restore(
         self,
-        target_id: str,
         bank: str,
+        target_id: str,
         *,
         note: str = "",
     ) -> JsonObject:
@@ -2103,8 +2103,8 @@ class AsyncMnemeClient(AsyncWire):
 
     async def resolve(
         self,
-        conflict_id: str,
         bank: str,
+        conflict_id: str,
         *,
         resolution: Resolution,
         note: str = "",

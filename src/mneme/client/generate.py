@@ -436,7 +436,10 @@ def operations(document: Mapping[str, Any], types: _Types) -> list[Operation]:
 
 
 def _signature(op: Operation, is_async: bool) -> list[str]:
-    positional = [p for p in op.params if p.place == "path"]
+    # In the order the path names them: get_memory(bank, memory_id), whatever the route's own.
+    positional = sorted(
+        (p for p in op.params if p.place == "path"), key=lambda p: op.path.index(f"{{{p.wire}}}")
+    )
     keyword_only = [p for p in op.params if p.place != "path"]
     keyword_only.sort(key=lambda p: not p.required)  # stable: the document's order otherwise
     head = f"    {'async ' if is_async else ''}def {op.name}("
@@ -497,8 +500,8 @@ def _client(ops: Sequence[Operation], is_async: bool, title: str) -> list[str]:
         else "Use it as a context manager, or ``close()`` it."
     )
     doc = _wrap(
-        f"``{name}(base_url, token=..., timeout=..., transport=...)``. Each method is one "
-        f"operation of the API; an error answer raises its ``mneme.client.ApiError`` (also "
+        f"``{name}(base_url, token=..., timeout=..., transport=..., http=...)``. Each method "
+        f"is one operation of the API; an error answer raises its ``mneme.client.ApiError`` (also "
         f"the ``mneme.errors`` class of the failure: NotFound, InvalidInput, Refused...). {how}",
         4,
     )

@@ -53,6 +53,7 @@ def _url(template: str, path: Mapping[str, str]) -> str:
 
 def _request(
     client: httpx.Client | httpx.AsyncClient,
+    headers: Mapping[str, str],
     method: str,
     template: str,
     path: Mapping[str, str],
@@ -60,7 +61,7 @@ def _request(
     body: Mapping[str, Any] | None,
 ) -> httpx.Request:
     params = {k: _query_value(v) for k, v in query.items() if v is not None}
-    kwargs: dict[str, Any] = {"params": params}
+    kwargs: dict[str, Any] = {"params": params, "headers": headers}
     if body is not None:
         kwargs["json"] = {k: _jsonable(v) for k, v in body.items() if v is not None}
     return client.build_request(method, _url(template, path), **kwargs)
@@ -90,26 +91,39 @@ def _headers(token: str | None, headers: Mapping[str, str] | None) -> dict[str, 
     return out
 
 
+def _check(base_url: str, has_http: bool, has_transport: bool) -> None:
+    if has_http:
+        if base_url or has_transport:
+            raise ApiInvalidInput("give either http= or base_url= (and transport=), not both")
+    elif not base_url.startswith(("http://", "https://")):
+        raise ApiInvalidInput(f"base_url must start with http:// or https://, not {base_url!r}")
+
+
 class SyncWire:
-    """The httpx client under ``MnemeClient``: ``base_url``, a bearer ``token``, a
-    ``timeout`` in seconds, and a ``transport`` (``httpx.WSGITransport``, a mock) if given.
-    Holds a connection pool: use it as a context manager, or ``close()`` it."""
+    """The httpx client under ``MnemeClient``.
+
+    ``base_url`` is the server (``http://127.0.0.1:8765``), ``token`` a bearer token (from
+    ``mneme token create``), ``timeout`` seconds for each connect, read and write, and
+    ``transport`` an httpx transport to use instead of the network. ``http`` is an httpx
+    client of the caller's own (its base URL, proxies, TLS; Starlette's ``TestClient(app)``
+    calls an app in process): the token goes on each request, and ``close()`` leaves it open.
+    Holds a connection pool otherwise: use it as a context manager, or ``close()`` it.
+    """
 
     def __init__(
         self,
-        base_url: str,
+        base_url: str = "",
         *,
         token: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         transport: httpx.BaseTransport | None = None,
         headers: Mapping[str, str] | None = None,
+        http: httpx.Client | None = None,
     ) -> None:
-        self.http = httpx.Client(
-            base_url=base_url,
-            headers=_headers(token, headers),
-            timeout=timeout,
-            transport=transport,
-        )
+        _check(base_url, http is not None, transport is not None)
+        self.headers = _headers(token, headers)
+        self.owned = http is None
+        self.http = http or httpx.Client(base_url=base_url, timeout=timeout, transport=transport)
 
     def _call(
         self,
@@ -120,7 +134,7 @@ class SyncWire:
         query: Mapping[str, Any] | None = None,
         body: Mapping[str, Any] | None = None,
     ) -> Any:
-        request = _request(self.http, method, template, path or {}, query or {}, body)
+        request = _request(self.http, self.headers, method, template, path or {}, query or {}, body)
         try:
             response = self.http.send(request)
         except httpx.TransportError as exc:
@@ -128,7 +142,8 @@ class SyncWire:
         return _answer(response)
 
     def close(self) -> None:
-        self.http.close()
+        if self.owned:
+            self.http.close()
 
     def __enter__(self) -> Self:
         return self
@@ -143,24 +158,25 @@ class SyncWire:
 
 
 class AsyncWire:
-    """The httpx client under ``AsyncMnemeClient``; the same arguments as ``SyncWire``, with
-    an async ``transport`` (``httpx.ASGITransport(app)`` calls an app in process). Use it as
-    an async context manager, or ``await aclose()``."""
+    """The httpx client under ``AsyncMnemeClient``: the arguments of ``SyncWire``, with an
+    async ``transport`` (``httpx.ASGITransport(app)`` calls an app in process) or ``http``
+    (an ``httpx.AsyncClient``). Use it as an async context manager, or ``await aclose()``."""
 
     def __init__(
         self,
-        base_url: str,
+        base_url: str = "",
         *,
         token: str | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         transport: httpx.AsyncBaseTransport | None = None,
         headers: Mapping[str, str] | None = None,
+        http: httpx.AsyncClient | None = None,
     ) -> None:
-        self.http = httpx.AsyncClient(
-            base_url=base_url,
-            headers=_headers(token, headers),
-            timeout=timeout,
-            transport=transport,
+        _check(base_url, http is not None, transport is not None)
+        self.headers = _headers(token, headers)
+        self.owned = http is None
+        self.http = http or httpx.AsyncClient(
+            base_url=base_url, timeout=timeout, transport=transport
         )
 
     async def _call(
@@ -172,7 +188,7 @@ class AsyncWire:
         query: Mapping[str, Any] | None = None,
         body: Mapping[str, Any] | None = None,
     ) -> Any:
-        request = _request(self.http, method, template, path or {}, query or {}, body)
+        request = _request(self.http, self.headers, method, template, path or {}, query or {}, body)
         try:
             response = await self.http.send(request)
         except httpx.TransportError as exc:
@@ -180,7 +196,8 @@ class AsyncWire:
         return _answer(response)
 
     async def aclose(self) -> None:
-        await self.http.aclose()
+        if self.owned:
+            await self.http.aclose()
 
     async def __aenter__(self) -> Self:
         return self
