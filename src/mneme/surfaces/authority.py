@@ -28,7 +28,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mneme.errors import InvalidInput, Refused
+# Refused lives with the other errors (the HTTP client subclasses it); re-exported as before.
+from mneme.errors import InvalidInput
+from mneme.errors import Refused as Refused
 
 if TYPE_CHECKING:
     from mneme.memory import Memory
