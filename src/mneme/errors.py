@@ -36,6 +36,13 @@ class Conflict(MnemeError):
     exit_code = 4
 
 
+class Refused(MnemeError):
+    """The caller's role or bank does not allow the operation (HTTP 403, MCP ``forbidden``)."""
+
+    code = "forbidden"
+    exit_code = 1
+
+
 class SchemaMismatch(MnemeError):
     """The database is not a mneme store, is corrupt, or was written by a newer mneme."""
 

@@ -3,6 +3,8 @@ architecture"; issue 17 item 4).
 
 From the top, each module of mneme sits in one layer (``LAYERS``, by its first package name):
 
+- **client**: ``mneme.client``, the typed client of the HTTP API (ADR 0050). It runs in
+  another process than the server, so it sits above everything and reaches nothing of it.
 - **surfaces**: ``mneme.surfaces`` (cli, http, mcp, web, and the authority they share), and
   ``mneme.adapters`` (the framework adapters of ADR 0049: LangGraph, OpenAI Agents, LlamaIndex),
   which call Memory as the surfaces do and which nothing of mneme imports.
@@ -29,7 +31,10 @@ The rules:
 3. Surfaces call Memory, nothing else: besides memory, they import only core (the values
    Memory returns) and base. Never a service, a store, an embedder or an LLM client.
 4. The models do not import each other: a store knows no embedder and no LLM.
-5. The packages of mneme import each other without a cycle (and core's modules one another:
+5. The client imports only base (``mneme.errors``: its errors are the ones ``Memory`` raises),
+   never the server it talks to; its generator alone (``CLIENT_GENERATOR``) reads the app,
+   for the OpenAPI document it writes the client from.
+6. The packages of mneme import each other without a cycle (and core's modules one another:
    test_core_imports.py).
 
 Every import counts: at the top, inside a function, and under ``if TYPE_CHECKING:``. A
@@ -59,8 +64,9 @@ from tests.repo.imports import (
     mneme_targets,
 )
 
-ORDER = ("core", "base", "models", "services", "memory", "surfaces")
+ORDER = ("core", "base", "models", "services", "memory", "surfaces", "client")
 LAYERS = {
+    "client": "client",
     "surfaces": "surfaces",
     "adapters": "surfaces",
     "": "memory",  # mneme/__init__.py, the public API
@@ -85,6 +91,10 @@ LAYERS = {
     "core": "core",
 }
 SURFACES_MAY_IMPORT = {"surfaces", "memory", "core", "base"}
+CLIENT_MAY_IMPORT = {"client", "base"}
+#: Builds the app (on a throwaway store) to read its OpenAPI document; never imported by the
+#: client itself.
+CLIENT_GENERATOR = "mneme.client.generate"
 
 #: Standard modules core may not import: files, processes, network and drivers (I/O), the
 #: clock, the environment, randomness, and logging (core returns what happened; callers log).
@@ -186,6 +196,17 @@ def test_nothing_of_mneme_imports_the_adapters() -> None:
         if package(imp.target) == "adapters" and package(module) != "adapters"
     ]
     assert not importers, "\n".join(importers)
+
+
+def test_the_client_reaches_only_base_and_its_generator_is_never_imported() -> None:
+    reached = [
+        _where(module, imp)
+        for module, imp in _mneme_imports()
+        if layer(module) == "client"
+        and module != CLIENT_GENERATOR
+        and (layer(imp.target) not in CLIENT_MAY_IMPORT or imp.target == CLIENT_GENERATOR)
+    ]
+    assert not reached, "\n".join(reached)
 
 
 def test_the_models_do_not_import_each_other() -> None:

@@ -11,9 +11,10 @@ test is imported or run here).
   or model package of src/mneme (store aside: that is ``contract/``); its root holds what
   crosses them (Memory, config, ids). A file there that needs nothing but core belongs in unit/.
 - ``e2e/`` tests the surfaces: each sub-folder is named after a package of src/mneme/surfaces
-  (or a package at the surfaces' layer beside it: ``adapters``),
-  and each of its files drives that surface (``SURFACE_DRIVERS``); a file at its root drives
-  at least one surface (it is about what holds on all of them).
+  (or a package at the surfaces' layer beside it: ``adapters``; or is ``client/``, the
+  HTTP API's typed client: ``E2E_CLIENTS``), and each of its files drives that surface
+  (``SURFACE_DRIVERS``); a file at its root drives at least one surface (it is about what
+  holds on all of them).
 - ``bench/`` tests the benchmark harness (it imports ``bench``); ``repo/`` reads the
   repository's own files and imports nothing of mneme.
 - Outside ``e2e/``, no file drives a surface, except those in ``SURFACE_CHECKS``, each with
@@ -50,9 +51,13 @@ SURFACE_DRIVERS = {
     "web": ("playwright",),
     "adapters": ("mneme.adapters",),
 }
+#: Packages of mneme outside surfaces/ whose tests drive a surface from the other side: the
+#: typed HTTP client (ADR 0050). Each gets its e2e/ folder, driven through its own import.
+E2E_CLIENTS = {"client": ("mneme.client",)}
 ANY_SURFACE = (
     "mneme.surfaces",
     "mneme.adapters",
+    "mneme.client",
     MNEME_SCRIPT,
     "mcp.client",
     "mcp.shared.memory",
@@ -238,7 +243,7 @@ def test_the_folders_of_e2e_are_the_surfaces() -> None:
     # Packages beside mneme.surfaces at its layer (the framework adapters) are surfaces too.
     surfaces |= {n for n, layer in LAYERS.items() if layer == "surfaces" and n != "surfaces"}
     folders = {p.name for p in (TESTS / "e2e").iterdir() if p.is_dir()} - {"__pycache__"}
-    assert folders <= surfaces
+    assert folders <= surfaces | set(E2E_CLIENTS)
     assert set(SURFACE_DRIVERS) == surfaces
 
 
@@ -246,7 +251,7 @@ def test_each_e2e_test_drives_its_surface() -> None:
     idle = []
     for path in _tests("e2e"):
         folder = path.relative_to(TESTS / "e2e").parts[:-1]
-        drivers = SURFACE_DRIVERS[folder[0]] if folder else ANY_SURFACE
+        drivers = {**SURFACE_DRIVERS, **E2E_CLIENTS}[folder[0]] if folder else ANY_SURFACE
         if not _drives(path, drivers):
             idle.append(f"{_rel(path)}: drive it with one of {drivers}")
     assert not idle, "\n".join(idle)

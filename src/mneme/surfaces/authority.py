@@ -28,7 +28,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+# Refused lives with the other errors (the HTTP client subclasses it); re-exported as before.
 from mneme.errors import InvalidInput, MnemeError, NotFound
+from mneme.errors import Refused as Refused
 
 if TYPE_CHECKING:
     from mneme.memory import Memory
@@ -97,13 +99,6 @@ OPERATIONS: dict[str, str] = {
 
 #: Operations whose answer covers every bank: only an admin for ``*`` may see them.
 STORE_WIDE = frozenset({"stats", "config", "status"})
-
-
-class Refused(MnemeError):
-    """The caller's role or bank does not allow the operation (HTTP 403, MCP ``forbidden``)."""
-
-    code = "forbidden"
-    exit_code = 1
 
 
 @dataclass(frozen=True, slots=True)

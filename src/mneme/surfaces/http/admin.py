@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from mneme.surfaces.http.auth import BANK_PATTERN, Access, Caller, allowed, authorize
 from mneme.surfaces.http.context import Mem, answer
@@ -41,13 +41,28 @@ class SensitivePolicyIn(Body):
     reason: Note = Field(default="", description="Why (kept in the audit record).")
 
 
+class Health(BaseModel):
+    """The server runs."""
+
+    status: Literal["ok"]
+
+
+class Identity(BaseModel):
+    """The bank, agent and role a bearer token stands for."""
+
+    token_id: str = Field(description="The token's id (not its secret).")
+    bank: str = Field(description='The bank, or "*" (an admin of every bank).')
+    agent: str = Field(description="The agent the token acts as.")
+    role: Literal["agent", "reviewer", "admin"]
+
+
 @router.get(
     "/healthz",
     tags=["health"],
     summary="Liveness",
     description="No token needed. Answers {status: ok} while the server runs; says nothing "
     "about the store's content.",
-    responses={},
+    responses={200: {"model": Health, "description": "The server runs."}},
 )
 def healthz() -> JSONResponse:
     return JSONResponse({"status": "ok"})
@@ -58,6 +73,7 @@ def healthz() -> JSONResponse:
     tags=["admin"],
     summary="Who the token is",
     description="The bank, agent and role the bearer token stands for.",
+    responses={200: {"model": Identity, "description": "The token's principal."}},
 )
 def whoami(who: Caller) -> JSONResponse:
     return answer(
