@@ -46,6 +46,7 @@ unit: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m bench.locomo.run
 	$(PY) -m bench.locomo.calibration
+	$(PY) -m bench.locomo.context
 	$(PY) -m bench.sgd.run
 	$(PY) -m bench.sgd.decisions
 	$(PY) -m bench.sgd.slot_pairs

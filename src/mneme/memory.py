@@ -26,7 +26,6 @@ from mneme.core.context_block import assemble as assemble_context
 from mneme.core.judgement import JudgeConfig
 from mneme.core.model import (
     AddStatus,
-    Bank,
     Edge,
     HistoryEvent,
     Hit,
@@ -277,26 +276,6 @@ class Memory:
         self.close()
 
     # -- write --------------------------------------------------------------------------
-
-    def create_bank(self, bank: str, *, name: str | None = None, actor: str = "owner") -> Bank:
-        """Make a bank now (nothing happens when it exists); audited as made by ``actor``.
-
-        The surfaces make banks only this way (or with ``create_bank`` on a write), so a
-        mistyped bank is an error there, never a new bank. A Python caller's first write to
-        a bank still makes it unless ``Config.create_banks`` is off (ADR 0046).
-        """
-        bank_id = validate.ident(bank, "bank")
-        validate.ident(actor, "actor")
-        label = validate.text(name, what="name", max_chars=200) if name is not None else bank_id
-        with self._store.transaction():
-            existing = self._store.banks.get_bank(bank_id)
-            if existing is not None:
-                return existing
-            return self._store.banks.ensure_bank(
-                Bank(id=bank_id, name=label, created_at=self.clock()),
-                actor=actor,
-                reason="created explicitly",
-            )
 
     def retain(
         self,

@@ -130,6 +130,26 @@ class AdminNamespace:
         """Every bank of the store."""
         return self._store.banks.list_banks()
 
+    def create_bank(self, bank: str, *, name: str | None = None, actor: str = "owner") -> Bank:
+        """Make a bank now (nothing happens when it exists); audited as made by ``actor``.
+
+        The surfaces make banks only this way (or with ``create_bank`` on a write), so a
+        mistyped bank is an error there, never a new bank. A Python caller's first write to
+        a bank still makes it unless ``Config.create_banks`` is off (ADR 0046).
+        """
+        bank_id = validate.ident(bank, "bank")
+        validate.ident(actor, "actor")
+        label = validate.text(name, what="name", max_chars=200) if name is not None else bank_id
+        with self._store.transaction():
+            existing = self._store.banks.get_bank(bank_id)
+            if existing is not None:
+                return existing
+            return self._store.banks.ensure_bank(
+                Bank(id=bank_id, name=label, created_at=self._clock()),
+                actor=actor,
+                reason="created explicitly",
+            )
+
     def bank(self, bank_id: str) -> Bank | None:
         """One bank, or None when there is no such bank."""
         return self._store.banks.get_bank(validate.ident(bank_id, "bank"))

@@ -42,6 +42,7 @@ CALLERS = [
 #: Each operation on HTTP: method, path and JSON body ({ids} filled from the seeded bank).
 HTTP: dict[str, tuple[str, str, dict[str, Any] | None]] = {
     "retain": ("POST", "/v1/banks/team/memories", {"text": "Dana runs the Tuesday standup."}),
+    "create_bank": ("POST", "/v1/banks", {"id": "team"}),
     "update": ("POST", "/v1/banks/team/memories/{tea}/update", {"text": "Bob prefers cocoa."}),
     "connect": ("POST", "/v1/banks/team/connect", {"a": "{paris}", "b": "{tea}"}),
     "add_status": ("GET", "/v1/banks/team/writes/pend_nothing", None),

@@ -57,6 +57,7 @@ FLAT = {
     "retain_batches",
     "get_add_status",
     "recall",
+    "context",
     "get",
     "source",
     "list_memories",

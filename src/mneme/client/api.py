@@ -16,6 +16,7 @@ JsonObject = dict[str, Any]
 
 Scope = Literal["personal", "collective"]
 Visibility = Literal["shared", "private"]
+Detail = Literal["compact", "full"]
 Type = Literal[
     "fact",
     "preference",
@@ -31,7 +32,10 @@ Type = Literal[
 ]
 Direction = Literal["causal", "forward", "both"]
 Status = Literal["pending_review", "approved", "rejected", "superseded"]
-Decision = Literal["approve", "reject", "supersede", "restore"]
+Kind = Literal["question", "contested", "reasserted", "proposal"]
+Sort = Literal["newest", "most_contested"]
+Decision = Literal["approve", "reject"]
+DecideDecision = Literal["approve", "reject", "supersede", "restore"]
 AdoptRuleDecision = Literal["confirm", "retract", "preference"]
 ListConflictsStatus = Literal["open", "resolved", "all"]
 Resolution = Literal["supersede", "reject", "not_conflict", "scoped_exception"]
@@ -128,6 +132,7 @@ class MnemeClient(SyncWire):
         supersedes: Sequence[str] | None = None,
         visibility: Visibility = "shared",
         metadata: Mapping[str, Any] | None = None,
+        create_bank: bool = False,
         wait: float | None = None,
     ) -> JsonObject:
         """Retain: keep what happened.
@@ -149,6 +154,8 @@ class MnemeClient(SyncWire):
             supersedes: Source or memory ids this input corrects.
             visibility: "private": no other agent ever sees it, in any scope.
             metadata: Free JSON kept with the source (at most 20,000 characters).
+            create_bank: Make the bank when it does not exist (a token for every bank; the token's
+                own bank always exists). Without it an unknown bank is a 404.
             wait: Seconds to wait for the write to finish; when it takes longer the answer is
                 status=accepted with a pending_id for the add-status route. Omitted: wait for it.
 
@@ -173,6 +180,7 @@ class MnemeClient(SyncWire):
                     "supersedes": supersedes,
                     "visibility": visibility,
                     "metadata": metadata,
+                    "create_bank": create_bank,
                     "wait": wait,
                 },
             ),
@@ -417,7 +425,8 @@ class MnemeClient(SyncWire):
         bank: str,
         *,
         query: str,
-        scope: Scope = "personal",
+        scope: Scope = "collective",
+        detail: Detail = "compact",
         k: int = 10,
         time_from: str | None = None,
         time_to: str | None = None,
@@ -429,17 +438,21 @@ class MnemeClient(SyncWire):
     ) -> JsonObject:
         """Recall.
 
-        Best matches first, with provenance: per-channel ranks (semantic, lexical, graph, temporal),
-        evidence source ids, superseded and flashback flags, open conflicts, and relevance (the
-        calibrated chance, 0 to 1, that the hit is an answer; min_relevance drops the hits below a
-        bar). Personal scope is what the token's agent stated; collective is the bank, less other
-        agents' private memories. No model call but the query's embedding.
+        Best matches first. Compact hits (the default) carry what an answer needs: id, text,
+        relevance (the calibrated chance, 0 to 1, that the hit is an answer; min_relevance drops the
+        hits below a bar), occurred, source_ids, and superseded_by, conflicts and flashback when
+        set; detail=full adds per-channel ranks, the whole unit and the rest. Collective scope (the
+        default) is the bank, less other agents' private memories; personal is what the token's
+        agent stated. No model call but the query's embedding.
 
         Args:
             bank: The bank (isolation unit).
             query: A natural-language query (at most 8,000 characters).
-            scope: personal: what this agent stated; collective: the whole bank, less other agents'
-                private memories.
+            scope: collective (default): the whole bank, less other agents' private memories;
+                personal: what this agent stated.
+            detail: compact (default): per hit id, text, relevance, occurred, source_ids and only
+                the flags that are set (superseded_by, conflicts, flashback); full: every field of
+                hit and unit.
             k: How many results.
             time_from: Only what happened from then.
             time_to: Only what happened until then.
@@ -462,6 +475,7 @@ class MnemeClient(SyncWire):
                 body={
                     "query": query,
                     "scope": scope,
+                    "detail": detail,
                     "k": k,
                     "time_from": time_from,
                     "time_to": time_to,
@@ -479,7 +493,8 @@ class MnemeClient(SyncWire):
         bank: str,
         *,
         query: str,
-        scope: Scope = "personal",
+        scope: Scope = "collective",
+        detail: Detail = "compact",
         k: int = 10,
         time_from: str | None = None,
         time_to: str | None = None,
@@ -491,17 +506,21 @@ class MnemeClient(SyncWire):
     ) -> JsonObject:
         """Recall (query parameters).
 
-        Best matches first, with provenance: per-channel ranks (semantic, lexical, graph, temporal),
-        evidence source ids, superseded and flashback flags, open conflicts, and relevance (the
-        calibrated chance, 0 to 1, that the hit is an answer; min_relevance drops the hits below a
-        bar). Personal scope is what the token's agent stated; collective is the bank, less other
-        agents' private memories. No model call but the query's embedding.
+        Best matches first. Compact hits (the default) carry what an answer needs: id, text,
+        relevance (the calibrated chance, 0 to 1, that the hit is an answer; min_relevance drops the
+        hits below a bar), occurred, source_ids, and superseded_by, conflicts and flashback when
+        set; detail=full adds per-channel ranks, the whole unit and the rest. Collective scope (the
+        default) is the bank, less other agents' private memories; personal is what the token's
+        agent stated. No model call but the query's embedding.
 
         Args:
             bank: The bank (isolation unit).
             query: A natural-language query (at most 8,000 characters).
-            scope: personal: what this agent stated; collective: the whole bank, less other agents'
-                private memories.
+            scope: collective (default): the whole bank, less other agents' private memories;
+                personal: what this agent stated.
+            detail: compact (default): per hit id, text, relevance, occurred, source_ids and only
+                the flags that are set (superseded_by, conflicts, flashback); full: every field of
+                hit and unit.
             k: How many results.
             time_from: Only what happened from then.
             time_to: Only what happened until then.
@@ -524,6 +543,7 @@ class MnemeClient(SyncWire):
                 query={
                     "query": query,
                     "scope": scope,
+                    "detail": detail,
                     "k": k,
                     "time_from": time_from,
                     "time_to": time_to,
@@ -532,6 +552,116 @@ class MnemeClient(SyncWire):
                     "include_superseded": include_superseded,
                     "min_relevance": min_relevance,
                     "as_agent": as_agent,
+                },
+            ),
+        )
+
+    def context(
+        self,
+        bank: str,
+        *,
+        query: str,
+        max_tokens: int = 800,
+        scope: Scope = "collective",
+        k: int = 20,
+        as_of: str | None = None,
+        time_from: str | None = None,
+        time_to: str | None = None,
+        types: Sequence[Type] | None = None,
+    ) -> JsonObject:
+        """Context block.
+
+        A ready context block for a prompt, within max_tokens (characters / 4): one line per memory,
+        each citing its source id in brackets, superseded and contested memories marked, newest
+        first when the question is about the present. Returns text, tokens (used), max_tokens,
+        order, items (memory id, source id, occurred, relevance, marks) and omitted (matches that
+        did not fit).
+
+        Args:
+            bank: The bank (isolation unit).
+            query: A natural-language query (at most 8,000 characters).
+            max_tokens: The block's budget in tokens, counted as characters / 4.
+            scope: collective (default): the whole bank, less other agents' private memories;
+                personal: what this agent stated.
+            k: How many hits to choose from.
+            as_of: What was believed at that time.
+            time_from: Only what happened from then.
+            time_to: Only what happened until then.
+
+        ``POST /v1/banks/{bank}/context``
+        """
+        return cast(
+            JsonObject,
+            self._call(
+                "POST",
+                "/v1/banks/{bank}/context",
+                path={
+                    "bank": bank,
+                },
+                body={
+                    "query": query,
+                    "max_tokens": max_tokens,
+                    "scope": scope,
+                    "k": k,
+                    "as_of": as_of,
+                    "time_from": time_from,
+                    "time_to": time_to,
+                    "types": types,
+                },
+            ),
+        )
+
+    def context_get(
+        self,
+        bank: str,
+        *,
+        query: str,
+        max_tokens: int = 800,
+        scope: Scope = "collective",
+        k: int = 20,
+        as_of: str | None = None,
+        time_from: str | None = None,
+        time_to: str | None = None,
+        types: Sequence[Type] | None = None,
+    ) -> JsonObject:
+        """Context block (query parameters).
+
+        A ready context block for a prompt, within max_tokens (characters / 4): one line per memory,
+        each citing its source id in brackets, superseded and contested memories marked, newest
+        first when the question is about the present. Returns text, tokens (used), max_tokens,
+        order, items (memory id, source id, occurred, relevance, marks) and omitted (matches that
+        did not fit).
+
+        Args:
+            bank: The bank (isolation unit).
+            query: A natural-language query (at most 8,000 characters).
+            max_tokens: The block's budget in tokens, counted as characters / 4.
+            scope: collective (default): the whole bank, less other agents' private memories;
+                personal: what this agent stated.
+            k: How many hits to choose from.
+            as_of: What was believed at that time.
+            time_from: Only what happened from then.
+            time_to: Only what happened until then.
+
+        ``GET /v1/banks/{bank}/context``
+        """
+        return cast(
+            JsonObject,
+            self._call(
+                "GET",
+                "/v1/banks/{bank}/context",
+                path={
+                    "bank": bank,
+                },
+                query={
+                    "query": query,
+                    "max_tokens": max_tokens,
+                    "scope": scope,
+                    "k": k,
+                    "as_of": as_of,
+                    "time_from": time_from,
+                    "time_to": time_to,
+                    "types": types,
                 },
             ),
         )
@@ -686,20 +816,112 @@ class MnemeClient(SyncWire):
             ),
         )
 
+    def worklist(
+        self,
+        bank: str,
+        *,
+        kind: Sequence[Kind] | None = None,
+        author: str | None = None,
+        text: str | None = None,
+        sort: Sort = "newest",
+        limit: int = 50,
+        offset: int = 0,
+    ) -> JsonObject:
+        """The review worklist.
+
+        Only what waits for a person's decision (ADR 0048): open conflicts (`question`), pending
+        claims with a live rival in their slot (`contested`), rejected values said again
+        (`reasserted`) and sweep verdicts below the auto-apply bar (`proposal`); never what is
+        superseded or settled. Each item is a card: `said` (the statement as said: text, author,
+        source ids, occurred_at, recorded_at), `other` (the other side), `question`, and `actions`,
+        the decisions that apply to its state. `counts` are per kind under the author and text
+        filters; `total` the matches of the kinds asked. 404 for a bank that does not exist.
+
+        Args:
+            bank: The bank (isolation unit).
+            kind: Keep these kinds (repeat the parameter); all by default.
+            author: What this agent said.
+            text: Said text contains this (any case).
+            sort: newest or most_contested.
+            limit: At most this many.
+            offset: Skip this many.
+
+        ``GET /v1/banks/{bank}/review/worklist``
+        """
+        return cast(
+            JsonObject,
+            self._call(
+                "GET",
+                "/v1/banks/{bank}/review/worklist",
+                path={
+                    "bank": bank,
+                },
+                query={
+                    "kind": kind,
+                    "author": author,
+                    "text": text,
+                    "sort": sort,
+                    "limit": limit,
+                    "offset": offset,
+                },
+            ),
+        )
+
+    def bulk(
+        self,
+        bank: str,
+        *,
+        ids: Sequence[str],
+        decision: Decision,
+        reason: str = "",
+    ) -> JsonObject:
+        """Approve or reject many cards.
+
+        Each id is decided on its own (its own transaction) and answers its own result: `{id, ok,
+        code, message}`; one that fails (decided meanwhile, no such action, not in this bank) leaves
+        the others done. reject needs a `reason` (400, nothing decided). A sweep proposal is
+        accepted (approve) or dismissed (reject).
+
+        Args:
+            bank: The bank (isolation unit).
+            ids: The cards' ids (1 to 200).
+            decision: approve (a proposal: accept) or reject (a proposal: dismiss).
+            reason: Why: required for reject, kept with each decision.
+
+        ``POST /v1/banks/{bank}/review/bulk``
+        """
+        return cast(
+            JsonObject,
+            self._call(
+                "POST",
+                "/v1/banks/{bank}/review/bulk",
+                path={
+                    "bank": bank,
+                },
+                body={
+                    "ids": ids,
+                    "decision": decision,
+                    "reason": reason,
+                },
+            ),
+        )
+
     def decide(
         self,
         bank: str,
         target_id: str,
         *,
-        decision: Decision,
+        decision: DecideDecision,
         note: str = "",
         because: str | None = None,
     ) -> JsonObject:
         """Decide on a claim or memory.
 
-        approve, reject (tombstones the value), supersede, or restore (undoes the latest decision);
-        `because` names the belief the decision rests on. 409 when the decision does not apply to
-        its current state, 404 when `because` names no memory of the bank; nothing is written then.
+        approve, reject (tombstones the value; the `note` is its required reason), supersede (by the
+        live value of its slot), or restore (undoes the latest decision); `because` names the belief
+        the decision rests on. 409 when the decision does not apply to its current state (supersede
+        with nothing to supersede it), 400 for a rejection without a reason, 404 when `because`
+        names no memory of the bank; nothing is written then.
 
         Args:
             target_id: A claim or memory (unit) id.
@@ -746,7 +968,7 @@ class MnemeClient(SyncWire):
         Args:
             target_id: A claim or memory (unit) id.
             bank: The bank (isolation unit).
-            reason: Why the value is wrong (kept on its tombstone).
+            reason: Why the value is wrong (required; kept on its tombstone).
             because: The belief (a memory id of this bank) the decision rests on: if it changes,
                 reconsolidation re-examines the decision. Only for a memory, not a claim; 404 when
                 no such memory is in the bank (nothing is written).
@@ -1141,6 +1363,37 @@ class MnemeClient(SyncWire):
             ),
         )
 
+    def create_bank(
+        self,
+        *,
+        id: str,
+        name: str | None = None,
+    ) -> JsonObject:
+        """Create a bank (admin).
+
+        Makes a bank (201), or answers the existing one (200). A bank is made only this way, by
+        `mneme banks create`, or by `create_bank: true` on a write: a mistyped bank elsewhere is a
+        404 naming the banks the token may use. An admin token for every bank (`*`) or for that
+        bank.
+
+        Args:
+            id: The bank's id.
+            name: A label for people (default: the id).
+
+        ``POST /v1/banks``
+        """
+        return cast(
+            JsonObject,
+            self._call(
+                "POST",
+                "/v1/banks",
+                body={
+                    "id": id,
+                    "name": name,
+                },
+            ),
+        )
+
     def stats(self) -> JsonObject:
         """Store statistics (admin).
 
@@ -1334,6 +1587,7 @@ class AsyncMnemeClient(AsyncWire):
         supersedes: Sequence[str] | None = None,
         visibility: Visibility = "shared",
         metadata: Mapping[str, Any] | None = None,
+        create_bank: bool = False,
         wait: float | None = None,
     ) -> JsonObject:
         """Retain: keep what happened.
@@ -1355,6 +1609,8 @@ class AsyncMnemeClient(AsyncWire):
             supersedes: Source or memory ids this input corrects.
             visibility: "private": no other agent ever sees it, in any scope.
             metadata: Free JSON kept with the source (at most 20,000 characters).
+            create_bank: Make the bank when it does not exist (a token for every bank; the token's
+                own bank always exists). Without it an unknown bank is a 404.
             wait: Seconds to wait for the write to finish; when it takes longer the answer is
                 status=accepted with a pending_id for the add-status route. Omitted: wait for it.
 
@@ -1379,6 +1635,7 @@ class AsyncMnemeClient(AsyncWire):
                     "supersedes": supersedes,
                     "visibility": visibility,
                     "metadata": metadata,
+                    "create_bank": create_bank,
                     "wait": wait,
                 },
             ),
@@ -1623,7 +1880,8 @@ class AsyncMnemeClient(AsyncWire):
         bank: str,
         *,
         query: str,
-        scope: Scope = "personal",
+        scope: Scope = "collective",
+        detail: Detail = "compact",
         k: int = 10,
         time_from: str | None = None,
         time_to: str | None = None,
@@ -1635,17 +1893,21 @@ class AsyncMnemeClient(AsyncWire):
     ) -> JsonObject:
         """Recall.
 
-        Best matches first, with provenance: per-channel ranks (semantic, lexical, graph, temporal),
-        evidence source ids, superseded and flashback flags, open conflicts, and relevance (the
-        calibrated chance, 0 to 1, that the hit is an answer; min_relevance drops the hits below a
-        bar). Personal scope is what the token's agent stated; collective is the bank, less other
-        agents' private memories. No model call but the query's embedding.
+        Best matches first. Compact hits (the default) carry what an answer needs: id, text,
+        relevance (the calibrated chance, 0 to 1, that the hit is an answer; min_relevance drops the
+        hits below a bar), occurred, source_ids, and superseded_by, conflicts and flashback when
+        set; detail=full adds per-channel ranks, the whole unit and the rest. Collective scope (the
+        default) is the bank, less other agents' private memories; personal is what the token's
+        agent stated. No model call but the query's embedding.
 
         Args:
             bank: The bank (isolation unit).
             query: A natural-language query (at most 8,000 characters).
-            scope: personal: what this agent stated; collective: the whole bank, less other agents'
-                private memories.
+            scope: collective (default): the whole bank, less other agents' private memories;
+                personal: what this agent stated.
+            detail: compact (default): per hit id, text, relevance, occurred, source_ids and only
+                the flags that are set (superseded_by, conflicts, flashback); full: every field of
+                hit and unit.
             k: How many results.
             time_from: Only what happened from then.
             time_to: Only what happened until then.
@@ -1668,6 +1930,7 @@ class AsyncMnemeClient(AsyncWire):
                 body={
                     "query": query,
                     "scope": scope,
+                    "detail": detail,
                     "k": k,
                     "time_from": time_from,
                     "time_to": time_to,
@@ -1685,7 +1948,8 @@ class AsyncMnemeClient(AsyncWire):
         bank: str,
         *,
         query: str,
-        scope: Scope = "personal",
+        scope: Scope = "collective",
+        detail: Detail = "compact",
         k: int = 10,
         time_from: str | None = None,
         time_to: str | None = None,
@@ -1697,17 +1961,21 @@ class AsyncMnemeClient(AsyncWire):
     ) -> JsonObject:
         """Recall (query parameters).
 
-        Best matches first, with provenance: per-channel ranks (semantic, lexical, graph, temporal),
-        evidence source ids, superseded and flashback flags, open conflicts, and relevance (the
-        calibrated chance, 0 to 1, that the hit is an answer; min_relevance drops the hits below a
-        bar). Personal scope is what the token's agent stated; collective is the bank, less other
-        agents' private memories. No model call but the query's embedding.
+        Best matches first. Compact hits (the default) carry what an answer needs: id, text,
+        relevance (the calibrated chance, 0 to 1, that the hit is an answer; min_relevance drops the
+        hits below a bar), occurred, source_ids, and superseded_by, conflicts and flashback when
+        set; detail=full adds per-channel ranks, the whole unit and the rest. Collective scope (the
+        default) is the bank, less other agents' private memories; personal is what the token's
+        agent stated. No model call but the query's embedding.
 
         Args:
             bank: The bank (isolation unit).
             query: A natural-language query (at most 8,000 characters).
-            scope: personal: what this agent stated; collective: the whole bank, less other agents'
-                private memories.
+            scope: collective (default): the whole bank, less other agents' private memories;
+                personal: what this agent stated.
+            detail: compact (default): per hit id, text, relevance, occurred, source_ids and only
+                the flags that are set (superseded_by, conflicts, flashback); full: every field of
+                hit and unit.
             k: How many results.
             time_from: Only what happened from then.
             time_to: Only what happened until then.
@@ -1730,6 +1998,7 @@ class AsyncMnemeClient(AsyncWire):
                 query={
                     "query": query,
                     "scope": scope,
+                    "detail": detail,
                     "k": k,
                     "time_from": time_from,
                     "time_to": time_to,
@@ -1738,6 +2007,116 @@ class AsyncMnemeClient(AsyncWire):
                     "include_superseded": include_superseded,
                     "min_relevance": min_relevance,
                     "as_agent": as_agent,
+                },
+            ),
+        )
+
+    async def context(
+        self,
+        bank: str,
+        *,
+        query: str,
+        max_tokens: int = 800,
+        scope: Scope = "collective",
+        k: int = 20,
+        as_of: str | None = None,
+        time_from: str | None = None,
+        time_to: str | None = None,
+        types: Sequence[Type] | None = None,
+    ) -> JsonObject:
+        """Context block.
+
+        A ready context block for a prompt, within max_tokens (characters / 4): one line per memory,
+        each citing its source id in brackets, superseded and contested memories marked, newest
+        first when the question is about the present. Returns text, tokens (used), max_tokens,
+        order, items (memory id, source id, occurred, relevance, marks) and omitted (matches that
+        did not fit).
+
+        Args:
+            bank: The bank (isolation unit).
+            query: A natural-language query (at most 8,000 characters).
+            max_tokens: The block's budget in tokens, counted as characters / 4.
+            scope: collective (default): the whole bank, less other agents' private memories;
+                personal: what this agent stated.
+            k: How many hits to choose from.
+            as_of: What was believed at that time.
+            time_from: Only what happened from then.
+            time_to: Only what happened until then.
+
+        ``POST /v1/banks/{bank}/context``
+        """
+        return cast(
+            JsonObject,
+            await self._call(
+                "POST",
+                "/v1/banks/{bank}/context",
+                path={
+                    "bank": bank,
+                },
+                body={
+                    "query": query,
+                    "max_tokens": max_tokens,
+                    "scope": scope,
+                    "k": k,
+                    "as_of": as_of,
+                    "time_from": time_from,
+                    "time_to": time_to,
+                    "types": types,
+                },
+            ),
+        )
+
+    async def context_get(
+        self,
+        bank: str,
+        *,
+        query: str,
+        max_tokens: int = 800,
+        scope: Scope = "collective",
+        k: int = 20,
+        as_of: str | None = None,
+        time_from: str | None = None,
+        time_to: str | None = None,
+        types: Sequence[Type] | None = None,
+    ) -> JsonObject:
+        """Context block (query parameters).
+
+        A ready context block for a prompt, within max_tokens (characters / 4): one line per memory,
+        each citing its source id in brackets, superseded and contested memories marked, newest
+        first when the question is about the present. Returns text, tokens (used), max_tokens,
+        order, items (memory id, source id, occurred, relevance, marks) and omitted (matches that
+        did not fit).
+
+        Args:
+            bank: The bank (isolation unit).
+            query: A natural-language query (at most 8,000 characters).
+            max_tokens: The block's budget in tokens, counted as characters / 4.
+            scope: collective (default): the whole bank, less other agents' private memories;
+                personal: what this agent stated.
+            k: How many hits to choose from.
+            as_of: What was believed at that time.
+            time_from: Only what happened from then.
+            time_to: Only what happened until then.
+
+        ``GET /v1/banks/{bank}/context``
+        """
+        return cast(
+            JsonObject,
+            await self._call(
+                "GET",
+                "/v1/banks/{bank}/context",
+                path={
+                    "bank": bank,
+                },
+                query={
+                    "query": query,
+                    "max_tokens": max_tokens,
+                    "scope": scope,
+                    "k": k,
+                    "as_of": as_of,
+                    "time_from": time_from,
+                    "time_to": time_to,
+                    "types": types,
                 },
             ),
         )
@@ -1892,20 +2271,112 @@ class AsyncMnemeClient(AsyncWire):
             ),
         )
 
+    async def worklist(
+        self,
+        bank: str,
+        *,
+        kind: Sequence[Kind] | None = None,
+        author: str | None = None,
+        text: str | None = None,
+        sort: Sort = "newest",
+        limit: int = 50,
+        offset: int = 0,
+    ) -> JsonObject:
+        """The review worklist.
+
+        Only what waits for a person's decision (ADR 0048): open conflicts (`question`), pending
+        claims with a live rival in their slot (`contested`), rejected values said again
+        (`reasserted`) and sweep verdicts below the auto-apply bar (`proposal`); never what is
+        superseded or settled. Each item is a card: `said` (the statement as said: text, author,
+        source ids, occurred_at, recorded_at), `other` (the other side), `question`, and `actions`,
+        the decisions that apply to its state. `counts` are per kind under the author and text
+        filters; `total` the matches of the kinds asked. 404 for a bank that does not exist.
+
+        Args:
+            bank: The bank (isolation unit).
+            kind: Keep these kinds (repeat the parameter); all by default.
+            author: What this agent said.
+            text: Said text contains this (any case).
+            sort: newest or most_contested.
+            limit: At most this many.
+            offset: Skip this many.
+
+        ``GET /v1/banks/{bank}/review/worklist``
+        """
+        return cast(
+            JsonObject,
+            await self._call(
+                "GET",
+                "/v1/banks/{bank}/review/worklist",
+                path={
+                    "bank": bank,
+                },
+                query={
+                    "kind": kind,
+                    "author": author,
+                    "text": text,
+                    "sort": sort,
+                    "limit": limit,
+                    "offset": offset,
+                },
+            ),
+        )
+
+    async def bulk(
+        self,
+        bank: str,
+        *,
+        ids: Sequence[str],
+        decision: Decision,
+        reason: str = "",
+    ) -> JsonObject:
+        """Approve or reject many cards.
+
+        Each id is decided on its own (its own transaction) and answers its own result: `{id, ok,
+        code, message}`; one that fails (decided meanwhile, no such action, not in this bank) leaves
+        the others done. reject needs a `reason` (400, nothing decided). A sweep proposal is
+        accepted (approve) or dismissed (reject).
+
+        Args:
+            bank: The bank (isolation unit).
+            ids: The cards' ids (1 to 200).
+            decision: approve (a proposal: accept) or reject (a proposal: dismiss).
+            reason: Why: required for reject, kept with each decision.
+
+        ``POST /v1/banks/{bank}/review/bulk``
+        """
+        return cast(
+            JsonObject,
+            await self._call(
+                "POST",
+                "/v1/banks/{bank}/review/bulk",
+                path={
+                    "bank": bank,
+                },
+                body={
+                    "ids": ids,
+                    "decision": decision,
+                    "reason": reason,
+                },
+            ),
+        )
+
     async def decide(
         self,
         bank: str,
         target_id: str,
         *,
-        decision: Decision,
+        decision: DecideDecision,
         note: str = "",
         because: str | None = None,
     ) -> JsonObject:
         """Decide on a claim or memory.
 
-        approve, reject (tombstones the value), supersede, or restore (undoes the latest decision);
-        `because` names the belief the decision rests on. 409 when the decision does not apply to
-        its current state, 404 when `because` names no memory of the bank; nothing is written then.
+        approve, reject (tombstones the value; the `note` is its required reason), supersede (by the
+        live value of its slot), or restore (undoes the latest decision); `because` names the belief
+        the decision rests on. 409 when the decision does not apply to its current state (supersede
+        with nothing to supersede it), 400 for a rejection without a reason, 404 when `because`
+        names no memory of the bank; nothing is written then.
 
         Args:
             target_id: A claim or memory (unit) id.
@@ -1952,7 +2423,7 @@ class AsyncMnemeClient(AsyncWire):
         Args:
             target_id: A claim or memory (unit) id.
             bank: The bank (isolation unit).
-            reason: Why the value is wrong (kept on its tombstone).
+            reason: Why the value is wrong (required; kept on its tombstone).
             because: The belief (a memory id of this bank) the decision rests on: if it changes,
                 reconsolidation re-examines the decision. Only for a memory, not a claim; 404 when
                 no such memory is in the bank (nothing is written).
@@ -2344,6 +2815,37 @@ class AsyncMnemeClient(AsyncWire):
             await self._call(
                 "GET",
                 "/v1/banks",
+            ),
+        )
+
+    async def create_bank(
+        self,
+        *,
+        id: str,
+        name: str | None = None,
+    ) -> JsonObject:
+        """Create a bank (admin).
+
+        Makes a bank (201), or answers the existing one (200). A bank is made only this way, by
+        `mneme banks create`, or by `create_bank: true` on a write: a mistyped bank elsewhere is a
+        404 naming the banks the token may use. An admin token for every bank (`*`) or for that
+        bank.
+
+        Args:
+            id: The bank's id.
+            name: A label for people (default: the id).
+
+        ``POST /v1/banks``
+        """
+        return cast(
+            JsonObject,
+            await self._call(
+                "POST",
+                "/v1/banks",
+                body={
+                    "id": id,
+                    "name": name,
+                },
             ),
         )
 

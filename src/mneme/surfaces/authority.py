@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 # Refused lives with the other errors (the HTTP client subclasses it); re-exported as before.
-from mneme.errors import InvalidInput, MnemeError, NotFound
+from mneme.errors import InvalidInput, NotFound
 from mneme.errors import Refused as Refused
 
 if TYPE_CHECKING:
@@ -65,6 +65,7 @@ OPERATIONS: dict[str, str] = {
     "graph": "read",
     "source": "read",
     "banks": "read",
+    "create_bank": "admin",
     "chain": "read",
     "concept": "read",
     # an agent answers only questions about its own memories (may_answer)
@@ -229,7 +230,7 @@ def known_bank(memory: Memory, who: Principal, bank: str, *, create: bool = Fals
     if bank == who.bank or memory.admin.bank(bank) is not None:
         return
     if create:
-        memory.create_bank(bank, actor=who.agent)
+        memory.admin.create_bank(bank, actor=who.agent)
         return
     raise unknown_bank(bank, visible_banks(memory, who))
 

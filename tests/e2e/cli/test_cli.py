@@ -42,6 +42,8 @@ def run(db: str) -> Run:
         argv = ["--db", db_arg or db, "--embedder", "hashing", *args]
         return runner.invoke(cli, argv, input=input, catch_exceptions=False)
 
+    # The bank most tests use, made as a user makes one (a typo never makes a bank).
+    assert invoke("banks", "create", "b").exit_code == 0
     return invoke
 
 
@@ -208,6 +210,8 @@ def _args_for(command: tuple[str, ...], uid: str, jsonl: Path) -> list[str]:
         ("list",): ["list", "--bank", "b"],
         ("import",): ["import", str(jsonl), *bank_agent],
         ("banks",): ["banks"],
+        ("banks", "list"): ["banks", "list"],
+        ("banks", "create"): ["banks", "create", "c"],
         ("agents",): ["agents", "--bank", "b"],
         ("reembed",): ["reembed"],
         ("db", "migrate"): ["db", "migrate"],
@@ -763,6 +767,7 @@ def test_script_keeps_json_on_stdout_and_errors_in_their_stream(tmp_path: Path) 
         "-",
         "--bank",
         "b",
+        "--create-bank",
         "--agent",
         "a",
         "--json",
@@ -816,6 +821,7 @@ def test_add_and_search_with_the_default_embedder(tmp_path: Path) -> None:
             "Vera moved to Oslo to work as a nurse.",
             "--bank",
             "b",
+            "--create-bank",
             "--agent",
             "a",
             "--source-id",
@@ -883,3 +889,22 @@ def test_search_refuses_a_min_relevance_outside_0_to_1(run: Run, bad: str) -> No
     assert result.exit_code == 2
     assert as_json(result)["error"]["code"] == "usage_error"
     assert "min-relevance" in as_json(result)["error"]["message"]
+
+
+def test_a_bank_is_made_explicitly_and_a_typo_is_an_error_naming_the_known_ones(run: Run) -> None:
+    typo = run("add", "Ada likes chess.", "--bank", "bb", "--agent", "a", "--json")
+    search = run("search", "chess", "--bank", "bb", "--agent", "a", "--json")
+    assert typo.exit_code == search.exit_code == 3
+    for result in (typo, search):
+        error = json.loads(result.stdout)["error"]
+        assert error["code"] == "not_found"
+        assert "no bank 'bb'" in error["message"]
+        assert "'b'" in error["message"]
+    assert "bb" not in run("banks").stdout
+    made = run("add", "Ada likes chess.", "--bank", "club", "--agent", "a", "--create-bank")
+    assert made.exit_code == 0, made.output
+    created = run("banks", "create", "lab", "--name", "The lab")
+    again = run("banks", "create", "lab")
+    assert (created.stdout.strip(), again.stdout.strip()) == ("created  lab", "exists  lab")
+    listed = run("banks").stdout
+    assert all(name in listed for name in ("b ", "club", "lab", "(The lab)"))

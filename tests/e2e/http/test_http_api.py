@@ -767,3 +767,54 @@ def test_store_statistics_need_an_admin_of_every_bank(api: Api) -> None:
     refused = api.get("team_admin", "/v1/stats")
     assert refused.status_code == 403
     assert "bank '*'" in refused.json()["error"]["message"]
+
+
+# -- banks are explicit (issue 18): a typo is a 404 naming the known banks, never a new bank --
+
+
+def test_an_unknown_bank_is_a_404_naming_the_known_ones_and_writes_nothing(
+    api: Api, mem: mneme.Memory
+) -> None:
+    mem.retain("Ada likes chess.", bank="team", agent="scout")
+    before = mem.admin.stats()
+    for method, path, body in (
+        ("POST", "/v1/banks/teem/recall", {"query": "chess"}),
+        ("GET", "/v1/banks/teem/memories", None),
+        ("POST", "/v1/banks/teem/context", {"query": "chess"}),
+        ("POST", "/v1/banks/teem/memories", {"text": "Ada likes go."}),
+    ):
+        kw: dict[str, Any] = {"json": body} if body is not None else {}
+        response = api.call("admin", method, path, **kw)
+        assert response.status_code == 404, (path, response.text)
+        message = error_of(response)["message"]
+        assert "no bank 'teem'" in message
+        assert "'team'" in message
+    assert mem.admin.stats() == before
+    assert mem.admin.bank("teem") is None
+
+
+def test_a_bank_is_made_explicitly(api: Api, mem: mneme.Memory) -> None:
+    made = api.post("admin", "/v1/banks", {"id": "lab", "name": "The lab"})
+    again = api.post("admin", "/v1/banks", {"id": "lab"})
+    written = api.post(
+        "admin", "/v1/banks/club/memories", {"text": "Ada likes go.", "create_bank": True}
+    )
+    refused = api.post("scout", "/v1/banks", {"id": "lab2"})
+    assert made.status_code == 201
+    assert made.json()["name"] == "The lab"
+    assert again.status_code == 200
+    assert written.status_code == 200
+    assert refused.status_code == 403
+    assert {b.id for b in mem.admin.banks()} >= {"lab", "club"}
+    assert mem.admin.bank("lab2") is None
+    events = mem.admin.audit_log("lab")
+    assert any(
+        e.op == "bank.create" and e.reason == "created explicitly" and e.actor == "root"
+        for e in events
+    )
+
+
+def test_the_tokens_own_bank_exists_before_its_first_write(api: Api) -> None:
+    # A token names its bank: that is configuration, not a typo.
+    assert api.post("outsider", "/v1/banks/other/recall", {"query": "x"}).json()["hits"] == []
+    assert api.post("outsider", "/v1/banks/other/memories", {"text": "Olga likes tea."}).is_success

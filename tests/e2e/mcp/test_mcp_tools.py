@@ -591,7 +591,7 @@ async def test_an_unexpected_failure_is_internal_and_leaks_nothing(mem, monkeypa
     def boom() -> None:
         raise RuntimeError("secret detail from deep inside")
 
-    mem.create_bank("b")
+    mem.admin.create_bank("b")
     monkeypatch.setattr(mem.admin, "stats", boom)
     async with connect(build_server(mem, bank="*")) as client:
         err = await fail(client, "swarm_status", {"bank": "b"})

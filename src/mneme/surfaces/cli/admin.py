@@ -13,10 +13,37 @@ from mneme.surfaces.cli import output
 from mneme.surfaces.cli.state import get_state, output_options, progress
 
 
-@click.command()
+@click.group(invoke_without_command=True)
 @output_options
-def banks() -> None:
+@click.pass_context
+def banks(ctx: click.Context) -> None:
+    """List the banks of the store (`mneme banks`), or make one (`mneme banks create`)."""
+    if ctx.invoked_subcommand is None:
+        _list_banks()
+
+
+@banks.command("create")
+@click.argument("bank")
+@click.option("--name", help="A label for people (default: the id).")
+@output_options
+def create_bank(bank: str, name: str | None) -> None:
+    """Make BANK now (nothing changes when it exists). The surfaces make banks only this way
+    or on a write that asks for it, so a mistyped bank is an error, never a new bank."""
+    state = get_state()
+    mem = state.open()
+    existed = mem.admin.bank(bank) is not None
+    made = mem.admin.create_bank(bank, name=name)
+    state.emit(made, lambda: [f"{'exists' if existed else 'created'}  {made.id}"])
+
+
+@banks.command("list")
+@output_options
+def list_banks() -> None:
     """List the banks of the store."""
+    _list_banks()
+
+
+def _list_banks() -> None:
     state = get_state()
     found = state.open().admin.banks()
     state.emit(

@@ -6,6 +6,7 @@ import time
 
 import click
 
+from mneme import validate
 from mneme.core.context_block import MAX_TOKENS, MIN_TOKENS
 from mneme.core.model import Scope, UnitType
 from mneme.errors import NotFound
@@ -33,6 +34,7 @@ _agent = click.option("--agent", "-a", required=True, help="The agent speaking o
     multiple=True,
     help="A source or memory id this input corrects (repeatable).",
 )
+@click.option("--create-bank", is_flag=True, help="Make the bank if it does not exist yet.")
 @output_options
 def add(
     text: str,
@@ -45,14 +47,18 @@ def add(
     trust: float | None,
     private: bool,
     supersedes: tuple[str, ...],
+    create_bank: bool,
 ) -> None:
     """Remember TEXT (`-` reads it from stdin): store it, split it into memories, link them.
 
-    Prints the source id, each new memory id and the decision taken for it.
+    Prints the source id, each new memory id and the decision taken for it. The bank must
+    exist (`mneme banks create`), or --create-bank makes it: a typo never makes a bank.
     """
     state = get_state()
     body = read_text_arg(text)
-    result = state.open().retain(
+    # A bad text is told as such before whether the bank exists.
+    validate.text(body, max_chars=state.open().config.max_text_chars)
+    result = state.open_bank(bank, create=create_bank).retain(
         body,
         bank=bank,
         agent=agent,
@@ -126,7 +132,7 @@ def search(
     found each hit, and each hit's relevance: how likely it is an answer, 0 to 1.
     """
     state = get_state()
-    mem = state.open()
+    mem = state.open_bank(bank)
     started = time.perf_counter()
     hits = mem.recall(
         query,
@@ -187,7 +193,7 @@ def context(
     is about the present. The text goes to stdout; the tokens used to stderr.
     """
     state = get_state()
-    block = state.open().context(
+    block = state.open_bank(bank).context(
         query, bank=bank, agent=agent, scope=scope, max_tokens=max_tokens, as_of=as_of
     )
     state.emit(block, lambda: [block.text] if block.text else [])
@@ -288,7 +294,7 @@ def graph(memory_id: str, depth: int, bank: str | None, agent: str | None) -> No
 def list_(bank: str, limit: int, offset: int) -> None:
     """The memories of a bank, newest first."""
     state = get_state()
-    units = state.open().list_memories(bank=bank, limit=limit, offset=offset)
+    units = state.open_bank(bank).list_memories(bank=bank, limit=limit, offset=offset)
 
     def text() -> list[str]:
         return [f"{u.id}  {u.type.value:<11} {u.status.value:<10} {u.text}" for u in units] or [

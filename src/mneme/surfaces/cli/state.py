@@ -15,9 +15,14 @@ import click
 
 from mneme.errors import BackendUnavailable
 from mneme.memory import Memory
+from mneme.surfaces.authority import ALL_BANKS, Principal, known_bank
 from mneme.surfaces.cli import output
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+#: Who the CLI acts as: the store's owner, of every bank.
+OWNER = Principal("cli", ALL_BANKS, "owner", "admin", "mneme CLI")
 
 
 @dataclass
@@ -48,6 +53,16 @@ class State:
             ) from exc
         self._memory = memory
         click.get_current_context().find_root().call_on_close(self._close)
+        return memory
+
+    def open_bank(self, bank: str, *, create: bool = False) -> Memory:
+        """The store, once ``bank`` is known to exist (or is made now, with ``create``).
+
+        Raises:
+            NotFound: no such bank, naming the store's banks (a typo never makes a bank).
+        """
+        memory = self.open()
+        known_bank(memory, OWNER, bank, create=create)
         return memory
 
     def _close(self) -> None:

@@ -47,7 +47,7 @@ def review_queue(bank: str, status: str, limit: int) -> None:
     source; the claim's normal form (subject, attribute, value) follows on a second line.
     """
     state = get_state()
-    items = state.open().review.queue(bank=bank, status=status, limit=limit)
+    items = state.open_bank(bank).review.queue(bank=bank, status=status, limit=limit)
     state.emit(
         {"bank": bank, "status": status, "items": items},
         lambda: [line for item in items for line in _queue_lines(item)] or ["the queue is empty"],
@@ -111,7 +111,7 @@ def conflicts() -> None:
 def conflicts_list(bank: str, show_all: bool) -> None:
     """Open conflicts of a bank (with --all, resolved ones too)."""
     state = get_state()
-    mem = state.open()
+    mem = state.open_bank(bank)
     found = mem.conflicts.list(bank=bank, status=None if show_all else "open")
     state.emit(
         {"bank": bank, "conflicts": found},
@@ -413,7 +413,7 @@ def proposals() -> None:
 def proposals_list(bank: str) -> None:
     """Open proposals of a bank."""
     state = get_state()
-    found = state.open().beliefs.proposals(bank=bank)
+    found = state.open_bank(bank).beliefs.proposals(bank=bank)
     state.emit(
         {"proposals": found},
         lambda: (

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from mneme.surfaces.http.auth import BANK_PATTERN, Access, Caller, allowed, authorize
 from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES
-from mneme.surfaces.http.schemas import Body, Note
+from mneme.surfaces.http.schemas import BankIn, Body, Note
 from mneme.surfaces.http.tokens import ALL_BANKS
 
 router = APIRouter(responses=ERROR_RESPONSES)
@@ -91,6 +91,23 @@ def whoami(who: Caller) -> JSONResponse:
 def banks(mem: Mem, who: Caller) -> JSONResponse:
     found = [b for b in mem.admin.banks() if who.may_use_bank(b.id)]
     return answer({"banks": found})
+
+
+@router.post(
+    "/v1/banks",
+    tags=["admin"],
+    summary="Create a bank (admin)",
+    description="Makes a bank (201), or answers the existing one (200). A bank is made only "
+    "this way, by `mneme banks create`, or by `create_bank: true` on a write: a mistyped bank "
+    "elsewhere is a 404 naming the banks the token may use. An admin token for every bank "
+    "(`*`) or for that bank.",
+    status_code=201,
+)
+def create_bank(body: BankIn, mem: Mem, who: Caller) -> JSONResponse:
+    authorize(who, "create_bank", body.id)
+    existed = mem.admin.bank(body.id) is not None
+    made = mem.admin.create_bank(body.id, name=body.name, actor=who.agent)
+    return answer(made, 200 if existed else 201)
 
 
 @router.get(

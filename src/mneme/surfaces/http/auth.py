@@ -12,15 +12,18 @@ from typing import Annotated
 from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from mneme.memory import Memory
 from mneme.surfaces.authority import (
     CAPABILITIES,
     Access,
     Principal,
     authorize,
+    known_bank,
     require_bank,
     sees_everything,
     viewer,
 )
+from mneme.surfaces.http.context import Mem
 from mneme.surfaces.http.problems import ApiError
 from mneme.surfaces.http.tokens import TokenStore
 
@@ -30,6 +33,7 @@ __all__ = [
     "Caller",
     "allowed",
     "authorize",
+    "known_bank",
     "principal",
     "require_bank",
     "sees_everything",
@@ -72,12 +76,19 @@ BankPath = Annotated[
 ]
 
 
-def allowed(operation: str) -> Callable[[str, Principal], Access]:
-    """A dependency for a route under /v1/banks/{bank}: the token must be for the bank and
-    its role must allow ``operation`` (403 otherwise)."""
+#: Operations whose route decides itself whether the bank must exist (a write may make it).
+MAKES_BANKS = frozenset({"retain"})
 
-    def dependency(bank: BankPath, who: Caller) -> Access:
+
+def allowed(operation: str) -> Callable[[str, Principal, Memory], Access]:
+    """A dependency for a route under /v1/banks/{bank}: the token must be for the bank and
+    its role must allow ``operation`` (403 otherwise), and the bank must exist (404 naming
+    the banks the token may use; the token's own bank always exists)."""
+
+    def dependency(bank: BankPath, who: Caller, mem: Mem) -> Access:
         authorize(who, operation, bank)
+        if operation not in MAKES_BANKS:
+            known_bank(mem, who, bank)
         return Access(bank, who)
 
     dependency.__name__ = f"may_{operation}"

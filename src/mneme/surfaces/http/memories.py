@@ -14,6 +14,7 @@ from mneme.surfaces.http.auth import (
     Caller,
     allowed,
     authorize,
+    known_bank,
     sees_everything,
     viewer,
 )
@@ -85,6 +86,7 @@ def list_token_bank(
 def retain(
     body: RetainIn, mem: Mem, acc: Annotated[Access, Depends(allowed("retain"))]
 ) -> JSONResponse:
+    known_bank(mem, acc.who, acc.bank, create=body.create_bank)
     result = mem.retain(
         body.text,
         bank=acc.bank,

@@ -123,6 +123,11 @@ class RetainIn(Body):
         default="shared", description='"private": no other agent ever sees it, in any scope.'
     )
     metadata: Metadata = None
+    create_bank: bool = Field(
+        default=False,
+        description="Make the bank when it does not exist (a token for every bank; the "
+        "token's own bank always exists). Without it an unknown bank is a 404.",
+    )
     wait: float | None = Field(
         default=None,
         ge=0,
@@ -130,6 +135,13 @@ class RetainIn(Body):
         description="Seconds to wait for the write to finish; when it takes longer the answer "
         "is status=accepted with a pending_id for the add-status route. Omitted: wait for it.",
     )
+
+
+class BankIn(Body):
+    """A bank to make."""
+
+    id: Ident = Field(description="The bank's id.")
+    name: Short | None = Field(default=None, description="A label for people (default: the id).")
 
 
 class UpdateIn(Body):

@@ -38,7 +38,12 @@ def ok(value: Any) -> CallToolResult:
     data = to_jsonable(value)
     structured = data if isinstance(data, dict) else {"result": data}
     return CallToolResult(
-        content=[TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
+        # No spaces after separators: an agent reads every character of it.
+        content=[
+            TextContent(
+                type="text", text=json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+            )
+        ],
         structuredContent=structured,
     )
 
