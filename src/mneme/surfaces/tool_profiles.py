@@ -29,6 +29,8 @@ GROUPS: dict[str, str] = {
     "list_memories": "memories",
     "review_queue": "review",
     "review_decide": "review",
+    "review_worklist": "review",
+    "review_bulk": "review",
     "resolve_conflict": "review",
     "restore": "review",
     "search_by_concept": "graph",

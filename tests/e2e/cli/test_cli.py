@@ -209,6 +209,7 @@ def _args_for(command: tuple[str, ...], uid: str, jsonl: Path) -> list[str]:
         ("graph",): ["graph", uid],
         ("list",): ["list", "--bank", "b"],
         ("import",): ["import", str(jsonl), *bank_agent],
+        ("review", "worklist"): ["review", "worklist", "--bank", "b"],
         ("banks",): ["banks"],
         ("banks", "list"): ["banks", "list"],
         ("banks", "create"): ["banks", "create", "c"],

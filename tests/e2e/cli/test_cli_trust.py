@@ -44,6 +44,22 @@ def test_review_queue_and_decide(seeded):
     assert again["error"]["code"] == "conflict"
 
 
+def test_review_worklist_shows_only_what_waits_with_both_sides(seeded):
+    work = run(seeded, "review", "worklist", "--bank", "job")
+    assert work["counts"]["question"] == 1
+    (item,) = [i for i in work["items"] if i["kind"] == "question"]
+    assert {item["said"]["text"], item["other"]["text"]} == {
+        "I work at Acme Robotics.",
+        "I work at Globex Labs.",
+    }
+    assert item["actions"]
+    none = run(seeded, "review", "worklist", "--bank", "job", "--kind", "proposal")
+    assert none["items"] == []
+    assert run(seeded, "review", "worklist", "--bank", "jobs", code=3)["error"]["code"] == (
+        "not_found"
+    )
+
+
 def test_conflicts_list_and_resolve(seeded):
     (c,) = run(seeded, "conflicts", "list", "--bank", "job")["conflicts"]
     out = run(seeded, "conflicts", "resolve", c["id"], "supersede", "--actor", "rev1")

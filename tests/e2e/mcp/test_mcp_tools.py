@@ -533,6 +533,8 @@ def _valid_args(schema: dict[str, Any]) -> dict[str, Any]:
             args[name] = spec["enum"][0]
         elif spec.get("type") == "integer":
             args[name] = 1
+        elif spec.get("type") == "array":
+            args[name] = ["x1"]
         else:
             args[name] = "x1"
     return args
@@ -552,10 +554,15 @@ async def test_bad_arguments_are_clear_errors_and_write_nothing(mem, name):
         required = schema.get("required", [])
         missing = await fail(client, name, {}) if required else None
         # The required strings, else the optional bank (every tool takes one).
-        strings = [p for p in required if schema["properties"][p].get("type") == "string"]
+        strings = [
+            p
+            for p in required
+            if schema["properties"][p].get("type") == "string"
+            and "enum" not in schema["properties"][p]
+        ]
         strings = strings or ["bank"]
         wrong = await fail(client, name, {**_valid_args(schema), strings[0]: 12345})
-        capped = next(p for p in strings if _max_length(schema["properties"][p]))
+        capped = next((p for p in strings if _max_length(schema["properties"][p])), "bank")
         too_long = "y" * (_max_length(schema["properties"][capped]) + 1)
         long = await fail(client, name, {**_valid_args(schema), capped: too_long})
         extra = await fail(client, name, {**_valid_args(schema), "no_such_argument": 1})
@@ -640,3 +647,28 @@ async def test_search_min_relevance_keeps_only_the_hits_at_or_above_it(mem):
     assert [h["source_ids"] for h in kept] == [["ev-0"]]
     assert bad["code"] == "invalid_input"
     assert "min_relevance" in bad["message"]
+
+
+async def test_review_worklist_lists_only_what_waits_and_bulk_answers_per_item(mem):
+    async with connect(build_server(mem, agent="rev1", role="admin")) as client:
+        await add(client, "I work at Acme Robotics.", occurred_at="2025-02-01")
+        await add(client, "I work at Globex Labs.", occurred_at="2025-03-01")
+        work = await call(client, "review_worklist", {**AB})
+        before = snapshot(mem)
+        no_reason = await fail(
+            client, "review_bulk", {**AB, "ids": ["clm_nope"], "decision": "reject"}
+        )
+        assert snapshot(mem) == before
+        stale = await call(
+            client, "review_bulk", {**AB, "ids": ["clm_nope"], "decision": "approve"}
+        )
+    assert work["counts"]["question"] >= 1
+    assert work["total"] == len(work["items"]) >= 1
+    question = next(i for i in work["items"] if i["kind"] == "question")
+    assert question["actions"]
+    assert {question["said"]["text"], question["other"]["text"]} == {
+        "I work at Acme Robotics.",
+        "I work at Globex Labs.",
+    }
+    assert no_reason["code"] == "invalid_input"
+    assert [r["ok"] for r in stale] == [False]

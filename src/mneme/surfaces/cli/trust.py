@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from mneme.core.model import ReviewItem
+from mneme.core.worklist import KINDS, SORTS
 from mneme.surfaces.cli.state import get_state, output_options
 
 if TYPE_CHECKING:
@@ -52,6 +53,77 @@ def review_queue(bank: str, status: str, limit: int) -> None:
         {"bank": bank, "status": status, "items": items},
         lambda: [line for item in items for line in _queue_lines(item)] or ["the queue is empty"],
     )
+
+
+@review.command("worklist")
+@click.option("--bank", "-b", required=True, help="The bank whose worklist to show.")
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice(KINDS),
+    help="Only this kind (repeatable; default: every kind).",
+)
+@click.option("--author", help="Only what this agent said.")
+@click.option("--text", help="Only what contains this text.")
+@click.option(
+    "--sort",
+    type=click.Choice(SORTS),
+    default="newest",
+    show_default=True,
+    help="newest first, or the most contested first.",
+)
+@click.option(
+    "--limit", type=click.IntRange(1, 200), default=50, show_default=True, help="Page size."
+)
+@click.option(
+    "--offset",
+    type=click.IntRange(0, 1_000_000),
+    default=0,
+    show_default=True,
+    help="Skip this many (paging).",
+)
+@output_options
+def review_worklist(
+    bank: str,
+    kinds: tuple[str, ...],
+    author: str | None,
+    text: str | None,
+    sort: str,
+    limit: int,
+    offset: int,
+) -> None:
+    """What waits for a person's decision, and nothing else: open questions, contested
+    claims, rejected values said again, sweep proposals; counts per kind first."""
+    state = get_state()
+    work = state.open_bank(bank).review.worklist(
+        bank=bank,
+        kinds=kinds or None,
+        author=author,
+        text=text,
+        sort=sort,
+        limit=limit,
+        offset=offset,
+    )
+
+    def lines() -> list[str]:
+        counts = ", ".join(f"{k} {n}" for k, n in work.counts.items())
+        out = [f"{work.total} waiting ({counts})"]
+        for item in work.items:
+            said = item.said
+            out.append(f"{item.kind:<10} {item.id}  {said.text if said else item.question}")
+            if said is not None:
+                out.append(
+                    f"    said by {said.author} · {', '.join(said.source_ids) or '-'} · "
+                    f"happened {said.occurred_at.date() if said.occurred_at else '-'} · "
+                    f"recorded {said.recorded_at.date()}"
+                )
+            if item.other is not None:
+                out.append(f"    other side: {item.other.text} ({item.other.author})")
+            out.append(f"    actions: {', '.join(item.actions)}")
+        return out
+
+    state.emit(work, lines)
 
 
 def _queue_lines(item: ReviewItem) -> list[str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from mcp.types import CallToolResult
-from pydantic import Field
+from pydantic import Field, Strict
 
 from mneme.memory import Memory
 from mneme.surfaces.authority import sees_everything
@@ -53,6 +53,56 @@ async def review_queue(
     agent = None if sees_everything(acc.who) else acc.agent
     return await run(
         ctx, lambda m: m.review.queue(bank=acc.bank, status=status, limit=limit, agent=agent)
+    )
+
+
+async def review_worklist(
+    ctx: Ctx,
+    bank: Bank = None,
+    kinds: Annotated[
+        list[Literal["question", "contested", "reasserted", "proposal"]] | None,
+        Field(max_length=4, description="Only these kinds (default: all)."),
+    ] = None,
+    author: Annotated[
+        str | None, Field(max_length=MAX_ID, description="Said by this agent.")
+    ] = None,
+    text: Annotated[str | None, Field(max_length=200, description="Containing this text.")] = None,
+    sort: Literal["newest", "most_contested"] = "newest",
+    limit: Limit = 50,
+    offset: Annotated[int, Strict(), Field(ge=0, le=1_000_000)] = 0,
+) -> CallToolResult:
+    """What waits for a decision, only: open questions, contested claims, rejected values
+    said again, sweep proposals; with counts per kind. Each item lists the actions that apply
+    (decide with review_decide, resolve_conflict or review_bulk). {QUOTED}
+    """
+    acc = granted()
+    return await run(
+        ctx,
+        lambda m: m.review.worklist(
+            bank=acc.bank,
+            kinds=kinds,
+            author=author,
+            text=text,
+            sort=sort,
+            limit=limit,
+            offset=offset,
+        ),
+    )
+
+
+async def review_bulk(
+    ctx: Ctx,
+    ids: Annotated[list[str], Field(min_length=1, max_length=200, description="Item ids.")],
+    decision: Literal["approve", "reject"],
+    bank: Bank = None,
+    reason: Annotated[str, Field(max_length=4_000, description="Required to reject.")] = "",
+) -> CallToolResult:
+    """Approve or reject many worklist items at once; each answers its own result (a stale
+    one fails alone). You are the actor recorded."""
+    acc = granted()
+    return await run(
+        ctx,
+        lambda m: m.review.bulk(ids, decision, actor=acc.agent, reason=reason, bank=acc.bank),
     )
 
 
@@ -188,6 +238,8 @@ async def restore(
 
 TOOLS = [
     (review_queue, "read", "review_queue"),
+    (review_worklist, "read", "review_queue"),
+    (review_bulk, "decide", "review_decide"),
     (review_decide, "decide", "review_decide"),
     (list_conflicts, "read", "conflicts"),
     (resolve_conflict, "decide", "resolve_conflict"),
