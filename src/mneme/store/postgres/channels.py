@@ -23,6 +23,10 @@ from mneme.store.ranking import temporal_order
 #: transcript): they link everything to everything and carry no signal for graph expansion.
 
 
+#: Rows read past a semantic search's limit, to cut ties by insertion order.
+TIE_SLACK = 8
+
+
 class RecallChannels:
     """The read side of :class:`PostgresStore`: one method per recall channel."""
 
@@ -52,11 +56,13 @@ class RecallChannels:
     ) -> list[Scored]:
         if limit <= 0 or len(vector) == 0:
             return []
-        query, params = semantic_query(viewer, vector, model, filters, limit)
+        # A few rows past the limit, so that vectors tied at the cut are all seen and the cut
+        # is made by insertion order, as SQLite's is (its matrix is in rowid order): the
+        # database alone orders ties arbitrarily (a flaky decision under load, issue 17).
+        query, params = semantic_query(viewer, vector, model, filters, limit + TIE_SLACK)
         rows = self.db.query(query, params)
-        # Score desc, then insertion order: SQLite's tie-break (its matrix is in rowid order).
         rows.sort(key=lambda r: (-float(r[1]), r[2]))
-        return [Scored(r[0], float(r[1])) for r in rows]
+        return [Scored(r[0], float(r[1])) for r in rows[:limit]]
 
     def search_semantic_many(
         self, viewer: Viewer, vectors: Sequence[Vector], model: str, filters: Filters, limit: int
