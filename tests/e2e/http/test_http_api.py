@@ -700,7 +700,7 @@ def test_the_type_filter_knows_every_memory_type() -> None:
     from typing import get_args
 
     from mneme.core.model import UnitType
-    from mneme.surfaces.http.schemas import MemoryType
+    from mneme.surfaces.literals import MemoryType
 
     assert set(get_args(MemoryType)) == {t.value for t in UnitType}
 

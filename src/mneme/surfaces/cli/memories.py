@@ -16,6 +16,14 @@ from mneme.surfaces.cli.state import get_state, output_options, read_text_arg
 
 _bank = click.option("--bank", "-b", required=True, help="The bank (isolation unit) to use.")
 _agent = click.option("--agent", "-a", required=True, help="The agent speaking or asking.")
+_scope = click.option(
+    "--scope",
+    type=click.Choice([Scope.PERSONAL.value, Scope.COLLECTIVE.value]),
+    default=Scope.COLLECTIVE.value,
+    show_default=True,
+    help="collective: the whole bank, less other agents' private memories; personal: what "
+    "this agent stated.",
+)
 
 
 @click.command()
@@ -77,14 +85,7 @@ def add(
 @click.argument("query")
 @_bank
 @_agent
-@click.option(
-    "--scope",
-    type=click.Choice([Scope.PERSONAL.value, Scope.COLLECTIVE.value]),
-    default=Scope.COLLECTIVE.value,
-    show_default=True,
-    help="collective: the whole bank, less other agents' private memories; personal: what "
-    "this agent stated.",
-)
+@_scope
 @click.option(
     "-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True, help="How many hits."
 )
@@ -175,14 +176,7 @@ def search(
     show_default=True,
     help="The block's budget in tokens (characters / 4).",
 )
-@click.option(
-    "--scope",
-    type=click.Choice([Scope.PERSONAL.value, Scope.COLLECTIVE.value]),
-    default=Scope.COLLECTIVE.value,
-    show_default=True,
-    help="collective: the whole bank, less other agents' private memories; personal: what "
-    "this agent stated.",
-)
+@_scope
 @click.option("--as-of", metavar="ISO", help="What was believed true at this time.")
 @output_options
 def context(

@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
+from mneme.surfaces.literals import MemoryType, Scope
+
 MAX_TEXT = 100_000
 MAX_QUERY = 8_000
 MAX_NOTE = 4_000
@@ -80,21 +82,6 @@ Metadata = Annotated[
     Field(description="Free JSON kept with the source (at most 20,000 characters)."),
 ]
 Host = Annotated[str, StringConstraints(min_length=1, max_length=255), AfterValidator(_clean)]
-Scope = Literal["personal", "collective"]
-#: UnitType's values, spelled out so the schema is static (a test checks they agree).
-MemoryType = Literal[
-    "fact",
-    "preference",
-    "skill",
-    "goal",
-    "opinion",
-    "experience",
-    "achievement",
-    "action",
-    "belief",
-    "insight",
-    "rule",
-]
 
 
 class Body(BaseModel):

@@ -6,9 +6,11 @@ error, not a guess. Strings are capped so an over-long value is refused before a
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import Field, Strict
+
+from mneme.surfaces.literals import Scope as ScopeValue
 
 #: Longest text a tool accepts (a memory, a thought); the core has its own, larger, limit.
 MAX_TEXT = 100_000
@@ -64,22 +66,8 @@ Time = Annotated[
     ),
 ]
 Scope = Annotated[
-    Literal["personal", "collective"],
+    ScopeValue,
     Field(description="personal: only what you stated."),
-]
-#: UnitType's values (a test checks they agree).
-MemoryType = Literal[
-    "fact",
-    "preference",
-    "skill",
-    "goal",
-    "opinion",
-    "experience",
-    "achievement",
-    "action",
-    "belief",
-    "insight",
-    "rule",
 ]
 
 

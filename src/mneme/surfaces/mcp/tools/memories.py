@@ -10,6 +10,7 @@ from pydantic import Field, Strict
 
 from mneme.memory import Memory
 from mneme.surfaces.authority import viewer, visible_banks
+from mneme.surfaces.literals import MemoryType
 from mneme.surfaces.mcp import modes
 from mneme.surfaces.mcp.caller import granted
 from mneme.surfaces.mcp.params import (
@@ -19,7 +20,6 @@ from mneme.surfaces.mcp.params import (
     Flag,
     Limit,
     MemoryId,
-    MemoryType,
     ObjectId,
     OptionalId,
     Query,
