@@ -204,18 +204,21 @@ def test_mcp_over_streamable_http_at_slash_mcp_acts_as_the_token(
         "--db", str(tmp_path / "served.db"), "token", "create", "--bank", "hq", "--agent", "desk"
     )
     desk = made.stdout.strip()
-    tools, (added, elsewhere) = _mcp_session(
+    tools, (added, elsewhere, block) = _mcp_session(
         f"{server.base}/mcp",
         desk,
         [
             ("add_memory", {"text": "Quentin keeps the spare badge in drawer D-41."}),
-            ("list_memories", {"bank": "other"}),
+            ("search_memory", {"query": "badge", "bank": "other"}),
+            ("get_context", {"query": "Where is the spare badge?"}),
         ],
     )
     assert {"add_memory", "search_memory", "get_context"} <= tools
     assert "review_queue" not in tools  # the default profile is core (--mcp-tools full)
     assert not added.isError, added
     assert elsewhere.isError
+    assert '"forbidden"' in elsewhere.content[0].text  # another bank than the token's
+    assert "D-41" in block.content[0].text  # a context block over streamable HTTP
     # The same store answers over the HTTP API, with the token's agent as the author.
     secret = first_run_token(server.stderr)
     hits = httpx.post(
