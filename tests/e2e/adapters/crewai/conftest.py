@@ -10,12 +10,13 @@ import os
 
 import pytest
 
-# CrewAI's telemetry and tracing stay off: the tests make no network call.
-os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
-os.environ.setdefault("OTEL_SDK_DISABLED", "true")
-os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
-
 collect_ignore_glob = [] if importlib.util.find_spec("crewai") else ["test_*.py"]
+
+if not collect_ignore_glob:
+    # CrewAI's telemetry and tracing stay off: the tests make no network call.
+    os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
+    os.environ.setdefault("OTEL_SDK_DISABLED", "true")
+    os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
 
 
 def pytest_configure(config: pytest.Config) -> None:
