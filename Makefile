@@ -3,10 +3,17 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+# CrewAI's adapter has a venv of its own: no CrewAI release installs beside the main venv's
+# pins (pydantic, openai; ADR 0049, amendment). It runs only tests/e2e/adapters/crewai/.
+CREWAI_VENV := .venv-crewai
+CREWAI_PY := $(CREWAI_VENV)/bin/python
+CREWAI_STAMP := $(CREWAI_VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+# CrewAI's telemetry and tracing stay off: its tests make no network call.
+CREWAI_OFFLINE := CREWAI_DISABLE_TELEMETRY=true OTEL_SDK_DISABLED=true CREWAI_TRACING_ENABLED=false
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test lint typecheck unit browser bench bench-scale demo clean
+.PHONY: run test lint typecheck unit browser bench bench-scale demo clean crewai-env crewai-test
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -16,6 +23,22 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev,postgres,server,adapters]'
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
+
+# About 2 minutes and 2.5 GB from nothing (torch, onnxruntime and openvino again, CrewAI,
+# chromadb, lancedb); mneme itself is installed editable, as in the main venv.
+$(CREWAI_STAMP): pyproject.toml
+	test -x $(CREWAI_PY) || $(PYTHON) -m venv $(CREWAI_VENV)
+	$(CREWAI_PY) -m pip install --quiet --upgrade pip
+	$(CREWAI_PY) -m pip install --quiet torch==2.13.0
+	$(CREWAI_PY) -m pip install --quiet -e '.[crewai]' 'pytest>=8'
+	rm -f $(CREWAI_VENV)/.installed-*
+	touch $(CREWAI_STAMP)
+
+crewai-env: $(CREWAI_STAMP)
+
+# The CrewAI adapter's tests and its docs page's example, in CrewAI's venv (tests/README.md).
+crewai-test: $(CREWAI_STAMP)
+	$(CREWAI_OFFLINE) $(CREWAI_PY) -m pytest -q tests/e2e/adapters/crewai
 
 run: $(STAMP)
 	$(VENV)/bin/mneme serve --port 8765
@@ -28,8 +51,9 @@ browser:
 		sudo sh -c 'apt-get update -qq && apt-get install -y -qq chromium >/dev/null'; }
 
 # Two workers: the suite is CPU-bound and these machines have two cores (ADR 0040).
-test: $(STAMP) browser lint typecheck
+test: $(STAMP) $(CREWAI_STAMP) browser lint typecheck
 	$(PY) -m pytest -q -n 2
+	$(MAKE) --no-print-directory crewai-test
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -62,4 +86,4 @@ bench-scale: $(STAMP)
 	$(PY) -m bench.scale_pg --units 100000
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(CREWAI_VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -6,6 +6,8 @@ in an extra of its own:
   ``openai-agents``).
 - ``mneme.adapters.llamaindex``: ``MnemeMemoryBlock``, a LlamaIndex memory block (extra
   ``llamaindex``).
+- ``mneme.adapters.crewai``: ``MnemeStorage``, a CrewAI memory ``StorageBackend`` (extra
+  ``crewai``, in a venv of its own: ADR 0049's amendment).
 
 They sit at the surfaces' level (tests/repo/test_layers.py): they call ``Memory`` and read the
 values it returns, nothing else, and nothing of mneme imports them. Importing this package

@@ -49,16 +49,13 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
     ) from exc
 
 from mneme import validate
-from mneme.adapters.sequence import Run, digest
+from mneme.adapters.sequence import Run, digest, last_entries, scan
 from mneme.core.model import Source
 from mneme.errors import InvalidInput
 from mneme.memory import Memory
 
 #: The metadata key of the record a source holds for the store.
 RECORD = "langgraph"
-#: How many memories a search or a namespace listing reads at most.
-SCAN_LIMIT = 10_000
-_PAGE = 200
 
 
 class NamespaceNotMapped(InvalidInput, InvalidNamespaceError):
@@ -230,27 +227,12 @@ class MnemeStore(BaseStore):
         src = found[1]
         record = {**src.metadata[RECORD], "value": None}
         where = "/".join(namespace[self._named() :]) or "the root"
-        run.append(
+        run.retract(
+            src,
             f"Deleted the item {key} in {where}.",
             {RECORD: record},
-            kind="retraction",
-            visibility="private",
+            reason=f"LangGraph item {key} deleted",
         )
-        # The memories the deleted version stated, as a replay of it returns them (the same
-        # source id and text: idempotent, nothing is written). Those resting on another
-        # source too stay: another item, or input from elsewhere, still states them.
-        stated = self.memory.retain(
-            src.text, bank=bank, agent=agent, source_id=src.id, visibility=src.visibility.value
-        ).memory_ids
-        now = self.memory.clock()
-        for memory_id in stated:
-            unit = self.memory.get(memory_id, bank=bank, agent=agent)
-            if unit.valid_until is None and all(
-                e.startswith(f"{run.prefix}:") for e in unit.evidence
-            ):
-                self.memory.invalidate(
-                    memory_id, now, actor=agent, reason=f"LangGraph item {key} deleted"
-                )
 
     def _search(self, bank: str, agent: str, op: SearchOp) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)
@@ -295,27 +277,13 @@ class MnemeStore(BaseStore):
     # -- reading items back -------------------------------------------------------------
 
     def _units(self, bank: str, agent: str) -> Iterator[Any]:
-        """The agent's memories, newest first, a page at a time, up to ``SCAN_LIMIT``."""
-        for offset in range(0, SCAN_LIMIT, _PAGE):
-            page = self.memory.list_memories(
-                bank=bank, agent=agent, scope="personal", limit=_PAGE, offset=offset
-            )
-            yield from page
-            if len(page) < _PAGE:
-                return
+        return scan(self.memory, bank=bank, agent=agent)
 
     def _items(self, bank: str, agent: str, evidence: Iterable[str]) -> Iterator[Source]:
         """The current, live versions of items among a memory's evidence."""
-        for source_id in evidence:
-            if not source_id.startswith("lg:"):
-                continue
-            prefix, _, n = source_id.rpartition(":")
-            run = Run(self.memory, bank=bank, agent=agent, prefix=prefix)
-            if not n.isdigit() or run.length() != int(n):
-                continue  # an older version, or not the store's
-            src = run.read(int(n))
-            record = src.metadata.get(RECORD) if src is not None else None
-            if src is not None and isinstance(record, dict) and record.get("value") is not None:
+        for src in last_entries(self.memory, bank=bank, agent=agent, evidence=evidence, tag="lg"):
+            record = src.metadata.get(RECORD)
+            if isinstance(record, dict) and record.get("value") is not None:
                 yield src
 
     def _text(self, value: dict[str, Any], index: Any) -> str:

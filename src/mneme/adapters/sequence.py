@@ -12,15 +12,18 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from mneme.core.model import RetainResult, Source
+from mneme.core.model import RetainResult, Source, Unit
 from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.memory import Memory
 
 #: Tries to append when another writer takes the same number first.
 _APPEND_TRIES = 8
+#: How many memories a scan of an agent's records reads at most.
+SCAN_LIMIT = 10_000
+_PAGE = 200
 
 
 def digest(*parts: Any) -> str:
@@ -130,6 +133,58 @@ class Run:
                 )
             return n, result
         raise Conflict(f"{_APPEND_TRIES} writers raced for the next entry of {self.prefix}")
+
+    def retract(self, last: Source, text: str, metadata: Mapping[str, Any], *, reason: str) -> None:
+        """Remove the record whose last entry is ``last``: append ``text`` as a private
+        ``retraction`` entry, and invalidate the memories that rested on this run alone (they
+        stay in mneme's history and leave its answers). Those resting on another source too
+        stay valid: another record, or input from elsewhere, still states them.
+        """
+        self.append(text, metadata, kind="retraction", visibility="private")
+        # The memories the last entry stated, as a replay of it returns them (the same source
+        # id and text: idempotent, nothing is written).
+        stated = self.memory.retain(
+            last.text,
+            bank=self.bank,
+            agent=self.agent,
+            source_id=last.id,
+            visibility=last.visibility.value,
+        ).memory_ids
+        now = self.memory.clock()
+        for memory_id in stated:
+            unit = self.memory.get(memory_id, bank=self.bank, agent=self.agent)
+            if unit.valid_until is None and all(
+                e.startswith(f"{self.prefix}:") for e in unit.evidence
+            ):
+                self.memory.invalidate(memory_id, now, actor=self.agent, reason=reason)
+
+
+def scan(memory: Memory, *, bank: str, agent: str) -> Iterator[Unit]:
+    """The agent's own memories, newest first, a page at a time, up to ``SCAN_LIMIT``."""
+    for offset in range(0, SCAN_LIMIT, _PAGE):
+        page = memory.list_memories(
+            bank=bank, agent=agent, scope="personal", limit=_PAGE, offset=offset
+        )
+        yield from page
+        if len(page) < _PAGE:
+            return
+
+
+def last_entries(
+    memory: Memory, *, bank: str, agent: str, evidence: Iterable[str], tag: str
+) -> Iterator[Source]:
+    """The sources among a memory's evidence that are the last entry of a run whose prefix
+    starts with ``tag:`` (an adapter's records, at their current version)."""
+    for source_id in evidence:
+        if not source_id.startswith(f"{tag}:"):
+            continue
+        prefix, _, n = source_id.rpartition(":")
+        run = Run(memory, bank=bank, agent=agent, prefix=prefix)
+        if not n.isdigit() or run.length() != int(n):
+            continue  # an older version
+        src = run.read(int(n))
+        if src is not None:
+            yield src
 
 
 def _same(src: Source, metadata: Mapping[str, Any]) -> bool:
