@@ -135,8 +135,9 @@ class Memory:
     On the Memory: the verbs on memories (``retain``, ``retain_many``, ``retain_batches``,
     ``get_add_status``, ``recall``, ``get``, ``source``, ``list_memories``, ``concept``,
     ``graph``, ``chain``, ``history``, ``state_at``, ``update``, ``invalidate``,
-    ``connect``) and its life (``open``, ``close``, ``with``). In namespaces: ``review``
-    (queue, decide, reject, restore), ``conflicts`` (list, resolve, resolve_contradiction),
+    ``connect``, ``reflect``) and its life (``open``, ``close``, ``with``). In namespaces:
+    ``review`` (queue, decide, reject, restore), ``conflicts`` (list, resolve,
+    resolve_contradiction),
     ``beliefs`` (reconsolidate, contest, support, set_confidence, proposals, decide),
     ``swarm`` (roster, enroll, heartbeat, farewell), ``admin`` (health, stats, banks, schema,
     audit, purge, compact, reembed, policies and rules) and ``think`` (FastThink sessions).
