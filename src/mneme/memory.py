@@ -19,6 +19,7 @@ from typing import Any
 from mneme import config as config_mod
 from mneme import validate
 from mneme.background.reconsolidate import Reconsolidator
+from mneme.background.reflect import Reflector, ReflectReport
 from mneme.background.worker import Worker
 from mneme.config import Config
 from mneme.core.context_block import MAX_TOKENS, MIN_TOKENS, ContextBlock
@@ -134,8 +135,9 @@ class Memory:
     On the Memory: the verbs on memories (``retain``, ``retain_many``, ``retain_batches``,
     ``get_add_status``, ``recall``, ``get``, ``source``, ``list_memories``, ``concept``,
     ``graph``, ``chain``, ``history``, ``state_at``, ``update``, ``invalidate``,
-    ``connect``) and its life (``open``, ``close``, ``with``). In namespaces: ``review``
-    (queue, decide, reject, restore), ``conflicts`` (list, resolve, resolve_contradiction),
+    ``connect``, ``reflect``) and its life (``open``, ``close``, ``with``). In namespaces:
+    ``review`` (queue, decide, reject, restore), ``conflicts`` (list, resolve,
+    resolve_contradiction),
     ``beliefs`` (reconsolidate, contest, support, set_confidence, proposals, decide),
     ``swarm`` (roster, enroll, heartbeat, farewell), ``admin`` (health, stats, banks, schema,
     audit, purge, compact, reembed, policies and rules) and ``think`` (FastThink sessions).
@@ -187,6 +189,8 @@ class Memory:
             batch=config.reconsolidation_batch,
             llm_judge=LLMSweepJudge(llm) if llm is not None else None,
         )
+        self._reflector = Reflector(store, embedder, clock)
+        review.on_change.append(self._reflector.note_change)
         self._presence = Presence(store, clock)
         self._sweeper = Worker(
             "reconsolidate", self._reconsolidator.step, config.reconsolidate_every
@@ -425,6 +429,32 @@ class Memory:
             weight=weight,
             note=note,
             now=self.clock(),
+        )
+
+    def reflect(
+        self,
+        bank: str,
+        *,
+        agent: str,
+        skepticism: int | None = None,
+        literalism: bool | None = None,
+        max_cited: int | None = None,
+    ) -> ReflectReport:
+        """Consolidate the bank's shared evidence into observations (ADR 0051).
+
+        Each observation is about one entity or one topic, cites its evidence units
+        (DERIVED_FROM), carries a proof count, first and last evidence dates and its change
+        history. A second pass over unchanged evidence writes nothing; changed evidence gives
+        a new version that supersedes the old; evidence gone retires it. ``skepticism`` (the
+        fewest evidence units), ``literalism`` (verbatim or compressed) and ``max_cited`` (the
+        most units one observation cites) override the bank's config ``reflect``.
+
+        Raises:
+            NotFound: no such bank.
+            InvalidInput: a bad id or disposition.
+        """
+        return self._reflector.reflect(
+            bank, agent=agent, skepticism=skepticism, literalism=literalism, max_cited=max_cited
         )
 
     # -- read ---------------------------------------------------------------------------

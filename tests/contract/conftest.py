@@ -314,7 +314,7 @@ class Make:
             bank_id=bank_id,
             text=text,
             content_key=kw.pop("content_key", None) or f"k-{text}",
-            network=Network.WORLD,
+            network=kw.pop("network", Network.WORLD),
             type=type,
             status=status,
             confidence=kw.pop("confidence", 0.8),

@@ -135,3 +135,14 @@ def test_nothing_crosses_banks_in_any_read_or_write(store: Store, make: Any, wor
 
 def _retire() -> UnitChanges:
     return UnitChanges(status=UnitStatus.ARCHIVED)
+
+
+def test_the_visibility_filter_keeps_shared_units_only_inside_the_query(
+    store: Store, make: Any, world: Any
+) -> None:
+    """Reflect reads evidence this way (ADR 0051): the owner's view, shared units only."""
+    owner = make.viewer("a1", Scope.OWNER)
+    listed = store.memories.list_units(owner, Filters(visibility=Visibility.SHARED), 100)
+    assert _names(world, [u.id for u in listed]) == {"mine", "theirs", "both"}
+    private = store.memories.list_units(owner, Filters(visibility=Visibility.PRIVATE), 100)
+    assert _names(world, [u.id for u in private]) == {"secret1", "secret2"}

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mneme.core.model import Agent, Bank, Scope, UnitStatus, Visibility
+from mneme.core.model import Agent, Bank, Network, Scope, UnitStatus, Visibility
 from mneme.errors import Conflict, MnemeError, NotFound
 from mneme.store.protocol import Filters, Store, UnitChanges
 
@@ -322,3 +322,13 @@ def test_the_write_guard_holds_under_python_o(tmp_path: Path) -> None:
         timeout=120,
     )
     assert "refused: writes run inside Store.transaction()" in out.stdout, out.stderr
+
+
+def test_a_unit_brief_names_its_network(store: Store, make: Any) -> None:
+    """Recall ranks an observation below its evidence from the brief alone (ADR 0051)."""
+    make.bank()
+    fact = make.unit("Oliver likes hiking.")
+    obs = make.unit("About Oliver: likes hiking.", network=Network.OBSERVATION)
+    briefs = store.memories.unit_briefs(make.viewer(), [fact.id, obs.id])
+    assert briefs[fact.id].network == Network.WORLD
+    assert briefs[obs.id].network == Network.OBSERVATION

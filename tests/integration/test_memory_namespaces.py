@@ -69,6 +69,7 @@ FLAT = {
     "update",
     "invalidate",
     "connect",
+    "reflect",  # DESIGN.md's mem.reflect(bank, ...): observations from memories (ADR 0051)
 }
 
 

@@ -23,6 +23,7 @@ from mneme.core.model import (
     Channel,
     ConflictRef,
     Hit,
+    Network,
     Unit,
     UnitStatus,
     UnitType,
@@ -57,6 +58,10 @@ SELF_BOOST = 1.25
 ALIAS_BRIDGES = 2
 #: The ``via_edge`` of a hit reached under another name through an alias statement.
 ALIAS_EDGE = "ALIAS"
+#: An observation found beside evidence it cites ranks just below that evidence: at most this
+#: share of the lowest score among its cited units that are candidates too (ADR 0051). What
+#: was said comes first; the observation that restates it follows.
+OBSERVATION_BELOW_EVIDENCE = 0.999
 
 #: How much one step of each link type passes on in spreading activation.
 LINK_WEIGHTS: Mapping[str, float] = {
@@ -193,6 +198,7 @@ class Recaller:
         self._aliases(q, cands)
         self._successors(q, cands)
         self._present(q, cands)
+        self._observations_below_evidence(q, cands)
         best = [*sorted((c.score for c in cands.values()), reverse=True)[:2], 0.0, 0.0]
         q = replace(q, top=(best[0], best[1]))
         hits = self._shape(q, cands)
@@ -420,6 +426,21 @@ class Recaller:
                 succ = _Candidate(brief, origin="graph", via_edge="SUPERSEDES", parent=old_id)
                 cands[succ_id] = succ
             succ.score = max(succ.score, old.score * 1.0001 + 1e-9)
+
+    def _observations_below_evidence(self, q: Query, cands: Mapping[str, _Candidate]) -> None:
+        """An observation ranks below each evidence unit it cites that is a candidate too
+        (``OBSERVATION_BELOW_EVIDENCE``). No query at all when no candidate is an observation."""
+        found = [c for c in cands.values() if c.brief.network == Network.OBSERVATION]
+        if not found:
+            return
+        units = self.store.memories.get_units(q.viewer, [c.brief.id for c in found], lean=True)
+        for c in found:
+            unit = units.get(c.brief.id)
+            meta = unit.metadata.get("observation") if unit is not None else None
+            cited = meta.get("evidence_units", ()) if isinstance(meta, Mapping) else ()
+            scores = [cands[uid].score for uid in cited if uid in cands and uid != c.brief.id]
+            if scores:
+                c.score = min(c.score, min(scores) * OBSERVATION_BELOW_EVIDENCE - 1e-9)
 
     def _present(self, q: Query, cands: Mapping[str, _Candidate]) -> None:
         """A question about what holds now ("What is the current ...?", "Where does Alice

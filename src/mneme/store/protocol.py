@@ -26,6 +26,7 @@ from mneme.core.model import (
     ConflictRecord,
     Edge,
     Entity,
+    Network,
     PendingSweep,
     Resolution,
     ReviewEvent,
@@ -70,6 +71,7 @@ class Filters:
     exclude_ids: frozenset[str] = frozenset()
     include_ids: frozenset[str] | None = None  # only these units (None: no restriction)
     session: str | None = None  # only units written in this session
+    visibility: Visibility | None = None  # only shared (or only private) units; list_units
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +110,7 @@ class UnitBrief:
     knowers: int
     family: str  # the first evidence source (atoms of one source are one family)
     scope: str | None  # a scoped exception's scope ("at work"), if any
+    network: Network = Network.WORLD  # observations rank below their evidence (ADR 0051)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from mneme import validate
 from mneme.core.audit_chain import digest
 from mneme.core.erasure import Names, PurgeReport, Redactions, fold, subject_names
-from mneme.core.model import Scope, Viewer
+from mneme.core.model import Network, Scope, Viewer
 from mneme.errors import InvalidInput, NotFound
 from mneme.store.protocol import Banks, Erasure, Memories, Portable, Transactions
 
@@ -44,7 +44,10 @@ def plan(store: PurgeStore, object_id: str, bank: str | None = None) -> PurgeRep
         raise NotFound(f"no memory or source {object_id!r}")
     owner = Viewer(bank, "owner", Scope.OWNER)
     unit = store.memories.get_units(owner, [object_id]).get(object_id)
-    if unit is not None:
+    if unit is not None and unit.network == Network.OBSERVATION:
+        # An observation restates its evidence; erasing it erases no source of its own.
+        sources, units = set(), {unit.id}
+    elif unit is not None:
         sources = set(unit.evidence)  # their raw text states the same content
         units = {unit.id}
     elif store.memories.get_source(owner, object_id) is not None:
@@ -59,12 +62,13 @@ def plan(store: PurgeStore, object_id: str, bank: str | None = None) -> PurgeRep
 
 
 def _resting_on(store: PurgeStore, owner: Viewer, sources: set[str]) -> set[str]:
-    """The units nothing but these sources supports: they go with their sources."""
+    """The units nothing but these sources supports: they go with their sources. So does
+    every observation that cites any of them: its text restates what they say (ADR 0051)."""
     return {
         u.id
         for source_id in sorted(sources)
         for u in store.memories.units_of_source(owner, source_id)
-        if set(u.evidence) <= sources
+        if set(u.evidence) <= sources or u.network == Network.OBSERVATION
     }
 
 

@@ -261,6 +261,7 @@ def _args_for(command: tuple[str, ...], uid: str, jsonl: Path) -> list[str]:
         ("invalidate",): ["invalidate", uid, "--until", "2030-01-01", "--actor", "rev1"],
         ("purge",): ["purge", uid, "--actor", "dpo", "--reason", "erasure", "--yes"],
         ("reconsolidate",): ["reconsolidate"],
+        ("reflect",): ["reflect", "--bank", "b"],
         ("proposals", "list"): ["proposals", "list", "--bank", "b"],
         ("proposals", "decide"): ["proposals", "decide", "prop_none", "accept", "--actor", "r"],
         ("serve",): ["serve", "--get", "/healthz"],
@@ -459,6 +460,21 @@ def test_banks_agents_stats_and_reembed(run: Run) -> None:
     assert stats["units"] >= 1
     assert stats["embeddings_by_model"]
     assert as_json(run("reembed", "--bank", "b", "--json"))["reembedded"] == 0
+
+
+def test_reflect_writes_observations_once_and_reports_them(run: Run) -> None:
+    add(run, "Oliver likes hiking.")
+    add(run, "Oliver likes painting.")
+    first = as_json(run("reflect", "--bank", "b", "--json"))
+    assert len(first["created"]) == 1  # the topic has the entity's evidence: one observation
+    assert first["disposition"]["skepticism"] == 2
+    again = as_json(run("reflect", "--bank", "b", "--json"))
+    assert again["created"] == []
+    assert again["unchanged"] == 1
+    thin = run("reflect", "--bank", "b", "--skepticism", "3")
+    assert thin.exit_code == 0, thin.output
+    assert "1 retired" in thin.stdout
+    assert run("reflect", "--bank", "nobody").exit_code == 3
 
 
 # -- import -------------------------------------------------------------------------------

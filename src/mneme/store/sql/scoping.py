@@ -64,6 +64,9 @@ def filters_sql(d: Dialect, filters: Filters, alias: str = "u") -> tuple[str, li
         among("id", filters.exclude_ids, negate=True)
     if filters.include_ids is not None:
         among("id", filters.include_ids)
+    if filters.visibility is not None:
+        parts.append(f"{alias}.visibility = ?")
+        params.append(filters.visibility.value)
     if filters.session is not None:
         parts.append(f"{d.json_text(f'{alias}.metadata', 'session_id')} = ?")
         params.append(filters.session)

@@ -353,7 +353,7 @@ class Units(Part):
                 "(SELECT count(*) FROM unit_knowers k WHERE k.bank_id = u.bank_id "
                 "AND k.unit_id = u.id), "
                 "(SELECT ev.source_id FROM unit_evidence ev WHERE ev.bank_id = u.bank_id "
-                "AND ev.unit_id = u.id ORDER BY ev.at, ev.source_id LIMIT 1) "
+                "AND ev.unit_id = u.id ORDER BY ev.at, ev.source_id LIMIT 1), u.network "
                 f"FROM units u WHERE {clause} AND {among}",
                 (*params, *values),
             )
@@ -369,6 +369,7 @@ class Units(Part):
                     scope=None if r[7] is None else str(r[7]),
                     knowers=int(r[8]),
                     family=r[9] or r[0],
+                    network=Network(r[10]),
                 )
         return out
 

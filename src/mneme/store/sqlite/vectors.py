@@ -271,6 +271,8 @@ class VectorIndex:
         """Which rows (all of them, or ``rows``) the viewer may see and the filters keep."""
         if filters.session is not None:
             raise ValueError("the vector index does not filter by session; list_units does")
+        if filters.visibility is not None:
+            raise ValueError("the vector index does not filter by visibility; list_units does")
         n = len(self._ids)
         sel: slice | np.ndarray = slice(0, n) if rows is None else rows
         size = n if rows is None else len(rows)

@@ -1,5 +1,5 @@
-"""Looking after a store: banks, agents, reembed, db migrate/version, audit verify, stats,
-and a bank's sensitive-data policy."""
+"""Looking after a store: banks, agents, reembed, reflect, db migrate/version, audit verify,
+stats, and a bank's sensitive-data policy."""
 
 from __future__ import annotations
 
@@ -101,6 +101,54 @@ def reembed(bank: str | None, batch_size: int) -> None:
         {"reembedded": done, "model": model, "bank": bank},
         lambda: [f"re-embedded {done} memories with {model}"],
     )
+
+
+@click.command()
+@click.option("--bank", "-b", required=True, help="The bank to reflect on.")
+@click.option("--agent", "-a", default="cli", show_default=True, help="Who runs it (audited).")
+@click.option(
+    "--skepticism",
+    type=click.IntRange(1, 64),
+    help="Fewest memories an observation rests on (default: the bank's, else 2).",
+)
+@click.option(
+    "--literal/--compress",
+    "literalism",
+    default=None,
+    help="Keep statements verbatim, or compress each to its claim (default: the bank's).",
+)
+@click.option(
+    "--max-cited",
+    type=click.IntRange(1, 64),
+    help="Most memories one observation cites (default: the bank's, else 8).",
+)
+@output_options
+def reflect(
+    bank: str,
+    agent: str,
+    skepticism: int | None,
+    literalism: bool | None,
+    max_cited: int | None,
+) -> None:
+    """Consolidate a bank's shared memories into observations (per entity and topic).
+
+    A second run over unchanged memories writes nothing; changed evidence revises an
+    observation (the old version superseded), evidence gone retires it.
+    """
+    state = get_state()
+    report = state.open().reflect(
+        bank, agent=agent, skepticism=skepticism, literalism=literalism, max_cited=max_cited
+    )
+
+    def text() -> list[str]:
+        lines = [
+            f"{len(report.created)} created, {len(report.revised)} revised, "
+            f"{len(report.retired)} retired, {report.unchanged} unchanged "
+            f"from {report.evidence} memories in {report.seconds:.2f}s"
+        ]
+        return [*lines, *([report.reason] if report.reason else [])]
+
+    state.emit(report, text)
 
 
 # -- db -----------------------------------------------------------------------------------
@@ -343,4 +391,4 @@ def sensitive(bank: str, rules: tuple[str, ...], actor: str, reason: str) -> Non
     )
 
 
-COMMANDS = [banks, agents, reembed, db, audit, stats, sensitive]
+COMMANDS = [banks, agents, reembed, reflect, db, audit, stats, sensitive]

@@ -1,0 +1,245 @@
+"""Observations (reflect) on LoCoMo dev: evidence recall without and with them (issue 19).
+
+LoCoMo dev is ingested once. Every question of categories 1-4 with evidence is asked
+(``recall``, collective scope), reflect runs once per conversation (timed, peak memory traced),
+and every question is asked again of the same store, now with observations in the pool.
+
+Two ways to count, both from LoCoMo's own evidence labels (a turn counts when a hit's
+``evidence_source_ids`` cite it):
+
+- **turn budget** (the rule of ``bench.locomo.run``): recall k=50, the hits' cited turns
+  first-unique in rank order, R@10 over the first 10 *turns*. An observation citing 8 turns
+  spends 8 of the 10: citing everything buys nothing.
+- **hit budget**: the top 10 *hits*, every turn they cite. Here an observation that cites many
+  turns is worth more, so the mean number of turns cited per hit is reported beside it.
+
+No rule of reflect was tuned to these questions: the disposition is the default
+(``Disposition()``: skepticism 2, verbatim, at most 8 units per observation).
+
+    python -m bench.locomo.reflect [--limit-conversations N] [--embedder minilm|hashing]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.locomo import data as data_mod
+from bench.locomo.run import (
+    AGENT,
+    ReplayClock,
+    environment,
+    hits_to_turns,
+    ingest_mneme,
+    question_time,
+)
+from bench.locomo.scoring import score_question, summarize
+
+RESULTS_DIR = Path(__file__).resolve().parents[1] / "results"
+TARGET_C1_GAIN = 0.08
+DEPTH = 50  # hits recalled for the turn budget (as bench.locomo.run)
+K = 10
+
+
+def measure(mem: Any, dataset: data_mod.Dataset, clock: ReplayClock) -> dict[str, Any]:
+    """R@10 per category by both budgets, and what the top-10 hits cite."""
+    rows = []
+    hit_recall: dict[int, list[float]] = {}
+    cited: list[int] = []
+    observations: list[int] = []
+    for conv in dataset.conversations:
+        clock.now = question_time(conv)
+        for q in conv.questions:
+            if q.category not in data_mod.HEADLINE_CATEGORIES or not q.evidence:
+                continue
+            hits = mem.recall(
+                q.question, bank=conv.sample_id, agent=AGENT, scope="collective", k=DEPTH
+            )
+            rows.append(score_question(q.category, q.evidence, hits_to_turns(hits)))
+            top = hits[:K]
+            turns = {s for h in top for s in h.evidence_source_ids}
+            evidence = set(q.evidence)
+            hit_recall.setdefault(q.category, []).append(len(turns & evidence) / len(evidence))
+            cited.extend(len(h.evidence_source_ids) for h in top)
+            observations.append(sum(1 for h in top if h.unit.network == "observation"))
+    summary = summarize(rows)
+    all_hits = [x for xs in hit_recall.values() for x in xs]
+    return {
+        "questions": len(rows),
+        "turn_budget": {
+            name: summary[name]["recall@10"]  # type: ignore[index]
+            for name in ("headline", "category_1", "category_2", "category_3", "category_4")
+        },
+        "hit_budget": {
+            "headline": statistics.fmean(all_hits),
+            **{f"category_{c}": statistics.fmean(v) for c, v in sorted(hit_recall.items())},
+        },
+        "mean_turns_cited_per_hit": statistics.fmean(cited) if cited else 0.0,
+        "observations_in_top10": statistics.fmean(observations) if observations else 0.0,
+    }
+
+
+def reflect_all(mem: Any, dataset: data_mod.Dataset, clock: ReplayClock) -> dict[str, Any]:
+    """One reflect pass per conversation, timed and traced; then a second, which must add
+    nothing."""
+    passes = []
+    for conv in dataset.conversations:
+        clock.now = question_time(conv)
+        units = len(mem.list_memories(bank=conv.sample_id, limit=10_000))
+        tracemalloc.start()
+        started = time.perf_counter()
+        report = mem.reflect(conv.sample_id, agent=AGENT)
+        seconds = time.perf_counter() - started
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        again = mem.reflect(conv.sample_id, agent=AGENT)
+        passes.append(
+            {
+                "conversation": conv.sample_id,
+                "units": units,
+                "evidence": report.evidence,
+                "observations": len(report.created),
+                "skipped": len(report.skipped),
+                "seconds": seconds,
+                "peak_mb": peak / 2**20,
+                "second_pass_added": len(again.created) + len(again.revised) + len(again.retired),
+                "second_pass_seconds": again.seconds,
+            }
+        )
+    units = sum(p["units"] for p in passes)
+    seconds = sum(p["seconds"] for p in passes)
+    return {
+        "passes": passes,
+        "units": units,
+        "observations": sum(p["observations"] for p in passes),
+        "seconds_per_1000_units": 1000 * seconds / units if units else 0.0,
+        "peak_mb_per_1000_units": max(1000 * p["peak_mb"] / p["units"] for p in passes),
+        "max_pass_seconds": max(p["seconds"] for p in passes),
+        "second_pass_added": sum(p["second_pass_added"] for p in passes),
+    }
+
+
+def _row(name: str, r: dict[str, Any]) -> str:
+    t, h = r["turn_budget"], r["hit_budget"]
+    return (
+        f"| {name} | {t['headline']:.3f} | {t['category_1']:.3f} | {t['category_2']:.3f} | "
+        f"{t['category_3']:.3f} | {t['category_4']:.3f} | {h['headline']:.3f} | "
+        f"{h['category_1']:.3f} | {r['mean_turns_cited_per_hit']:.2f} | "
+        f"{r['observations_in_top10']:.2f} |"
+    )
+
+
+def render(record: dict[str, Any]) -> str:
+    before, after, cost = record["without"], record["with"], record["reflect"]
+    gain = after["turn_budget"]["category_1"] - before["turn_budget"]["category_1"]
+    overall = after["turn_budget"]["headline"] - before["turn_budget"]["headline"]
+    hit_gain = after["hit_budget"]["category_1"] - before["hit_budget"]["category_1"]
+    lines = [
+        f"# LoCoMo with observations (reflect), {record['date']}",
+        "",
+        f"{before['questions']} questions (categories 1-4 with evidence) of "
+        f"{record['dataset']['conversations']} conversations, embedder {record['embedder']}, "
+        "one store: asked without observations, reflect run per conversation, asked again. "
+        "Turn budget: R@10 over the first 10 distinct turns the hits cite (k=50; "
+        "bench.locomo.run's rule, an observation citing 8 turns spends 8 of the 10). Hit "
+        "budget: every turn the top 10 hits cite (an observation is worth more here: see "
+        "turns per hit).",
+        "",
+        "| pool | R@10 | c1 | c2 | c3 | c4 | hit-budget R@10 | hit-budget c1 | "
+        "turns cited per hit | observations in top 10 |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+        _row("without observations", before),
+        _row("with observations", after),
+        "",
+        f"Target: category 1 R@10 at least +{TARGET_C1_GAIN:.2f} (turn budget): "
+        f"{gain:+.3f}, {'MET' if gain >= TARGET_C1_GAIN else 'NOT MET'}; overall R@10 not "
+        f"lower: {overall:+.3f}, {'MET' if overall >= 0 else 'NOT MET'}. "
+        f"(Hit budget, category 1: {hit_gain:+.3f}.)",
+        "",
+        "## Reflect cost (offline, default disposition)",
+        "",
+        "| conversation | units | evidence | observations | skipped groups | seconds | "
+        "peak MB (traced) | second pass added |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    lines.extend(
+        f"| {p['conversation']} | {p['units']} | {p['evidence']} | {p['observations']} | "
+        f"{p['skipped']} | {p['seconds']:.2f} | {p['peak_mb']:.1f} | {p['second_pass_added']} |"
+        for p in cost["passes"]
+    )
+    lines += [
+        "",
+        f"Per 1,000 units: {cost['seconds_per_1000_units']:.2f} s, peak "
+        f"{cost['peak_mb_per_1000_units']:.1f} MB (tracemalloc, the worst conversation). "
+        f"Longest pass over one conversation: {cost['max_pass_seconds']:.2f} s (target < 10 s: "
+        f"{'MET' if cost['max_pass_seconds'] < 10 else 'NOT MET'}). A second pass added "
+        f"{cost['second_pass_added']} (idempotent when 0).",
+        f"Ingest {record['ingest_seconds']:.0f} s; wall {record['wall_seconds']:.0f} s.",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.locomo.reflect", description=__doc__)
+    p.add_argument("--data", default=str(data_mod.DEFAULT_DATA))
+    p.add_argument("--limit-conversations", type=int, default=None, metavar="N")
+    p.add_argument("--embedder", default="minilm", help="minilm (default) or hashing")
+    p.add_argument("--out", default=str(RESULTS_DIR))
+    args = p.parse_args(argv)
+
+    from mneme import Memory
+
+    started = time.perf_counter()
+    dataset = data_mod.load(args.data, limit=args.limit_conversations)
+    clock = ReplayClock()
+    if args.embedder == "minilm":
+        from mneme.embed import MiniLMEmbedder
+
+        embedder: Any = MiniLMEmbedder()
+    else:
+        from mneme.embed.hashing import HashingEmbedder
+
+        embedder = HashingEmbedder()
+    with tempfile.TemporaryDirectory() as tmp:
+        mem = Memory.open(Path(tmp) / "reflect.db", embedder=embedder, clock=clock)
+        try:
+            seconds, _, _ = ingest_mneme(mem, dataset, clock, lambda m: print(m, file=sys.stderr))
+            without = measure(mem, dataset, clock)
+            cost = reflect_all(mem, dataset, clock)
+            with_obs = measure(mem, dataset, clock)
+        finally:
+            mem.close()
+    today = dt.date.today().isoformat()
+    record = {
+        "date": today,
+        "data": args.data,
+        "embedder": args.embedder,
+        "environment": environment(),
+        "dataset": {"conversations": dataset.report.conversations},
+        "without": without,
+        "with": with_obs,
+        "reflect": cost,
+        "ingest_seconds": seconds,
+        "wall_seconds": time.perf_counter() - started,
+    }
+    md = render(record)
+    print(md)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / f"locomo-reflect-{today}"
+    stem.with_suffix(".md").write_text(md + "\n", encoding="utf-8")
+    stem.with_suffix(".json").write_text(json.dumps(record, indent=2, default=str) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

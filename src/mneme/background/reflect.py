@@ -1,0 +1,407 @@
+"""Reflect: consolidate a bank's evidence into observation units (issue 19, ADR 0051).
+
+One pass reads the bank's live *shared* memories (the scope is a clause of the store's query:
+an observation is bank-shared, so another agent's private memory is never its evidence),
+composes the observations the evidence supports (``core.observations``), and writes only the
+difference with what the bank already holds:
+
+- an observation whose group and content key are unchanged: nothing is written (a second pass
+  over unchanged evidence writes nothing, not even an audit record);
+- a new group: a new observation unit (network ``observation``, embedded like any unit, so
+  recall finds it) with a DERIVED_FROM edge to each evidence unit;
+- a changed group: a new version that supersedes the old one (superseded, never edited; the
+  chain and the ``history`` in its metadata keep every version);
+- a group that no longer stands (its evidence rejected, superseded or purged below the bank's
+  skepticism): the observation is retired (archived, ``retired_at`` set, the reason recorded).
+
+Between passes, a decision that rejects or supersedes a memory retires at once the
+observations derived from it (``note_change``, a listener of the review path, inside the
+deciding transaction); the next pass re-derives them from what is left. A purge erases the
+observations that cite what it erases (``trust.purge``): their text restates it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from mneme import validate
+from mneme.core.model import (
+    Edge,
+    EdgeType,
+    Network,
+    Scope,
+    Unit,
+    UnitStatus,
+    UnitType,
+    Viewer,
+    Visibility,
+)
+from mneme.core.observations import Disposition, Evidence, Observation, observe
+from mneme.embed.protocol import Embedder
+from mneme.errors import InvalidInput, NotFound
+from mneme.ids import new_id
+from mneme.store.protocol import Audit, Banks, Filters, Graph, Memories, Transactions, UnitChanges
+
+
+class ReflectStore(Transactions, Protocol):
+    """The roles of the store this module uses (ADR 0044)."""
+
+    banks: Banks
+    memories: Memories
+    graph: Graph
+    audit: Audit
+
+
+#: Who writes observations (``made_by`` of their edges; the audit actor is the caller).
+REFLECT = "reflect"
+#: Memories an observation may rest on: held by the system. A conflicted memory waits for a
+#: person; a rejected, superseded or archived one is no evidence.
+EVIDENCE_STATUSES = frozenset({UnitStatus.ACTIVE, UnitStatus.PROPOSED})
+#: Observations a pass compares with: the live ones, and retired ones it may revise.
+OBSERVATION_STATUSES = frozenset({UnitStatus.ACTIVE, UnitStatus.ARCHIVED})
+#: Evidence statuses after which an observation derived from it is retired at once.
+GONE = frozenset({UnitStatus.REJECTED, UnitStatus.SUPERSEDED, UnitStatus.ARCHIVED})
+PAGE = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class ReflectReport:
+    """What one reflect pass did. Ids are observation unit ids; ``revised`` pairs are
+    (old, new); ``skipped`` pairs are (group key, why); ``reason`` says why a pass wrote
+    nothing when nothing could be written."""
+
+    bank: str
+    evidence: int = 0
+    created: tuple[str, ...] = ()
+    revised: tuple[tuple[str, str], ...] = ()
+    retired: tuple[str, ...] = ()
+    unchanged: int = 0
+    skipped: tuple[tuple[str, str], ...] = ()
+    seconds: float = 0.0
+    reason: str | None = None
+    disposition: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.created or self.revised or self.retired)
+
+
+def observation_meta(unit: Unit) -> Mapping[str, Any]:
+    """The ``observation`` record in an observation unit's metadata ({} for other units)."""
+    meta = unit.metadata.get("observation") if unit.network == Network.OBSERVATION else None
+    return meta if isinstance(meta, Mapping) else {}
+
+
+class Reflector:
+    def __init__(
+        self, store: ReflectStore, embedder: Embedder, clock: Callable[[], dt.datetime]
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+
+    # -- a pass -----------------------------------------------------------------------
+
+    def disposition(self, bank: str, overrides: Mapping[str, Any]) -> Disposition:
+        """The bank's disposition (its config's ``reflect``), with this call's overrides."""
+        found = self.store.banks.get_bank(bank)
+        if found is None:
+            raise NotFound(f"no bank {bank!r}")
+        stored = found.config.get("reflect") or {}
+        if not isinstance(stored, Mapping):
+            raise InvalidInput(f"bank {bank!r}: config 'reflect' must be a mapping")
+        given = {k: v for k, v in overrides.items() if v is not None}
+        try:
+            return Disposition.from_config({**stored, **given})
+        except ValueError as exc:
+            raise InvalidInput(f"bank {bank!r}: {exc}") from exc
+
+    def reflect(
+        self,
+        bank: str,
+        *,
+        agent: str,
+        skepticism: int | None = None,
+        literalism: bool | None = None,
+        max_cited: int | None = None,
+    ) -> ReflectReport:
+        """Consolidate the bank's shared evidence into observations; write the difference.
+
+        ``skepticism``, ``literalism`` and ``max_cited`` override the bank's disposition
+        (config ``reflect``) for this pass.
+
+        Raises:
+            NotFound: no such bank.
+            InvalidInput: a bad id or disposition.
+        """
+        started = time.perf_counter()
+        bank = validate.ident(bank, "bank")
+        agent = validate.ident(agent, "agent")
+        disposition = self.disposition(
+            bank, {"skepticism": skepticism, "literalism": literalism, "max_cited": max_cited}
+        )
+        report = ReflectReport(bank=bank, disposition=disposition.as_dict())
+        units = self._read(bank)
+        evidence = [u for u in units if u.network != Network.OBSERVATION]
+        held = [u for u in units if u.network == Network.OBSERVATION]
+        found = observe([_evidence(u) for u in evidence], disposition)
+        skipped = tuple((s.key, s.reason) for s in found.skipped)
+        current = _by_key(held)
+        todo = [
+            o for o in found.observations if (c := current.get(o.key)) is None or _differs(c, o)
+        ]
+        unchanged = len(found.observations) - len(todo)
+        stale = sorted(
+            u.id
+            for key, u in current.items()
+            if u.status == UnitStatus.ACTIVE and key not in {o.key for o in found.observations}
+        )
+        if not todo and not stale:
+            why = None
+            if not evidence:
+                why = "no evidence: the bank holds no live shared memory"
+            elif not found.observations:
+                why = "no group of evidence reaches the bank's skepticism"
+            return _done(report, started, evidence=len(evidence), unchanged=unchanged,
+                         skipped=skipped, reason=why)  # fmt: skip
+        # The one model call: outside the transaction, like the write path's embedding.
+        vectors = list(self.embedder.embed([o.text for o in todo])) if todo else []
+        by_id = {u.id: u for u in evidence}
+        created: list[str] = []
+        revised: list[tuple[str, str]] = []
+        retired: list[str] = []
+        with self.store.transaction():
+            now = self.clock()
+            # Evidence may have changed since it was read (a purge, a rejection): only what is
+            # still live is written on; the rest waits for the next pass, with the reason.
+            live = self._still_live(bank, [uid for o in todo for uid in o.evidence_ids])
+            for obs, vector in zip(todo, vectors, strict=True):
+                gone = [uid for uid in obs.evidence_ids if uid not in live]
+                if gone:
+                    skipped += ((obs.key, f"evidence changed during the pass: {gone}"),)
+                    continue
+                old = current.get(obs.key)
+                unit = self._write(obs, vector, by_id, old, agent, disposition, now)
+                if old is None:
+                    created.append(unit.id)
+                else:
+                    self._supersede(old, unit, agent, now)
+                    revised.append((old.id, unit.id))
+            for uid in stale:
+                self._retire(bank, uid, agent, "its evidence no longer supports it", now)
+                retired.append(uid)
+            if created or revised or retired:
+                self.store.audit.append(
+                    bank,
+                    agent,
+                    "reflect",
+                    bank,
+                    None,
+                    {
+                        "created": created,
+                        "revised": [list(p) for p in revised],
+                        "retired": retired,
+                        "unchanged": unchanged,
+                        "evidence": len(evidence),
+                        "disposition": disposition.as_dict(),
+                    },
+                    "reflect: observations consolidated from evidence",
+                )
+        return _done(
+            report,
+            started,
+            evidence=len(evidence),
+            created=tuple(created),
+            revised=tuple(revised),
+            retired=tuple(retired),
+            unchanged=unchanged,
+            skipped=skipped,
+        )
+
+    def _read(self, bank: str) -> list[Unit]:
+        """Every shared evidence unit and every observation of the bank, in pages. Scope and
+        statuses are clauses of the store's query."""
+        owner = Viewer(bank, REFLECT, Scope.OWNER)
+        filters = Filters(
+            statuses=EVIDENCE_STATUSES | OBSERVATION_STATUSES, visibility=Visibility.SHARED
+        )
+        out: list[Unit] = []
+        while True:
+            page = self.store.memories.list_units(owner, filters, PAGE, len(out))
+            out.extend(page)
+            if len(page) < PAGE:
+                break
+        return [u for u in out if u.network == Network.OBSERVATION or u.status in EVIDENCE_STATUSES]
+
+    def _still_live(self, bank: str, ids: Sequence[str]) -> set[str]:
+        owner = Viewer(bank, REFLECT, Scope.OWNER)
+        found = self.store.memories.get_units(owner, list(dict.fromkeys(ids)), lean=True)
+        return {
+            uid
+            for uid, u in found.items()
+            if u.status in EVIDENCE_STATUSES and u.visibility == Visibility.SHARED
+        }
+
+    def _write(
+        self,
+        obs: Observation,
+        vector: Any,
+        evidence: Mapping[str, Unit],
+        old: Unit | None,
+        agent: str,
+        disposition: Disposition,
+        now: dt.datetime,
+    ) -> Unit:
+        members = [evidence[uid] for uid in obs.evidence_ids]
+        before = observation_meta(old) if old is not None else {}
+        history = [*before.get("history", ()), *([_version(old)] if old is not None else [])]
+        unit = Unit(
+            id=new_id("u_"),
+            bank_id=members[0].bank_id,
+            text=obs.text,
+            content_key=obs.content_key,
+            network=Network.OBSERVATION,
+            type=UnitType(obs.type),
+            status=UnitStatus.ACTIVE,
+            confidence=round(sum(u.confidence for u in members) / len(members), 4),
+            agent_id=agent,
+            recorded_at=now,
+            visibility=Visibility.SHARED,
+            occurred_start=obs.first_at,
+            occurred_end=obs.last_at,
+            embedding_model=self.embedder.model_id,
+            embedding_dim=len(vector),
+            knowers=tuple(sorted({k for u in members for k in (u.knowers or (u.agent_id,))})),
+            supersedes=(old.id,) if old is not None else (),
+            evidence=obs.source_ids,
+            metadata={
+                "observation": {
+                    "key": obs.key,
+                    "label": obs.label,
+                    "evidence_units": list(obs.evidence_ids),
+                    "proof_count": obs.proof_count,
+                    "first_evidence_at": obs.first_at.isoformat(),
+                    "last_evidence_at": obs.last_at.isoformat(),
+                    "disposition": disposition.as_dict(),
+                    "revision": len(history) + 1,
+                    "history": history,
+                }
+            },
+        )
+        self.store.memories.put_unit(unit, vector)
+        self.store.graph.put_edges(
+            [
+                Edge(
+                    id=new_id("e_"),
+                    bank_id=unit.bank_id,
+                    src=unit.id,
+                    dst=uid,
+                    type=EdgeType.DERIVED_FROM,
+                    made_by=REFLECT,
+                    created_at=now,
+                )
+                for uid in obs.evidence_ids
+            ]
+        )
+        return unit
+
+    def _supersede(self, old: Unit, new: Unit, actor: str, now: dt.datetime) -> None:
+        self.store.memories.update_unit(
+            old.bank_id,
+            old.id,
+            UnitChanges(
+                status=UnitStatus.SUPERSEDED, superseded_by=new.id, valid_until=now, retired_at=now
+            ),
+            actor=actor,
+            reason=f"reflect: revised as {new.id} (its evidence changed)",
+        )
+        self.store.graph.put_edge(
+            Edge(
+                id=new_id("e_"),
+                bank_id=old.bank_id,
+                src=new.id,
+                dst=old.id,
+                type=EdgeType.SUPERSEDES,
+                made_by=REFLECT,
+                created_at=now,
+            )
+        )
+
+    def _retire(self, bank: str, unit_id: str, actor: str, why: str, now: dt.datetime) -> None:
+        self.store.memories.update_unit(
+            bank,
+            unit_id,
+            UnitChanges(
+                status=UnitStatus.ARCHIVED, retired_at=now, metadata={"retired_because": why}
+            ),
+            actor=actor,
+            reason=f"reflect: retired, {why}",
+        )
+
+    # -- between passes -------------------------------------------------------------
+
+    def note_change(self, unit: Unit, why: str) -> None:
+        """A memory was rejected or superseded: the observations derived from it are retired
+        at once (inside the deciding transaction); the next pass re-derives what is left."""
+        if unit.network == Network.OBSERVATION or unit.status not in GONE:
+            return
+        owner = Viewer(unit.bank_id, REFLECT, Scope.OWNER)
+        derived = [
+            e.src
+            for e in self.store.graph.edges_of(owner, unit.id)
+            if e.type == EdgeType.DERIVED_FROM and e.dst == unit.id
+        ]
+        found = self.store.memories.get_units(owner, derived, lean=True) if derived else {}
+        for obs in found.values():
+            if obs.network == Network.OBSERVATION and obs.status == UnitStatus.ACTIVE:
+                self._retire(
+                    unit.bank_id,
+                    obs.id,
+                    REFLECT,
+                    f"evidence {unit.id} is {unit.status.value} ({why})",
+                    self.clock(),
+                )
+
+
+def _evidence(u: Unit) -> Evidence:
+    return Evidence(
+        unit_id=u.id,
+        text=u.text,
+        when=u.occurred_start or u.mentioned_at or u.recorded_at,
+        entities=u.entities,
+        sources=u.evidence,
+        type=u.type.value,
+    )
+
+
+def _by_key(held: Sequence[Unit]) -> dict[str, Unit]:
+    """Per group key, the observation a pass compares with: the newest one not superseded."""
+    out: dict[str, Unit] = {}
+    for u in sorted(held, key=lambda u: (u.recorded_at, u.id)):
+        key = observation_meta(u).get("key")
+        if isinstance(key, str) and u.status in OBSERVATION_STATUSES:
+            out[key] = u
+    return out
+
+
+def _differs(current: Unit, obs: Observation) -> bool:
+    """Whether the stored observation must be revised: other content, or it was retired."""
+    return current.content_key != obs.content_key or current.status != UnitStatus.ACTIVE
+
+
+def _version(u: Unit) -> dict[str, Any]:
+    meta = observation_meta(u)
+    return {
+        "id": u.id,
+        "recorded_at": u.recorded_at.isoformat(),
+        "proof_count": meta.get("proof_count"),
+        "status": u.status.value,
+    }
+
+
+def _done(report: ReflectReport, started: float, **changes: Any) -> ReflectReport:
+    return replace(report, seconds=round(time.perf_counter() - started, 4), **changes)

@@ -1,0 +1,256 @@
+"""Observations: evidence consolidated per entity and per topic, by offline rules (issue 19).
+
+An observation is what reflect writes into the ``observation`` network: one text about one
+entity ("Oliver") or one topic (a claims-layer slot whose subject names an entity: Caroline's
+``plans``), citing the units it rests on. This module decides, from the evidence alone, which
+observations a bank holds and what each says; the service (``background/reflect.py``) reads
+the evidence, compares with what is stored and writes the difference.
+
+The rules, in order:
+
+1. **Groups.** Each evidence unit joins the group of every entity it names (``entity:<key>``)
+   and, when the claims layer reads a slot from it whose subject is one of the bank's entities,
+   the group of that slot (``topic:<subject>|<attribute>``). A slot whose subject is no entity
+   ("what is", "we has") is no topic: a pronoun or a question is not something to know about.
+2. **Time order.** A group's members are ordered by when they happened (occurred, else said,
+   else recorded), then by id, so the same evidence always composes the same text.
+3. **Cap.** An observation cites at most ``Disposition.max_cited`` units. A larger group is cut
+   into consecutive periods of near-equal size (``#1``, ``#2``...): each is an observation of
+   its own, so no observation stands for everything said about a person.
+4. **Skepticism.** A group (or a period) with fewer than ``Disposition.skepticism`` units is no
+   observation: one statement is already in memory as itself. It is reported as skipped.
+5. **One evidence set, one observation.** A topic with the same members as an entity's
+   observation says nothing the entity's does not: the first key in sorted order keeps it.
+6. **Text.** ``literalism`` keeps each statement verbatim; without it each is compressed to its
+   claim's normal form (subject, attribute, value), else its first words. Each carries its
+   date; the header names the entity or topic, the span and the proof count.
+
+The content key changes exactly when the evidence set or the text changes: the service writes a
+new version (superseding the old) only then, so a second pass over unchanged evidence writes
+nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from mneme.core.claims import extract_claim
+from mneme.core.language import entity_key
+
+#: Words a compressed statement keeps when no claim is read from it.
+COMPRESSED_WORDS = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Disposition:
+    """A bank's disposition towards its own evidence: what reflect keeps (bank config
+    ``reflect``). ``skepticism``: the fewest evidence units an observation rests on;
+    ``literalism``: statements verbatim (True) or compressed; ``max_cited``: the most units one
+    observation may cite."""
+
+    skepticism: int = 2
+    literalism: bool = True
+    max_cited: int = 8
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.skepticism <= self.max_cited:
+            raise ValueError(
+                f"skepticism must be between 1 and max_cited ({self.max_cited}), "
+                f"not {self.skepticism}"
+            )
+        if not 1 <= self.max_cited <= 64:
+            raise ValueError(f"max_cited must be between 1 and 64, not {self.max_cited}")
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, object]) -> Disposition:
+        """The disposition a bank's ``reflect`` config names (unknown keys refused)."""
+        unknown = set(config) - {"skepticism", "literalism", "max_cited"}
+        if unknown:
+            raise ValueError(f"unknown disposition keys: {sorted(unknown)}")
+        base = cls()
+        skepticism = config.get("skepticism", base.skepticism)
+        literalism = config.get("literalism", base.literalism)
+        max_cited = config.get("max_cited", base.max_cited)
+        if not isinstance(skepticism, int) or isinstance(skepticism, bool):
+            raise ValueError("skepticism must be a whole number")
+        if not isinstance(max_cited, int) or isinstance(max_cited, bool):
+            raise ValueError("max_cited must be a whole number")
+        if not isinstance(literalism, bool):
+            raise ValueError("literalism must be true or false")
+        return cls(skepticism=skepticism, literalism=literalism, max_cited=max_cited)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "skepticism": self.skepticism,
+            "literalism": self.literalism,
+            "max_cited": self.max_cited,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One live unit reflect may consolidate."""
+
+    unit_id: str
+    text: str
+    when: dt.datetime
+    entities: tuple[str, ...] = ()  # entity names the unit mentions
+    sources: tuple[str, ...] = ()  # its evidence source ids
+    type: str = "fact"
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What one observation says and rests on."""
+
+    key: str  # the group: entity:<key>[#n] or topic:<subject>|<attribute>[#n]
+    label: str  # what it is about, for people ("Caroline", "Caroline: plans")
+    text: str
+    evidence_ids: tuple[str, ...]  # in time order
+    source_ids: tuple[str, ...]  # the evidence's sources, first-unique in time order
+    first_at: dt.datetime
+    last_at: dt.datetime
+    type: str  # the commonest type among the evidence (ties: the first in time order)
+    content_key: str
+
+    @property
+    def proof_count(self) -> int:
+        return len(self.evidence_ids)
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    key: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Consolidation:
+    observations: tuple[Observation, ...] = ()
+    skipped: tuple[Skip, ...] = field(default_factory=tuple)
+
+
+def _order(e: Evidence) -> tuple[dt.datetime, str]:
+    return (e.when, e.unit_id)
+
+
+def groups(evidence: Sequence[Evidence]) -> dict[str, tuple[str, list[Evidence]]]:
+    """Group key -> (label, members): per entity, and per slot whose subject is an entity."""
+    names: dict[str, str] = {}
+    for e in evidence:
+        for name in e.entities:
+            key = entity_key(name)
+            if key:
+                # The shortest spelling labels the entity ("Caroline" over "Caroline's").
+                names[key] = min(names.get(key, name), name, key=lambda n: (len(n), n))
+    out: dict[str, tuple[str, list[Evidence]]] = {}
+    for e in sorted(evidence, key=_order):
+        for key in dict.fromkeys(entity_key(n) for n in e.entities):
+            if key:
+                out.setdefault(f"entity:{key}", (names[key], []))[1].append(e)
+        claim = extract_claim(e.text)
+        if claim is not None and claim.subject in names:
+            label = f"{names[claim.subject]}: {claim.attribute.replace('_', ' ')}"
+            out.setdefault(f"topic:{claim.subject}|{claim.attribute}", (label, []))[1].append(e)
+    return out
+
+
+def periods(members: Sequence[Evidence], cap: int) -> list[list[Evidence]]:
+    """Consecutive runs of at most ``cap`` members, of near-equal size, in time order."""
+    n = len(members)
+    if n <= cap:
+        return [list(members)]
+    parts = math.ceil(n / cap)
+    size, extra = divmod(n, parts)
+    out, at = [], 0
+    for i in range(parts):
+        step = size + (1 if i < extra else 0)
+        out.append(list(members[at : at + step]))
+        at += step
+    return out
+
+
+_MONTHS = (
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+)  # fmt: skip
+
+
+def _day(when: dt.datetime) -> str:
+    # Not strftime: month names follow the process locale there.
+    return f"{when.day} {_MONTHS[when.month - 1]} {when.year}"
+
+
+def _statement(e: Evidence, literal: bool) -> str:
+    text = " ".join(e.text.split())
+    if literal:
+        return text
+    claim = extract_claim(e.text)
+    if claim is not None:
+        neg = "not " if claim.negated else ""
+        return f"{claim.subject} {claim.attribute.replace('_', ' ')} {neg}{claim.value}".strip()
+    words = text.split()
+    return " ".join(words[:COMPRESSED_WORDS]) + (" ..." if len(words) > COMPRESSED_WORDS else "")
+
+
+def compose(label: str, members: Sequence[Evidence], disposition: Disposition) -> str:
+    """The text of one observation: header (what, when, how many), then each statement."""
+    first, last = members[0].when, members[-1].when
+    span = _day(first) if _day(first) == _day(last) else f"{_day(first)} to {_day(last)}"
+    body = "; ".join(f"[{_day(e.when)}] {_statement(e, disposition.literalism)}" for e in members)
+    return f"About {label} ({span}, {len(members)} statements): {body}"
+
+
+def observation_key(key: str, evidence_ids: Iterable[str], text: str) -> str:
+    """Changes exactly when the group, its evidence set or its text changes."""
+    payload = "\x1f".join(["observation", key, ",".join(sorted(evidence_ids)), text])
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:32]
+
+
+def _commonest_type(members: Sequence[Evidence]) -> str:
+    counts: dict[str, int] = {}
+    for e in members:
+        counts[e.type] = counts.get(e.type, 0) + 1
+    best = max(counts.values())
+    return next(e.type for e in members if counts[e.type] == best)
+
+
+def observe(evidence: Sequence[Evidence], disposition: Disposition) -> Consolidation:
+    """The observations a bank's evidence supports, sorted by key, and what was skipped."""
+    made: list[Observation] = []
+    skipped: list[Skip] = []
+    seen: dict[frozenset[str], str] = {}
+    for key, (label, members) in sorted(groups(evidence).items()):
+        runs = periods(members, disposition.max_cited)
+        for i, run in enumerate(runs, start=1):
+            run_key = key if len(runs) == 1 else f"{key}#{i}"
+            if len(run) < disposition.skepticism:
+                skipped.append(
+                    Skip(run_key, f"{len(run)} evidence, fewer than {disposition.skepticism}")
+                )
+                continue
+            ids = tuple(e.unit_id for e in run)
+            same = seen.get(frozenset(ids))
+            if same is not None:
+                skipped.append(Skip(run_key, f"same evidence as {same}"))
+                continue
+            seen[frozenset(ids)] = run_key
+            text = compose(label, run, disposition)
+            made.append(
+                Observation(
+                    key=run_key,
+                    label=label,
+                    text=text,
+                    evidence_ids=ids,
+                    source_ids=tuple(dict.fromkeys(s for e in run for s in e.sources)),
+                    first_at=run[0].when,
+                    last_at=run[-1].when,
+                    type=_commonest_type(run),
+                    content_key=observation_key(run_key, ids, text),
+                )
+            )
+    return Consolidation(tuple(made), tuple(skipped))

@@ -1,0 +1,287 @@
+"""Reflect through Memory on a real SQLite file: observations consolidated from evidence,
+kept consistent with it (revised, retired, erased), idempotent, and never built on another
+agent's private memories (issue 19, ADR 0051)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+import mneme
+from mneme.core.model import EdgeType, Network, UnitStatus
+from mneme.embed.hashing import HashingEmbedder
+from mneme.errors import InvalidInput, NotFound
+
+BANK = "people"
+DAY = dt.datetime(2023, 5, 1, 9, tzinfo=dt.UTC)
+
+
+def say(mem: mneme.Memory, text: str, day: int, *, agent: str = "a1", **kw: Any) -> str:
+    r = mem.retain(
+        text,
+        bank=BANK,
+        agent=agent,
+        occurred_at=DAY + dt.timedelta(days=day),
+        source_id=f"s{day}",
+        **kw,
+    )
+    assert len(r.memory_ids) == 1, r
+    return r.memory_ids[0]
+
+
+@pytest.fixture
+def oliver(mem: mneme.Memory) -> dict[str, str]:
+    return {
+        "hiking": say(mem, "Oliver likes hiking.", 1),
+        "painting": say(mem, "Oliver likes painting.", 2),
+        "lisbon": say(mem, "Oliver lives in Lisbon.", 3),
+    }
+
+
+def observations(mem: mneme.Memory, *, status: UnitStatus | None = UnitStatus.ACTIVE) -> list[Any]:
+    return [
+        u
+        for u in mem.list_memories(bank=BANK, limit=500)
+        if u.network == Network.OBSERVATION and (status is None or u.status == status)
+    ]
+
+
+def by_key(mem: mneme.Memory) -> dict[str, Any]:
+    return {u.metadata["observation"]["key"]: u for u in observations(mem)}
+
+
+def test_reflect_writes_observations_that_cite_their_evidence(mem, oliver):
+    report = mem.reflect(BANK, agent="a1")
+    assert len(report.created) == 2
+    assert report.evidence == 3
+    assert report.seconds >= 0
+    obs = by_key(mem)
+    about = obs["entity:oliver"]
+    meta = about.metadata["observation"]
+    assert meta["evidence_units"] == [oliver["hiking"], oliver["painting"], oliver["lisbon"]]
+    assert meta["proof_count"] == 3
+    assert meta["first_evidence_at"].startswith("2023-05-02")
+    assert meta["last_evidence_at"].startswith("2023-05-04")
+    assert about.evidence == ("s1", "s2", "s3")
+    assert about.embedding_model is not None
+    derived = {e.dst for e in mem.graph(about.id).edges if e.type == EdgeType.DERIVED_FROM}
+    assert derived == set(oliver.values())
+    assert set(obs) == {"entity:oliver", "topic:oliver|likes"}
+    assert "reflect" in {r.op for r in mem.admin.audit_log(bank=BANK)}
+
+
+def test_a_second_reflect_adds_nothing(mem, oliver):
+    mem.reflect(BANK, agent="a1")
+    units = len(mem.list_memories(bank=BANK, limit=500))
+    records = len(list(mem.admin.audit_log(bank=BANK)))
+    again = mem.reflect(BANK, agent="a1")
+    assert (again.created, again.revised, again.retired) == ((), (), ())
+    assert again.unchanged == 2
+    assert len(mem.list_memories(bank=BANK, limit=500)) == units
+    assert len(list(mem.admin.audit_log(bank=BANK))) == records
+
+
+def test_new_evidence_revises_the_observation_and_keeps_the_old_version(mem, oliver, clock):
+    mem.reflect(BANK, agent="a1")
+    old = by_key(mem)["topic:oliver|likes"]
+    clock.advance(days=1)
+    say(mem, "Oliver likes sailing.", 9)
+    report = mem.reflect(BANK, agent="a1")
+    new = by_key(mem)["topic:oliver|likes"]
+    assert (old.id, new.id) in report.revised
+    assert new.metadata["observation"]["proof_count"] == 3
+    assert new.metadata["observation"]["revision"] == 2
+    assert new.metadata["observation"]["history"][0]["id"] == old.id
+    assert new.supersedes == (old.id,)
+    before = mem.get(old.id)
+    assert before.status == UnitStatus.SUPERSEDED
+    assert before.superseded_by == new.id
+    assert before.text == old.text  # superseded, never edited
+
+
+def test_rejected_evidence_retires_its_observations_at_once(mem, oliver):
+    mem.reflect(BANK, agent="a1")
+    likes = by_key(mem)["topic:oliver|likes"]
+    mem.review.reject(oliver["painting"], "he never painted", "rev1")
+    retired = mem.get(likes.id)
+    assert retired.status == UnitStatus.ARCHIVED
+    assert retired.retired_at is not None
+    assert "rejected" in retired.metadata["retired_because"]
+    # The next pass re-derives what is left: the entity is revised, the topic is too thin.
+    report = mem.reflect(BANK, agent="a1")
+    assert "topic:oliver|likes" in dict(report.skipped)
+    entity = by_key(mem)["entity:oliver"]
+    assert oliver["painting"] not in entity.metadata["observation"]["evidence_units"]
+    assert "painting" not in entity.text
+    assert "topic:oliver|likes" not in by_key(mem)
+
+
+def test_superseded_evidence_retires_its_observations(mem, oliver):
+    mem.reflect(BANK, agent="a1")
+    entity = by_key(mem)["entity:oliver"]
+    mem.update(oliver["lisbon"], "Oliver lives in Porto.", agent="a1")
+    assert mem.get(entity.id).status == UnitStatus.ARCHIVED
+    mem.reflect(BANK, agent="a1")
+    assert "Porto" in by_key(mem)["entity:oliver"].text
+
+
+def test_evidence_that_falls_below_skepticism_retires_the_observation(mem):
+    a = say(mem, "Oliver likes hiking.", 1)
+    say(mem, "Oliver likes painting.", 2)
+    mem.reflect(BANK, agent="a1")
+    assert by_key(mem)
+    mem.admin.purge(a, actor="dpo", reason="art. 17 request")
+    report = mem.reflect(BANK, agent="a1")
+    assert report.created == ()
+    assert by_key(mem) == {}
+
+
+def test_a_purge_erases_every_observation_that_restates_its_evidence(mem, oliver):
+    mem.reflect(BANK, agent="a1")
+    before = {u.id for u in observations(mem, status=None)}
+    assert before
+    mem.admin.purge(oliver["painting"], actor="dpo", reason="art. 17 request")
+    # Both observations cited it: both are gone, text and all, not only retired.
+    for uid in before:
+        with pytest.raises(NotFound):
+            mem.get(uid)
+    assert not [u for u in mem.list_memories(bank=BANK, limit=500) if "painting" in u.text]
+    report = mem.reflect(BANK, agent="a1")
+    assert len(report.created) == 1  # the entity re-derived from what is left; the topic is thin
+    assert all("painting" not in u.text for u in observations(mem))
+
+
+def test_purging_an_observation_erases_no_evidence(mem, oliver):
+    mem.reflect(BANK, agent="a1")
+    obs = by_key(mem)["entity:oliver"]
+    report = mem.admin.purge(obs.id, actor="dpo", reason="art. 17 request")
+    assert report.sources == ()
+    assert all(mem.get(uid).status == UnitStatus.ACTIVE for uid in oliver.values())
+
+
+def test_another_agents_private_memories_are_never_evidence(mem, oliver):
+    secret = say(mem, "Oliver likes gambling.", 5, agent="a2", visibility="private")
+    mem.reflect(BANK, agent="a1")
+    for u in observations(mem):
+        assert secret not in u.metadata["observation"]["evidence_units"]
+        assert "gambling" not in u.text
+        assert "s5" not in u.evidence
+    hits = mem.recall("Oliver gambling", bank=BANK, agent="a1", scope="collective", k=20)
+    assert all("gambling" not in h.text for h in hits)
+
+
+def test_an_empty_bank_is_left_unchanged_with_the_reason(mem):
+    mem.admin.create_bank(BANK)
+    report = mem.reflect(BANK, agent="a1")
+    assert not report.changed
+    assert report.reason is not None
+    assert "no evidence" in report.reason
+    assert mem.list_memories(bank=BANK) == []
+
+
+def test_a_bank_of_private_memories_only_has_no_evidence(mem):
+    say(mem, "Oliver likes hiking.", 1, visibility="private")
+    say(mem, "Oliver likes painting.", 2, visibility="private")
+    report = mem.reflect(BANK, agent="a1")
+    assert not report.changed
+    assert report.reason is not None
+    assert "no evidence" in report.reason
+
+
+def test_a_bank_with_one_memory_is_left_unchanged_with_the_reason(mem):
+    say(mem, "Oliver likes hiking.", 1)
+    report = mem.reflect(BANK, agent="a1")
+    assert not report.changed
+    assert report.reason is not None
+    assert "skepticism" in report.reason
+    assert ("entity:oliver", "1 evidence, fewer than 2") in report.skipped
+    assert observations(mem, status=None) == []
+
+
+def test_an_unknown_bank_or_a_bad_disposition_is_a_clear_error(mem, oliver):
+    with pytest.raises(NotFound):
+        mem.reflect("nobody", agent="a1")
+    with pytest.raises(InvalidInput):
+        mem.reflect(BANK, agent="a1", skepticism=0)
+    with pytest.raises(InvalidInput):
+        mem.reflect(BANK, agent="bad agent")
+    assert observations(mem, status=None) == []
+
+
+def test_the_disposition_shapes_what_is_kept(mem, oliver):
+    report = mem.reflect(BANK, agent="a1", skepticism=3, literalism=False)
+    assert set(by_key(mem)) == {"entity:oliver"}
+    assert report.disposition["skepticism"] == 3
+    assert "oliver likes hiking" in by_key(mem)["entity:oliver"].text
+    # The bank's own config holds a disposition too (white-box: no public setter yet).
+    with mem._store.transaction():
+        mem._store.banks.set_bank_config(
+            BANK, {"reflect": {"skepticism": 4}}, actor="owner", reason="test"
+        )
+    again = mem.reflect(BANK, agent="a1")
+    assert again.retired
+    assert by_key(mem) == {}
+
+
+class PurgingEmbedder:
+    """The hashing embedder, which first runs ``before`` once: something another caller does
+    while a reflect pass has read its evidence and not yet written."""
+
+    def __init__(self) -> None:
+        self.inner = HashingEmbedder()
+        self.model_id = self.inner.model_id
+        self.dim = self.inner.dim
+        self.before: Callable[[], None] | None = None
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        hook, self.before = self.before, None
+        if hook is not None:
+            hook()
+        return self.inner.embed(texts)
+
+
+@pytest.fixture
+def racing(db_path: str, clock: Any) -> Iterator[tuple[mneme.Memory, PurgingEmbedder]]:
+    embedder = PurgingEmbedder()
+    m = mneme.Memory.open(db_path, embedder=embedder, clock=clock)
+    yield m, embedder
+    m.close()
+
+
+def test_evidence_purged_mid_pass_leaves_memory_consistent_with_the_reason(racing):
+    mem, embedder = racing
+    ids = {
+        "hiking": say(mem, "Oliver likes hiking.", 1),
+        "painting": say(mem, "Oliver likes painting.", 2),
+        "lisbon": say(mem, "Oliver lives in Lisbon.", 3),
+    }
+    embedder.before = lambda: mem.admin.purge(ids["painting"], actor="dpo", reason="art. 17")
+    report = mem.reflect(BANK, agent="a1")
+    assert report.created == ()
+    reasons = dict(report.skipped)
+    assert "evidence changed during the pass" in reasons["entity:oliver"]
+    assert observations(mem, status=None) == []
+    # The next pass works from what is left.
+    again = mem.reflect(BANK, agent="a1")
+    assert len(again.created) == 1
+    assert (
+        ids["painting"]
+        not in by_key(mem)["entity:oliver"].metadata["observation"]["evidence_units"]
+    )
+
+
+def test_an_observation_ranks_below_the_evidence_it_cites_and_cites_its_sources(mem, oliver):
+    mem.reflect(BANK, agent="a1")
+    hits = mem.recall("What does Oliver like?", bank=BANK, agent="a1", scope="collective", k=10)
+    rank = {h.id: i for i, h in enumerate(hits)}
+    found = [h for h in hits if h.unit.network == Network.OBSERVATION]
+    assert found
+    for h in found:
+        cited = h.unit.metadata["observation"]["evidence_units"]
+        assert all(rank[uid] < rank[h.id] for uid in cited if uid in rank)
+        sources = {s for uid in cited for s in mem.get(uid).evidence}
+        assert set(h.evidence_source_ids) == sources
