@@ -75,6 +75,13 @@ class Config:
     reconsolidate_every: float = 0.0
     reconsolidation_bar: float = 0.7  # verdicts below this confidence go to a person
     reconsolidation_batch: int = 4  # pending belief changes swept per pass (ADR 0009)
+    #: Seconds between background reflect passes (observations, ADR 0051); 0 reflects only
+    #: when asked (``Memory.reflect``, ``mneme reflect``). ``mneme serve`` turns it on
+    #: (``--reflect-every``).
+    reflect_every: float = 0.0
+    #: Banks one background reflect pass takes, round-robin: every bank is reached over
+    #: passes, and no pass does more than this many banks' work.
+    reflect_banks_per_pass: int = 4
     #: LLM tiers, tried in order (write side and background only; never on recall). Each a
     #: mapping like {"provider": "openai", "model": "...", "base_url": "...",
     #: "api_key_env": "OPENAI_API_KEY"} or {"provider": "anthropic", "model": "..."}.
@@ -120,6 +127,17 @@ _ENV = {
 }
 
 VECTOR_INDEXES = ("hnsw", "exact")
+
+
+def _check_cadence(values: Mapping[str, Any]) -> None:
+    """Refuse a background interval or pass size no worker could run with."""
+    for key in ("reconsolidate_every", "reflect_every"):
+        value = values.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise InvalidInput(f"{key} must be a number of seconds, 0 or more (0: off)")
+    per_pass = values.get("reflect_banks_per_pass", 1)
+    if isinstance(per_pass, bool) or not isinstance(per_pass, int) or per_pass < 1:
+        raise InvalidInput("reflect_banks_per_pass must be a whole number, 1 or more")
 
 
 def load(
@@ -171,6 +189,7 @@ def load(
             f"pg_vector_index must be one of {', '.join(VECTOR_INDEXES)}, "
             f"got {values['pg_vector_index']!r}"
         )
+    _check_cadence(values)
     if isinstance(values.get("recall"), RecallConfig):
         return Config(**values)
     return Config(**values, recall=RecallConfig(**recall))

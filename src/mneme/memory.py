@@ -18,6 +18,7 @@ from typing import Any
 
 from mneme import config as config_mod
 from mneme import validate
+from mneme.background.cadence import ReflectCadence
 from mneme.background.reconsolidate import Reconsolidator
 from mneme.background.reflect import Reflector, ReflectReport
 from mneme.background.worker import Worker
@@ -195,6 +196,12 @@ class Memory:
         self._sweeper = Worker(
             "reconsolidate", self._reconsolidator.step, config.reconsolidate_every
         )
+        self._cadence = ReflectCadence(
+            self._reflector,
+            lambda: [b.id for b in store.banks.list_banks()],
+            config.reflect_banks_per_pass,
+        )
+        self._reflecting = Worker("reflect", self._cadence.step, config.reflect_every)
         self._buffer = IngestBuffer(store, self._retainer, clock)
         self.review = ReviewNamespace(review, Work(store, review, self._reconsolidator.decide))
         self.conflicts = ConflictsNamespace(conflicts, settler)
@@ -207,7 +214,8 @@ class Memory:
             charter=self.charter,
             settler=settler,
             defence=self._retainer.defence,
-            workers={"reconsolidate": self._sweeper},
+            workers={"reconsolidate": self._sweeper, "reflect": self._reflecting},
+            reflector=self._reflector,
             create_banks=config.create_banks,
         )
         self.think = Thinker(self, store.transaction)
@@ -216,6 +224,7 @@ class Memory:
         if not (config.read_only or store.read_only):
             self._buffer.recover()  # accepted writes a previous process did not finish
             self._sweeper.start()
+            self._reflecting.start()
 
     @classmethod
     def open(
@@ -265,6 +274,8 @@ class Memory:
         return cls(store, embedder, cfg, clock or _utcnow, llm=chain or None)
 
     def close(self) -> None:
+        self._cadence.halt()
+        self._reflecting.stop()
         self._sweeper.stop()
         closer = getattr(self.llm, "close", None)
         if closer is not None:

@@ -18,6 +18,7 @@ from mneme import validate
 from mneme.background.health import health as health_report
 from mneme.background.reconsolidate import Reconsolidator
 from mneme.background.reembed import reembed as reembed_units
+from mneme.background.reflect import Reflector
 from mneme.background.worker import Worker
 from mneme.core.audit_chain import ChainReport
 from mneme.core.erasure import PurgeReport
@@ -100,7 +101,7 @@ class SwarmNamespace:
 class AdminNamespace:
     """``mem.admin``: the store as a whole and each bank's policy: health, sizes, schema,
     the audit log (read, verify, anchor), legal erasure, compaction, re-embedding, the
-    sensitive-data policy, and the rules adopted beside the charter."""
+    sensitive-data policy, the reflect disposition, and the rules adopted beside the charter."""
 
     def __init__(
         self,
@@ -112,6 +113,7 @@ class AdminNamespace:
         settler: Settler,
         defence: Defence,
         workers: Mapping[str, Worker],
+        reflector: Reflector,
         create_banks: bool,
     ) -> None:
         self._store = store
@@ -121,6 +123,7 @@ class AdminNamespace:
         self._settler = settler
         self._defence = defence
         self._workers = workers
+        self._reflector = reflector
         self._create_banks = create_banks
         self.sensitive_policy = defence.view
 
@@ -281,6 +284,44 @@ class AdminNamespace:
             now=self._clock(),
             create=self._create_banks,
         )
+
+    def reflect_disposition(self, bank: str) -> dict[str, Any]:
+        """The bank's reflect disposition (ADR 0051): skepticism, literalism, max_cited.
+
+        Raises:
+            NotFound: no such bank.
+            InvalidInput: a bad id, or a bad disposition in the bank's config.
+        """
+        return self._reflector.disposition(validate.ident(bank, "bank"), {}).as_dict()
+
+    def set_reflect_disposition(
+        self,
+        bank: str,
+        *,
+        actor: str,
+        reason: str = "",
+        skepticism: int | None = None,
+        literalism: bool | None = None,
+        max_cited: int | None = None,
+    ) -> dict[str, Any]:
+        """Set how reflect treats the bank's evidence (ADR 0051): ``skepticism`` (the fewest
+        evidence units an observation rests on), ``literalism`` (statements verbatim, or
+        compressed to their claims), ``max_cited`` (the most units one observation cites).
+        None keeps a value; audited; the next pass (background or ``reflect``) applies it.
+        Returns the disposition now in force.
+
+        Raises:
+            NotFound: no such bank.
+            InvalidInput: a bad id or value; nothing is written.
+        """
+        return self._reflector.set_disposition(
+            bank,
+            actor=actor,
+            reason=reason,
+            skepticism=skepticism,
+            literalism=literalism,
+            max_cited=max_cited,
+        ).as_dict()
 
     def rules(self, *, bank: str | None = None) -> dict[str, Any]:
         """The charter in force (text and checked rules) and, per bank, the adopted rules."""

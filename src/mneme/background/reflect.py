@@ -23,6 +23,7 @@ observations that cite what it erases (``trust.purge``): their text restates it.
 from __future__ import annotations
 
 import datetime as dt
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -103,6 +104,9 @@ class Reflector:
         self.store = store
         self.embedder = embedder
         self.clock = clock
+        # One pass at a time in this process: the background cadence and a caller's
+        # ``reflect`` on one bank would both see a group unwritten and both write it.
+        self._one_pass = threading.Lock()
 
     # -- a pass -----------------------------------------------------------------------
 
@@ -138,6 +142,49 @@ class Reflector:
             NotFound: no such bank.
             InvalidInput: a bad id or disposition.
         """
+        with self._one_pass:
+            return self._pass(bank, agent, skepticism, literalism, max_cited)
+
+    def set_disposition(
+        self,
+        bank: str,
+        *,
+        actor: str,
+        reason: str = "",
+        skepticism: int | None = None,
+        literalism: bool | None = None,
+        max_cited: int | None = None,
+    ) -> Disposition:
+        """Lay the given values over the bank's disposition (config ``reflect``); audited as
+        a change of the bank's configuration. None leaves a value as it is.
+
+        Raises:
+            NotFound: no such bank.
+            InvalidInput: a bad id or disposition (nothing is written).
+        """
+        bank = validate.ident(bank, "bank")
+        actor = validate.ident(actor, "actor")
+        given = {"skepticism": skepticism, "literalism": literalism, "max_cited": max_cited}
+        with self.store.transaction():
+            disposition = self.disposition(bank, given)
+            found = self.store.banks.get_bank(bank)
+            assert found is not None  # disposition() raised NotFound otherwise
+            self.store.banks.set_bank_config(
+                bank,
+                {**found.config, "reflect": disposition.as_dict()},
+                actor=actor,
+                reason=reason or "reflect disposition set",
+            )
+        return disposition
+
+    def _pass(
+        self,
+        bank: str,
+        agent: str,
+        skepticism: int | None,
+        literalism: bool | None,
+        max_cited: int | None,
+    ) -> ReflectReport:
         started = time.perf_counter()
         bank = validate.ident(bank, "bank")
         agent = validate.ident(agent, "agent")

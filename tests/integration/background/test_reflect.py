@@ -217,11 +217,10 @@ def test_the_disposition_shapes_what_is_kept(mem, oliver):
     assert set(by_key(mem)) == {"entity:oliver"}
     assert report.disposition["skepticism"] == 3
     assert "oliver likes hiking" in by_key(mem)["entity:oliver"].text
-    # The bank's own config holds a disposition too (white-box: no public setter yet).
-    with mem._store.transaction():
-        mem._store.banks.set_bank_config(
-            BANK, {"reflect": {"skepticism": 4}}, actor="owner", reason="test"
-        )
+    # The bank's own disposition, set through the admin namespace (audited).
+    held = mem.admin.set_reflect_disposition(BANK, skepticism=4, actor="owner", reason="strict")
+    assert held == {"skepticism": 4, "literalism": True, "max_cited": 8}
+    assert mem.admin.reflect_disposition(BANK) == held
     again = mem.reflect(BANK, agent="a1")
     assert again.retired
     assert by_key(mem) == {}
@@ -285,3 +284,27 @@ def test_an_observation_ranks_below_the_evidence_it_cites_and_cites_its_sources(
         assert all(rank[uid] < rank[h.id] for uid in cited if uid in rank)
         sources = {s for uid in cited for s in mem.get(uid).evidence}
         assert set(h.evidence_source_ids) == sources
+
+
+def test_setting_a_disposition_is_validated_audited_and_keeps_other_config(mem, oliver):
+    mem.admin.set_sensitive_policy(BANK, {"email": "redact"}, actor="owner")
+    before = len(mem.admin.audit_log(BANK))
+    with pytest.raises(InvalidInput):
+        mem.admin.set_reflect_disposition(BANK, skepticism=9, max_cited=8, actor="owner")
+    with pytest.raises(InvalidInput):
+        mem.admin.set_reflect_disposition(BANK, literalism="yes", actor="owner")
+    with pytest.raises(NotFound):
+        mem.admin.set_reflect_disposition("nobody", skepticism=3, actor="owner")
+    assert len(mem.admin.audit_log(BANK)) == before  # refused: nothing written
+    mem.admin.set_reflect_disposition(BANK, literalism=False, actor="owner", reason="short")
+    mem.admin.set_reflect_disposition(BANK, max_cited=4, actor="owner")
+    assert mem.admin.reflect_disposition(BANK) == {
+        "skepticism": 2,
+        "literalism": False,
+        "max_cited": 4,
+    }
+    (last,) = mem.admin.audit_log(BANK, last=1)
+    assert last.actor == "owner"
+    assert mem.admin.sensitive_policy(BANK).rules == {"email": "redact"}  # config kept
+    report = mem.reflect(BANK, agent="a1")
+    assert report.disposition == {"skepticism": 2, "literalism": False, "max_cited": 4}
