@@ -248,6 +248,39 @@ def test_serve_no_auth_warns_and_serves_mcp_without_a_token(tmp_path: Path) -> N
     assert api.status_code == 401  # the API itself still needs a token
 
 
+def test_serve_reflects_in_the_background_at_the_interval_given(tmp_path: Path) -> None:
+    srv = Server(tmp_path / "reflected.db", "--reflect-every", "0.2")
+    try:
+        srv.ready()
+        srv.wait_for("reflect      every 0.2 s")
+        auth = {"Authorization": f"Bearer {first_run_token(srv.stderr)}"}
+        assert httpx.post(f"{srv.base}/v1/banks", json={"id": "people"}, headers=auth).is_success
+        for what in ("hiking", "painting", "chess"):
+            said = httpx.post(
+                f"{srv.base}/v1/banks/people/memories",
+                json={"text": f"Oliver likes {what}."},
+                headers=auth,
+            )
+            assert said.is_success, said.text
+
+        def observed() -> list[dict[str, Any]]:
+            listed = httpx.get(
+                f"{srv.base}/v1/banks/people/memories", params={"limit": 100}, headers=auth
+            )
+            return [u for u in listed.json()["memories"] if u["network"] == "observation"]
+
+        deadline = time.monotonic() + 30
+        while not observed() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert observed(), srv.stderr
+    finally:
+        srv.stop()
+    off = run("--embedder", "hashing", "--db", str(tmp_path / "x.db"), "serve",
+              "--reflect-every", "-1", "--get", "/healthz")  # fmt: skip
+    assert off.returncode == 2
+    assert "--reflect-every" in off.stderr
+
+
 def test_serve_get_answers_one_request_without_a_port(tmp_path: Path) -> None:
     db = str(tmp_path / "once.db")
     ok = run("--embedder", "hashing", "--db", db, "serve", "--get", "/healthz")

@@ -30,6 +30,9 @@ from mneme.surfaces.http.tokens import TokenStore, default_tokens_path
 from mneme.surfaces.tool_profiles import DEFAULT_PROFILE, PROFILE_HELP, check_profile
 
 DEFAULT_PORT = 8765
+#: Seconds between the server's background reflect passes: a pass over unchanged evidence
+#: only reads (ADR 0051), and ten minutes keeps observations close behind what is said.
+DEFAULT_REFLECT_EVERY = 600.0
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 tokens_option = click.option(
@@ -139,6 +142,15 @@ def _get_once(app: Any, path: str, token: str | None) -> int:
     help="Largest request body accepted (413 above it).",
 )
 @click.option(
+    "--reflect-every",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_REFLECT_EVERY,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds between background reflect passes (observations, ADR 0051), each over "
+    "a few banks in turn; 0: off (reflect only when asked: `mneme reflect`).",
+)
+@click.option(
     "--log-level",
     type=click.Choice(["critical", "error", "warning", "info", "debug"]),
     default="info",
@@ -156,6 +168,7 @@ def serve(
     get_path: str | None,
     token: str | None,
     max_body: int,
+    reflect_every: float,
     log_level: str,
 ) -> int:
     """Serve the HTTP API, the review page at / and MCP at /mcp.
@@ -168,7 +181,7 @@ def serve(
 
     state = get_state()
     tokens = _token_store(state, tokens_file)
-    memory = state.open()
+    memory = state.open(reflect_every=reflect_every)
     mcp_app = _mcp_app(memory, host, no_auth, mcp_tools) if mcp else None
     if no_auth and mcp_app is not None:
         output.note(
@@ -200,6 +213,7 @@ def serve(
         f"  API docs     {base}/docs  (OpenAPI: {base}/openapi.json)",
         f"  MCP          {mcp_line}",
         f"  tokens       {tokens.path}",
+        f"  reflect      every {reflect_every:g} s" if reflect_every else "  reflect      off",
     ]
     if host not in _LOOPBACK:
         lines.append(

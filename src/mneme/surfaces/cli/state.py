@@ -34,8 +34,10 @@ class State:
     json: bool = False
     _memory: Memory | None = None
 
-    def open(self, db: str | None = None) -> Memory:
-        """The ``Memory`` for this invocation, opened once and closed when the command ends."""
+    def open(self, db: str | None = None, **config: Any) -> Memory:
+        """The ``Memory`` for this invocation, opened once and closed when the command ends.
+
+        ``config``: configuration keys a command sets (``serve``'s ``reflect_every``)."""
         if self._memory is not None:
             return self._memory
         env = dict(os.environ)
@@ -45,7 +47,7 @@ class State:
             env["MNEME_EMBEDDER"] = self.embedder
         target = db or self.db
         try:
-            memory = Memory.open(target or None, env=env)
+            memory = Memory.open(target or None, env=env, **config)
         except OSError as exc:
             # e.g. the parent of the database path is a file: the store cannot be created.
             raise BackendUnavailable(
