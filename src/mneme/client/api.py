@@ -1083,6 +1083,49 @@ class MnemeClient(SyncWire):
             ),
         )
 
+    def reflect(
+        self,
+        bank: str,
+        *,
+        skepticism: int | None = None,
+        literalism: bool | None = None,
+        max_cited: int | None = None,
+    ) -> JsonObject:
+        """Reflect: consolidate the bank's evidence into observations.
+
+        One reflect pass over the bank's live shared memories (ADR 0051): writes only the difference
+        with the observations it holds (new, revised as a new version, retired) and answers the
+        report: `evidence`, `created`, `revised` ([old, new] pairs), `retired`, `unchanged`,
+        `skipped` ([group, why] pairs), `seconds`, `reason` (why nothing could be written) and the
+        `disposition` used. A second call over unchanged evidence writes nothing. The body's
+        `skepticism`, `literalism` and `max_cited` override the bank's disposition for this pass
+        only (400 for a bad one). Reviewers and admins (the `reflect` operation needs the review
+        capability); the caller is the actor audited.
+
+        Args:
+            bank: The bank (isolation unit).
+            skepticism: The fewest evidence units an observation rests on.
+            literalism: Statements verbatim (true) or compressed to their claims.
+            max_cited: The most evidence units one observation cites.
+
+        ``POST /v1/banks/{bank}/reflect``
+        """
+        return cast(
+            JsonObject,
+            self._call(
+                "POST",
+                "/v1/banks/{bank}/reflect",
+                path={
+                    "bank": bank,
+                },
+                body={
+                    "skepticism": skepticism,
+                    "literalism": literalism,
+                    "max_cited": max_cited,
+                },
+            ),
+        )
+
     def list_conflicts(
         self,
         bank: str,
@@ -2534,6 +2577,49 @@ class AsyncMnemeClient(AsyncWire):
                     "kind": kind,
                     "attribute": attribute,
                     "decision": decision,
+                },
+            ),
+        )
+
+    async def reflect(
+        self,
+        bank: str,
+        *,
+        skepticism: int | None = None,
+        literalism: bool | None = None,
+        max_cited: int | None = None,
+    ) -> JsonObject:
+        """Reflect: consolidate the bank's evidence into observations.
+
+        One reflect pass over the bank's live shared memories (ADR 0051): writes only the difference
+        with the observations it holds (new, revised as a new version, retired) and answers the
+        report: `evidence`, `created`, `revised` ([old, new] pairs), `retired`, `unchanged`,
+        `skipped` ([group, why] pairs), `seconds`, `reason` (why nothing could be written) and the
+        `disposition` used. A second call over unchanged evidence writes nothing. The body's
+        `skepticism`, `literalism` and `max_cited` override the bank's disposition for this pass
+        only (400 for a bad one). Reviewers and admins (the `reflect` operation needs the review
+        capability); the caller is the actor audited.
+
+        Args:
+            bank: The bank (isolation unit).
+            skepticism: The fewest evidence units an observation rests on.
+            literalism: Statements verbatim (true) or compressed to their claims.
+            max_cited: The most evidence units one observation cites.
+
+        ``POST /v1/banks/{bank}/reflect``
+        """
+        return cast(
+            JsonObject,
+            await self._call(
+                "POST",
+                "/v1/banks/{bank}/reflect",
+                path={
+                    "bank": bank,
+                },
+                body={
+                    "skepticism": skepticism,
+                    "literalism": literalism,
+                    "max_cited": max_cited,
                 },
             ),
         )

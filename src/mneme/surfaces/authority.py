@@ -79,6 +79,12 @@ OPERATIONS: dict[str, str] = {
     "resolve_conflict": "review",
     "rules": "read",
     "adopt_rule": "review",
+    # reflect (ADR 0051): a pass writes derived units bank-wide (observations of every
+    # agent's shared evidence) and may override the bank's disposition; what it keeps is
+    # curation of the bank, like a review decision, not an agent's own statement: "review"
+    # (reviewers and admins). Agents get observations through recall; the server's
+    # background cadence reflects every bank without any caller.
+    "reflect": "review",
     # the swarm: an agent announces itself, never another
     "roster": "read",
     "enroll": "write",

@@ -50,8 +50,9 @@ GROUPS: dict[str, str] = {
     "think_discard": "think",
     "think_status": "think",
     "search_incomplete_thoughts": "think",
+    "reflect": "reflect",
 }
-GROUP_NAMES = ("core", "memories", "review", "graph", "swarm", "think")
+GROUP_NAMES = ("core", "memories", "review", "graph", "swarm", "think", "reflect")
 DEFAULT_PROFILE = "core"
 PROFILE_HELP = (
     "Which MCP tools to list: core (the default: add, search, context, get memory and source, "

@@ -22,7 +22,16 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mneme.memory import Memory
 from mneme.surfaces.authority import PRINCIPAL_KEY
-from mneme.surfaces.http import admin, agents, apidocs, conflicts, memories, problems, review
+from mneme.surfaces.http import (
+    admin,
+    agents,
+    apidocs,
+    conflicts,
+    memories,
+    observations,
+    problems,
+    review,
+)
 from mneme.surfaces.http.limits import MAX_BODY_BYTES, Limits
 from mneme.surfaces.http.tokens import TokenStore
 from mneme.surfaces.web import static_dir
@@ -51,6 +60,7 @@ current state, 422 the request does not match its schema, 503 the store is unava
 TAGS = [
     {"name": "memories", "description": "Retain, recall, and one memory's provenance."},
     {"name": "review", "description": "The review queue, decisions, rejections, rules."},
+    {"name": "observations", "description": "Reflect: observations from the bank's evidence."},
     {"name": "conflicts", "description": "Disagreements between memories and their settlement."},
     {"name": "agents", "description": "The swarm roster and an agent's presence."},
     {"name": "admin", "description": "Identity, banks, statistics and the audit log."},
@@ -116,7 +126,7 @@ def create_app(
     app.state.tokens = tokens
     problems.install(app)
     apidocs.install(app, title)
-    for module in (memories, review, conflicts, agents, admin):
+    for module in (memories, review, observations, conflicts, agents, admin):
         app.include_router(module.router)
 
     page = static_dir() / "index.html"

@@ -276,6 +276,20 @@ class RestoreIn(Body):
     note: Note = ""
 
 
+class ReflectIn(Body):
+    """Overrides of the bank's reflect disposition, for this pass only (ADR 0051)."""
+
+    skepticism: int | None = Field(
+        default=None, ge=1, le=64, description="The fewest evidence units an observation rests on."
+    )
+    literalism: bool | None = Field(
+        default=None, description="Statements verbatim (true) or compressed to their claims."
+    )
+    max_cited: int | None = Field(
+        default=None, ge=1, le=64, description="The most evidence units one observation cites."
+    )
+
+
 class ContradictionIn(Body):
     """Answer a write's needs_clarification question."""
 

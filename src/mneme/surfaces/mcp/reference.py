@@ -24,6 +24,7 @@ _TITLES = {
     "memories": "Memories",
     "reasoning": "Reasoning and links",
     "review": "Review and conflicts",
+    "observations": "Observations",
     "swarm": "Swarm",
     "think": "FastThink",
 }

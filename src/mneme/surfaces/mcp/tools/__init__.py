@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from mcp.types import ToolAnnotations
 
 from mneme.surfaces.mcp.results import QUOTED
-from mneme.surfaces.mcp.tools import memories, reasoning, review, swarm, think
+from mneme.surfaces.mcp.tools import memories, observations, reasoning, review, swarm, think
 from mneme.surfaces.tool_profiles import DEFAULT_PROFILE, GROUPS, groups_of
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ READ = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
 DECIDE = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
 
-MODULES = (memories, reasoning, review, swarm, think)
+MODULES = (memories, reasoning, review, observations, swarm, think)
 
 
 def specs(profile: str = "full") -> list[ToolSpec]:
