@@ -1,4 +1,5 @@
-// The memory browser: search with filters, then one memory's fields, history and graph.
+// The memory browser: search with filters, then one memory's fields, history, graph and
+// observations (those citing it; for an observation, its evidence).
 
 import { bankPath } from "./api.js";
 import { drawGraph } from "./graph.js";
@@ -120,6 +121,29 @@ function fields(unit) {
   return h("dl", { class: "fields" }, rows.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
 }
 
+// Observations (ADR 0051): the ones that cite this memory, from its graph's DERIVED_FROM edges.
+function citedBy(ctx, id, graph) {
+  const units = graph.units || {};
+  const found = (graph.edges || [])
+    .filter((e) => e.type === "DERIVED_FROM" && e.dst === id && units[e.src]?.network === "observation")
+    .map((e) => units[e.src]);
+  if (!found.length) return ""; // Element.append writes null as the text "null"
+  return h("section", { class: "sub observations" }, h("h4", {}, "Observations citing it"),
+    h("ul", {}, found.map((o) => h("li", { class: "observation", dataset: { id: o.id } },
+      h("button", { type: "button", class: "link", onclick: () => openMemory(ctx, o.id) }, o.text.split("\n")[0]),
+      " ", badge(o.status, o.status)))));
+}
+
+// An observation's own record: what it rests on, how much, over which span.
+function evidenceOf(ctx, unit) {
+  const obs = unit.network === "observation" ? (unit.metadata || {}).observation : null;
+  if (!obs) return "";
+  return h("section", { class: "sub observation-evidence" },
+    h("h4", {}, `Observation: ${obs.label || obs.key}`),
+    h("p", { class: "meta" }, `${obs.proof_count} evidence · ${when(obs.first_evidence_at)} – ${when(obs.last_evidence_at)} · revision ${obs.revision}`),
+    h("p", {}, "Rests on: ", refButtons(ctx, obs.evidence_units || [])));
+}
+
 function summary(event) {
   const d = event.detail || {};
   const before = d.before || {};
@@ -144,7 +168,7 @@ function timeline(events) {
 }
 
 function reviewActions(ctx, unit) {
-  if (!ctx.canReview) return null;
+  if (!ctx.canReview) return ""; // Element.append writes null as the text "null"
   const reason = h("input", { id: "unit-reason", maxlength: 4000, placeholder: "Reason or note" });
   const act = (what) => async () => {
     try {
@@ -183,6 +207,8 @@ export async function openMemory(ctx, id, depth = 1) {
       h("p", {}, "Supersedes: ", refButtons(ctx, unit.supersedes), " · Superseded by: ",
         refButtons(ctx, unit.superseded_by ? [unit.superseded_by] : [])),
       h("p", {}, "Contradicted by: ", refButtons(ctx, unit.contradictions)),
+      evidenceOf(ctx, unit),
+      citedBy(ctx, id, graph),
       h("div", { id: "source-view", class: "source-view", hidden: true }),
       reviewActions(ctx, unit),
       h("section", { class: "sub" }, h("h4", {}, "History"), timeline(hist.events)),
