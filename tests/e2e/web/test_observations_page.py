@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 from tests.e2e.web.browser import LiveServer, shot
 
 import mneme
@@ -61,8 +62,8 @@ def test_a_memory_shows_the_observations_citing_it_and_an_observation_its_eviden
     cited.first.wait_for()
     assert cited.count() == 2  # about Oliver, and the topic "Oliver: likes"
     about = page.locator(f'#detail li.observation[data-id="{site.about}"]')
-    assert "Oliver" in about.inner_text()
-    assert "active" in about.inner_text()
+    expect(about).to_contain_text("About Oliver")
+    expect(about.locator(".badge")).to_have_text("active")
     shot(page, "10-memory-cited-by-observations")
     about.locator("button").click()
     page.locator(f'#detail header code:text-is("{site.about}")').wait_for()
