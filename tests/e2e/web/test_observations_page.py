@@ -64,7 +64,7 @@ def test_a_memory_shows_the_observations_citing_it_and_an_observation_its_eviden
     about = page.locator(f'#detail li.observation[data-id="{site.about}"]')
     expect(about).to_contain_text("About Oliver")
     expect(about.locator(".badge")).to_have_text("active")
-    shot(page, "10-memory-cited-by-observations")
+    shot(page, "20-memory-cited-by-observations")
     about.locator("button").click()
     page.locator(f'#detail header code:text-is("{site.about}")').wait_for()
     record = page.locator("#detail section.observation-evidence")
@@ -73,6 +73,6 @@ def test_a_memory_shows_the_observations_citing_it_and_an_observation_its_eviden
     assert "null" not in page.locator("#detail").inner_text()  # nothing left unrendered
     rests_on = record.locator("button.link")
     assert [rests_on.nth(i).inner_text() for i in range(rests_on.count())] == site.evidence
-    shot(page, "11-observation-evidence")
+    shot(page, "21-observation-evidence")
     rests_on.nth(1).click()  # an evidence unit opens that memory
     page.locator(f'#detail header code:text-is("{site.evidence[1]}")').wait_for()
