@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import statistics
 import sys
 import tempfile
@@ -24,7 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from bench.locomo import data as data_mod
-from bench.locomo.run import AGENT, ReplayClock, environment, ingest_mneme, question_time
+from bench.locomo.run import (
+    AGENT,
+    ReplayClock,
+    environment,
+    ingest_mneme,
+    offline_embedder,
+    question_time,
+    write_result,
+)
 
 RESULTS_DIR = Path(__file__).resolve().parents[1] / "results"
 TARGET_SHARE = 0.90
@@ -132,14 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     dataset = data_mod.load(args.data, limit=args.limit_conversations)
     clock = ReplayClock()
-    if args.embedder == "minilm":
-        from mneme.embed import MiniLMEmbedder
-
-        embedder: Any = MiniLMEmbedder()
-    else:
-        from mneme.embed.hashing import HashingEmbedder
-
-        embedder = HashingEmbedder()
+    embedder = offline_embedder(args.embedder)
     with tempfile.TemporaryDirectory() as tmp:
         mem = Memory.open(Path(tmp) / "context.db", embedder=embedder, clock=clock)
         try:
@@ -158,13 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "ingest_seconds": seconds,
         "wall_seconds": time.perf_counter() - started,
     }
-    md = render(record)
-    print(md)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    stem = out / f"locomo-context-{today}"
-    stem.with_suffix(".md").write_text(md + "\n", encoding="utf-8")
-    stem.with_suffix(".json").write_text(json.dumps(record, indent=2, default=str) + "\n")
+    write_result(args.out, "locomo-context", record, render(record))
     return 0
 
 

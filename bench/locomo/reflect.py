@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import statistics
 import sys
 import tempfile
@@ -40,7 +39,9 @@ from bench.locomo.run import (
     environment,
     hits_to_turns,
     ingest_mneme,
+    offline_embedder,
     question_time,
+    write_result,
 )
 from bench.locomo.scoring import score_question, summarize
 
@@ -201,14 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     dataset = data_mod.load(args.data, limit=args.limit_conversations)
     clock = ReplayClock()
-    if args.embedder == "minilm":
-        from mneme.embed import MiniLMEmbedder
-
-        embedder: Any = MiniLMEmbedder()
-    else:
-        from mneme.embed.hashing import HashingEmbedder
-
-        embedder = HashingEmbedder()
+    embedder = offline_embedder(args.embedder)
     with tempfile.TemporaryDirectory() as tmp:
         mem = Memory.open(Path(tmp) / "reflect.db", embedder=embedder, clock=clock)
         try:
@@ -231,13 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "ingest_seconds": seconds,
         "wall_seconds": time.perf_counter() - started,
     }
-    md = render(record)
-    print(md)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    stem = out / f"locomo-reflect-{today}"
-    stem.with_suffix(".md").write_text(md + "\n", encoding="utf-8")
-    stem.with_suffix(".json").write_text(json.dumps(record, indent=2, default=str) + "\n")
+    write_result(args.out, "locomo-reflect", record, render(record))
     return 0
 
 

@@ -297,6 +297,30 @@ def run_bm25(dataset: Dataset, name: str = "bm25") -> SystemRun:
     return run
 
 
+def offline_embedder(name: str) -> Any:
+    """The embedder a LoCoMo bench names: ``minilm`` (the default's model) or ``hashing``."""
+    if name == "minilm":
+        from mneme.embed import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+    from mneme.embed.hashing import HashingEmbedder
+
+    return HashingEmbedder()
+
+
+def write_result(out: str | Path, name: str, record: Mapping[str, Any], md: str) -> Path:
+    """Print the report and write ``<out>/<name>-<date>.md`` and ``.json``; the stem."""
+    print(md)
+    directory = Path(out)
+    directory.mkdir(parents=True, exist_ok=True)
+    stem = directory / f"{name}-{record['date']}"
+    stem.with_suffix(".md").write_text(md + "\n", encoding="utf-8")
+    stem.with_suffix(".json").write_text(
+        json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8"
+    )
+    return stem
+
+
 def run_dense(dataset: Dataset, embedder: Any) -> SystemRun:
     run = SystemRun("dense")
     for conv in dataset.conversations:
