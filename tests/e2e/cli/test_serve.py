@@ -281,6 +281,25 @@ def test_serve_reflects_in_the_background_at_the_interval_given(tmp_path: Path) 
     assert "--reflect-every" in off.stderr
 
 
+def test_serve_reconsolidates_in_the_background_unless_told_not_to(tmp_path: Path) -> None:
+    srv = Server(tmp_path / "swept.db", "--reconsolidate-every", "0.5")
+    try:
+        srv.ready()
+        srv.wait_for("reconsolidate every 0.5 s")
+    finally:
+        srv.stop()
+    off = Server(tmp_path / "still.db", "--reconsolidate-every", "0")
+    try:
+        off.ready()
+        off.wait_for("reconsolidate off")
+    finally:
+        off.stop()
+    bad = run("--embedder", "hashing", "--db", str(tmp_path / "x.db"), "serve",
+              "--reconsolidate-every", "-1", "--get", "/healthz")  # fmt: skip
+    assert bad.returncode == 2
+    assert "--reconsolidate-every" in bad.stderr
+
+
 def test_serve_get_answers_one_request_without_a_port(tmp_path: Path) -> None:
     db = str(tmp_path / "once.db")
     ok = run("--embedder", "hashing", "--db", db, "serve", "--get", "/healthz")

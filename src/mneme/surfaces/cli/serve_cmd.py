@@ -33,6 +33,8 @@ DEFAULT_PORT = 8765
 #: Seconds between the server's background reflect passes: a pass over unchanged evidence
 #: only reads (ADR 0051), and ten minutes keeps observations close behind what is said.
 DEFAULT_REFLECT_EVERY = 600.0
+#: Seconds between background reconsolidation passes under ``mneme serve`` (ADR 0009).
+DEFAULT_RECONSOLIDATE_EVERY = 60.0
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 tokens_option = click.option(
@@ -151,6 +153,15 @@ def _get_once(app: Any, path: str, token: str | None) -> int:
     "a few banks in turn; 0: off (reflect only when asked: `mneme reflect`).",
 )
 @click.option(
+    "--reconsolidate-every",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_RECONSOLIDATE_EVERY,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds between background reconsolidation passes (what a changed belief "
+    "supported or held back is re-examined, ADR 0009); 0: off (`mneme reconsolidate`).",
+)
+@click.option(
     "--log-level",
     type=click.Choice(["critical", "error", "warning", "info", "debug"]),
     default="info",
@@ -169,6 +180,7 @@ def serve(
     token: str | None,
     max_body: int,
     reflect_every: float,
+    reconsolidate_every: float,
     log_level: str,
 ) -> int:
     """Serve the HTTP API, the review page at / and MCP at /mcp.
@@ -181,7 +193,7 @@ def serve(
 
     state = get_state()
     tokens = _token_store(state, tokens_file)
-    memory = state.open(reflect_every=reflect_every)
+    memory = state.open(reflect_every=reflect_every, reconsolidate_every=reconsolidate_every)
     mcp_app = _mcp_app(memory, host, no_auth, mcp_tools) if mcp else None
     if no_auth and mcp_app is not None:
         output.note(
@@ -214,6 +226,9 @@ def serve(
         f"  MCP          {mcp_line}",
         f"  tokens       {tokens.path}",
         f"  reflect      every {reflect_every:g} s" if reflect_every else "  reflect      off",
+        f"  reconsolidate every {reconsolidate_every:g} s"
+        if reconsolidate_every
+        else "  reconsolidate off",
     ]
     if host not in _LOOPBACK:
         lines.append(
