@@ -13,10 +13,7 @@ its budget (tokens = characters / 4). Labels are LoCoMo's own evidence annotatio
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import statistics
-import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,9 +23,8 @@ from bench.locomo import data as data_mod
 from bench.locomo.run import (
     AGENT,
     ReplayClock,
-    environment,
-    ingest_mneme,
-    offline_embedder,
+    base_record,
+    ingested,
     question_time,
     write_result,
 )
@@ -134,30 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     budgets = [int(b) for b in args.budgets.split(",")]
 
-    from mneme import Memory
-
-    started = time.perf_counter()
-    dataset = data_mod.load(args.data, limit=args.limit_conversations)
-    clock = ReplayClock()
-    embedder = offline_embedder(args.embedder)
-    with tempfile.TemporaryDirectory() as tmp:
-        mem = Memory.open(Path(tmp) / "context.db", embedder=embedder, clock=clock)
-        try:
-            seconds, _, _ = ingest_mneme(mem, dataset, clock, lambda m: print(m, file=sys.stderr))
-            results = measure(mem, dataset, clock, budgets)
-        finally:
-            mem.close()
-    today = dt.date.today().isoformat()
-    record = {
-        "date": today,
-        "data": args.data,
-        "embedder": args.embedder,
-        "environment": environment(),
-        "dataset": {"conversations": dataset.report.conversations},
-        "results": results,
-        "ingest_seconds": seconds,
-        "wall_seconds": time.perf_counter() - started,
-    }
+    with ingested(args.data, args.limit_conversations, args.embedder, "context") as run:
+        results = measure(run.mem, run.dataset, run.clock, budgets)
+    record = {**base_record(run, args.data, args.embedder), "results": results}
     write_result(args.out, "locomo-context", record, render(record))
     return 0
 

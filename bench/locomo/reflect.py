@@ -22,10 +22,7 @@ No rule of reflect was tuned to these questions: the disposition is the default
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import statistics
-import sys
-import tempfile
 import time
 import tracemalloc
 from collections.abc import Sequence
@@ -36,10 +33,9 @@ from bench.locomo import data as data_mod
 from bench.locomo.run import (
     AGENT,
     ReplayClock,
-    environment,
+    base_record,
     hits_to_turns,
-    ingest_mneme,
-    offline_embedder,
+    ingested,
     question_time,
     write_result,
 )
@@ -197,33 +193,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", default=str(RESULTS_DIR))
     args = p.parse_args(argv)
 
-    from mneme import Memory
-
-    started = time.perf_counter()
-    dataset = data_mod.load(args.data, limit=args.limit_conversations)
-    clock = ReplayClock()
-    embedder = offline_embedder(args.embedder)
-    with tempfile.TemporaryDirectory() as tmp:
-        mem = Memory.open(Path(tmp) / "reflect.db", embedder=embedder, clock=clock)
-        try:
-            seconds, _, _ = ingest_mneme(mem, dataset, clock, lambda m: print(m, file=sys.stderr))
-            without = measure(mem, dataset, clock)
-            cost = reflect_all(mem, dataset, clock)
-            with_obs = measure(mem, dataset, clock)
-        finally:
-            mem.close()
-    today = dt.date.today().isoformat()
+    with ingested(args.data, args.limit_conversations, args.embedder, "reflect") as run:
+        without = measure(run.mem, run.dataset, run.clock)
+        cost = reflect_all(run.mem, run.dataset, run.clock)
+        with_obs = measure(run.mem, run.dataset, run.clock)
     record = {
-        "date": today,
-        "data": args.data,
-        "embedder": args.embedder,
-        "environment": environment(),
-        "dataset": {"conversations": dataset.report.conversations},
+        **base_record(run, args.data, args.embedder),
         "without": without,
         "with": with_obs,
         "reflect": cost,
-        "ingest_seconds": seconds,
-        "wall_seconds": time.perf_counter() - started,
     }
     write_result(args.out, "locomo-reflect", record, render(record))
     return 0

@@ -25,7 +25,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -306,6 +307,50 @@ def offline_embedder(name: str) -> Any:
     from mneme.embed.hashing import HashingEmbedder
 
     return HashingEmbedder()
+
+
+@dataclass
+class Ingested:
+    """A fresh store holding the whole data set, for a bench that asks questions of it."""
+
+    mem: Any
+    dataset: Dataset
+    clock: ReplayClock
+    ingest_seconds: float
+    started: float
+
+
+@contextmanager
+def ingested(data: str, limit: int | None, embedder: str, name: str) -> Iterator[Ingested]:
+    """Load LoCoMo, ingest every conversation into a temporary SQLite store (as this
+    module's run does), and close it afterwards."""
+    from mneme import Memory
+
+    started = time.perf_counter()
+    dataset = data_mod.load(data, limit=limit)
+    clock = ReplayClock()
+    with tempfile.TemporaryDirectory() as tmp:
+        mem = Memory.open(
+            Path(tmp) / f"{name}.db", embedder=offline_embedder(embedder), clock=clock
+        )
+        try:
+            seconds, _, _ = ingest_mneme(mem, dataset, clock, lambda m: print(m, file=sys.stderr))
+            yield Ingested(mem, dataset, clock, seconds, started)
+        finally:
+            mem.close()
+
+
+def base_record(run: Ingested, data: str, embedder: str) -> dict[str, Any]:
+    """What every LoCoMo report records besides its results."""
+    return {
+        "date": dt.date.today().isoformat(),
+        "data": data,
+        "embedder": embedder,
+        "environment": environment(),
+        "dataset": {"conversations": run.dataset.report.conversations},
+        "ingest_seconds": run.ingest_seconds,
+        "wall_seconds": time.perf_counter() - run.started,
+    }
 
 
 def write_result(out: str | Path, name: str, record: Mapping[str, Any], md: str) -> Path:
