@@ -26,8 +26,11 @@ from mneme.core.model import Bank, ConflictRecord, Rule
 from mneme.deprecation import warn_moved
 from mneme.embed.protocol import Embedder
 from mneme.presence import Presence
+from mneme.store import backup as store_backup
+from mneme.store.archive import ArchiveReport
+from mneme.store.merge import ImportReport
 from mneme.store.protocol import AuditRecord, CompactReport, Store, StoreStats
-from mneme.trust import audit
+from mneme.trust import archives, audit
 from mneme.trust.conflicts import Conflicts
 from mneme.trust.edits import Edits
 from mneme.trust.purge import purge as erase
@@ -189,6 +192,41 @@ class AdminNamespace:
     ) -> int:
         """Give every unit a vector from the configured embedder; returns how many moved."""
         return reembed_units(self._store, self._embedder, bank=bank, batch=batch, progress=progress)
+
+    # -- backups and portable archives (ADR 0053) ---------------------------------------
+
+    def backup(
+        self, path: str, *, overwrite: bool = False, pg_dump: str | None = None
+    ) -> store_backup.BackupReport:
+        """Back the store up in its backend's format (SQLite: the online backup API;
+        PostgreSQL: pg_dump), its audit keys beside it in ``<path>.audit-key``."""
+        return store_backup.backup(self._store, path, overwrite=overwrite, pg_dump=pg_dump)
+
+    def export(
+        self,
+        path: str,
+        *,
+        overwrite: bool = False,
+        progress: Callable[[str, int], None] | None = None,
+    ) -> ArchiveReport:
+        """Write every table to a portable archive (gzip JSONL, ``store.archive``), read from
+        one snapshot; its audit keys go to ``<path>.audit-key``."""
+        return archives.export(
+            self._store, path, now=self._clock(), overwrite=overwrite, progress=progress
+        )
+
+    def import_archive(
+        self,
+        path: str,
+        *,
+        audit_key_file: str | None = None,
+        progress: Callable[[str, int], None] | None = None,
+    ) -> ImportReport:
+        """Merge a portable archive into this store by id (refused on a clash, a damaged or
+        newer archive, or an audit that does not verify on the copy; then nothing is written)."""
+        return archives.import_archive(
+            self._store, path, audit_key_file=audit_key_file, progress=progress
+        )
 
     # -- the audit log (ADR 0008, ADR 0035) ---------------------------------------------
 
