@@ -28,7 +28,7 @@ import click
 from mneme.core.model import RetainResult
 from mneme.errors import InvalidInput, MnemeError, NotFound
 from mneme.memory import Memory
-from mneme.surfaces.cli import output
+from mneme.surfaces.cli import backups, output
 from mneme.surfaces.cli.state import State, get_state, output_options, progress
 
 JSONL_KEYS = frozenset(
@@ -391,7 +391,17 @@ def run_import(state: State, records: Iterator[Record], total: int, batch_size: 
 @click.command(name="import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--bank", "-b", help="Bank to import into (LoCoMo: default the sample_id).")
-@click.option("--agent", "-a", required=True, help="Agent recorded as the author.")
+@click.option("--agent", "-a", help="Agent recorded as the author (required but with --portable).")
+@click.option(
+    "--portable",
+    is_flag=True,
+    help="PATH is a portable archive of `mneme export`: merge it into the store by id.",
+)
+@click.option(
+    "--audit-key",
+    metavar="FILE",
+    help="--portable: the archive's audit keys (default: PATH.audit-key).",
+)
 @click.option(
     "--format",
     "fmt",
@@ -420,7 +430,9 @@ def run_import(state: State, records: Iterator[Record], total: int, batch_size: 
 def import_(
     path: Path,
     bank: str | None,
-    agent: str,
+    agent: str | None,
+    portable: bool,
+    audit_key: str | None,
     fmt: str,
     sample: str | None,
     max_line_bytes: int,
@@ -438,7 +450,19 @@ def import_(
     stops the import: the lines before it are kept, nothing from it on is written, and
     the error names the line (exit 2). A line without "source_id" gets one derived from
     its content, so running the same import again adds nothing twice.
+
+    \b
+    --portable: PATH is an archive of `mneme export`. It is checked whole first (digests,
+    trailer, keyed seal, schema: an archive of a newer schema is refused, exit 4), then
+    merged by id in one transaction: rows already there are skipped, a row whose id is
+    taken by another state refuses the whole import (exit 4, naming the ids), and the
+    audit of every bank it fills must verify on the copy before it commits.
     """
+    if portable:
+        backups.import_portable(path, audit_key)
+        return
+    if agent is None:
+        raise click.UsageError("--agent is required (but with --portable)")
     state = get_state()
     started = time.perf_counter()
     if fmt == "auto":
