@@ -28,7 +28,7 @@ import shutil
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from mneme.core.audit_chain import MacKey
 from mneme.errors import Conflict, InvalidInput, SchemaMismatch
@@ -202,15 +202,17 @@ def write(
             with gzip.GzipFile(fileobj=out_raw, mode="wb", mtime=0) as g:
                 g.write((json.dumps(trailer, separators=(",", ":")) + "\n").encode())
         key_file = None
-        if ring is not None and key_ids:
+        if ring is not None:
             missing = [k for k in key_ids if k not in ring.keys]
             if missing:
                 raise InvalidInput(
                     f"the store's audit records are sealed with key(s) {', '.join(missing)} "
                     "that its key file does not hold: the archive could not be verified anywhere"
                 )
+            # The keys that sealed the records, and the one that seals the archive.
+            ids = list(dict.fromkeys([*key_ids, ring.signing.id]))
             key_file = key_path(target)
-            write_key_file(ring, key_ids, key_file)
+            write_key_file(ring, ids, key_file)
         _fsync_rename(final, target)
     finally:
         body.unlink(missing_ok=True)
@@ -250,7 +252,7 @@ class Reader:
             f"{self.path} is not a whole mneme archive: {what}; nothing was imported"
         )
 
-    def _open(self) -> IO[bytes]:
+    def _open(self) -> gzip.GzipFile:
         return gzip.open(self.path, "rb")
 
     def _manifest(self) -> tuple[dict[str, Any], bytes]:
@@ -345,7 +347,7 @@ class Reader:
         if mac is None:
             return None if not self.manifest.get("keys") else "its keyed seal is missing"
         if ring is None:
-            return "no audit key to check its keyed seal with"
+            return "no audit key to check its keyed seal with (give the archive's key file)"
         key = ring.keys.get(str(mac).split(":", 1)[0])
         if key is None:
             return "it is sealed with an audit key the key file does not hold"

@@ -76,17 +76,15 @@ def import_archive(
     """
     reader = archive.Reader(Path(path).expanduser())
     wanted = [str(k) for k in reader.manifest.get("keys", [])]
-    ring = None
-    if wanted:
-        key_file = Path(audit_key_file or archive.key_path(reader.path)).expanduser()
-        ring = keys.load(str(key_file), create=False)
-        missing = [k for k in wanted if ring is None or k not in ring.keys]
-        if missing:
-            raise InvalidInput(
-                f"the audit records of {reader.path} are sealed with key(s) "
-                f"{', '.join(missing)}, which {key_file} does not hold: give the key file "
-                "export wrote beside the archive (--audit-key); nothing was imported"
-            )
+    key_file = Path(audit_key_file or archive.key_path(reader.path)).expanduser()
+    ring = keys.load(str(key_file), create=False)
+    missing = [k for k in wanted if ring is None or k not in ring.keys]
+    if missing:
+        raise InvalidInput(
+            f"the audit records of {reader.path} are sealed with key(s) "
+            f"{', '.join(missing)}, which {key_file} does not hold: give the key file "
+            "export wrote beside the archive (--audit-key); nothing was imported"
+        )
     return merge.import_archive(
         store, reader, ring, check=lambda banks: _verified(store, banks), progress=progress
     )

