@@ -93,8 +93,12 @@ def reembed(bank: str | None, batch_size: int) -> None:
     """Embed every memory that has no vector from the configured embedder."""
     state = get_state()
     mem = state.open()
-    # The store's unit count bounds the work (the bar may end early for one bank).
-    with progress(state, mem.admin.stats().units, "re-embedding") as bar:
+    # What is left bounds the work: units less those with a vector from this model, so a
+    # run that resumes after an interruption starts its bar where the last one stopped
+    # (the bar may end early for one bank).
+    stats = mem.admin.stats()
+    left = max(stats.units - stats.embeddings_by_model.get(mem.embedder.model_id, 0), 0)
+    with progress(state, left, "re-embedding") as bar:
         done = mem.admin.reembed(bank=bank, batch=batch_size, progress=bar.update)
     model = mem.embedder.model_id
     state.emit(
