@@ -290,6 +290,8 @@ def _args_for(command: tuple[str, ...], uid: str, jsonl: Path) -> list[str]:
             str(jsonl.with_name("src.db")),
             str(jsonl.with_name("dst.db")),
         ],
+        ("backup",): ["backup", str(jsonl.with_name("backup.db"))],
+        ("export",): ["export", str(jsonl.with_name("store.mneme.gz"))],
     }[command]
 
 
