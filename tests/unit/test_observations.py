@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mneme.core.observations import Disposition, Evidence, observe, periods
+from mneme.core.observations import Disposition, Evidence, observe, periods, themes
 
 T0 = dt.datetime(2023, 5, 7, 12, tzinfo=dt.UTC)
 
@@ -127,3 +128,47 @@ def test_observe_is_deterministic_whatever_the_input_order(order: list[int]) -> 
     ]
     shuffled = [evidence[i] for i in order]
     assert observe(shuffled, Disposition()) == observe(evidence, Disposition())
+
+
+def _unit(*xs: float) -> tuple[float, ...]:
+    v = np.asarray(xs, dtype=np.float32)
+    return tuple(float(x) for x in v / np.linalg.norm(v))
+
+
+def test_a_large_group_is_partitioned_into_themes_by_vector_each_named_by_its_seed() -> None:
+    art, kids = _unit(1, 0.1, 0), _unit(0, 1, 0.1)
+    said = [(art if i % 2 else kids) for i in range(6)]  # the two themes interleave in time
+    members = [
+        Evidence(f"u{i}", f"statement {i}", T0 + dt.timedelta(days=i), ("Mel",), vector=v)
+        for i, v in enumerate(said)
+    ]
+    parts = themes(members, 3)
+    assert [(k, [e.unit_id for e in run]) for k, run in parts] == [
+        ("~u0", ["u0", "u2", "u4"]),
+        ("~u1", ["u1", "u3", "u5"]),
+    ]
+    # Without every member's vector: time periods, as before.
+    bare = [Evidence(e.unit_id, e.text, e.when, e.entities) for e in members]
+    assert [k for k, _ in themes(bare, 3)] == ["#1", "#2"]
+    assert themes(members, 6) == [("", members)]
+
+
+@given(
+    st.lists(st.tuples(st.floats(-1, 1), st.floats(-1, 1), st.floats(0.1, 1)), max_size=60),
+    st.integers(min_value=1, max_value=16),
+)
+@settings(max_examples=100)
+def test_themes_keep_every_member_once_under_the_cap_in_time_order(
+    xs: list[tuple[float, float, float]], cap: int
+) -> None:
+    members = [
+        Evidence(f"u{i:03}", "x", T0 + dt.timedelta(days=i), vector=_unit(*v))
+        for i, v in enumerate(xs)
+    ]
+    parts = themes(members, cap)
+    flat = sorted(e.unit_id for _, run in parts for e in run)
+    assert flat == [e.unit_id for e in members]
+    for _, run in parts:
+        assert len(run) <= cap
+        assert [e.when for e in run] == sorted(e.when for e in run)
+    assert len({k for k, _ in parts}) == len(parts)

@@ -29,6 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+import numpy as np
+
 from mneme import validate
 from mneme.core.model import (
     Edge,
@@ -195,7 +197,14 @@ class Reflector:
         units = self._read(bank)
         evidence = [u for u in units if u.network != Network.OBSERVATION]
         held = [u for u in units if u.network == Network.OBSERVATION]
-        found = observe([_evidence(u) for u in evidence], disposition)
+        vectors_of = (
+            self.store.memories.get_embeddings(
+                bank, [u.id for u in evidence], self.embedder.model_id
+            )
+            if evidence
+            else {}
+        )
+        found = observe([_evidence(u, vectors_of.get(u.id)) for u in evidence], disposition)
         skipped = tuple((s.key, s.reason) for s in found.skipped)
         current = _by_key(held)
         todo = [
@@ -215,8 +224,7 @@ class Reflector:
                 why = "no group of evidence reaches the bank's skepticism"
             return _done(report, started, evidence=len(evidence), unchanged=unchanged,
                          skipped=skipped, reason=why)  # fmt: skip
-        # The one model call: outside the transaction, like the write path's embedding.
-        vectors = list(self.embedder.embed([o.text for o in todo])) if todo else []
+        vectors = self._vectors(todo, vectors_of)
         by_id = {u.id: u for u in evidence}
         created: list[str] = []
         revised: list[tuple[str, str]] = []
@@ -268,6 +276,33 @@ class Reflector:
             unchanged=unchanged,
             skipped=skipped,
         )
+
+    def _vectors(self, todo: Sequence[Observation], stored: Mapping[str, Any]) -> list[Any]:
+        """Each observation's vector: the normalized mean of its evidence's stored vectors.
+
+        An observation's text is its evidence's statements (verbatim or compressed), so its
+        meaning is theirs, and their vectors are already in the store: no model call. (Encoding
+        the joined text instead cost 6.7 s per 1,000 units on LoCoMo, nearly all of reflect,
+        and the model truncates a long text at 256 tokens anyway.) An observation any of whose
+        evidence has no vector of this embedder's model is embedded from its text, outside the
+        transaction, like the write path's embedding."""
+        out: list[Any] = [None] * len(todo)
+        missing: list[int] = []
+        for i, obs in enumerate(todo):
+            found = [stored[uid] for uid in obs.evidence_ids if uid in stored]
+            if found and len(found) == len(obs.evidence_ids):
+                mean = np.asarray(found, dtype=np.float32).mean(axis=0)
+                norm = float(np.linalg.norm(mean))
+                if norm > 0.0:
+                    out[i] = mean / np.float32(norm)
+                    continue
+            missing.append(i)
+        if missing:
+            for i, vector in zip(
+                missing, self.embedder.embed([todo[i].text for i in missing]), strict=True
+            ):
+                out[i] = vector
+        return out
 
     def _read(self, bank: str) -> list[Unit]:
         """Every shared evidence unit and every observation of the bank, in pages. Scope and
@@ -414,7 +449,7 @@ class Reflector:
                 )
 
 
-def _evidence(u: Unit) -> Evidence:
+def _evidence(u: Unit, vector: Any) -> Evidence:
     return Evidence(
         unit_id=u.id,
         text=u.text,
@@ -422,6 +457,7 @@ def _evidence(u: Unit) -> Evidence:
         entities=u.entities,
         sources=u.evidence,
         type=u.type.value,
+        vector=vector,
     )
 
 

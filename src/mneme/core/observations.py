@@ -38,6 +38,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from mneme.core.claims import extract_claim
 from mneme.core.language import entity_key
 
@@ -101,6 +103,9 @@ class Evidence:
     entities: tuple[str, ...] = ()  # entity names the unit mentions
     sources: tuple[str, ...] = ()  # its evidence source ids
     type: str = "fact"
+    #: Its stored vector (unit length), when it has one of the embedder's model: groups
+    #: larger than ``max_cited`` are partitioned by it into themes (rule 3).
+    vector: Sequence[float] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +179,38 @@ def periods(members: Sequence[Evidence], cap: int) -> list[list[Evidence]]:
     return out
 
 
+def themes(members: Sequence[Evidence], cap: int) -> list[tuple[str, list[Evidence]]]:
+    """A group too large for one observation, partitioned into themes of at most ``cap``
+    members, each named by its seed (the key suffix) and in time order.
+
+    Seeds are taken in time order: the earliest member not yet in a theme gathers the
+    ``cap - 1`` members not yet in one that are nearest to it by vector (cosine). A group of
+    one person's statements becomes observations that each say one thing about them (their
+    art, their family, their job), whose mean vector is that thing's; time periods mixed
+    them. Deterministic for the same evidence, and a seed keeps its key while new evidence
+    arrives, so a changed theme is a revision of the old one. Without every member's vector
+    the group is cut into periods instead."""
+    if len(members) <= cap:
+        return [("", list(members))]
+    if any(e.vector is None for e in members):
+        return [(f"#{i}", run) for i, run in enumerate(periods(members, cap), start=1)]
+    matrix = np.asarray([e.vector for e in members], dtype=np.float32)
+    similar = matrix @ matrix.T
+    free = np.ones(len(members), dtype=bool)
+    out: list[tuple[str, list[Evidence]]] = []
+    for seed in range(len(members)):
+        if not free[seed]:
+            continue
+        free[seed] = False
+        others = np.flatnonzero(free)
+        # Nearest first; ties by time order (a stable sort over time-ordered indexes).
+        nearest = others[np.argsort(-similar[seed, others], kind="stable")][: cap - 1]
+        free[nearest] = False
+        chosen = sorted([seed, *nearest.tolist()])
+        out.append((f"~{members[seed].unit_id}", [members[i] for i in chosen]))
+    return out
+
+
 _MONTHS = (
     "January", "February", "March", "April", "May", "June",
     "July", "August", "September", "October", "November", "December",
@@ -225,9 +262,8 @@ def observe(evidence: Sequence[Evidence], disposition: Disposition) -> Consolida
     skipped: list[Skip] = []
     seen: dict[frozenset[str], str] = {}
     for key, (label, members) in sorted(groups(evidence).items()):
-        runs = periods(members, disposition.max_cited)
-        for i, run in enumerate(runs, start=1):
-            run_key = key if len(runs) == 1 else f"{key}#{i}"
+        for suffix, run in themes(members, disposition.max_cited):
+            run_key = f"{key}{suffix}"
             if len(run) < disposition.skepticism:
                 skipped.append(
                     Skip(run_key, f"{len(run)} evidence, fewer than {disposition.skepticism}")

@@ -333,6 +333,11 @@ class Memories(Protocol):
 
     # embeddings (stored with their model identity; the vector index derives from them)
     def put_embedding(self, bank_id: str, unit_id: str, model: str, vector: Vector) -> None: ...
+    def get_embeddings(self, bank_id: str, ids: Sequence[str], model: str) -> dict[str, Vector]:
+        """The stored ``model`` vectors of units of one bank, by id (a unit without one is
+        absent). By id within the bank: the caller has read the units through its viewer."""
+        ...
+
     def iter_for_embedding(
         self, bank_id: str | None, model: str, batch: int
     ) -> Iterator[list[EmbeddingRow]]: ...

@@ -5,13 +5,14 @@ agent's private memories (issue 19, ADR 0051)."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import pytest
 
 import mneme
+from mneme.background.reflect import Reflector
 from mneme.core.model import EdgeType, Network, UnitStatus
 from mneme.embed.hashing import HashingEmbedder
 from mneme.errors import InvalidInput, NotFound
@@ -226,39 +227,31 @@ def test_the_disposition_shapes_what_is_kept(mem, oliver):
     assert by_key(mem) == {}
 
 
-class PurgingEmbedder:
-    """The hashing embedder, which first runs ``before`` once: something another caller does
-    while a reflect pass has read its evidence and not yet written."""
+@pytest.fixture
+def racing(mem: mneme.Memory, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``mem``, whose next reflect pass first runs ``racing.before`` once, after it has read
+    its evidence and before it writes: what another caller does meanwhile."""
+    hooks: dict[str, Callable[[], None] | None] = {"before": None}
+    original = Reflector._vectors
 
-    def __init__(self) -> None:
-        self.inner = HashingEmbedder()
-        self.model_id = self.inner.model_id
-        self.dim = self.inner.dim
-        self.before: Callable[[], None] | None = None
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        hook, self.before = self.before, None
+    def vectors(self: Reflector, *args: Any) -> Any:
+        hook, hooks["before"] = hooks["before"], None
         if hook is not None:
             hook()
-        return self.inner.embed(texts)
+        return original(self, *args)
 
-
-@pytest.fixture
-def racing(db_path: str, clock: Any) -> Iterator[tuple[mneme.Memory, PurgingEmbedder]]:
-    embedder = PurgingEmbedder()
-    m = mneme.Memory.open(db_path, embedder=embedder, clock=clock)
-    yield m, embedder
-    m.close()
+    monkeypatch.setattr(Reflector, "_vectors", vectors)
+    return mem, hooks
 
 
 def test_evidence_purged_mid_pass_leaves_memory_consistent_with_the_reason(racing):
-    mem, embedder = racing
+    mem, hooks = racing
     ids = {
         "hiking": say(mem, "Oliver likes hiking.", 1),
         "painting": say(mem, "Oliver likes painting.", 2),
         "lisbon": say(mem, "Oliver lives in Lisbon.", 3),
     }
-    embedder.before = lambda: mem.admin.purge(ids["painting"], actor="dpo", reason="art. 17")
+    hooks["before"] = lambda: mem.admin.purge(ids["painting"], actor="dpo", reason="art. 17")
     report = mem.reflect(BANK, agent="a1")
     assert report.created == ()
     reasons = dict(report.skipped)
@@ -308,3 +301,45 @@ def test_setting_a_disposition_is_validated_audited_and_keeps_other_config(mem, 
     assert mem.admin.sensitive_policy(BANK).rules == {"email": "redact"}  # config kept
     report = mem.reflect(BANK, agent="a1")
     assert report.disposition == {"skepticism": 2, "literalism": False, "max_cited": 4}
+
+
+def test_an_observation_is_embedded_as_the_mean_of_its_evidence_without_a_model_call(
+    db_path: str, clock: Any
+) -> None:
+    texts: list[str] = []
+
+    class Counting(HashingEmbedder):
+        def embed(self, batch: Sequence[str]) -> np.ndarray:
+            texts.extend(batch)
+            return super().embed(batch)
+
+    embedder = Counting()
+    with mneme.Memory.open(db_path, embedder=embedder, clock=clock) as m:
+        ids = [say(m, t, d) for d, t in enumerate(
+            ["Oliver likes hiking.", "Oliver likes painting.", "Oliver lives in Lisbon."], 1
+        )]  # fmt: skip
+        texts.clear()
+        m.reflect(BANK, agent="a1")
+        assert texts == []  # every evidence unit had a vector of this model
+        obs = by_key(m)["entity:oliver"]
+        store = m._store  # white-box (ADR 0043)
+        stored = store.memories.get_embeddings(BANK, [obs.id, *ids], embedder.model_id)
+        mean = np.asarray([stored[i] for i in ids], dtype=np.float32).mean(axis=0)
+        assert np.allclose(stored[obs.id], mean / np.linalg.norm(mean), atol=1e-6)
+
+
+def test_an_observation_whose_evidence_lacks_a_vector_is_embedded_from_its_text(
+    db_path: str, clock: Any
+) -> None:
+    with mneme.Memory.open(db_path, embedder=HashingEmbedder(), clock=clock) as m:
+        for d, t in enumerate(["Oliver likes hiking.", "Oliver likes painting."], 1):
+            say(m, t, d)
+    # The same store opened with another model: the evidence has no vector of it.
+    other = HashingEmbedder(dim=32)
+    with mneme.Memory.open(db_path, embedder=other, clock=clock) as m:
+        m.reflect(BANK, agent="a1")
+        obs = by_key(m)["entity:oliver"]
+        assert obs.embedding_model == other.model_id
+        store = m._store  # white-box (ADR 0043)
+        stored = store.memories.get_embeddings(BANK, [obs.id], other.model_id)
+        assert np.allclose(stored[obs.id], other.embed([obs.text])[0], atol=1e-6)

@@ -267,6 +267,21 @@ class Units(Part):
             "reembed",
         )
 
+    def get_embeddings(self, bank_id: str, ids: Sequence[str], model: str) -> dict[str, Vector]:
+        dialect = self.sql.dialect
+        column = dialect.vector_select.format("vector")
+        out: dict[str, Vector] = {}
+        for chunk in _chunks(ids):
+            among, values = dialect.one_of("unit_id", chunk)
+            rows = self.sql.rows(
+                f"SELECT unit_id, {column} FROM embeddings "
+                f"WHERE bank_id = ? AND model = ? AND {among}",
+                (bank_id, model, *values),
+            )
+            for uid, value in rows:
+                out[uid] = dialect.decode("vector", value)
+        return out
+
     # -- reads by key ----------------------------------------------------------------------
 
     def _one(self, bank_id: str, unit_id: str, *, lock: bool = False) -> Unit:
