@@ -24,6 +24,19 @@ class Worker:
         self._thread: threading.Thread | None = None
         self.runs = 0
         self.errors = 0
+        #: Passes skipped while paused (the watchdog pauses a flooding stage, ADR 0054).
+        self.skipped = 0
+        #: Why the worker is paused (None: it runs).
+        self.paused: str | None = None
+
+    def pause(self, reason: str) -> None:
+        """Skip passes until ``resume``: the work stays where it waits (pending sweeps stay
+        pending), nothing is dropped."""
+        self.paused = reason
+
+    def resume(self) -> None:
+        self.paused = None
+        self._wake.set()
 
     def start(self) -> None:
         if self.interval <= 0 or (self._thread is not None and self._thread.is_alive()):
@@ -42,6 +55,11 @@ class Worker:
 
     def _run(self) -> None:
         while not self._stop.is_set():
+            if self.paused is not None:
+                self.skipped += 1
+                self._wake.wait(self.interval)
+                self._wake.clear()
+                continue
             try:
                 busy = self.step()
                 self.runs += 1
