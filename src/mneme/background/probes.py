@@ -65,7 +65,7 @@ def snapshot(store: ProbeStore, stages: Mapping[str, Stage], now: dt.datetime) -
     problem: nothing else read from it would be trusted."""
     backend = store.capabilities.name
     samples = tuple(
-        StageSample(s.name, s.worker.runs, s.producer.produced, s.worker.paused is not None)
+        StageSample(s.name, s.worker.busy, s.producer.produced, s.worker.paused is not None)
         for s in stages.values()
     )
     problem = store.probe.integrity()

@@ -23,6 +23,8 @@ class Worker:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.runs = 0
+        #: Passes that found work (``step`` returned True): what per-pass rates divide by.
+        self.busy = 0
         self.errors = 0
         #: Passes skipped while paused (the watchdog pauses a flooding stage, ADR 0054).
         self.skipped = 0
@@ -63,6 +65,7 @@ class Worker:
             try:
                 busy = self.step()
                 self.runs += 1
+                self.busy += bool(busy)
             except Exception:  # the worker survives one bad batch; the error is logged
                 self.errors += 1
                 log.exception("%s worker failed a step", self.name)

@@ -68,7 +68,7 @@ class StageSample:
     """A background stage's cumulative counters when the snapshot was taken."""
 
     name: str
-    runs: int  # passes run so far
+    runs: int  # passes that found work so far (idle passes would dilute the rate)
     produced: int  # what its passes produced so far (sweep verdicts, insights...)
     paused: bool = False
 

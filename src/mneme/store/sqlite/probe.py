@@ -54,7 +54,7 @@ class SQLiteProbe:
             conn.close()
         if busy:
             return f"partial: {moved} of {frames} frames moved (a reader held the WAL)"
-        return f"checkpointed {moved} frames; the WAL is truncated"
+        return "checkpointed: the WAL was folded into the database and truncated"
 
     def indexes(self) -> list[IndexState]:
         """Every loaded vector index beside the count of embeddings it should hold. Checked
