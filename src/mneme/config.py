@@ -97,7 +97,7 @@ class Config:
     #: Thresholds of the detectors (``core.watchdog.Thresholds``); 0 turns a check off.
     watch_wal_bytes: int = 64 * 1024 * 1024
     watch_db_bytes: int = 0
-    watch_growth_bytes_per_hour: int = 1024 * 1024 * 1024
+    watch_growth_bytes_per_hour: int = 1024 * 1024 * 1024  # over at least 5 minutes
     watch_queue_depth: int = 1000
     watch_queue_age: float = 600.0  # seconds the oldest pending write may wait
     watch_stuck_after: float = 600.0  # seconds an ingest item may stay processing

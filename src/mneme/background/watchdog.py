@@ -83,6 +83,9 @@ class Watchdog:
         self._alert = alert
         self._lock = threading.Lock()
         self._previous: Snapshot | None = None
+        #: Recent snapshots, the oldest at least the growth window old: growth is read over
+        #: a sliding window, whatever the interval between passes.
+        self._history: collections.deque[Snapshot] = collections.deque()
         self._active: dict[str, str] | None = None  # alerted condition -> when
         self._paused_at: dict[str, int] = {}  # stage -> the pass that paused it
         self.passes = 0
@@ -96,8 +99,15 @@ class Watchdog:
     def look(self) -> dict[str, Any]:
         """One report, no reaction (``mneme health``): the findings against the last pass."""
         snap = snapshot(self.store, self.stages, self.clock())
-        findings = detect(snap, self._previous, self.settings.thresholds)
+        findings = detect(snap, self._previous, self.settings.thresholds, self._base(snap))
         return self._report(snap, findings, {})
+
+    def _base(self, snap: Snapshot) -> Snapshot | None:
+        """The snapshot growth is measured from: the oldest kept, once old enough."""
+        window = self.settings.thresholds.growth_window_seconds
+        if self._history and _age(self._history[0], snap) >= window:
+            return self._history[0]
+        return None
 
     def step(self) -> bool:
         """One pass with reactions (the background worker's step). Always False: the next
@@ -110,12 +120,16 @@ class Watchdog:
             self.passes += 1
             self._cool_down()
             snap = snapshot(self.store, self.stages, self.clock())
-            findings = detect(snap, self._previous, self.settings.thresholds)
+            findings = detect(snap, self._previous, self.settings.thresholds, self._base(snap))
             reactions = {f.condition: self._react(f) for f in findings}
             for condition in cleared(list(self._alerted()), findings):
                 self._journal(_CLOSES, condition, {"condition": condition}, "the condition ended")
                 self._alerted().pop(condition, None)
             self._previous = snap
+            self._history.append(snap)
+            window = self.settings.thresholds.growth_window_seconds
+            while len(self._history) > 1 and _age(self._history[1], snap) >= window:
+                self._history.popleft()
             self.last = self._report(snap, findings, reactions)
             return self.last
 
@@ -341,6 +355,10 @@ class Watchdog:
             "reactions": dict(self.reactions),
             "alerted": sorted(self._active or {}),
         }
+
+
+def _age(old: Snapshot, new: Snapshot) -> float:
+    return (new.now - old.now).total_seconds()
 
 
 def _healed_silently(finding: Finding, reaction: Mapping[str, Any]) -> bool:

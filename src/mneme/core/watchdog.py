@@ -37,6 +37,9 @@ class Thresholds:
     wal_bytes: int = 64 * 1024 * 1024  # WAL above this: checkpoint it (warn)
     db_bytes: int = 0  # database file above this: warn (0: no limit)
     growth_bytes_per_hour: int = 1024 * 1024 * 1024  # database + WAL growth rate: warn
+    #: The shortest span a growth rate is read over (a few bytes between two passes a second
+    #: apart would be gigabytes an hour).
+    growth_window_seconds: float = 300.0
     queue_depth: int = 1000  # pending accepted writes: warn (critical at 10x)
     queue_age_seconds: float = 600.0  # the oldest pending write waited longer: warn
     stuck_seconds: float = 600.0  # an item processing this long is stuck: requeue it
@@ -168,12 +171,12 @@ def growth(s: Snapshot, previous: Snapshot | None, t: Thresholds) -> list[Findin
     """Database and WAL bytes per hour since the previous snapshot."""
     if previous is None or not t.growth_bytes_per_hour or s.db_bytes is None:
         return []
-    hours = (s.now - previous.now).total_seconds() / 3600
-    if hours <= 0 or previous.db_bytes is None:
+    seconds = (s.now - previous.now).total_seconds()
+    if seconds < max(t.growth_window_seconds, 1e-9) or previous.db_bytes is None:
         return []
     now_bytes = s.db_bytes + (s.wal_bytes or 0)
     then_bytes = previous.db_bytes + (previous.wal_bytes or 0)
-    rate = (now_bytes - then_bytes) / hours
+    rate = (now_bytes - then_bytes) / (seconds / 3600)
     if rate <= t.growth_bytes_per_hour:
         return []
     return [
@@ -358,8 +361,11 @@ DETECTORS = (
 )
 
 
-def detect(s: Snapshot, previous: Snapshot | None, t: Thresholds) -> list[Finding]:
-    """Every finding of one snapshot (against the previous one, for rates)."""
+def detect(
+    s: Snapshot, previous: Snapshot | None, t: Thresholds, base: Snapshot | None = None
+) -> list[Finding]:
+    """Every finding of one snapshot, against the previous one (per-pass rates) and ``base``
+    (growth: a snapshot at least the growth window old; None: growth is not judged yet)."""
     found = store_liveness(s, t)
     if s.store_problem is not None:
         return found  # nothing else read from a store that failed its check is trusted
@@ -367,7 +373,7 @@ def detect(s: Snapshot, previous: Snapshot | None, t: Thresholds) -> list[Findin
         *found,
         *wal_size(s, t),
         *db_size(s, t),
-        *growth(s, previous, t),
+        *growth(s, base, t),
         *index_consistency(s, t),
         *queue(s, t),
         *stuck(s, t),

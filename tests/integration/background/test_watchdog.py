@@ -202,7 +202,8 @@ def test_an_alert_is_recallable_and_not_repeated_by_a_second_process(
         assert report["severity"] == "warn"
         assert finding(report, "db_size")["reaction"]["alert"]["ok"]
         hits = mem.recall("ops alert database size", bank="ops", agent="x", scope="collective")
-        assert hits and "database" in hits[0].unit.text
+        assert hits
+        assert "database" in hits[0].unit.text
     finally:
         mem.close()
     again = open_mem(path, clock, watch_db_bytes=1)
@@ -229,7 +230,8 @@ def test_the_hook_gets_the_finding_on_stdin_and_in_its_environment(
         report = mem.admin.watch()
         assert finding(report, "db_size")["reaction"]["hook"] == {"ok": True, "returncode": 0}
         sent = json.loads(out.read_text())
-        assert sent["detector"] == "db_size" and sent["evidence"]["limit"] == 1
+        assert sent["detector"] == "db_size"
+        assert sent["evidence"]["limit"] == 1
         assert Path(f"{out}.env").read_text().strip() == "db_size warn"
         assert "watchdog.hook" in journal_ops(mem)
     finally:
@@ -258,10 +260,12 @@ def test_a_hook_that_fails_or_hangs_is_journaled_and_the_pass_goes_on(
         report = mem.admin.watch()
         assert time.monotonic() - started < 10
         ran = finding(report, "db_size")["reaction"]["hook"]
-        assert ran["ok"] is False and error in ran["error"]
+        assert ran["ok"] is False
+        assert error in ran["error"]
         assert report["reactions"]["hook_failed"] == 1
         (entry,) = [e for e in mem.admin.watch_journal() if e["op"] == "watchdog.hook"]
-        assert entry["entry"]["ok"] is False and error in entry["entry"]["outcome"]["error"]
+        assert entry["entry"]["ok"] is False
+        assert error in entry["entry"]["outcome"]["error"]
         assert mem.admin.audit_verify("ops")["ops"].ok  # the journal is a sound audit chain
     finally:
         mem.close()

@@ -3,6 +3,7 @@ watchdog's loop with its reactions, bounded by ``--max-passes``), ADR 0054."""
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -96,8 +97,7 @@ def watch(interval: float, max_passes: int | None) -> int:
         report = memory.admin.watch()
         passes += 1
         code = SEVERITY_CODES[report["severity"]]
-        lines = report_lines(report)
-        state.emit(report, lambda: lines)
+        state.emit(report, functools.partial(report_lines, report))
         if max_passes is not None and passes >= max_passes:
             return code
         try:
