@@ -30,7 +30,7 @@ def journal_ops(mem: mneme.Memory) -> list[str]:
 
 
 def finding(report: dict[str, Any], detector: str) -> dict[str, Any]:
-    found = [f for f in report["findings"] if f["detector"] == detector]
+    found: list[dict[str, Any]] = [f for f in report["findings"] if f["detector"] == detector]
     assert found, (detector, report["findings"])
     return found[0]
 
