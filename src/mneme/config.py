@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mneme import validate
 from mneme.errors import InvalidInput
 
 
@@ -82,6 +83,27 @@ class Config:
     #: Banks one background reflect pass takes, round-robin: every bank is reached over
     #: passes, and no pass does more than this many banks' work.
     reflect_banks_per_pass: int = 4
+    #: The health watchdog (ADR 0054). Seconds between its passes; 0: no background watchdog
+    #: (``mneme health`` and ``mneme watch`` still run it). ``mneme serve`` turns it on.
+    watch_every: float = 0.0
+    #: The system bank: ops-alert memories (recallable) and the journal of every reaction.
+    watch_bank: str = "ops"
+    #: A shell command run for each new alert (the finding as JSON on stdin, and in
+    #: MNEME_WATCH_* variables), killed after ``watch_hook_timeout`` seconds. None: no hook.
+    watch_hook: str | None = None
+    watch_hook_timeout: float = 10.0
+    #: Watchdog passes a flooding stage stays paused before it is let run again.
+    watch_pause_passes: int = 10
+    #: Thresholds of the detectors (``core.watchdog.Thresholds``); 0 turns a check off.
+    watch_wal_bytes: int = 64 * 1024 * 1024
+    watch_db_bytes: int = 0
+    watch_growth_bytes_per_hour: int = 1024 * 1024 * 1024  # over at least 5 minutes
+    watch_queue_depth: int = 1000
+    watch_queue_age: float = 600.0  # seconds the oldest pending write may wait
+    watch_stuck_after: float = 600.0  # seconds an ingest item may stay processing
+    watch_flood_per_pass: int = 500  # what a background pass may produce
+    watch_disk_free_bytes: int = 1024 * 1024 * 1024
+    watch_memory_bytes: int = 0
     #: LLM tiers, tried in order (write side and background only; never on recall). Each a
     #: mapping like {"provider": "openai", "model": "...", "base_url": "...",
     #: "api_key_env": "OPENAI_API_KEY"} or {"provider": "anthropic", "model": "..."}.
@@ -127,6 +149,37 @@ _ENV = {
 }
 
 VECTOR_INDEXES = ("hnsw", "exact")
+
+
+_WATCH_SECONDS = ("watch_every", "watch_hook_timeout", "watch_queue_age", "watch_stuck_after")
+_WATCH_COUNTS = (
+    "watch_pause_passes",
+    "watch_wal_bytes",
+    "watch_db_bytes",
+    "watch_growth_bytes_per_hour",
+    "watch_queue_depth",
+    "watch_flood_per_pass",
+    "watch_disk_free_bytes",
+    "watch_memory_bytes",
+)
+
+
+def _check_watch(values: Mapping[str, Any]) -> None:
+    """Refuse a watchdog setting no pass could run with, naming the field."""
+    for key in _WATCH_SECONDS:
+        value = values.get(key, 1)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise InvalidInput(f"{key} must be a number of seconds, 0 or more")
+    if values.get("watch_hook_timeout", 1) == 0:
+        raise InvalidInput("watch_hook_timeout must be more than 0 seconds")
+    for key in _WATCH_COUNTS:
+        value = values.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InvalidInput(f"{key} must be a whole number, 0 or more (0: off)")
+    validate.ident(values.get("watch_bank", "ops"), "watch_bank")
+    hook = values.get("watch_hook")
+    if hook is not None and (not isinstance(hook, str) or not hook.strip()):
+        raise InvalidInput("watch_hook must be a shell command (a non-empty string) or unset")
 
 
 def _check_cadence(values: Mapping[str, Any]) -> None:
@@ -190,6 +243,7 @@ def load(
             f"got {values['pg_vector_index']!r}"
         )
     _check_cadence(values)
+    _check_watch(values)
     if isinstance(values.get("recall"), RecallConfig):
         return Config(**values)
     return Config(**values, recall=RecallConfig(**recall))

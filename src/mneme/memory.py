@@ -19,8 +19,11 @@ from typing import Any
 from mneme import config as config_mod
 from mneme import validate
 from mneme.background.cadence import ReflectCadence
+from mneme.background.probes import Stage
 from mneme.background.reconsolidate import Reconsolidator
 from mneme.background.reflect import Reflector, ReflectReport
+from mneme.background.watchdog import ACTOR as WATCHDOG
+from mneme.background.watchdog import Watchdog, WatchSettings
 from mneme.background.worker import Worker
 from mneme.config import Config
 from mneme.core.context_block import MAX_TOKENS, MIN_TOKENS, ContextBlock
@@ -35,6 +38,7 @@ from mneme.core.model import (
     Source,
     Unit,
 )
+from mneme.core.watchdog import Thresholds
 from mneme.deprecation import Moved, warn_moved
 from mneme.embed.protocol import Embedder
 from mneme.errors import BackendUnavailable, InvalidInput
@@ -50,6 +54,7 @@ from mneme.namespaces import (
     ReviewNamespace,
     SwarmNamespace,
 )
+from mneme.observe import Observers
 from mneme.presence import Presence
 from mneme.read.chain import ChainStep
 from mneme.read.chain import from_query as chain_from_query
@@ -130,6 +135,27 @@ def copy_between(
         source.close()
 
 
+def watch_settings(config: Config) -> WatchSettings:
+    """The watchdog's settings from the configuration's ``watch_*`` fields."""
+    return WatchSettings(
+        Thresholds(
+            wal_bytes=config.watch_wal_bytes,
+            db_bytes=config.watch_db_bytes,
+            growth_bytes_per_hour=config.watch_growth_bytes_per_hour,
+            queue_depth=config.watch_queue_depth,
+            queue_age_seconds=config.watch_queue_age,
+            stuck_seconds=config.watch_stuck_after,
+            flood_per_pass=config.watch_flood_per_pass,
+            disk_free_bytes=config.watch_disk_free_bytes,
+            memory_bytes=config.watch_memory_bytes,
+        ),
+        bank=config.watch_bank,
+        hook=config.watch_hook,
+        hook_timeout=config.watch_hook_timeout,
+        pause_passes=config.watch_pause_passes,
+    )
+
+
 class Memory:
     """Long-term memory for agents: retain, recall, and the trust and review mechanics.
 
@@ -203,6 +229,16 @@ class Memory:
         )
         self._reflecting = Worker("reflect", self._cadence.step, config.reflect_every)
         self._buffer = IngestBuffer(store, self._retainer, clock)
+        #: Listeners of every write and recall (a metrics exporter attaches here, ADR 0055).
+        self.observers = Observers()
+        self._watchdog = Watchdog(
+            store,
+            clock,
+            watch_settings(config),
+            {"reconsolidate": Stage("reconsolidate", self._sweeper, self._reconsolidator)},
+            self._ops_alert,
+        )
+        self._watching = Worker("watchdog", self._watchdog.step, config.watch_every)
         self.review = ReviewNamespace(review, Work(store, review, self._reconsolidator.decide))
         self.conflicts = ConflictsNamespace(conflicts, settler)
         self.beliefs = BeliefsNamespace(self._reconsolidator, self._edits)
@@ -214,8 +250,13 @@ class Memory:
             charter=self.charter,
             settler=settler,
             defence=self._retainer.defence,
-            workers={"reconsolidate": self._sweeper, "reflect": self._reflecting},
+            workers={
+                "reconsolidate": self._sweeper,
+                "reflect": self._reflecting,
+                "watchdog": self._watching,
+            },
             reflector=self._reflector,
+            watchdog=self._watchdog,
             create_banks=config.create_banks,
         )
         self.think = Thinker(self, store.transaction)
@@ -225,6 +266,7 @@ class Memory:
             self._buffer.recover()  # accepted writes a previous process did not finish
             self._sweeper.start()
             self._reflecting.start()
+            self._watching.start()
 
     @classmethod
     def open(
@@ -274,6 +316,7 @@ class Memory:
         return cls(store, embedder, cfg, clock or _utcnow, llm=chain or None)
 
     def close(self) -> None:
+        self._watching.stop()
         self._cadence.halt()
         self._reflecting.stop()
         self._sweeper.stop()
@@ -341,10 +384,11 @@ class Memory:
             "visibility": visibility,
             "metadata": metadata,
         }
-        if wait is not None:
-            return self._buffer.submit(args, wait)
-        text_arg = args.pop("text")
-        return self._retainer.run([self._retainer.plan(text_arg, **args)])[0]
+        with self.observers.timed("write"):
+            if wait is not None:
+                return self._buffer.submit(args, wait)
+            text_arg = args.pop("text")
+            return self._retainer.run([self._retainer.plan(text_arg, **args)])[0]
 
     def get_add_status(
         self, pending_id: str, *, bank: str | None = None, agent: str | None = None
@@ -368,8 +412,9 @@ class Memory:
         Each item holds ``retain``'s arguments by name. Every item is validated before
         anything is written: one bad item rejects the whole batch and nothing is stored.
         """
-        plans = self._retainer.plans(items)
-        return self._retainer.run(plans) if plans else []
+        with self.observers.timed("write"):
+            plans = self._retainer.plans(items)
+            return self._retainer.run(plans) if plans else []
 
     def retain_batches(
         self, batches: Iterable[Iterable[Mapping[str, Any]]]
@@ -491,20 +536,37 @@ class Memory:
         answer; ``min_relevance`` drops the hits below it, so fewer than ``k`` may come back.
         An unknown bank holds nothing: the result is empty.
         """
-        q = self._recaller.parse(
-            query,
-            bank=bank,
-            agent=agent,
-            scope=scope,
-            k=k,
-            time_from=time_from,
-            time_to=time_to,
-            as_of=as_of,
-            types=types,
-            include_superseded=include_superseded,
-            min_relevance=min_relevance,
-        )
+        with self.observers.timed("recall"):
+            return self._recall(
+                query,
+                bank=bank,
+                agent=agent,
+                scope=scope,
+                k=k,
+                time_from=time_from,
+                time_to=time_to,
+                as_of=as_of,
+                types=types,
+                include_superseded=include_superseded,
+                min_relevance=min_relevance,
+            )
+
+    def _recall(self, query: str, **args: Any) -> list[Hit]:
+        q = self._recaller.parse(query, **args)
         return self._recaller.recall(q)
+
+    def _ops_alert(self, text: str, metadata: Mapping[str, Any]) -> list[str]:
+        """Retain an ops-alert memory into the system bank (the watchdog's alert rung)."""
+        bank = self.config.watch_bank
+        self.admin.create_bank(bank, name="operations", actor=WATCHDOG)
+        plan = self._retainer.plan(
+            text,
+            bank=bank,
+            agent=WATCHDOG,
+            source_kind="ops-alert",
+            metadata=dict(metadata),
+        )
+        return list(self._retainer.run([plan])[0].memory_ids)
 
     def context(
         self,

@@ -19,17 +19,19 @@ from mneme.background.health import health as health_report
 from mneme.background.reconsolidate import Reconsolidator
 from mneme.background.reembed import reembed as reembed_units
 from mneme.background.reflect import Reflector
+from mneme.background.watchdog import Watchdog
 from mneme.background.worker import Worker
 from mneme.core.audit_chain import ChainReport
 from mneme.core.erasure import PurgeReport
 from mneme.core.model import Bank, ConflictRecord, Rule
 from mneme.deprecation import warn_moved
 from mneme.embed.protocol import Embedder
+from mneme.errors import NotFound
 from mneme.presence import Presence
 from mneme.store import backup as store_backup
 from mneme.store.archive import ArchiveReport
 from mneme.store.merge import ImportReport
-from mneme.store.protocol import AuditRecord, CompactReport, Store, StoreStats
+from mneme.store.protocol import AuditRecord, CompactReport, Store, StoreStats, WorkFilter
 from mneme.trust import archives, audit
 from mneme.trust.conflicts import Conflicts
 from mneme.trust.edits import Edits
@@ -117,6 +119,7 @@ class AdminNamespace:
         defence: Defence,
         workers: Mapping[str, Worker],
         reflector: Reflector,
+        watchdog: Watchdog,
         create_banks: bool,
     ) -> None:
         self._store = store
@@ -127,6 +130,7 @@ class AdminNamespace:
         self._defence = defence
         self._workers = workers
         self._reflector = reflector
+        self._watchdog = watchdog
         self._create_banks = create_banks
         self.sensitive_policy = defence.view
 
@@ -168,6 +172,54 @@ class AdminNamespace:
         """Schema, sizes, pending work, open conflicts, reconsolidation rates, the charter's
         error and the background workers' runs (``background.health``)."""
         return health_report(self._store, charter_error=self._charter.error, workers=self._workers)
+
+    # -- the health watchdog (ADR 0054) -------------------------------------------------
+
+    def check(self) -> dict[str, Any]:
+        """The watchdog's report now, with no reaction: every detector's verdict (ok, warn,
+        critical), the findings with their evidence, the store's sizes, the stages."""
+        return self._watchdog.look()
+
+    def watch(self) -> dict[str, Any]:
+        """One watchdog pass with its reactions (heal, alert, hook, all journaled)."""
+        return self._watchdog.run_pass()
+
+    def watch_status(self) -> dict[str, Any]:
+        """The background watchdog's latest pass, or a fresh look when none ran yet."""
+        return self._watchdog.last or self._watchdog.look()
+
+    def watch_journal(self, last: int = 50) -> list[dict[str, Any]]:
+        """The newest reactions the watchdog journaled (its system bank's audit log)."""
+        return self._watchdog.journal(validate.positive_int(last, "last", high=10_000))
+
+    def resume_stage(self, stage: str, *, actor: str) -> bool:
+        """Let a stage the watchdog paused (a flood) run again; False if it was not paused.
+
+        Raises:
+            NotFound: no such stage.
+        """
+        if stage not in self._watchdog.stages:
+            raise NotFound(
+                f"no stage {stage!r}; the stages are {', '.join(sorted(self._watchdog.stages))}"
+            )
+        return self._watchdog.resume(stage, actor=validate.ident(actor, "actor"))
+
+    def gauges(self) -> dict[str, Any]:
+        """What a metrics scrape reads: the ingest queue, open conflicts and the review
+        worklist per bank, the store's sizes, the vector indexes, the watchdog's reactions."""
+        queue = self._store.queue.queue_stats()
+        stats = self._store.stats()
+        worklist: dict[str, dict[str, int]] = {}
+        for bank in self._store.banks.list_banks():
+            worklist[bank.id] = self._store.trust.review_counts(bank.id, WorkFilter())
+        return {
+            "queue": {"pending": queue.pending, "processing": len(queue.processing)},
+            "worklist": worklist,
+            "stats": stats,
+            "indexes": self._store.probe.indexes(),
+            "reactions": dict(self._watchdog.reactions),
+            "paused": {n: s.worker.paused is not None for n, s in self._watchdog.stages.items()},
+        }
 
     def schema_version(self) -> int:
         """The store's schema version."""

@@ -73,6 +73,7 @@ LAYERS = {
     "memory": "memory",
     "namespaces": "memory",
     "deprecation": "memory",
+    "observe": "memory",
     "write": "services",
     "read": "services",
     "trust": "services",

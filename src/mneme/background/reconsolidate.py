@@ -117,6 +117,8 @@ class Reconsolidator:
         self.clock = clock
         self.bar = bar
         self.batch = batch
+        #: Verdicts reached so far by this process (the watchdog's flood detector reads it).
+        self.produced = 0
         review.on_change.append(self.note_change)
 
     # -- recording pending work (inside the changing transaction) -----------------------
@@ -271,6 +273,7 @@ class Reconsolidator:
                 _summary(report),
                 f"belief is {belief.status.value}",
             )
+        self.produced += tally.examined
         return report
 
     def _evidence(self, belief: Unit) -> tuple[str, ...]:

@@ -23,7 +23,22 @@ class Worker:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.runs = 0
+        #: Passes that found work (``step`` returned True): what per-pass rates divide by.
+        self.busy = 0
         self.errors = 0
+        #: Passes skipped while paused (the watchdog pauses a flooding stage, ADR 0054).
+        self.skipped = 0
+        #: Why the worker is paused (None: it runs).
+        self.paused: str | None = None
+
+    def pause(self, reason: str) -> None:
+        """Skip passes until ``resume``: the work stays where it waits (pending sweeps stay
+        pending), nothing is dropped."""
+        self.paused = reason
+
+    def resume(self) -> None:
+        self.paused = None
+        self._wake.set()
 
     def start(self) -> None:
         if self.interval <= 0 or (self._thread is not None and self._thread.is_alive()):
@@ -42,9 +57,15 @@ class Worker:
 
     def _run(self) -> None:
         while not self._stop.is_set():
+            if self.paused is not None:
+                self.skipped += 1
+                self._wake.wait(self.interval)
+                self._wake.clear()
+                continue
             try:
                 busy = self.step()
                 self.runs += 1
+                self.busy += bool(busy)
             except Exception:  # the worker survives one bad batch; the error is logged
                 self.errors += 1
                 log.exception("%s worker failed a step", self.name)

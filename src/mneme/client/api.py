@@ -1571,6 +1571,75 @@ class MnemeClient(SyncWire):
             ),
         )
 
+    def health(self) -> JsonObject:
+        """The watchdog's report (admin).
+
+        The background watchdog's latest pass (or a fresh check when none ran): severity (ok, warn,
+        critical), each detector's verdict, the findings with their evidence and the reactions
+        taken, the store's sizes, the ingest queue, the stages (a paused one says why), and the
+        reactions so far by kind. An admin token for every bank.
+
+        ``GET /v1/health``
+        """
+        return cast(
+            JsonObject,
+            self._call(
+                "GET",
+                "/v1/health",
+            ),
+        )
+
+    def journal(
+        self,
+        *,
+        limit: int = 50,
+    ) -> JsonObject:
+        """The watchdog's journal (admin).
+
+        The newest reactions the watchdog journaled (heal, alert, hook, pause, resume, cleared),
+        oldest first: detector, evidence, action and outcome of each.
+
+        Args:
+            limit: At most this many.
+
+        ``GET /v1/health/journal``
+        """
+        return cast(
+            JsonObject,
+            self._call(
+                "GET",
+                "/v1/health/journal",
+                query={
+                    "limit": limit,
+                },
+            ),
+        )
+
+    def resume(
+        self,
+        stage: str,
+    ) -> JsonObject:
+        """Resume a paused stage (admin).
+
+        Lets a background stage the watchdog paused for a flood run again (journaled with the
+        token's agent). resumed=false: it was not paused.
+
+        Args:
+            stage: The stage.
+
+        ``POST /v1/health/stages/{stage}/resume``
+        """
+        return cast(
+            JsonObject,
+            self._call(
+                "POST",
+                "/v1/health/stages/{stage}/resume",
+                path={
+                    "stage": stage,
+                },
+            ),
+        )
+
 
 class AsyncMnemeClient(AsyncWire):
     """The asynchronous client of mneme.
@@ -3065,6 +3134,75 @@ class AsyncMnemeClient(AsyncWire):
                 body={
                     "rules": rules,
                     "reason": reason,
+                },
+            ),
+        )
+
+    async def health(self) -> JsonObject:
+        """The watchdog's report (admin).
+
+        The background watchdog's latest pass (or a fresh check when none ran): severity (ok, warn,
+        critical), each detector's verdict, the findings with their evidence and the reactions
+        taken, the store's sizes, the ingest queue, the stages (a paused one says why), and the
+        reactions so far by kind. An admin token for every bank.
+
+        ``GET /v1/health``
+        """
+        return cast(
+            JsonObject,
+            await self._call(
+                "GET",
+                "/v1/health",
+            ),
+        )
+
+    async def journal(
+        self,
+        *,
+        limit: int = 50,
+    ) -> JsonObject:
+        """The watchdog's journal (admin).
+
+        The newest reactions the watchdog journaled (heal, alert, hook, pause, resume, cleared),
+        oldest first: detector, evidence, action and outcome of each.
+
+        Args:
+            limit: At most this many.
+
+        ``GET /v1/health/journal``
+        """
+        return cast(
+            JsonObject,
+            await self._call(
+                "GET",
+                "/v1/health/journal",
+                query={
+                    "limit": limit,
+                },
+            ),
+        )
+
+    async def resume(
+        self,
+        stage: str,
+    ) -> JsonObject:
+        """Resume a paused stage (admin).
+
+        Lets a background stage the watchdog paused for a flood run again (journaled with the
+        token's agent). resumed=false: it was not paused.
+
+        Args:
+            stage: The stage.
+
+        ``POST /v1/health/stages/{stage}/resume``
+        """
+        return cast(
+            JsonObject,
+            await self._call(
+                "POST",
+                "/v1/health/stages/{stage}/resume",
+                path={
+                    "stage": stage,
                 },
             ),
         )

@@ -41,6 +41,7 @@ from mneme.core.model import (
     Viewer,
     Visibility,
 )
+from mneme.core.watchdog import IndexState, QueuedItem
 
 if TYPE_CHECKING:
     from mneme.store.audit_key import KeyRing
@@ -240,6 +241,24 @@ class QueueItem:
 
 
 @dataclass(frozen=True, slots=True)
+class QueueStats:
+    """The ingest buffer at a glance (the health watchdog's view)."""
+
+    pending: int
+    oldest_pending: dt.datetime | None  # when the oldest pending item was accepted
+    processing: tuple[QueuedItem, ...]  # claimed items, with when they were claimed
+
+
+@dataclass(frozen=True, slots=True)
+class FileSizes:
+    """Where a store's bytes are, for the watchdog; None where the backend cannot say."""
+
+    directory: str | None  # the directory holding the files (disk free is read there)
+    db_bytes: int | None
+    wal_bytes: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class PurgeCounts:
     units: int
     sources: int
@@ -406,6 +425,18 @@ class Queue(Protocol):
     ) -> None: ...
     def get_queued(self, item_id: str) -> QueueItem | None: ...
     def requeue_processing(self, now: dt.datetime) -> int: ...  # crash recovery
+    def queue_stats(self) -> QueueStats: ...
+    def requeue(self, item_id: str, now: dt.datetime) -> bool: ...  # one stuck item, if still so
+
+
+class Probe(Protocol):
+    """What the health watchdog reads and repairs underneath the roles (ADR 0054)."""
+
+    def integrity(self) -> str | None: ...  # None: answered and intact; else the problem
+    def files(self) -> FileSizes: ...
+    def checkpoint(self) -> str: ...  # fold the WAL into the database; says what it did
+    def indexes(self) -> list[IndexState]: ...  # each vector index beside its embeddings
+    def rebuild_index(self, bank_id: str, model: str) -> int: ...  # rows it now holds
 
 
 class Trust(Protocol):
@@ -570,3 +601,4 @@ class Store(Lifecycle, Protocol):
     erasure: Erasure
     portable: Portable
     audit: Audit
+    probe: Probe

@@ -211,6 +211,8 @@ def _args_for(command: tuple[str, ...], uid: str, jsonl: Path) -> list[str]:
         ("import",): ["import", str(jsonl), *bank_agent],
         ("review", "worklist"): ["review", "worklist", "--bank", "b"],
         ("banks",): ["banks"],
+        ("health",): ["health"],
+        ("watch",): ["watch", "--interval", "0", "--max-passes", "1"],
         ("banks", "list"): ["banks", "list"],
         ("banks", "create"): ["banks", "create", "c"],
         ("agents",): ["agents", "--bank", "b"],

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from mneme.store.postgres.engine import PostgresEngine
+from mneme.store.postgres.probe import PostgresProbe
+from mneme.store.protocol import Probe
 from mneme.store.sql.store import SQLStore
 
 
@@ -42,3 +44,4 @@ class PostgresStore(SQLStore):
                 vector_index=vector_index,
             )
         )
+        self.probe: Probe = PostgresProbe(self.engine)

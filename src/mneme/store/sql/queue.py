@@ -11,7 +11,8 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from mneme.store.protocol import QueueItem
+from mneme.core.watchdog import QueuedItem
+from mneme.store.protocol import QueueItem, QueueStats
 from mneme.store.sql.part import Part
 from mneme.store.sql.records import EPOCH, Columns
 
@@ -79,4 +80,30 @@ class Queue(Part):
             "UPDATE ingest_queue SET status = 'pending', updated_at = ? "
             "WHERE status = 'processing'",
             (self.sql.dialect.encode("ts", now),),
+        )
+
+    def queue_stats(self) -> QueueStats:
+        d = self.sql.dialect
+        count, oldest = self.sql.rows(
+            "SELECT count(*), min(created_at) FROM ingest_queue WHERE status = 'pending'"
+        )[0]
+        claimed = self.sql.rows(
+            "SELECT id, bank_id, updated_at FROM ingest_queue WHERE status = 'processing' "
+            "ORDER BY updated_at, id"
+        )
+        return QueueStats(
+            pending=int(count or 0),
+            oldest_pending=d.decode("ts", oldest) if oldest is not None else None,
+            processing=tuple(
+                QueuedItem(str(i), str(b), d.decode("ts", at) or EPOCH) for i, b, at in claimed
+            ),
+        )
+
+    def requeue(self, item_id: str, now: dt.datetime) -> bool:
+        return bool(
+            self.sql.write(
+                "UPDATE ingest_queue SET status = 'pending', updated_at = ? "
+                "WHERE id = ? AND status = 'processing'",
+                (self.sql.dialect.encode("ts", now), item_id),
+            )
         )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from mneme.store.protocol import Probe
 from mneme.store.sql.store import SQLStore
 from mneme.store.sqlite.engine import SQLiteEngine
+from mneme.store.sqlite.probe import SQLiteProbe
 
 
 class SQLiteStore(SQLStore):
@@ -22,3 +24,4 @@ class SQLiteStore(SQLStore):
         super().__init__(
             SQLiteEngine(path, read_only=read_only, migrate=migrate, audit_key_file=audit_key_file)
         )
+        self.probe: Probe = SQLiteProbe(self.engine)

@@ -19,6 +19,7 @@ from mneme.surfaces.cli import (
     admin,
     backups,
     demo,
+    health_cmd,
     mcp_cmd,
     memories,
     output,
@@ -130,7 +131,7 @@ def cli(ctx: click.Context, db: str | None, embedder: str | None) -> None:
     state.embedder = embedder
 
 
-for _module in (memories, transfer, admin, trust, demo, backups):
+for _module in (memories, transfer, admin, trust, demo, backups, health_cmd):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 cli.add_command(serve_cmd.serve)

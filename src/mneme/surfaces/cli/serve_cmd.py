@@ -35,6 +35,9 @@ DEFAULT_PORT = 8765
 DEFAULT_REFLECT_EVERY = 600.0
 #: Seconds between background reconsolidation passes under ``mneme serve`` (ADR 0009).
 DEFAULT_RECONSOLIDATE_EVERY = 60.0
+#: Seconds between the server's health watchdog passes (ADR 0054): a pass reads sizes and
+#: counts, and the integrity check (quick_check) is the one that grows with the file.
+DEFAULT_WATCH_EVERY = 60.0
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 tokens_option = click.option(
@@ -162,6 +165,15 @@ def _get_once(app: Any, path: str, token: str | None) -> int:
     "supported or held back is re-examined, ADR 0009); 0: off (`mneme reconsolidate`).",
 )
 @click.option(
+    "--watch-every",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_WATCH_EVERY,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds between health watchdog passes (heal, alert, hook; ADR 0054; GET "
+    "/v1/health shows the latest); 0: off (`mneme health`, `mneme watch`).",
+)
+@click.option(
     "--log-level",
     type=click.Choice(["critical", "error", "warning", "info", "debug"]),
     default="info",
@@ -181,6 +193,7 @@ def serve(
     max_body: int,
     reflect_every: float,
     reconsolidate_every: float,
+    watch_every: float,
     log_level: str,
 ) -> int:
     """Serve the HTTP API, the review page at / and MCP at /mcp.
@@ -193,7 +206,11 @@ def serve(
 
     state = get_state()
     tokens = _token_store(state, tokens_file)
-    memory = state.open(reflect_every=reflect_every, reconsolidate_every=reconsolidate_every)
+    memory = state.open(
+        reflect_every=reflect_every,
+        reconsolidate_every=reconsolidate_every,
+        watch_every=watch_every,
+    )
     mcp_app = _mcp_app(memory, host, no_auth, mcp_tools) if mcp else None
     if no_auth and mcp_app is not None:
         output.note(
@@ -229,6 +246,7 @@ def serve(
         f"  reconsolidate every {reconsolidate_every:g} s"
         if reconsolidate_every
         else "  reconsolidate off",
+        f"  watchdog     every {watch_every:g} s" if watch_every else "  watchdog     off",
     ]
     if host not in _LOOPBACK:
         lines.append(

@@ -21,18 +21,21 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mneme.memory import Memory
-from mneme.surfaces.authority import PRINCIPAL_KEY
+from mneme.surfaces.authority import PRINCIPAL_KEY, authorize
 from mneme.surfaces.http import (
     admin,
     agents,
     apidocs,
     conflicts,
+    health,
     memories,
     observations,
     problems,
     review,
 )
+from mneme.surfaces.http.auth import Caller
 from mneme.surfaces.http.limits import MAX_BODY_BYTES, Limits
+from mneme.surfaces.http.metrics import Metrics, SurfaceMark
 from mneme.surfaces.http.tokens import TokenStore
 from mneme.surfaces.web import static_dir
 
@@ -103,10 +106,13 @@ def create_app(
     (``limits``).
     """
     mcp_lifespan = _lifespan_of(mcp_app) if mcp_app is not None else None
+    # One registry per app (ADR 0055): two apps over one process never share counts.
+    metrics = Metrics(memory)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         async with AsyncExitStack() as stack:
+            stack.callback(metrics.close)
             if mcp_lifespan is not None:
                 # MCP's streamable HTTP needs its session manager running for the app's life.
                 await stack.enter_async_context(mcp_lifespan())
@@ -124,10 +130,19 @@ def create_app(
     )
     app.state.memory = memory
     app.state.tokens = tokens
+    app.state.metrics = metrics
     problems.install(app)
     apidocs.install(app, title)
-    for module in (memories, review, observations, conflicts, agents, admin):
+    for module in (memories, review, observations, conflicts, agents, admin, health):
         app.include_router(module.router)
+
+    # Prometheus' text format, not an API route (not in the OpenAPI document): store-wide
+    # numbers, so an admin token for every bank, as /v1/stats (docs/operations.md).
+    @app.get("/metrics", include_in_schema=False)
+    def scrape(who: Caller) -> Response:
+        authorize(who, "status")
+        body, kind = metrics.exposition()
+        return Response(body, media_type=kind, headers={"Cache-Control": "no-store"})
 
     page = static_dir() / "index.html"
 
@@ -143,6 +158,7 @@ def create_app(
 
     # Added before the headers middleware: its refusals get the same headers as any answer.
     app.add_middleware(Limits, tokens=tokens, max_body_bytes=max_body_bytes)
+    app.add_middleware(SurfaceMark)
 
     @app.middleware("http")
     async def headers(

@@ -16,6 +16,7 @@ import anyio.to_thread
 
 from mneme.errors import BackendUnavailable
 from mneme.memory import Memory
+from mneme.observe import surface
 
 MemorySource = Memory | Callable[[], Memory]
 
@@ -49,7 +50,12 @@ class Runtime:
     async def call(self, work: Callable[[Memory], Any]) -> Any:
         """Run blocking core work in a worker thread: the core is synchronous."""
         memory = self.memory
-        return await anyio.to_thread.run_sync(work, memory)
+
+        def marked(m: Memory) -> Any:
+            with surface("mcp"):  # metrics count the call as MCP's (ADR 0055)
+                return work(m)
+
+        return await anyio.to_thread.run_sync(marked, memory)
 
     def _enter(self) -> None:
         with self._lock:
