@@ -119,6 +119,10 @@ class Reconsolidator:
         self.batch = batch
         review.on_change.append(self.note_change)
 
+    def retune(self, bar: float, batch: int, llm_judge: LLMSweepJudge | None) -> None:
+        """Take a reloaded configuration's settings (ADR 0055); the next pass reads them."""
+        self.bar, self.batch, self.llm_judge = bar, batch, llm_judge
+
     # -- recording pending work (inside the changing transaction) -----------------------
 
     def note_change(self, unit: Unit, why: str) -> None:
