@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import re
 import tomllib
 import urllib.parse
 from collections.abc import Mapping
@@ -196,6 +197,14 @@ def server_file(target: str, env: Mapping[str, str] | None = None) -> str:
     if target.startswith(("postgresql://", "postgres://")):
         return str(_data_dir(_env(env)) / "servers" / f"{_dsn_digest(target)}.json")
     return str(Path(target).expanduser().absolute()) + ".serve.json"
+
+
+_USERINFO = re.compile(r"(://[^:/@\s]+):[^@/\s]+@")
+
+
+def redact_dsn(value: str) -> str:
+    """Any URL or DSN inside ``value`` without its password (``user:***@host``)."""
+    return _USERINFO.sub(r"\1:***@", value)
 
 
 ENV_VARS: dict[str, ct.Leaf] = {leaf.env: leaf for leaf in ct.leaves(Config)}

@@ -31,6 +31,7 @@ from mneme.surfaces.http import (
     observations,
     problems,
     review,
+    settings,
 )
 from mneme.surfaces.http.limits import MAX_BODY_BYTES, Limits
 from mneme.surfaces.http.tokens import TokenStore
@@ -126,7 +127,7 @@ def create_app(
     app.state.tokens = tokens
     problems.install(app)
     apidocs.install(app, title)
-    for module in (memories, review, observations, conflicts, agents, admin):
+    for module in (memories, review, observations, conflicts, agents, admin, settings):
         app.include_router(module.router)
 
     page = static_dir() / "index.html"
