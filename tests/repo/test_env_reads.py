@@ -30,16 +30,20 @@ ALLOWED = {
 }
 
 
+READS = ("environ", "environb", "getenv")
+
+
 def _env_reads(tree: ast.AST) -> list[int]:
-    lines = []
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and node.attr in ("environ", "environb", "getenv")) or (
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if (isinstance(node, ast.Attribute) and node.attr in READS)
+        or (
             isinstance(node, ast.ImportFrom)
             and node.module == "os"
-            and any(a.name in ("environ", "environb", "getenv") for a in node.names)
-        ):
-            lines.append(node.lineno)
-    return lines
+            and any(a.name in READS for a in node.names)
+        )
+    ]
 
 
 def _files() -> list[Path]:
