@@ -73,12 +73,19 @@ class RecallConfig:
 
 @dataclass(frozen=True, slots=True)
 class Config:
+    #: The store: a SQLite file or a postgresql:// DSN. None: ``$XDG_DATA_HOME/mneme/mneme.db``.
     db: str | None = None
+    #: The embedder spec: "minilm", "hashing" (tests only) or "openai:<model>@<url>".
     embedder: str = "minilm"
+    #: The key of an "openai:" embedder (a secret: shown as ***).
     embedder_api_key: str | None = field(default=None, metadata={"secret": True})
+    #: Whether a write to an unknown bank may make it (ADR 0046).
     create_banks: bool = True
+    #: The longest text one write takes, in characters.
     max_text_chars: int = 200_000
+    #: The most atoms one write is split into.
     max_atoms: int = 512
+    #: Open the store for reading only (no background work, no writes).
     read_only: bool = False
     #: The audit key file (ADR 0035). None: beside a SQLite file (``<file>.audit-key``); for
     #: PostgreSQL, a file per database under the user data directory. Keep it where the

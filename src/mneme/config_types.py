@@ -105,7 +105,9 @@ def _plural(words: str) -> str:
     for article in ("a ", "an "):
         if words.startswith(article):
             words = words[len(article) :]
-    return {"number": "numbers", "string": "strings", "table": "tables"}.get(words, words)
+    if words.startswith("table"):
+        return "tables" + words[len("table") :]
+    return {"number": "numbers", "string": "strings"}.get(words, words)
 
 
 def _wrong(path: str, tp: Any, value: Any) -> InvalidInput:

@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import inspect
+import json
+import re
 import threading
+from pathlib import Path
 from typing import Any
 
-from mneme.config import Config
-from mneme.config_types import flatten
+from mneme.config import LEAVES, SECTIONS, Config
+from mneme.config_types import describe, flatten
 
 #: Top-level fields (a section as a whole) a running Memory applies without a restart.
 LIVE = frozenset(
@@ -113,3 +117,74 @@ class Status:
             "needs_restart": list(self.pending),
             "last": dataclasses.asdict(last) if last is not None else None,
         }
+
+
+# -- the reference of every setting (docs/configuration.md) ------------------------------
+
+_FIELD = re.compile(r"^\s{4}(\w+): ")
+BEGIN, END = "<!-- settings:begin -->", "<!-- settings:end -->"
+
+
+def _field_docs(cls: type) -> dict[str, str]:
+    """Each field's comment in the source of ``cls``: the ``#:`` lines above it and a
+    trailing ``# ...``. The reference is written from the dataclass, so a new field is in it."""
+    docs: dict[str, str] = {}
+    pending: list[str] = []
+    for line in inspect.getsource(cls).splitlines():
+        text = line.strip()
+        if text.startswith("#:"):
+            pending.append(text[2:].strip())
+            continue
+        match = _FIELD.match(line)
+        if match:
+            trailing = line.split("  # ", 1)[1].strip() if "  # " in line else ""
+            docs[match[1]] = " ".join([*pending, trailing]).strip()
+        pending = []
+    return docs
+
+
+def _default(f: dataclasses.Field[Any]) -> str:
+    if f.default is not dataclasses.MISSING:
+        value = f.default
+    elif f.default_factory is not dataclasses.MISSING:
+        value = f.default_factory()
+    else:
+        return ""
+    if value is None:
+        return "unset"
+    return f"`{json.dumps(value) if isinstance(value, str | bool) else value!s}`"
+
+
+def reference() -> str:
+    """The settings table of docs/configuration.md: every field of ``Config`` and its
+    sections, its type, default, environment variable, and whether a reload applies it."""
+    docs = {"": _field_docs(Config), **{p: _field_docs(c) for p, c in SECTIONS.items()}}
+    rows = [
+        "| setting | takes | default | environment | on reload | what it is |",
+        "|---|---|---|---|---|---|",
+    ]
+    for leaf in LEAVES.values():
+        section, _, name = leaf.path.rpartition(".")
+        reload = "applied" if leaf.path.split(".", 1)[0] in LIVE else "needs a restart"
+        about = docs.get(section, {}).get(name, "").replace("|", "\\|")
+        rows.append(
+            f"| `{leaf.path}` | {describe(leaf.type)} | {_default(leaf.field)} | "
+            f"`{leaf.env}` | {reload} | {about} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def write_reference(path: Path) -> bool:
+    """Put ``reference()`` between the markers of ``path``; whether the file changed."""
+    text = path.read_text(encoding="utf-8")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    new = f"{head}{BEGIN}\n{reference()}{END}{tail}"
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+    return new != text
+
+
+if __name__ == "__main__":
+    target = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
+    print(f"{'wrote' if write_reference(target) else 'unchanged'} {target}")

@@ -8,6 +8,7 @@ import pytest
 
 from mneme import config, config_file
 from mneme.errors import InvalidInput
+from mneme.reconfigure import BEGIN, END, reference
 
 KEPT = """\
 # mneme settings, tuned by hand
@@ -68,3 +69,12 @@ def test_set_refuses_to_write_a_file_that_is_already_broken_elsewhere(tmp_path: 
     with pytest.raises(InvalidInput, match="max_atoms must be a whole number, got 'many'"):
         config_file.set_value(str(file), "recall.rrf_k", "5")
     assert file.read_text() == broken
+
+
+def test_the_settings_table_of_docs_configuration_is_generated_from_the_dataclass() -> None:
+    page = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
+    text = page.read_text(encoding="utf-8")
+    block = text.split(BEGIN, 1)[1].split(END, 1)[0]
+    assert block == "\n" + reference(), "run: python -m mneme.reconfigure"
+    for var in config.ENV_VARS:
+        assert f"`{var}`" in block

@@ -14,6 +14,7 @@ from mneme.surfaces.http.problems import ERROR_RESPONSES
 
 router = APIRouter(responses=ERROR_RESPONSES)
 
+
 def _settings(config: config_mod.Config) -> dict[str, object]:
     out: dict[str, object] = {}
     for path, value in flatten(config).items():
