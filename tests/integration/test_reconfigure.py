@@ -38,7 +38,8 @@ class GatedEmbedder(HashingEmbedder):
         if self.hold.is_set():
             self.held.set()
             assert self.release.wait(30)
-        return self.embed([text])[0]
+        vector: np.ndarray = self.embed([text])[0]
+        return vector
 
 
 def _open(tmp_path: Path, text: str, embedder: HashingEmbedder | None = None) -> mneme.Memory:

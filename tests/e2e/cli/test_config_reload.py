@@ -132,7 +132,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
 def wait_generation(srv: Served, generation: int) -> dict[str, Any]:
     deadline = time.monotonic() + 30
     while True:
-        reload = srv.settings()["reload"]
+        reload: dict[str, Any] = srv.settings()["reload"]
         if reload["generation"] >= generation:
             return reload
         assert time.monotonic() < deadline, reload

@@ -146,8 +146,11 @@ def config_set(key: str, value: str) -> None:
 
 
 @config.command("edit")
+@click.option(
+    "--editor", metavar="COMMAND", help="The editor to run. Default: $VISUAL, else $EDITOR."
+)
 @output_options
-def config_edit() -> None:
+def config_edit(editor: str | None) -> None:
     """Edit the config file in $VISUAL or $EDITOR; it is replaced only if it loads.
 
     The edit happens on a copy. A copy that does not load (broken TOML, an unknown key, a
@@ -157,7 +160,7 @@ def config_edit() -> None:
     state = get_state()
     path = _path()
     before = config_file.read(path)
-    edited = click.edit(before, extension=".toml", require_save=True)
+    edited = click.edit(before, editor=editor, extension=".toml", require_save=True)
     if edited is None or edited == before:
         state.emit({"file": path, "changed": False}, lambda: [f"{path}: no change"])
         return
