@@ -1,7 +1,19 @@
-"""Typed configuration: defaults < TOML file < environment < explicit keyword arguments.
+"""Typed configuration in layers: built-in defaults < a TOML file < environment variables <
+explicit keyword arguments (ADR 0057).
 
-Built once at the edge (``Memory.open``, the CLI, the server factory); nothing reads the
-environment at import time.
+- **defaults**: the fields of ``Config`` below (and of its sections, like ``RecallConfig``).
+- **file**: TOML, at ``$MNEME_CONFIG``, else ``$XDG_CONFIG_HOME/mneme/config.toml`` (else
+  ``~/.config/mneme/config.toml``) when it exists; its keys at the top or under ``[mneme]``,
+  a section as a table (``[recall]``).
+- **environment**: ``MNEME_<FIELD>`` for every field, ``MNEME_<SECTION>__<FIELD>`` inside a
+  section (``MNEME_RECALL__RRF_K``), parsed by the field's type (``config_types``). An empty
+  variable counts as unset.
+- **keyword arguments**: ``Memory.open(**config)``, the CLI's options.
+
+Every value is checked against its field's annotation whichever layer gave it, and an unknown
+key is an error: the first bad one is named with its layer, and nothing is built. Built once
+at the edge (``Memory.open``, the CLI, the server factory); nothing reads the environment at
+import time, and no module but this one reads a ``MNEME_`` variable (tests/repo/test_env_reads.py).
 """
 
 from __future__ import annotations
@@ -9,15 +21,22 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import re
 import tomllib
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
+from mneme import config_types as ct
 from mneme import validate
 from mneme.errors import InvalidInput
+
+VectorIndex = Literal["hnsw", "exact"]
+VECTOR_INDEXES: tuple[str, ...] = get_args(VectorIndex)
+#: The variable naming the config file; the only MNEME_ variable that is not a field.
+CONFIG_ENV = "MNEME_CONFIG"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +74,19 @@ class RecallConfig:
 
 @dataclass(frozen=True, slots=True)
 class Config:
+    #: The store: a SQLite file or a postgresql:// DSN. None: ``$XDG_DATA_HOME/mneme/mneme.db``.
     db: str | None = None
+    #: The embedder spec: "minilm", "hashing" (tests only) or "openai:<model>@<url>".
     embedder: str = "minilm"
-    embedder_api_key: str | None = None
+    #: The key of an "openai:" embedder (a secret: shown as ***).
+    embedder_api_key: str | None = field(default=None, metadata={"secret": True})
+    #: Whether a write to an unknown bank may make it (ADR 0046).
     create_banks: bool = True
+    #: The longest text one write takes, in characters.
     max_text_chars: int = 200_000
+    #: The most atoms one write is split into.
     max_atoms: int = 512
+    #: Open the store for reading only (no background work, no writes).
     read_only: bool = False
     #: The audit key file (ADR 0035). None: beside a SQLite file (``<file>.audit-key``); for
     #: PostgreSQL, a file per database under the user data directory. Keep it where the
@@ -69,41 +95,65 @@ class Config:
     #: How PostgreSQL ranks the semantic channel: "hnsw" (an approximate index per model,
     #: the default) or "exact" (no index: every visible vector is compared; exact results,
     #: linear cost, and the mode for a pgvector whose index builds cannot run on the host).
-    pg_vector_index: str = "hnsw"
+    pg_vector_index: VectorIndex = "hnsw"
+    #: Where the default embedder keeps its query graph exported to ONNX (ADR 0016). None:
+    #: ``$XDG_CACHE_HOME/mneme``, else ``~/.cache/mneme``.
+    cache_dir: str | None = None
+    #: The default embedder's batch precision: "auto" (bfloat16 where the CPU multiplies it
+    #: natively, ADR 0015) or "fp32".
+    embed_precision: Literal["auto", "fp32"] = "auto"
+    #: The default embedder's query path: "auto" (the ONNX graph, ADR 0016) or "torch".
+    query_backend: Literal["auto", "torch"] = "auto"
+    #: The default embedder's batch path: "auto" (OpenVINO where it runs, ADR 0023) or "torch".
+    batch_backend: Literal["auto", "torch"] = "auto"
+    #: The HTTP API's tokens file (``mneme serve``, ``mneme token``). None:
+    #: ``<db>.tokens.json`` beside a SQLite file, else ``~/.config/mneme/tokens.json``.
+    tokens: str | None = None
+    #: The MCP tool profile of ``mneme mcp`` and ``mneme serve`` (ADR 0047). None: "core".
+    mcp_tools: str | None = None
+    #: Who ``mneme mcp`` acts as when no option says: its bank (None: "default"), its agent
+    #: (None: "assistant") and its role (None: "agent").
+    mcp_bank: str | None = None
+    mcp_agent: str | None = None
+    mcp_role: Literal["agent", "reviewer", "admin"] | None = None
     charter: str | None = None  # path of the charter file; None: the packaged default
     #: Seconds between background reconsolidation passes; 0 runs sweeps only when asked
     #: (``Memory.reconsolidate``, ``mneme reconsolidate``). ``mneme serve`` turns it on.
-    reconsolidate_every: float = 0.0
+    reconsolidate_every: float = field(default=0.0, metadata={"min": 0})
     reconsolidation_bar: float = 0.7  # verdicts below this confidence go to a person
     reconsolidation_batch: int = 4  # pending belief changes swept per pass (ADR 0009)
     #: Seconds between background reflect passes (observations, ADR 0051); 0 reflects only
     #: when asked (``Memory.reflect``, ``mneme reflect``). ``mneme serve`` turns it on
     #: (``--reflect-every``).
-    reflect_every: float = 0.0
+    reflect_every: float = field(default=0.0, metadata={"min": 0})
     #: Banks one background reflect pass takes, round-robin: every bank is reached over
     #: passes, and no pass does more than this many banks' work.
-    reflect_banks_per_pass: int = 4
+    reflect_banks_per_pass: int = field(default=4, metadata={"min": 1})
     #: The health watchdog (ADR 0054). Seconds between its passes; 0: no background watchdog
     #: (``mneme health`` and ``mneme watch`` still run it). ``mneme serve`` turns it on.
-    watch_every: float = 0.0
+    watch_every: float = field(default=0.0, metadata={"min": 0})
     #: The system bank: ops-alert memories (recallable) and the journal of every reaction.
     watch_bank: str = "ops"
     #: A shell command run for each new alert (the finding as JSON on stdin, and in
     #: MNEME_WATCH_* variables), killed after ``watch_hook_timeout`` seconds. None: no hook.
     watch_hook: str | None = None
-    watch_hook_timeout: float = 10.0
+    watch_hook_timeout: float = field(default=10.0, metadata={"min": 0})
     #: Watchdog passes a flooding stage stays paused before it is let run again.
-    watch_pause_passes: int = 10
+    watch_pause_passes: int = field(default=10, metadata={"min": 0})
     #: Thresholds of the detectors (``core.watchdog.Thresholds``); 0 turns a check off.
-    watch_wal_bytes: int = 64 * 1024 * 1024
-    watch_db_bytes: int = 0
-    watch_growth_bytes_per_hour: int = 1024 * 1024 * 1024  # over at least 5 minutes
-    watch_queue_depth: int = 1000
-    watch_queue_age: float = 600.0  # seconds the oldest pending write may wait
-    watch_stuck_after: float = 600.0  # seconds an ingest item may stay processing
-    watch_flood_per_pass: int = 500  # what a background pass may produce
-    watch_disk_free_bytes: int = 1024 * 1024 * 1024
-    watch_memory_bytes: int = 0
+    watch_wal_bytes: int = field(default=64 * 1024 * 1024, metadata={"min": 0})
+    watch_db_bytes: int = field(default=0, metadata={"min": 0})
+    #: Over at least 5 minutes.
+    watch_growth_bytes_per_hour: int = field(default=1024 * 1024 * 1024, metadata={"min": 0})
+    watch_queue_depth: int = field(default=1000, metadata={"min": 0})
+    #: Seconds the oldest pending write may wait.
+    watch_queue_age: float = field(default=600.0, metadata={"min": 0})
+    #: Seconds an ingest item may stay processing.
+    watch_stuck_after: float = field(default=600.0, metadata={"min": 0})
+    #: What a background pass may produce.
+    watch_flood_per_pass: int = field(default=500, metadata={"min": 0})
+    watch_disk_free_bytes: int = field(default=1024 * 1024 * 1024, metadata={"min": 0})
+    watch_memory_bytes: int = field(default=0, metadata={"min": 0})
     #: LLM tiers, tried in order (write side and background only; never on recall). Each a
     #: mapping like {"provider": "openai", "model": "...", "base_url": "...",
     #: "api_key_env": "OPENAI_API_KEY"} or {"provider": "anthropic", "model": "..."}.
@@ -117,80 +167,201 @@ class Config:
     #: + and a country code are found whatever it is. "" finds only those.
     phone_region: str = "US"
 
+    def __post_init__(self) -> None:
+        # What a lower bound cannot say (ADR 0054): the system bank is a bank id, a hook is
+        # a command, and a hook's timeout is more than nothing.
+        validate.ident(self.watch_bank, "watch_bank")
+        if self.watch_hook is not None and not self.watch_hook.strip():
+            raise InvalidInput("watch_hook must be a shell command (a non-empty string) or unset")
+        if self.watch_hook_timeout == 0:
+            raise InvalidInput("watch_hook_timeout must be more than 0 seconds")
+
     def replace(self, **changes: Any) -> Config:
         return dataclasses.replace(self, **changes)
 
 
-def default_db_path(env: Mapping[str, str]) -> str:
-    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return str(Path(base) / "mneme" / "mneme.db")
+def environment() -> Mapping[str, str]:
+    """The process environment: read here, by the functions of this module, and nowhere else
+    (the surfaces pass it on to the functions that take an ``env``)."""
+    return os.environ
 
 
-def default_audit_key_file(env: Mapping[str, str], target: str) -> str | None:
+def _env(env: Mapping[str, str] | None) -> Mapping[str, str]:
+    return os.environ if env is None else env
+
+
+def _data_dir(env: Mapping[str, str]) -> Path:
+    return Path(env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")) / "mneme"
+
+
+def default_db_path(env: Mapping[str, str] | None = None) -> str:
+    return str(_data_dir(_env(env)) / "mneme.db")
+
+
+def default_cache_dir(env: Mapping[str, str] | None = None) -> str:
+    """Where the default embedder's exported graphs go when ``cache_dir`` is not set."""
+    env = _env(env)
+    return str(Path(env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "mneme")
+
+
+def default_config_path(env: Mapping[str, str] | None = None) -> str:
+    env = _env(env)
+    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return str(Path(base) / "mneme" / "config.toml")
+
+
+def config_path(env: Mapping[str, str] | None = None, file: str | None = None) -> str:
+    """The config file this process reads and ``mneme config set`` writes: ``file``, else
+    ``$MNEME_CONFIG``, else the default place (which need not exist)."""
+    env = _env(env)
+    return file or env.get(CONFIG_ENV) or default_config_path(env)
+
+
+def _dsn_digest(target: str) -> str:
+    parts = urllib.parse.urlsplit(target)
+    host = parts.hostname or ""
+    where = f"{parts.username or ''}@{host}:{parts.port or ''}{parts.path}"
+    return hashlib.sha256(where.encode("utf-8")).hexdigest()[:16]
+
+
+def default_audit_key_file(env: Mapping[str, str] | None, target: str) -> str | None:
     """Where a store's audit key lives when none is configured (ADR 0035): beside a SQLite
     file (None: the store's own default), else one file per PostgreSQL database under the user
     data directory, named by a digest of the DSN without its password."""
     if not target.startswith(("postgresql://", "postgres://")):
         return None
-    parts = urllib.parse.urlsplit(target)
-    host = parts.hostname or ""
-    where = f"{parts.username or ''}@{host}:{parts.port or ''}{parts.path}"
-    name = hashlib.sha256(where.encode("utf-8")).hexdigest()[:16]
-    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return str(Path(base) / "mneme" / "audit-keys" / f"{name}.key")
+    return str(_data_dir(_env(env)) / "audit-keys" / f"{_dsn_digest(target)}.key")
 
 
-_ENV = {
-    "MNEME_DB": "db",
-    "MNEME_EMBEDDER": "embedder",
-    "MNEME_EMBEDDER_API_KEY": "embedder_api_key",
-    "MNEME_AUDIT_KEY_FILE": "audit_key_file",
-    "MNEME_PG_VECTOR_INDEX": "pg_vector_index",
-}
-
-VECTOR_INDEXES = ("hnsw", "exact")
+def server_file(target: str, env: Mapping[str, str] | None = None) -> str:
+    """Where ``mneme serve`` on ``target`` leaves its pid and reload status, for ``mneme
+    config apply``: beside a SQLite file, else one file per PostgreSQL database."""
+    if target.startswith(("postgresql://", "postgres://")):
+        return str(_data_dir(_env(env)) / "servers" / f"{_dsn_digest(target)}.json")
+    return str(Path(target).expanduser().absolute()) + ".serve.json"
 
 
-_WATCH_SECONDS = ("watch_every", "watch_hook_timeout", "watch_queue_age", "watch_stuck_after")
-_WATCH_COUNTS = (
-    "watch_pause_passes",
-    "watch_wal_bytes",
-    "watch_db_bytes",
-    "watch_growth_bytes_per_hour",
-    "watch_queue_depth",
-    "watch_flood_per_pass",
-    "watch_disk_free_bytes",
-    "watch_memory_bytes",
-)
+_USERINFO = re.compile(r"(://[^:/@\s]+):[^@/\s]+@")
 
 
-def _check_watch(values: Mapping[str, Any]) -> None:
-    """Refuse a watchdog setting no pass could run with, naming the field."""
-    for key in _WATCH_SECONDS:
-        value = values.get(key, 1)
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            raise InvalidInput(f"{key} must be a number of seconds, 0 or more")
-    if values.get("watch_hook_timeout", 1) == 0:
-        raise InvalidInput("watch_hook_timeout must be more than 0 seconds")
-    for key in _WATCH_COUNTS:
-        value = values.get(key, 0)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise InvalidInput(f"{key} must be a whole number, 0 or more (0: off)")
-    validate.ident(values.get("watch_bank", "ops"), "watch_bank")
-    hook = values.get("watch_hook")
-    if hook is not None and (not isinstance(hook, str) or not hook.strip()):
-        raise InvalidInput("watch_hook must be a shell command (a non-empty string) or unset")
+def redact_dsn(value: str) -> str:
+    """Any URL or DSN inside ``value`` without its password (``user:***@host``)."""
+    return _USERINFO.sub(r"\1:***@", value)
 
 
-def _check_cadence(values: Mapping[str, Any]) -> None:
-    """Refuse a background interval or pass size no worker could run with."""
-    for key in ("reconsolidate_every", "reflect_every"):
-        value = values.get(key, 0)
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            raise InvalidInput(f"{key} must be a number of seconds, 0 or more (0: off)")
-    per_pass = values.get("reflect_banks_per_pass", 1)
-    if isinstance(per_pass, bool) or not isinstance(per_pass, int) or per_pass < 1:
-        raise InvalidInput("reflect_banks_per_pass must be a whole number, 1 or more")
+ENV_VARS: dict[str, ct.Leaf] = {leaf.env: leaf for leaf in ct.leaves(Config)}
+SECTIONS: dict[str, type] = ct.sections(Config)
+LEAVES: dict[str, ct.Leaf] = {leaf.path: leaf for leaf in ENV_VARS.values()}
+#: Settings whose value is a secret: shown as *** by ``mneme config get`` and the API.
+SECRETS = frozenset(p for p, leaf in LEAVES.items() if leaf.field.metadata.get("secret"))
+
+
+@dataclass(frozen=True, slots=True)
+class Layers:
+    """A configuration and where each of its settings came from."""
+
+    config: Config
+    #: Dotted path -> "default", "file <path>", "env <VAR>" or "argument".
+    origins: Mapping[str, str]
+    #: The config file read, or None (no file at the default place).
+    file: str | None
+
+
+def read_file(path: str) -> dict[str, Any]:
+    """The settings table of a TOML config file (its ``[mneme]`` table when it has one).
+
+    Raises:
+        InvalidInput: the file cannot be read or is not TOML (with the line).
+    """
+    try:
+        with open(path, "rb") as fh:
+            return parse_text(fh.read().decode("utf-8"), path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read the config file {path}: {exc}") from exc
+
+
+def parse_text(text: str, label: str) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidInput(f"cannot read the config file {label}: {exc}") from exc
+    section = data.get("mneme", data)
+    if not isinstance(section, dict):
+        raise InvalidInput(f"[mneme] in the config file {label} must be a table")
+    return section
+
+
+def _take(
+    data: Mapping[str, Any],
+    values: dict[str, Any],
+    origins: dict[str, str],
+    origin: str,
+    prefix: str = "",
+) -> None:
+    """Check one layer's (nested) settings by their types and lay them over ``values``."""
+    unknown = []
+    for key, value in data.items():
+        path = f"{prefix}{key}"
+        if path in SECTIONS:
+            if dataclasses.is_dataclass(value) and not isinstance(value, type):
+                value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+            if not isinstance(value, Mapping):
+                raise InvalidInput(f"{path} must be a table of settings, got {value!r} ({origin})")
+            _take(value, values, origins, origin, path + ".")
+        elif path in LEAVES:
+            leaf = LEAVES[path]
+            try:
+                checked = ct.coerce(value, leaf.type, path)
+                ct.check_bounds(leaf, checked)
+            except InvalidInput as exc:
+                raise InvalidInput(f"{exc} ({origin})") from None
+            values[path], origins[path] = checked, origin
+        else:
+            unknown.append(path)
+    if unknown:
+        raise InvalidInput(f"unknown configuration keys: {', '.join(sorted(unknown))} ({origin})")
+
+
+def resolve(
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    file: str | None = None,
+    file_data: Mapping[str, Any] | None = None,
+) -> Layers:
+    """Build the configuration from its layers, and say where each setting came from.
+
+    ``file_data``: the file layer already read (``mneme config set`` checks a file before
+    writing it); else the file at ``config_path`` is read, when it exists or was named.
+
+    Raises:
+        InvalidInput: an unknown key, or a value its field does not take; the message names
+            the setting, what it takes, the value and its layer.
+    """
+    env = _env(env)
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = dict.fromkeys(LEAVES, "default")
+    path = config_path(env, file)
+    named = bool(file or env.get(CONFIG_ENV))
+    read: str | None = None
+    if file_data is not None:
+        read = path
+        _take(file_data, values, origins, f"file {path}")
+    elif named or Path(path).is_file():
+        read = path
+        _take(read_file(path), values, origins, f"file {path}")
+    for var, leaf in ENV_VARS.items():
+        text = env.get(var)
+        if text:
+            try:
+                values[leaf.path] = ct.from_text(text, leaf)
+            except InvalidInput as exc:
+                raise InvalidInput(f"{exc} (env {var})") from None
+            origins[leaf.path] = f"env {var}"
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    _take(given, values, origins, "argument")
+    config: Config = ct.build(Config, values)
+    return Layers(config, origins, read)
 
 
 def load(
@@ -200,50 +371,4 @@ def load(
     file: str | None = None,
 ) -> Config:
     """Build the configuration from its layers; unknown keys are an error, not ignored."""
-    env = os.environ if env is None else env
-    values: dict[str, Any] = {}
-    recall: dict[str, Any] = {}
-    path = file or env.get("MNEME_CONFIG")
-    if path:
-        try:
-            with open(path, "rb") as fh:
-                data = tomllib.load(fh)
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise InvalidInput(f"cannot read the config file {path}: {exc}") from exc
-        section = data.get("mneme", data)
-        recall.update(section.pop("recall", {}) if isinstance(section, dict) else {})
-        values.update(section)
-    for var, key in _ENV.items():
-        if env.get(var):
-            values[key] = env[var]
-    for key, value in (overrides or {}).items():
-        if value is None:
-            continue
-        if key == "recall" and isinstance(value, Mapping):
-            recall.update(value)
-        else:
-            values[key] = value
-    names = {f.name for f in dataclasses.fields(Config)}
-    unknown = set(values) - names
-    if unknown:
-        raise InvalidInput(f"unknown configuration keys: {', '.join(sorted(unknown))}")
-    rnames = {f.name for f in dataclasses.fields(RecallConfig)}
-    if set(recall) - rnames:
-        raise InvalidInput(
-            f"unknown recall configuration keys: {', '.join(sorted(set(recall) - rnames))}"
-        )
-    if "llm" in values:
-        tiers = values["llm"]
-        if not isinstance(tiers, list | tuple) or not all(isinstance(t, Mapping) for t in tiers):
-            raise InvalidInput("llm must be a list of tier tables (provider, model, ...)")
-        values["llm"] = tuple(dict(t) for t in tiers)
-    if values.get("pg_vector_index", "hnsw") not in VECTOR_INDEXES:
-        raise InvalidInput(
-            f"pg_vector_index must be one of {', '.join(VECTOR_INDEXES)}, "
-            f"got {values['pg_vector_index']!r}"
-        )
-    _check_cadence(values)
-    _check_watch(values)
-    if isinstance(values.get("recall"), RecallConfig):
-        return Config(**values)
-    return Config(**values, recall=RecallConfig(**recall))
+    return resolve(overrides, env=env, file=file).config

@@ -9,9 +9,12 @@ background/: a method here passes its arguments to the part that does it.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
-import os
+import threading
+import warnings
 from collections.abc import Callable, Generator, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -43,7 +46,7 @@ from mneme.deprecation import Moved, warn_moved
 from mneme.embed.protocol import Embedder
 from mneme.errors import BackendUnavailable, InvalidInput
 from mneme.llm.extract import LLMExtractor
-from mneme.llm.fallback import build_chain
+from mneme.llm.fallback import LLMTierSkipped, build_chain
 from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLM
 from mneme.llm.sweep import LLMSweepJudge
@@ -61,6 +64,7 @@ from mneme.read.chain import from_query as chain_from_query
 from mneme.read.lookup import Lookup
 from mneme.read.neighbourhood import GraphView, neighbourhood
 from mneme.read.recall import Recaller
+from mneme.reconfigure import ReloadReport, Status, split
 from mneme.store.copy import CopyReport, copy_store
 from mneme.store.protocol import Store
 from mneme.think import Thinker
@@ -77,6 +81,17 @@ from mneme.write.decide import Judge
 from mneme.write.defence import Defence
 from mneme.write.links import connect as connect_memories
 from mneme.write.retain import Retainer
+
+
+@dataclass(frozen=True, slots=True)
+class _Live:
+    """What a reload replaces, as one value (ADR 0057)."""
+
+    config: Config
+    llm: LLM | None
+    retainer: Retainer
+    recaller: Recaller
+    sweep_judge: LLMSweepJudge | None
 
 
 def _utcnow() -> dt.datetime:
@@ -96,7 +111,7 @@ def open_store(
     (``config.default_audit_key_file``). ``vector_index``: PostgreSQL's semantic channel
     (``Config.pg_vector_index``); None takes the configured one.
     """
-    key_file = audit_key_file or config_mod.default_audit_key_file(os.environ, target)
+    key_file = audit_key_file or config_mod.default_audit_key_file(None, target)
     if target.startswith(("postgresql://", "postgres://")):
         from mneme.store.postgres import PostgresStore
 
@@ -182,29 +197,20 @@ class Memory:
         self._store = store
         store.set_clock(clock)
         self.embedder = embedder
-        self.config = config
         self.clock = clock
         self.charter = CharterFile(config.charter)
-        #: The optional LLM (a fallback chain): write side and background only, never recall.
-        self.llm = llm
         review = Review(store, clock)
         conflicts = Conflicts(store, review, clock)
         settler = Settler(store, conflicts, clock)
-        judge = Judge(
-            store, JudgeConfig(), embedder.model_id, LLMJudge(llm) if llm is not None else None
-        )
-        self._retainer = Retainer(
-            store,
-            embedder,
-            config,
-            clock,
-            judge,
-            conflicts,
-            self.charter,
-            settler,
-            LLMExtractor(llm) if llm is not None else None,
-        )
-        self._recaller = Recaller(store, embedder, config.recall, clock)
+        self._conflicts, self._settler = conflicts, settler
+        # What a reload rebuilds, held in one object: a request reads it once and finishes on
+        # it, whatever a reload swaps in meanwhile (ADR 0057).
+        self._live = self._wire(config, llm, Recaller(store, embedder, config.recall, clock))
+        self._reloads = Status()
+        self._reload_lock = threading.Lock()
+        self._retired: list[LLM] = []  # replaced LLM chains: closed with the Memory
+        #: The layers ``open`` read (overrides, env, file), for ``reload``; None: built directly.
+        self._layers: dict[str, Any] | None = None
         self._lookup = Lookup(store)
         self._edits = Edits(store, review, self._lookup.owned)
         self._reconsolidator = Reconsolidator(
@@ -214,7 +220,7 @@ class Memory:
             clock,
             bar=config.reconsolidation_bar,
             batch=config.reconsolidation_batch,
-            llm_judge=LLMSweepJudge(llm) if llm is not None else None,
+            llm_judge=self._live.sweep_judge,
         )
         self._reflector = Reflector(store, embedder, clock)
         review.on_change.append(self._reflector.note_change)
@@ -289,13 +295,16 @@ class Memory:
             SchemaMismatch: not a mneme store, corrupt, or written by a newer mneme.
             BackendUnavailable: the file or server cannot be opened.
         """
-        env = os.environ if env is None else env
+        env = config_mod.environment() if env is None else env
         if isinstance(embedder, str):
             config = {**config, "embedder": embedder}
             embedder = None
-        cfg = config_mod.load(
-            {**config, "db": str(dsn_or_path) if dsn_or_path else None}, env=env, file=config_file
-        )
+        layers: dict[str, Any] = {
+            "overrides": {**config, "db": str(dsn_or_path) if dsn_or_path else None},
+            "env": env,
+            "file": config_file,
+        }
+        cfg = config_mod.load(**layers)
         target = cfg.db or config_mod.default_db_path(env)
         key_file = cfg.audit_key_file or config_mod.default_audit_key_file(env, target)
         store = open_store(
@@ -308,21 +317,140 @@ class Memory:
             from mneme.embed.factory import build_embedder
 
             try:
-                embedder = build_embedder(cfg.embedder, api_key=cfg.embedder_api_key)
+                embedder = build_embedder(
+                    cfg.embedder, api_key=cfg.embedder_api_key, options=dataclasses.asdict(cfg)
+                )
             except BaseException:
                 store.close()
                 raise
         chain = build_chain(cfg.llm, env) if cfg.llm else None
-        return cls(store, embedder, cfg, clock or _utcnow, llm=chain or None)
+        memory = cls(store, embedder, cfg, clock or _utcnow, llm=chain or None)
+        memory._layers = layers
+        return memory
+
+    # -- configuration ------------------------------------------------------------------
+
+    @property
+    def config(self) -> Config:
+        """The configuration in force (a reload may replace it; ADR 0057)."""
+        return self._live.config
+
+    @property
+    def llm(self) -> LLM | None:
+        """The optional LLM (a fallback chain): write side and background only, never recall."""
+        return self._live.llm
+
+    @property
+    def _retainer(self) -> Retainer:
+        return self._live.retainer
+
+    @property
+    def _recaller(self) -> Recaller:
+        return self._live.recaller
+
+    def _wire(self, config: Config, llm: LLM | None, recaller: Recaller) -> _Live:
+        """The clients that depend on reloadable settings, built for ``config``."""
+        store, embedder = self._store, self.embedder
+        judge = Judge(
+            store, JudgeConfig(), embedder.model_id, LLMJudge(llm) if llm is not None else None
+        )
+        retainer = Retainer(
+            store,
+            embedder,
+            config,
+            self.clock,
+            judge,
+            self._conflicts,
+            self.charter,
+            self._settler,
+            LLMExtractor(llm) if llm is not None else None,
+        )
+        sweep_judge = LLMSweepJudge(llm) if llm is not None else None
+        return _Live(config, llm, retainer, recaller, sweep_judge)
+
+    def reconfigure(self, config: Config) -> ReloadReport:
+        """Put ``config`` in force without a restart, as far as it can be (ADR 0057).
+
+        The settings of ``reconfigure.LIVE`` (recall knobs, LLM tiers, write limits, the
+        sensitive-data policy, background cadences) are applied: their clients are rebuilt
+        and swapped in at once, and a request already running finishes on the old ones. Any
+        other changed setting keeps its value and is listed in ``needs_restart``. When a new
+        client cannot be built (an LLM tier without its key), nothing changes and the report
+        says why. The charter file is read again as well.
+        """
+        with self._reload_lock:
+            old = self._live
+            effective, applied, held = split(old.config, config)
+            try:
+                llm = old.llm
+                if effective.llm != old.config.llm:
+                    llm = self._chain(effective.llm)
+                recaller = old.recaller
+                if effective.recall != old.config.recall:
+                    recaller = old.recaller.retuned(effective.recall)
+                live = self._wire(effective, llm, recaller)
+            except (InvalidInput, BackendUnavailable, ValueError) as exc:
+                return self._reloads.record(error=f"nothing changed: {exc}")
+            self._live = live  # the swap: one assignment
+            self._buffer.retainer = live.retainer
+            self._reconsolidator.retune(
+                effective.reconsolidation_bar, effective.reconsolidation_batch, live.sweep_judge
+            )
+            self._cadence.per_pass = effective.reflect_banks_per_pass
+            runs = not (effective.read_only or self._store.read_only)
+            self._sweeper.retime(effective.reconsolidate_every, start=runs)
+            self._reflecting.retime(effective.reflect_every, start=runs)
+            self.admin.retune(live.retainer.defence, create_banks=effective.create_banks)
+            if llm is not old.llm and old.llm is not None:
+                self._retired.append(old.llm)
+            self.charter.reload(strict=False)
+            return self._reloads.record(applied=applied, needs_restart=held)
+
+    def _chain(self, tiers: tuple[Mapping[str, Any], ...]) -> LLM | None:
+        """A reloaded LLM chain, every tier built: a tier left out (its key is not in the
+        environment) fails the reload, where at start it is skipped with a warning."""
+        if not tiers:
+            return None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", LLMTierSkipped)
+            chain = build_chain(tiers, self._env())
+        if chain.skipped:
+            chain.close()
+            raise InvalidInput("; ".join(chain.skipped))
+        return chain
+
+    def reload(self) -> ReloadReport:
+        """Read the configuration layers again (defaults < file < environment < the keyword
+        arguments ``open`` was given) and ``reconfigure`` with them. An invalid layer changes
+        nothing: the report names the setting, and the configuration in force stays."""
+        if self._layers is None:
+            raise InvalidInput(
+                "this Memory was built from a Config, not opened from the configuration "
+                "layers: call reconfigure(config) instead"
+            )
+        try:
+            config = config_mod.load(**self._layers)
+        except InvalidInput as exc:
+            return self._reloads.record(error=f"nothing changed: {exc}")
+        return self.reconfigure(config)
+
+    def reload_status(self) -> dict[str, Any]:
+        """The reloads so far: how many, the last one's report, settings awaiting a restart."""
+        return self._reloads.as_dict()
+
+    def _env(self) -> Mapping[str, str]:
+        layers = self._layers
+        return layers["env"] if layers is not None else config_mod.environment()
 
     def close(self) -> None:
         self._watching.stop()
         self._cadence.halt()
         self._reflecting.stop()
         self._sweeper.stop()
-        closer = getattr(self.llm, "close", None)
-        if closer is not None:
-            closer()
+        for chain in (*self._retired, self.llm):
+            closer = getattr(chain, "close", None)
+            if closer is not None:
+                closer()
         self._buffer.close()
         self._recaller.close()
         self._store.close()
@@ -388,7 +516,8 @@ class Memory:
             if wait is not None:
                 return self._buffer.submit(args, wait)
             text_arg = args.pop("text")
-            return self._retainer.run([self._retainer.plan(text_arg, **args)])[0]
+            retainer = self._retainer
+            return retainer.run([retainer.plan(text_arg, **args)])[0]
 
     def get_add_status(
         self, pending_id: str, *, bank: str | None = None, agent: str | None = None
@@ -413,8 +542,9 @@ class Memory:
         anything is written: one bad item rejects the whole batch and nothing is stored.
         """
         with self.observers.timed("write"):
-            plans = self._retainer.plans(items)
-            return self._retainer.run(plans) if plans else []
+            retainer = self._retainer
+            plans = retainer.plans(items)
+            return retainer.run(plans) if plans else []
 
     def retain_batches(
         self, batches: Iterable[Iterable[Mapping[str, Any]]]
@@ -428,7 +558,8 @@ class Memory:
         This is the fast path for imports: on LoCoMo here it is about 1.3x the rate of the
         same batches through ``retain_many`` one after another.
         """
-        return self._retainer.stream(self._retainer.plans(batch) for batch in batches)
+        retainer = self._retainer
+        return retainer.stream(retainer.plans(batch) for batch in batches)
 
     def update(
         self,
@@ -552,8 +683,8 @@ class Memory:
             )
 
     def _recall(self, query: str, **args: Any) -> list[Hit]:
-        q = self._recaller.parse(query, **args)
-        return self._recaller.recall(q)
+        recaller = self._recaller  # one reading: a reload swaps it between requests only
+        return recaller.recall(recaller.parse(query, **args))
 
     def _ops_alert(self, text: str, metadata: Mapping[str, Any]) -> list[str]:
         """Retain an ops-alert memory into the system bank (the watchdog's alert rung)."""

@@ -134,6 +134,11 @@ class AdminNamespace:
         self._create_banks = create_banks
         self.sensitive_policy = defence.view
 
+    def retune(self, defence: Defence, *, create_banks: bool) -> None:
+        """Take a reloaded configuration's defence and bank rule (ADR 0057)."""
+        self._defence, self._create_banks = defence, create_banks
+        self.sensitive_policy = defence.view
+
     # -- the store ----------------------------------------------------------------------
 
     def banks(self) -> list[Bank]:

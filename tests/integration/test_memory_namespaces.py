@@ -70,6 +70,10 @@ FLAT = {
     "invalidate",
     "connect",
     "reflect",  # DESIGN.md's mem.reflect(bank, ...): observations from memories (ADR 0051)
+    # Its life: a new configuration without a restart (ADR 0057).
+    "reconfigure",
+    "reload",
+    "reload_status",
 }
 
 
@@ -82,7 +86,8 @@ def test_every_moved_name_is_listed_and_only_the_verbs_on_memories_stay_methods(
     moved = {n for n in public if isinstance(vars(mneme.Memory)[n], Moved)}
     properties = {n for n in public if isinstance(vars(mneme.Memory)[n], property)}
     assert moved == set(MOVED)
-    assert properties == {"store", "presence", "reconsolidator"}
+    # config and llm: what a reload may replace, read from the swapped value (ADR 0057)
+    assert properties == {"store", "presence", "reconsolidator", "config", "llm"}
     assert public - moved - properties == FLAT
 
 

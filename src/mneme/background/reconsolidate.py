@@ -121,6 +121,10 @@ class Reconsolidator:
         self.produced = 0
         review.on_change.append(self.note_change)
 
+    def retune(self, bar: float, batch: int, llm_judge: LLMSweepJudge | None) -> None:
+        """Take a reloaded configuration's settings (ADR 0057); the next pass reads them."""
+        self.bar, self.batch, self.llm_judge = bar, batch, llm_judge
+
     # -- recording pending work (inside the changing transaction) -----------------------
 
     def note_change(self, unit: Unit, why: str) -> None:

@@ -43,7 +43,14 @@ from mneme.core.model import (
     Viewer,
     Visibility,
 )
-from mneme.core.observations import Disposition, Evidence, Observation, observe
+from mneme.core.observations import (
+    Disposition,
+    Evidence,
+    Nearest,
+    Observation,
+    Ranker,
+    observe,
+)
 from mneme.embed.protocol import Embedder
 from mneme.errors import InvalidInput, NotFound
 from mneme.ids import new_id
@@ -204,7 +211,7 @@ class Reflector:
             if evidence
             else {}
         )
-        found = observe([_evidence(u, vectors_of.get(u.id)) for u in evidence], disposition)
+        found = observe([_evidence(u) for u in evidence], disposition, _ranker(vectors_of))
         skipped = tuple((s.key, s.reason) for s in found.skipped)
         current = _by_key(held)
         todo = [
@@ -449,7 +456,28 @@ class Reflector:
                 )
 
 
-def _evidence(u: Unit, vector: Any) -> Evidence:
+def _ranker(vectors: Mapping[str, Any]) -> Ranker:
+    """Nearness by the stored vectors (cosine; they are unit length), one matrix product per
+    group; ties keep time order (a stable sort)."""
+
+    def for_group(members: Sequence[Evidence]) -> Nearest | None:
+        if any(e.unit_id not in vectors for e in members):
+            return None
+        matrix = np.asarray([vectors[e.unit_id] for e in members], dtype=np.float32)
+        similar = matrix @ matrix.T
+
+        def nearest(seed: int, candidates: Sequence[int]) -> Sequence[int]:
+            among = np.asarray(candidates, dtype=np.int64)
+            if not len(among):
+                return []
+            return [int(i) for i in among[np.argsort(-similar[seed, among], kind="stable")]]
+
+        return nearest
+
+    return for_group
+
+
+def _evidence(u: Unit) -> Evidence:
     return Evidence(
         unit_id=u.id,
         text=u.text,
@@ -457,7 +485,6 @@ def _evidence(u: Unit, vector: Any) -> Evidence:
         entities=u.entities,
         sources=u.evidence,
         type=u.type.value,
-        vector=vector,
     )
 
 

@@ -46,6 +46,21 @@ class Worker:
         self._thread = threading.Thread(target=self._run, name=f"mneme-{self.name}", daemon=True)
         self._thread.start()
 
+    def retime(self, interval: float, *, start: bool = True) -> None:
+        """Run every ``interval`` seconds from now on (a configuration reload, ADR 0057):
+        0 stops the worker after its current step; a positive interval starts it when
+        ``start`` and it was not running."""
+        if interval <= 0:
+            self.stop()
+            self._stop.clear()
+            self._thread = None
+            self.interval = interval
+            return
+        self.interval = interval
+        self._wake.set()  # a worker asleep on the old interval wakes to the new one
+        if start:
+            self.start()
+
     def wake(self) -> None:
         self._wake.set()
 

@@ -1640,6 +1640,42 @@ class MnemeClient(SyncWire):
             ),
         )
 
+    def get_config(self) -> JsonObject:
+        """The configuration in force (admin).
+
+        Every setting by its dotted path (secrets as ***, DSN passwords hidden) and the reloads so
+        far: how many, the last one's report (applied settings, or the setting it refused), and the
+        changed settings that wait for a restart. An admin token for every bank (`*`) only.
+
+        ``GET /v1/admin/config``
+        """
+        return cast(
+            JsonObject,
+            self._call(
+                "GET",
+                "/v1/admin/config",
+            ),
+        )
+
+    def reload_config(self) -> JsonObject:
+        """Reload the configuration (admin).
+
+        Reads the configuration layers again (defaults < file < environment) as SIGHUP does, and
+        puts what changed in force without a restart: requests already running finish on the old
+        clients. An invalid setting, or a client that cannot be built, changes nothing: ok is false
+        and error names it. Settings that need a restart (the store, the embedder) are listed, not
+        applied. An admin token for every bank only.
+
+        ``POST /v1/admin/config/reload``
+        """
+        return cast(
+            JsonObject,
+            self._call(
+                "POST",
+                "/v1/admin/config/reload",
+            ),
+        )
+
 
 class AsyncMnemeClient(AsyncWire):
     """The asynchronous client of mneme.
@@ -3204,5 +3240,41 @@ class AsyncMnemeClient(AsyncWire):
                 path={
                     "stage": stage,
                 },
+            ),
+        )
+
+    async def get_config(self) -> JsonObject:
+        """The configuration in force (admin).
+
+        Every setting by its dotted path (secrets as ***, DSN passwords hidden) and the reloads so
+        far: how many, the last one's report (applied settings, or the setting it refused), and the
+        changed settings that wait for a restart. An admin token for every bank (`*`) only.
+
+        ``GET /v1/admin/config``
+        """
+        return cast(
+            JsonObject,
+            await self._call(
+                "GET",
+                "/v1/admin/config",
+            ),
+        )
+
+    async def reload_config(self) -> JsonObject:
+        """Reload the configuration (admin).
+
+        Reads the configuration layers again (defaults < file < environment) as SIGHUP does, and
+        puts what changed in force without a restart: requests already running finish on the old
+        clients. An invalid setting, or a client that cannot be built, changes nothing: ok is false
+        and error names it. Settings that need a restart (the store, the embedder) are listed, not
+        applied. An admin token for every bank only.
+
+        ``POST /v1/admin/config/reload``
+        """
+        return cast(
+            JsonObject,
+            await self._call(
+                "POST",
+                "/v1/admin/config/reload",
             ),
         )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from mneme.embed.hashing import HashingEmbedder
 from mneme.embed.minilm import MiniLMEmbedder
@@ -22,17 +24,31 @@ _HASHING = re.compile(r"hashing(?::(?P<dim>\d+))?")
 _OPENAI = re.compile(r"openai:(?P<model>[^@\s]+(?:@[^@\s]+)*?)@(?P<url>https?://\S+)")
 
 
-def build_embedder(spec: str = DEFAULT_SPEC, *, api_key: str | None = None) -> Embedder:
+def build_embedder(
+    spec: str = DEFAULT_SPEC,
+    *,
+    api_key: str | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Embedder:
     """Build the embedder ``spec`` names; ``api_key`` is used by "openai:" specs only.
 
-    The caller reads keys from the environment or a secret store; this function never does.
+    ``options``: the default embedder's settings from the configuration (``Config``'s
+    ``cache_dir``, ``embed_precision``, ``query_backend``, ``batch_backend``); missing ones
+    take their defaults. The caller reads keys and settings from the configuration or a
+    secret store; this function never reads the environment.
 
     Raises:
         InvalidInput: the spec is not one of the valid forms.
     """
     text = spec.strip()
     if text == "minilm":
-        return MiniLMEmbedder()
+        given = options or {}
+        return MiniLMEmbedder(
+            cache_dir=given.get("cache_dir"),
+            precision=given.get("embed_precision"),
+            query_backend=given.get("query_backend"),
+            batch_backend=given.get("batch_backend"),
+        )
     if match := _HASHING.fullmatch(text):
         dim = match["dim"]
         return HashingEmbedder(int(dim)) if dim is not None else HashingEmbedder()

@@ -105,18 +105,19 @@ class MiniLMEmbedder:
         precision: str | None = None,
         query_backend: str | None = None,
         batch_backend: str | None = None,
+        cache_dir: str | None = None,
     ) -> None:
-        precision = precision or os.environ.get("MNEME_EMBED_PRECISION") or "auto"
+        precision = precision or "auto"
         if precision not in PRECISIONS:
             raise InvalidInput(
                 f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}"
             )
-        query_backend = query_backend or os.environ.get("MNEME_QUERY_BACKEND") or "auto"
+        query_backend = query_backend or "auto"
         if query_backend not in QUERY_BACKENDS:
             raise InvalidInput(
                 f"query_backend must be one of {', '.join(QUERY_BACKENDS)}, got {query_backend!r}"
             )
-        batch_backend = batch_backend or os.environ.get("MNEME_BATCH_BACKEND") or "auto"
+        batch_backend = batch_backend or "auto"
         if batch_backend not in BATCH_BACKENDS:
             raise InvalidInput(
                 f"batch_backend must be one of {', '.join(BATCH_BACKENDS)}, got {batch_backend!r}"
@@ -139,6 +140,8 @@ class MiniLMEmbedder:
         self._onnx: OnnxQueryEncoder | None = None
         self._onnx_tried = False
         self._num_threads = num_threads
+        #: Where the exported query graph is kept (``Config.cache_dir``); None: the default.
+        self._cache_dir = Path(cache_dir).expanduser() if cache_dir else None
         self._max_cached_query_chars = max_cached_query_chars
         self._model: SentenceTransformer | None = None
         self._load_lock = threading.Lock()
@@ -254,7 +257,9 @@ class MiniLMEmbedder:
                 if self.query_backend == "auto":
                     threads = self._num_threads or min(2, _available_cpus())
                     try:
-                        self._onnx = OnnxQueryEncoder(packaged_model_path(), threads=threads)
+                        self._onnx = OnnxQueryEncoder(
+                            packaged_model_path(), threads=threads, directory=self._cache_dir
+                        )
                     except BackendUnavailable as exc:
                         self.query_fallback = str(exc)
                         log.warning("queries embed on torch: %s", exc)

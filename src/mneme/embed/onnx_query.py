@@ -3,7 +3,8 @@
 One short query through torch costs 10-13 ms on 2 cores, most of it per-operator dispatch; the
 same graph on ONNX Runtime costs 2-3 ms (ADR 0016). The graph is exported once from the packaged
 weights (never a hub) with mean pooling and L2 normalization inside it, then cached on disk:
-``$MNEME_CACHE_DIR``, else ``$XDG_CACHE_HOME/mneme``, else ``~/.cache/mneme``. Batches run
+``Config.cache_dir`` (``$MNEME_CACHE_DIR``), else ``$XDG_CACHE_HOME/mneme``, else
+``~/.cache/mneme``. Batches run
 the same graph on OpenVINO where the CPU has bfloat16 (``openvino_batch``, ADR 0023), else on
 torch (ADR 0015).
 """
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from mneme import config
 from mneme.embed.protocol import Vectors
 from mneme.errors import BackendUnavailable
 
@@ -32,12 +34,9 @@ _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 def cache_dir() -> Path:
-    """Where exported graphs are kept."""
-    explicit = os.environ.get("MNEME_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "mneme"
+    """Where exported graphs are kept when no directory is given: ``Config.cache_dir``'s
+    default (``$MNEME_CACHE_DIR`` reaches the embedder through the configuration)."""
+    return Path(config.default_cache_dir())
 
 
 def graph_path(model_dir: Path, directory: Path | None = None) -> Path:

@@ -5,6 +5,7 @@ The read path makes no model call besides embedding the query (a test holds it t
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -122,6 +123,13 @@ class Recaller:
         self.config = config
         self.clock = clock
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mneme-recall")
+
+    def retuned(self, config: RecallConfig) -> Recaller:
+        """The same recaller with other knobs (a configuration reload, ADR 0057): it shares
+        this one's channel threads, and a query already running here keeps its knobs."""
+        twin = copy.copy(self)
+        twin.config = config
+        return twin
 
     def close(self) -> None:
         # Wait for a channel still running: the store closes its connections next, and closing

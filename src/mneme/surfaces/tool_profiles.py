@@ -79,8 +79,11 @@ def groups_of(profile: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def check_profile(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
-    """A click callback: the profile, or a usage error naming the choices."""
+def check_profile(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """A click callback: the profile, or a usage error naming the choices (None: not given,
+    the configuration's ``mcp_tools`` decides)."""
+    if value is None:
+        return None
     try:
         groups_of(value)
     except InvalidInput as exc:

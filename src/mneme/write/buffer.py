@@ -72,8 +72,9 @@ class IngestBuffer:
         wait = float(wait)
         rest = dict(args)
         # Every bad input fails here, before anything is kept, and so does a refused secret.
-        plan = self.retainer.plan(rest.pop("text"), **rest)
-        self.retainer.corrected(plan)  # and so does a supersedes= naming nothing that exists
+        retainer = self.retainer  # one reading: a configuration reload may swap it (ADR 0057)
+        plan = retainer.plan(rest.pop("text"), **rest)
+        retainer.corrected(plan)  # and so does a supersedes= naming nothing that exists
         payload = {k: to_jsonable(v) for k, v in args.items() if v is not None}
         payload["source_id"] = plan.source.id  # the promise names the evidence id it will use
         # The queue keeps the screened text, never what the policy redacted (ADR 0034), and
@@ -185,13 +186,14 @@ class IngestBuffer:
             summary = args.pop(_SCREENED, None)
             # An item queued before screening existed has no summary: it is screened now.
             screened = None if summary is None else Screening.from_summary(text, summary)
-            plan = self.retainer.plan(text, screened, **args)
-            self.retainer.prepare([plan])
+            retainer = self.retainer  # one reading: a reload may swap it (ADR 0057)
+            plan = retainer.plan(text, screened, **args)
+            retainer.prepare([plan])
             with self.store.transaction():
                 current = self.store.queue.get_queued(item.id)
                 if current is not None and current.status == "done":
                     return True  # another process finished it first: exactly once
-                result = self.retainer.commit([plan])[0]
+                result = retainer.commit([plan])[0]
                 self.store.queue.finish_queued(
                     item.id, "done", to_jsonable(result), None, self.clock()
                 )

@@ -294,6 +294,25 @@ def _args_for(command: tuple[str, ...], uid: str, jsonl: Path) -> list[str]:
         ],
         ("backup",): ["backup", str(jsonl.with_name("backup.db"))],
         ("export",): ["export", str(jsonl.with_name("store.mneme.gz"))],
+        ("config", "get"): ["config", "--file", str(jsonl.with_name("c.toml")), "get", "recall"],
+        ("config", "set"): [
+            "config",
+            "--file",
+            str(jsonl.with_name("c.toml")),
+            "set",
+            "max_atoms",
+            "9",
+        ],
+        ("config", "edit"): [
+            "config",
+            "--file",
+            str(jsonl.with_name("c.toml")),
+            "edit",
+            "--editor",
+            "true",
+        ],
+        ("config", "path"): ["config", "path"],
+        ("config", "apply"): ["config", "apply", "--wait", "0"],
     }[command]
 
 
@@ -310,6 +329,7 @@ ANSWERS_WITH_AN_ERROR = {
     ("proposals", "decide"),
     ("restore",),
     ("token", "revoke"),
+    ("config", "apply"),  # no server runs on the test's store
 }
 
 
@@ -326,6 +346,7 @@ def test_every_command_prints_json_on_stdout(
     uid = add(run, "Grace keeps bees in her garden.")["memory_ids"][0]
     jsonl = tmp_path / "in.jsonl"
     jsonl.write_text(json.dumps({"text": "Heidi flies gliders."}) + "\n")
+    jsonl.with_name("c.toml").write_text("# the config commands' file\n")
     args = _args_for(command, uid, jsonl)
     args = [*args, "--json"] if placement == "subcommand" else ["--json", *args]
     result = run(*args)

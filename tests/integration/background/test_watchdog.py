@@ -274,8 +274,8 @@ def test_a_hook_that_fails_or_hangs_is_journaled_and_the_pass_goes_on(
 @pytest.mark.parametrize(
     ("key", "value", "message"),
     [
-        ("watch_wal_bytes", -1, "watch_wal_bytes must be a whole number"),
-        ("watch_every", "soon", "watch_every must be a number of seconds"),
+        ("watch_wal_bytes", -1, "watch_wal_bytes must be 0 or more"),
+        ("watch_every", "soon", "watch_every must be a number"),
         ("watch_hook_timeout", 0, "watch_hook_timeout must be more than 0"),
         ("watch_bank", "_ops", "watch_bank '_ops' is not a valid id"),
         ("watch_hook", "  ", "watch_hook must be a shell command"),

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from mneme import config
 from mneme.embed import MiniLMEmbedder
+from mneme.embed.factory import build_embedder
 from mneme.embed.minilm import packaged_model_path
 from mneme.embed.onnx_query import OnnxQueryEncoder, cache_dir, graph_path
 from mneme.errors import BackendUnavailable, InvalidInput
@@ -68,9 +71,11 @@ def test_an_unusable_cache_falls_back_to_torch(
     blocker.write_text("a file where the cache directory should be")
     with pytest.raises(BackendUnavailable, match="cannot export"):
         OnnxQueryEncoder(packaged_model_path(), threads=1, directory=blocker / "sub")
-    monkeypatch.setenv("MNEME_CACHE_DIR", str(blocker / "sub"))
-    assert cache_dir() == blocker / "sub"
-    embedder = MiniLMEmbedder()
+    # $MNEME_CACHE_DIR reaches the embedder through the configuration (ADR 0057).
+    settings = config.load(env={"MNEME_CACHE_DIR": str(blocker / "sub")})
+    assert settings.cache_dir == str(blocker / "sub")
+    embedder = build_embedder("minilm", options=dataclasses.asdict(settings))
+    assert isinstance(embedder, MiniLMEmbedder)
     vector = embedder.embed_query("Where does Alice live?")
     assert vector.shape == (384,)
     assert embedder.query_fallback is not None
@@ -82,8 +87,9 @@ def test_query_backend_is_validated_and_torch_can_be_chosen(
 ) -> None:
     with pytest.raises(InvalidInput, match="query_backend"):
         MiniLMEmbedder(query_backend="tensorrt")
-    monkeypatch.setenv("MNEME_QUERY_BACKEND", "torch")
-    embedder = MiniLMEmbedder()
+    settings = config.load(env={"MNEME_QUERY_BACKEND": "torch"})
+    embedder = build_embedder("minilm", options=dataclasses.asdict(settings))
+    assert isinstance(embedder, MiniLMEmbedder)
     assert embedder.query_backend == "torch"
     embedder.embed_query("hello")
     assert embedder.query_fallback is None

@@ -18,6 +18,7 @@ from mneme.errors import MnemeError
 from mneme.surfaces.cli import (
     admin,
     backups,
+    config_cmd,
     demo,
     health_cmd,
     mcp_cmd,
@@ -131,7 +132,7 @@ def cli(ctx: click.Context, db: str | None, embedder: str | None) -> None:
     state.embedder = embedder
 
 
-for _module in (memories, transfer, admin, trust, demo, backups, health_cmd):
+for _module in (memories, transfer, admin, trust, demo, backups, health_cmd, config_cmd):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 cli.add_command(serve_cmd.serve)

@@ -1,11 +1,11 @@
 """`mneme mcp`: serve MCP over stdio on the store given by --db, as one configured caller.
 
 The process acts as one principal, chosen when it starts (``--bank``, ``--agent``, ``--role``,
-or ``MNEME_MCP_BANK``/``_AGENT``/``_ROLE``): every tool call is checked against the same role
-table as the HTTP API, and no tool argument can name another agent or bank. The defaults
-(bank ``default``, agent ``assistant``, role ``agent``) give an AI client its own memories
-and no review decisions; a person who reviews through an MCP client starts one with
-``--role reviewer``.
+else the configuration's ``mcp_bank``, ``mcp_agent``, ``mcp_role``: ``$MNEME_MCP_BANK``...):
+every tool call is checked against the same role table as the HTTP API, and no tool argument
+can name another agent or bank. The defaults (bank ``default``, agent ``assistant``, role
+``agent``) give an AI client its own memories and no review decisions; a person who reviews
+through an MCP client starts one with ``--role reviewer``.
 
 stdout is the protocol: logs go to stderr, and anything printed while the store opens (or a
 model loads later) is kept off stdout. The MCP SDK's stdio transport also points file
@@ -23,7 +23,7 @@ import click
 from mneme.errors import InvalidInput
 from mneme.surfaces.authority import ROLES, Principal, check_principal
 from mneme.surfaces.cli.state import get_state, output_options
-from mneme.surfaces.tool_profiles import DEFAULT_PROFILE, PROFILE_HELP, check_profile
+from mneme.surfaces.tool_profiles import DEFAULT_PROFILE, PROFILE_HELP, check_profile, groups_of
 
 DEFAULT_BANK = "default"
 DEFAULT_AGENT = "assistant"
@@ -33,36 +33,27 @@ DEFAULT_AGENT = "assistant"
 @click.option(
     "--bank",
     "-b",
-    envvar="MNEME_MCP_BANK",
-    default=DEFAULT_BANK,
-    show_default=True,
-    help='The bank every call uses ($MNEME_MCP_BANK); "*" (every bank) for --role admin only.',
+    help='The bank every call uses; "*" (every bank) for --role admin only. Default: the '
+    f"config's mcp_bank ($MNEME_MCP_BANK), else {DEFAULT_BANK}.",
 )
 @click.option(
     "--agent",
     "-a",
-    envvar="MNEME_MCP_AGENT",
-    default=DEFAULT_AGENT,
-    show_default=True,
-    help="The agent every call acts as: the author of writes, the actor of decisions "
-    "($MNEME_MCP_AGENT).",
+    help="The agent every call acts as: the author of writes, the actor of decisions. "
+    f"Default: the config's mcp_agent ($MNEME_MCP_AGENT), else {DEFAULT_AGENT}.",
 )
 @click.option(
     "--role",
-    envvar="MNEME_MCP_ROLE",
     type=click.Choice(ROLES),
-    default="agent",
-    show_default=True,
-    help="agent: its own memories; reviewer: review and conflicts; admin: all ($MNEME_MCP_ROLE).",
+    help="agent: its own memories; reviewer: review and conflicts; admin: all. Default: the "
+    "config's mcp_role ($MNEME_MCP_ROLE), else agent.",
 )
 @click.option(
     "--tools",
     "tools_profile",
-    envvar="MNEME_MCP_TOOLS",
-    default=DEFAULT_PROFILE,
-    show_default=True,
     callback=check_profile,
-    help=PROFILE_HELP + " ($MNEME_MCP_TOOLS)",
+    help=PROFILE_HELP
+    + f" Default: the config's mcp_tools ($MNEME_MCP_TOOLS), else {DEFAULT_PROFILE}.",
 )
 @click.option(
     "--log-level",
@@ -72,7 +63,13 @@ DEFAULT_AGENT = "assistant"
     help="How much to log (always on stderr).",
 )
 @output_options
-def mcp(bank: str, agent: str, role: str, tools_profile: str, log_level: str) -> None:
+def mcp(
+    bank: str | None,
+    agent: str | None,
+    role: str | None,
+    tools_profile: str | None,
+    log_level: str,
+) -> None:
     """Serve MCP over stdio for one agent client (Claude Desktop, Claude Code, Cursor...).
 
     Reads JSON-RPC on stdin and answers on stdout until the client hangs up; logs go to
@@ -80,8 +77,14 @@ def mcp(bank: str, agent: str, role: str, tools_profile: str, log_level: str) ->
     --agent in --bank with --role's rights, checked as the HTTP API checks a token. See
     docs/mcp.md for the tools and resources, and `mneme setup` for client configuration.
     """
+    settings = get_state().settings().config
+    bank = bank or settings.mcp_bank or DEFAULT_BANK
+    agent = agent or settings.mcp_agent or DEFAULT_AGENT
+    role = role or settings.mcp_role or "agent"
+    tools_profile = tools_profile or settings.mcp_tools or DEFAULT_PROFILE
     try:
         check_principal(bank, agent, role)
+        groups_of(tools_profile)
     except InvalidInput as exc:
         raise click.BadParameter(str(exc)) from exc
     principal = Principal("stdio", bank, agent, role, "mneme mcp")

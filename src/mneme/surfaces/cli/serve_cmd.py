@@ -24,10 +24,11 @@ from mneme.memory import Memory
 from mneme.surfaces.authority import ALL_BANKS, ROLES, Principal, check_principal
 from mneme.surfaces.cli import output
 from mneme.surfaces.cli.mcp_cmd import DEFAULT_AGENT, DEFAULT_BANK
+from mneme.surfaces.cli.serve_reload import Reloads
 from mneme.surfaces.cli.state import State, get_state, output_options
 from mneme.surfaces.http.limits import MAX_BODY_BYTES
 from mneme.surfaces.http.tokens import TokenStore, default_tokens_path
-from mneme.surfaces.tool_profiles import DEFAULT_PROFILE, PROFILE_HELP, check_profile
+from mneme.surfaces.tool_profiles import DEFAULT_PROFILE, PROFILE_HELP, check_profile, groups_of
 
 DEFAULT_PORT = 8765
 #: Seconds between the server's background reflect passes: a pass over unchanged evidence
@@ -44,23 +45,49 @@ tokens_option = click.option(
     "--tokens",
     "tokens_file",
     metavar="FILE",
-    envvar="MNEME_TOKENS",
-    help="The API tokens file. Default: $MNEME_TOKENS, else <db name>.tokens.json next to "
-    "the SQLite file (for a DSN: ~/.config/mneme/tokens.json).",
+    help="The API tokens file. Default: the config's tokens ($MNEME_TOKENS), else "
+    "<db name>.tokens.json next to the SQLite file (for a DSN: ~/.config/mneme/tokens.json).",
 )
 
 
 def _db_target(state: State) -> str:
     """The store the invocation names, without opening it (no embedder is loaded)."""
-    env = dict(os.environ)
-    cfg = config_mod.load({"db": state.db}, env=env)
-    return cfg.db or config_mod.default_db_path(env)
+    return state.target()
 
 
 def _token_store(state: State, tokens_file: str | None) -> TokenStore:
-    if tokens_file:
-        return TokenStore(tokens_file)
-    return TokenStore(default_tokens_path(_db_target(state), os.environ))
+    chosen = tokens_file or state.settings().config.tokens
+    if chosen:
+        return TokenStore(chosen)
+    return TokenStore(default_tokens_path(_db_target(state), config_mod.environment()))
+
+
+def _serve_settings(
+    state: State,
+    mcp_tools: str | None,
+    reflect_every: float | None,
+    every: float | None,
+    watch_every: float | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """The MCP tool profile and the background cadences ``serve`` runs with: an option,
+    else the configuration (file or environment), else serve's own default."""
+    layers = state.settings()
+    profile = mcp_tools or layers.config.mcp_tools or DEFAULT_PROFILE
+    try:
+        groups_of(profile)
+    except InvalidInput as exc:
+        raise InvalidInput(f"mcp_tools: {exc}") from None
+    cadences: dict[str, Any] = {}
+    for key, given, default in (
+        ("reflect_every", reflect_every, DEFAULT_REFLECT_EVERY),
+        ("reconsolidate_every", every, DEFAULT_RECONSOLIDATE_EVERY),
+        ("watch_every", watch_every, DEFAULT_WATCH_EVERY),
+    ):
+        if given is not None:
+            cadences[key] = given
+        elif layers.origins[key] == "default":
+            cadences[key] = default
+    return profile, cadences
 
 
 # -- serve --------------------------------------------------------------------------------
@@ -118,11 +145,9 @@ def _get_once(app: Any, path: str, token: str | None) -> int:
 @click.option(
     "--mcp-tools",
     "mcp_tools",
-    envvar="MNEME_MCP_TOOLS",
-    default=DEFAULT_PROFILE,
-    show_default=True,
     callback=check_profile,
-    help=PROFILE_HELP + " ($MNEME_MCP_TOOLS)",
+    help=PROFILE_HELP
+    + f" Default: the config's mcp_tools ($MNEME_MCP_TOOLS), else {DEFAULT_PROFILE}.",
 )
 @click.option(
     "--no-auth",
@@ -149,29 +174,26 @@ def _get_once(app: Any, path: str, token: str | None) -> int:
 @click.option(
     "--reflect-every",
     type=click.FloatRange(min=0),
-    default=DEFAULT_REFLECT_EVERY,
-    show_default=True,
     metavar="SECONDS",
     help="Seconds between background reflect passes (observations, ADR 0051), each over "
-    "a few banks in turn; 0: off (reflect only when asked: `mneme reflect`).",
+    "a few banks in turn; 0: off (reflect only when asked: `mneme reflect`). Default: the "
+    f"config's reflect_every, else {DEFAULT_REFLECT_EVERY:g}.",
 )
 @click.option(
     "--reconsolidate-every",
     type=click.FloatRange(min=0),
-    default=DEFAULT_RECONSOLIDATE_EVERY,
-    show_default=True,
     metavar="SECONDS",
     help="Seconds between background reconsolidation passes (what a changed belief "
-    "supported or held back is re-examined, ADR 0009); 0: off (`mneme reconsolidate`).",
+    "supported or held back is re-examined, ADR 0009); 0: off (`mneme reconsolidate`). "
+    f"Default: the config's reconsolidate_every, else {DEFAULT_RECONSOLIDATE_EVERY:g}.",
 )
 @click.option(
     "--watch-every",
     type=click.FloatRange(min=0),
-    default=DEFAULT_WATCH_EVERY,
-    show_default=True,
     metavar="SECONDS",
     help="Seconds between health watchdog passes (heal, alert, hook; ADR 0054; GET "
-    "/v1/health shows the latest); 0: off (`mneme health`, `mneme watch`).",
+    "/v1/health shows the latest); 0: off (`mneme health`, `mneme watch`). Default: the "
+    f"config's watch_every, else {DEFAULT_WATCH_EVERY:g}.",
 )
 @click.option(
     "--log-level",
@@ -186,31 +208,34 @@ def serve(
     port: int,
     tokens_file: str | None,
     mcp: bool,
-    mcp_tools: str,
+    mcp_tools: str | None,
     no_auth: bool,
     get_path: str | None,
     token: str | None,
     max_body: int,
-    reflect_every: float,
-    reconsolidate_every: float,
-    watch_every: float,
+    reflect_every: float | None,
+    reconsolidate_every: float | None,
+    watch_every: float | None,
     log_level: str,
 ) -> int:
     """Serve the HTTP API, the review page at / and MCP at /mcp.
 
     Every API route and /mcp need a bearer token (see `mneme token`), whatever the bind
     address; MCP tools act as the token's bank, agent and role, as the API does. The first
-    run creates an admin token and prints it once. URLs go to stderr.
+    run creates an admin token and prints it once. URLs go to stderr. SIGHUP (or `mneme
+    config apply`) reloads the configuration without a restart (docs/configuration.md).
     """
     from mneme.surfaces.http import create_app
 
     state = get_state()
     tokens = _token_store(state, tokens_file)
-    memory = state.open(
-        reflect_every=reflect_every,
-        reconsolidate_every=reconsolidate_every,
-        watch_every=watch_every,
+    mcp_tools, cadences = _serve_settings(
+        state, mcp_tools, reflect_every, reconsolidate_every, watch_every
     )
+    memory = state.open(**cadences)
+    reflect_every = memory.config.reflect_every
+    reconsolidate_every = memory.config.reconsolidate_every
+    watch_every = memory.config.watch_every
     mcp_app = _mcp_app(memory, host, no_auth, mcp_tools) if mcp else None
     if no_auth and mcp_app is not None:
         output.note(
@@ -237,7 +262,7 @@ def serve(
     else:
         mcp_line = "off" if not mcp else "off (the MCP surface is not installed)"
     lines = [
-        f"mneme serving {memory.config.db or config_mod.default_db_path(os.environ)}",
+        f"mneme serving {memory.config.db or config_mod.default_db_path()}",
         f"  review page  {base}/",
         f"  API docs     {base}/docs  (OpenAPI: {base}/openapi.json)",
         f"  MCP          {mcp_line}",
@@ -253,9 +278,18 @@ def serve(
             "  warning: bound beyond this machine; tokens travel in clear text without a TLS "
             "proxy in front"
         )
+    server_file = config_mod.server_file(memory.config.db or config_mod.default_db_path())
+    lines.append(f"  reload       kill -HUP {os.getpid()}  or  mneme config apply")
+    # SIGHUP is taken before the lines that say the server runs: a signal sent on seeing
+    # them must reload, not end the process (SIGHUP's default).
+    reloads = Reloads(memory, server_file, base)
+    reloads.start()
     output.note("\n".join(lines))
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on")
-    uvicorn.Server(config).run()
+    try:
+        config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on")
+        uvicorn.Server(config).run()
+    finally:
+        reloads.close()
     return 0
 
 
@@ -447,7 +481,7 @@ def setup(
             who += (option, value)
     target = _db_target(state)
     db = target if "://" in target else str(Path(target).expanduser().absolute())
-    home, env = Path.home(), dict(os.environ)
+    home, env = Path.home(), config_mod.environment()
     chosen = [client] if client else list(CLIENTS)
     if write and client is None:
         raise click.UsageError("--write needs --client (claude-desktop, claude-code or cursor)")

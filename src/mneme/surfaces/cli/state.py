@@ -4,7 +4,6 @@ and the ``--json`` option that every command also accepts (both placements work)
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,6 +12,7 @@ from typing import Any, Protocol, TypeVar
 
 import click
 
+from mneme import config as config_mod
 from mneme.errors import BackendUnavailable
 from mneme.memory import Memory
 from mneme.surfaces.authority import ALL_BANKS, Principal, known_bank
@@ -40,14 +40,10 @@ class State:
         ``config``: configuration keys a command sets (``serve``'s ``reflect_every``)."""
         if self._memory is not None:
             return self._memory
-        env = dict(os.environ)
-        if self.embedder:
-            # The embedder spec travels as configuration: ``Memory.open``'s ``embedder``
-            # keyword takes an Embedder object, not a spec string.
-            env["MNEME_EMBEDDER"] = self.embedder
         target = db or self.db
         try:
-            memory = Memory.open(target or None, env=env, **config)
+            # The embedder spec is a keyword argument: it lays over the file and environment.
+            memory = Memory.open(target or None, embedder=self.embedder, **config)
         except OSError as exc:
             # e.g. the parent of the database path is a file: the store cannot be created.
             raise BackendUnavailable(
@@ -56,6 +52,15 @@ class State:
         self._memory = memory
         click.get_current_context().find_root().call_on_close(self._close)
         return memory
+
+    def settings(self) -> config_mod.Layers:
+        """The configuration this invocation runs with (defaults < file < environment <
+        --db and --embedder), without opening the store."""
+        return config_mod.resolve({"db": self.db, "embedder": self.embedder})
+
+    def target(self) -> str:
+        """The store the invocation names, without opening it (no embedder is loaded)."""
+        return self.settings().config.db or config_mod.default_db_path()
 
     def open_bank(self, bank: str, *, create: bool = False) -> Memory:
         """The store, once ``bank`` is known to exist (or is made now, with ``create``).

@@ -32,6 +32,7 @@ from mneme.surfaces.http import (
     observations,
     problems,
     review,
+    settings,
 )
 from mneme.surfaces.http.auth import Caller
 from mneme.surfaces.http.limits import MAX_BODY_BYTES, Limits
@@ -133,7 +134,7 @@ def create_app(
     app.state.metrics = metrics
     problems.install(app)
     apidocs.install(app, title)
-    for module in (memories, review, observations, conflicts, agents, admin, health):
+    for module in (memories, review, observations, conflicts, agents, admin, health, settings):
         app.include_router(module.router)
 
     # Prometheus' text format, not an API route (not in the OpenAPI document): store-wide
