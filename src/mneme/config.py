@@ -82,6 +82,10 @@ class Config:
     #: Banks one background reflect pass takes, round-robin: every bank is reached over
     #: passes, and no pass does more than this many banks' work.
     reflect_banks_per_pass: int = 4
+    #: Seconds between background insight passes (categories, threads, insights; ADR 0056),
+    #: each over ``reflect_banks_per_pass`` banks in turn; 0 runs them only when asked
+    #: (``mem.insights.run``, ``mneme insights run``). ``mneme serve --insights-every``.
+    insights_every: float = 0.0
     #: LLM tiers, tried in order (write side and background only; never on recall). Each a
     #: mapping like {"provider": "openai", "model": "...", "base_url": "...",
     #: "api_key_env": "OPENAI_API_KEY"} or {"provider": "anthropic", "model": "..."}.
@@ -131,7 +135,7 @@ VECTOR_INDEXES = ("hnsw", "exact")
 
 def _check_cadence(values: Mapping[str, Any]) -> None:
     """Refuse a background interval or pass size no worker could run with."""
-    for key in ("reconsolidate_every", "reflect_every"):
+    for key in ("reconsolidate_every", "reflect_every", "insights_every"):
         value = values.get(key, 0)
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
             raise InvalidInput(f"{key} must be a number of seconds, 0 or more (0: off)")

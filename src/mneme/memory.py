@@ -19,6 +19,7 @@ from typing import Any
 from mneme import config as config_mod
 from mneme import validate
 from mneme.background.cadence import ReflectCadence
+from mneme.background.insights import INSIGHTS, Insighter
 from mneme.background.reconsolidate import Reconsolidator
 from mneme.background.reflect import Reflector, ReflectReport
 from mneme.background.worker import Worker
@@ -47,6 +48,7 @@ from mneme.namespaces import (
     AdminNamespace,
     BeliefsNamespace,
     ConflictsNamespace,
+    InsightsNamespace,
     ReviewNamespace,
     SwarmNamespace,
 )
@@ -140,7 +142,8 @@ class Memory:
     ``review`` (queue, decide, reject, restore), ``conflicts`` (list, resolve,
     resolve_contradiction),
     ``beliefs`` (reconsolidate, contest, support, set_confidence, proposals, decide),
-    ``swarm`` (roster, enroll, heartbeat, farewell), ``admin`` (health, stats, banks, schema,
+    ``swarm`` (roster, enroll, heartbeat, farewell), ``insights`` (run, list, verify,
+    categories), ``admin`` (health, stats, banks, schema,
     audit, purge, compact, reembed, policies and rules) and ``think`` (FastThink sessions).
     """
 
@@ -202,6 +205,14 @@ class Memory:
             config.reflect_banks_per_pass,
         )
         self._reflecting = Worker("reflect", self._cadence.step, config.reflect_every)
+        self._insighter = Insighter(store, embedder, clock)
+        self._insight_cadence = ReflectCadence(
+            None,
+            lambda: [b.id for b in store.banks.list_banks()],
+            config.reflect_banks_per_pass,
+            run=lambda bank: self._insighter.run(bank, agent=INSIGHTS).as_dict(),
+        )
+        self._insighting = Worker("insights", self._insight_cadence.step, config.insights_every)
         self._buffer = IngestBuffer(store, self._retainer, clock)
         self.review = ReviewNamespace(review, Work(store, review, self._reconsolidator.decide))
         self.conflicts = ConflictsNamespace(conflicts, settler)
@@ -214,17 +225,23 @@ class Memory:
             charter=self.charter,
             settler=settler,
             defence=self._retainer.defence,
-            workers={"reconsolidate": self._sweeper, "reflect": self._reflecting},
+            workers={
+                "reconsolidate": self._sweeper,
+                "reflect": self._reflecting,
+                "insights": self._insighting,
+            },
             reflector=self._reflector,
             create_banks=config.create_banks,
         )
         self.think = Thinker(self, store.transaction)
+        self.insights = InsightsNamespace(self._insighter)
         # A store that cannot be written (read-only media, a file this user may only read)
         # is still read: nothing is written at open, so nothing fails there (issue 16).
         if not (config.read_only or store.read_only):
             self._buffer.recover()  # accepted writes a previous process did not finish
             self._sweeper.start()
             self._reflecting.start()
+            self._insighting.start()
 
     @classmethod
     def open(
@@ -275,6 +292,8 @@ class Memory:
 
     def close(self) -> None:
         self._cadence.halt()
+        self._insight_cadence.halt()
+        self._insighting.stop()
         self._reflecting.stop()
         self._sweeper.stop()
         closer = getattr(self.llm, "close", None)

@@ -193,7 +193,8 @@ class Reflector:
         )
         report = ReflectReport(bank=bank, disposition=disposition.as_dict())
         units = self._read(bank)
-        evidence = [u for u in units if u.network != Network.OBSERVATION]
+        # An insight is a hypothesis (ADR 0056): never evidence for an observation.
+        evidence = [u for u in units if u.network not in (Network.OBSERVATION, Network.INSIGHT)]
         held = [u for u in units if u.network == Network.OBSERVATION]
         found = observe([_evidence(u) for u in evidence], disposition)
         skipped = tuple((s.key, s.reason) for s in found.skipped)
