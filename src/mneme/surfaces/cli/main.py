@@ -15,7 +15,17 @@ from typing import Any
 import click
 
 from mneme.errors import MnemeError
-from mneme.surfaces.cli import admin, demo, mcp_cmd, memories, output, serve_cmd, transfer, trust
+from mneme.surfaces.cli import (
+    admin,
+    demo,
+    insights,
+    mcp_cmd,
+    memories,
+    output,
+    serve_cmd,
+    transfer,
+    trust,
+)
 from mneme.surfaces.cli.state import State, output_options
 
 EXIT_CODES = {
@@ -120,7 +130,7 @@ def cli(ctx: click.Context, db: str | None, embedder: str | None) -> None:
     state.embedder = embedder
 
 
-for _module in (memories, transfer, admin, trust, demo):
+for _module in (memories, transfer, admin, trust, demo, insights):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 cli.add_command(serve_cmd.serve)
