@@ -93,10 +93,14 @@ def rank(
     oriented = {orient(t, when) for t in found}
     ordered = sorted(oriented, key=lambda t: (-t.score, -len(t.hops), t.witnesses))
     kept: list[Thread] = []
+    holding: dict[str, set[int]] = {}  # witness -> the kept threads that hold it
     for t in ordered:
-        mine = set(t.witnesses)
-        if any(mine <= set(k.witnesses) and len(k.hops) >= len(t.hops) for k in kept):
+        sets = [holding.get(w, set()) for w in t.witnesses]
+        common = set.intersection(*sets) if sets else set()
+        if any(len(kept[i].hops) >= len(t.hops) for i in common):
             continue
+        for w in t.witnesses:
+            holding.setdefault(w, set()).add(len(kept))
         kept.append(t)
     return [Candidate(insight_key(t), compose(t, texts), t) for t in kept]
 

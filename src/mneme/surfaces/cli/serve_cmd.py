@@ -153,6 +153,15 @@ def _get_once(app: Any, path: str, token: str | None) -> int:
     "a few banks in turn; 0: off (reflect only when asked: `mneme reflect`).",
 )
 @click.option(
+    "--insights-every",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds between background insight passes (categories, threads, insights; "
+    "ADR 0056), each over a few banks in turn; 0: off (`mneme insights run` when asked).",
+)
+@click.option(
     "--reconsolidate-every",
     type=click.FloatRange(min=0),
     default=DEFAULT_RECONSOLIDATE_EVERY,
@@ -180,6 +189,7 @@ def serve(
     token: str | None,
     max_body: int,
     reflect_every: float,
+    insights_every: float,
     reconsolidate_every: float,
     log_level: str,
 ) -> int:
@@ -193,7 +203,11 @@ def serve(
 
     state = get_state()
     tokens = _token_store(state, tokens_file)
-    memory = state.open(reflect_every=reflect_every, reconsolidate_every=reconsolidate_every)
+    memory = state.open(
+        reflect_every=reflect_every,
+        insights_every=insights_every,
+        reconsolidate_every=reconsolidate_every,
+    )
     mcp_app = _mcp_app(memory, host, no_auth, mcp_tools) if mcp else None
     if no_auth and mcp_app is not None:
         output.note(
@@ -226,6 +240,7 @@ def serve(
         f"  MCP          {mcp_line}",
         f"  tokens       {tokens.path}",
         f"  reflect      every {reflect_every:g} s" if reflect_every else "  reflect      off",
+        f"  insights     every {insights_every:g} s" if insights_every else "  insights     off",
         f"  reconsolidate every {reconsolidate_every:g} s"
         if reconsolidate_every
         else "  reconsolidate off",
