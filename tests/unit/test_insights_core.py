@@ -91,15 +91,17 @@ def test_label_propagation_splits_two_cliques_joined_by_nothing() -> None:
     assert labels["a"] == labels["b"] != labels["c"] == labels["d"]
 
 
-def _chain_bank() -> tuple[dict[str, frozenset[str]], dict[str, tuple[object, ...]], dict]:
+def _chain_bank() -> tuple[
+    dict[str, frozenset[str]], dict[str, tuple[object, ...]], dict[str, frozenset[str]]
+]:
     # w1..w4 each witness one hop of a -> b -> c -> d -> e; n1, n2 are noise.
     tags = {"w1": "ab", "w2": "bc", "w3": "cd", "w4": "de", "n1": "x", "n2": "y"}
     members: dict[str, set[str]] = {}
     for unit, cats in tags.items():
         for c in cats:
             members.setdefault(c, set()).add(unit)
-    order = {u: (i, u) for i, u in enumerate(tags)}
-    words = {
+    order: dict[str, tuple[object, ...]] = {u: (i, u) for i, u in enumerate(tags)}
+    words: dict[str, frozenset[str]] = {
         "w1": frozenset({"dry", "rain", "crop", "field"}),
         "w2": frozenset({"crop", "field", "yield", "price"}),
         "w3": frozenset({"price", "yield", "cost"}), "w4": frozenset({"cost", "price", "share"}),
