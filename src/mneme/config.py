@@ -154,6 +154,10 @@ class Config:
     watch_flood_per_pass: int = field(default=500, metadata={"min": 0})
     watch_disk_free_bytes: int = field(default=1024 * 1024 * 1024, metadata={"min": 0})
     watch_memory_bytes: int = field(default=0, metadata={"min": 0})
+    #: Seconds between background insight passes (categories, threads, insights; ADR 0056),
+    #: each over ``reflect_banks_per_pass`` banks in turn; 0 runs them only when asked
+    #: (``mem.insights.run``, ``mneme insights run``). ``mneme serve --insights-every``.
+    insights_every: float = field(default=0.0, metadata={"min": 0})
     #: LLM tiers, tried in order (write side and background only; never on recall). Each a
     #: mapping like {"provider": "openai", "model": "...", "base_url": "...",
     #: "api_key_env": "OPENAI_API_KEY"} or {"provider": "anthropic", "model": "..."}.

@@ -22,6 +22,7 @@ from typing import Any
 from mneme import config as config_mod
 from mneme import validate
 from mneme.background.cadence import ReflectCadence
+from mneme.background.insights import INSIGHTS, Insighter
 from mneme.background.probes import Stage
 from mneme.background.reconsolidate import Reconsolidator
 from mneme.background.reflect import Reflector, ReflectReport
@@ -54,6 +55,7 @@ from mneme.namespaces import (
     AdminNamespace,
     BeliefsNamespace,
     ConflictsNamespace,
+    InsightsNamespace,
     ReviewNamespace,
     SwarmNamespace,
 )
@@ -181,7 +183,8 @@ class Memory:
     ``review`` (queue, decide, reject, restore), ``conflicts`` (list, resolve,
     resolve_contradiction),
     ``beliefs`` (reconsolidate, contest, support, set_confidence, proposals, decide),
-    ``swarm`` (roster, enroll, heartbeat, farewell), ``admin`` (health, stats, banks, schema,
+    ``swarm`` (roster, enroll, heartbeat, farewell), ``insights`` (run, list, verify,
+    categories), ``admin`` (health, stats, banks, schema,
     audit, purge, compact, reembed, policies and rules) and ``think`` (FastThink sessions).
     """
 
@@ -234,6 +237,14 @@ class Memory:
             config.reflect_banks_per_pass,
         )
         self._reflecting = Worker("reflect", self._cadence.step, config.reflect_every)
+        self._insighter = Insighter(store, embedder, clock)
+        self._insight_cadence = ReflectCadence(
+            None,
+            lambda: [b.id for b in store.banks.list_banks()],
+            config.reflect_banks_per_pass,
+            run=lambda bank: self._insighter.run(bank, agent=INSIGHTS).as_dict(),
+        )
+        self._insighting = Worker("insights", self._insight_cadence.step, config.insights_every)
         self._buffer = IngestBuffer(store, self._retainer, clock)
         #: Listeners of every write and recall (a metrics exporter attaches here, ADR 0055).
         self.observers = Observers()
@@ -260,12 +271,14 @@ class Memory:
                 "reconsolidate": self._sweeper,
                 "reflect": self._reflecting,
                 "watchdog": self._watching,
+                "insights": self._insighting,
             },
             reflector=self._reflector,
             watchdog=self._watchdog,
             create_banks=config.create_banks,
         )
         self.think = Thinker(self, store.transaction)
+        self.insights = InsightsNamespace(self._insighter)
         # A store that cannot be written (read-only media, a file this user may only read)
         # is still read: nothing is written at open, so nothing fails there (issue 16).
         if not (config.read_only or store.read_only):
@@ -273,6 +286,7 @@ class Memory:
             self._sweeper.start()
             self._reflecting.start()
             self._watching.start()
+            self._insighting.start()
 
     @classmethod
     def open(
@@ -397,9 +411,12 @@ class Memory:
                 effective.reconsolidation_bar, effective.reconsolidation_batch, live.sweep_judge
             )
             self._cadence.per_pass = effective.reflect_banks_per_pass
+            self._insight_cadence.per_pass = effective.reflect_banks_per_pass
             runs = not (effective.read_only or self._store.read_only)
             self._sweeper.retime(effective.reconsolidate_every, start=runs)
             self._reflecting.retime(effective.reflect_every, start=runs)
+            self._insighting.retime(effective.insights_every, start=runs)
+            self._watching.retime(effective.watch_every, start=runs)
             self.admin.retune(live.retainer.defence, create_banks=effective.create_banks)
             if llm is not old.llm and old.llm is not None:
                 self._retired.append(old.llm)
@@ -445,6 +462,8 @@ class Memory:
     def close(self) -> None:
         self._watching.stop()
         self._cadence.halt()
+        self._insight_cadence.halt()
+        self._insighting.stop()
         self._reflecting.stop()
         self._sweeper.stop()
         for chain in (*self._retired, self.llm):

@@ -16,6 +16,7 @@ from typing import Any
 
 from mneme import validate
 from mneme.background.health import health as health_report
+from mneme.background.insights import Insighter, InsightReport
 from mneme.background.reconsolidate import Reconsolidator
 from mneme.background.reembed import reembed as reembed_units
 from mneme.background.reflect import Reflector
@@ -23,7 +24,7 @@ from mneme.background.watchdog import Watchdog
 from mneme.background.worker import Worker
 from mneme.core.audit_chain import ChainReport
 from mneme.core.erasure import PurgeReport
-from mneme.core.model import Bank, ConflictRecord, Rule
+from mneme.core.model import Bank, Category, ConflictRecord, Rule, Unit
 from mneme.deprecation import warn_moved
 from mneme.embed.protocol import Embedder
 from mneme.errors import NotFound
@@ -427,3 +428,47 @@ class AdminNamespace:
     ) -> Rule:
         """Adopt a proposed rule; it is listed beside the charter, never inside it."""
         return self._settler.adopt(bank, kind, attribute, decision, actor=actor)
+
+
+class InsightsNamespace:
+    """``mem.insights``: the generative layer (ADR 0056): categories, threads and insights
+    with their witnesses."""
+
+    def __init__(self, insighter: Insighter) -> None:
+        self._insighter = insighter
+
+    def run(self, bank: str, *, agent: str, resume: bool = False) -> InsightReport:
+        """One insight pass: tag untagged memories from the bank's vocabulary, stitch explicit
+        causes, find threads, write new insights (proposed) and verify the held ones. A
+        second pass over unchanged memories writes nothing. ``resume`` lifts a pause the
+        flood guard set.
+
+        Raises:
+            NotFound: no such bank.
+            InvalidInput: a bad id or bad settings in the bank's config ``insights``.
+        """
+        return self._insighter.run(bank, agent=agent, resume=resume)
+
+    def list(self, bank: str, *, state: str | None = None, limit: int = 100) -> list[Unit]:
+        """The bank's insights, best first; ``state``: proposed, verified or retired.
+
+        Raises:
+            NotFound: no such bank.
+            InvalidInput: an unknown state.
+        """
+        return self._insighter.list(bank, state=state, limit=limit)
+
+    def verify(self, bank: str, *, agent: str, insight: str | None = None) -> InsightReport:
+        """Judge the bank's insights (or one) against their witnesses now: verified when every
+        witness is live and still links its hop, retired when a witness is gone.
+
+        Raises:
+            NotFound: no such bank or insight.
+        """
+        return self._insighter.verify(bank, agent=agent, insight=insight)
+
+    def categories(self, bank: str) -> builtins.list[Category]:
+        """The bank's category vocabulary, oldest first."""
+        if self._insighter.store.banks.get_bank(validate.ident(bank, "bank")) is None:
+            raise NotFound(f"no bank {bank!r}")
+        return self._insighter.store.vocabulary.list_categories(bank)

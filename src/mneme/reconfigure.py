@@ -42,6 +42,8 @@ LIVE = frozenset(
         "reconsolidation_batch",
         "reflect_every",
         "reflect_banks_per_pass",
+        "insights_every",
+        "watch_every",
     }
 )
 

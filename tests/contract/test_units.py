@@ -9,11 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from mneme.core.model import Agent, Bank, Network, Scope, UnitStatus, Visibility
-from mneme.embed.hashing import HashingEmbedder
 from mneme.errors import Conflict, MnemeError, NotFound
 from mneme.store.protocol import Filters, Store, UnitChanges
 
@@ -334,22 +332,3 @@ def test_a_unit_brief_names_its_network(store: Store, make: Any) -> None:
     briefs = store.memories.unit_briefs(make.viewer(), [fact.id, obs.id])
     assert briefs[fact.id].network == Network.WORLD
     assert briefs[obs.id].network == Network.OBSERVATION
-
-
-def test_get_embeddings_reads_stored_vectors_by_id_within_one_bank(store: Store, make: Any) -> None:
-    make.bank("b1")
-    make.bank("b2")
-    a = make.unit("Oliver adopted a kitten named Pixel.")
-    b = make.unit("Oliver's kitten sleeps on the piano.")
-    bare = make.unit("No vector here.", embed=False)
-    other = make.unit("A memory of another bank.", bank_id="b2")
-    assert a.embedding_model is not None
-    assert a.embedding_dim is not None
-    embedder = HashingEmbedder(dim=a.embedding_dim)  # the suite's embedder
-    model = a.embedding_model
-    found = store.memories.get_embeddings("b1", [a.id, b.id, bare.id, other.id, a.id], model)
-    assert set(found) == {a.id, b.id}  # no vector, another bank: absent
-    want = embedder.embed([a.text])[0]
-    assert np.allclose(np.asarray(found[a.id], dtype=np.float32), want, atol=1e-6)
-    assert store.memories.get_embeddings("b1", [a.id], "another/model") == {}
-    assert store.memories.get_embeddings("b1", [], model) == {}

@@ -28,12 +28,19 @@ class ReflectPassFailed(RuntimeError):
 
 
 class ReflectCadence:
-    """What one background reflect pass does; ``step`` is the ``Worker``'s step."""
+    """What one background reflect pass does; ``step`` is the ``Worker``'s step. ``run``
+    replaces reflect with another bank stage of the same shape (the insight pass, ADR 0056):
+    it takes a bank and answers what the pass did, by name."""
 
     def __init__(
-        self, reflector: Reflector, banks: Callable[[], Sequence[str]], per_pass: int
+        self,
+        reflector: Reflector | None,
+        banks: Callable[[], Sequence[str]],
+        per_pass: int,
+        run: Callable[[str], dict[str, Any]] | None = None,
     ) -> None:
         self._reflector = reflector
+        self._run = run
         self._banks = banks
         self.per_pass = per_pass
         #: The bank the last pass ended on: the next pass starts after it.
@@ -69,20 +76,26 @@ class ReflectCadence:
                 break
             self.after = bank
             try:
-                report = self._reflector.reflect(bank, agent=REFLECT)
+                self.last[bank] = self._one(bank)
             except MnemeError as exc:
                 # One bank's bad config must not starve the banks after it.
-                log.warning("background reflect of bank %r failed: %s", bank, exc)
+                log.warning("background pass over bank %r failed: %s", bank, exc)
                 failed.append(f"{bank}: {exc}")
                 continue
-            self.last[bank] = {
-                "created": len(report.created),
-                "revised": len(report.revised),
-                "retired": len(report.retired),
-                "unchanged": report.unchanged,
-                "seconds": report.seconds,
-            }
         self.passes += 1
         if failed:
             raise ReflectPassFailed("; ".join(failed))
         return False
+
+    def _one(self, bank: str) -> dict[str, Any]:
+        if self._run is not None:
+            return self._run(bank)
+        assert self._reflector is not None
+        report = self._reflector.reflect(bank, agent=REFLECT)
+        return {
+            "created": len(report.created),
+            "revised": len(report.revised),
+            "retired": len(report.retired),
+            "unchanged": report.unchanged,
+            "seconds": report.seconds,
+        }

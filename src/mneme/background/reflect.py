@@ -202,14 +202,12 @@ class Reflector:
         )
         report = ReflectReport(bank=bank, disposition=disposition.as_dict())
         units = self._read(bank)
-        evidence = [u for u in units if u.network != Network.OBSERVATION]
+        # An insight is a hypothesis (ADR 0056): never evidence for an observation.
+        evidence = [u for u in units if u.network not in (Network.OBSERVATION, Network.INSIGHT)]
         held = [u for u in units if u.network == Network.OBSERVATION]
-        vectors_of = (
-            self.store.memories.get_embeddings(
-                bank, [u.id for u in evidence], self.embedder.model_id
-            )
-            if evidence
-            else {}
+        owner = Viewer(bank, REFLECT, Scope.OWNER)
+        vectors_of = self.store.memories.unit_vectors(
+            owner, [u.id for u in evidence], self.embedder.model_id
         )
         found = observe([_evidence(u) for u in evidence], disposition, _ranker(vectors_of))
         skipped = tuple((s.key, s.reason) for s in found.skipped)

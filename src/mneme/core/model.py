@@ -22,6 +22,7 @@ class Network(StrEnum):
     EXPERIENCE = "experience"  # what the speaker did or underwent (first person, past)
     OPINION = "opinion"  # a judgement or belief held with some confidence
     OBSERVATION = "observation"  # a synthesised summary about an entity (written by reflect)
+    INSIGHT = "insight"  # a generated hypothesis linking memories (written by insights)
 
 
 class UnitType(StrEnum):
@@ -195,6 +196,20 @@ class Entity:
     key: str  # normalized name: the lookup key
     kind: str = "thing"  # person | place | organization | thing | time
     aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Category:
+    """One category of a bank's vocabulary (ADR 0056): a name, the near-synonyms folded into
+    it, and the memory whose phrase minted it."""
+
+    id: str
+    bank_id: str
+    name: str
+    made_by: str  # rule | llm | person
+    created_at: dt.datetime
+    aliases: tuple[str, ...] = ()
+    minted_from: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

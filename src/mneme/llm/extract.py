@@ -21,6 +21,8 @@ from mneme.llm.protocol import LLM, LLMInvalid
 log = logging.getLogger(__name__)
 
 #: Relation types an extraction may draw between two facts of the same input.
+#: Networks of units written by background passes over many memories, never extracted.
+DERIVED = frozenset({Network.OBSERVATION, Network.INSIGHT})
 RELATION_TYPES = (
     EdgeType.BECAUSE,
     EdgeType.CAUSES,
@@ -77,7 +79,7 @@ the name they refer to (the speaker's name is given), and resolve relative times
 {{"type": "BECAUSE", "target_index": <index of B>}}. Indices count facts from 0.
 - Keep the message's meaning; do not add facts it does not state, do not merge facts.
 - type is one of: {", ".join(t.value for t in UnitType)}.
-- network is one of: {", ".join(n.value for n in Network if n is not Network.OBSERVATION)} \
+- network is one of: {", ".join(n.value for n in Network if n not in DERIVED)} \
 (world: facts about the world and other people; experience: what the speaker did or underwent; \
 opinion: a judgement or belief).
 - entities: the named people, places, organizations and things the fact mentions.
@@ -181,9 +183,10 @@ def _read_fact(item: Mapping[str, Any], index: int, errors: list[str]) -> Extrac
     except ValueError:
         errors.append(f"fact {index} dropped: unknown network {item['network']!r}")
         return None
-    if network is Network.OBSERVATION:
-        # Observations are syntheses written by reflect, never extracted from one message.
-        errors.append(f"fact {index} dropped: network 'observation' is not extractable")
+    if network in DERIVED:
+        # Observations and insights are written by reflect and insights (syntheses of many
+        # memories), never extracted from one message.
+        errors.append(f"fact {index} dropped: network {network.value!r} is not extractable")
         return None
     entities = tuple(dict.fromkeys(e.strip() for e in item.get("entities", ()) if e.strip()))
     start = _read_time(item.get("occurred_start"), index, "occurred_start", errors)

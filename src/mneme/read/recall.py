@@ -63,6 +63,12 @@ ALIAS_EDGE = "ALIAS"
 #: share of the lowest score among its cited units that are candidates too (ADR 0051). What
 #: was said comes first; the observation that restates it follows.
 OBSERVATION_BELOW_EVIDENCE = 0.999
+#: Derived networks and where their units name what they rest on: an insight ranks below its
+#: witnesses by the same rule (ADR 0056).
+_CITES = {
+    Network.OBSERVATION: ("observation", "evidence_units"),
+    Network.INSIGHT: ("insight", "witnesses"),
+}
 
 #: How much one step of each link type passes on in spreading activation.
 LINK_WEIGHTS: Mapping[str, float] = {
@@ -438,14 +444,15 @@ class Recaller:
     def _observations_below_evidence(self, q: Query, cands: Mapping[str, _Candidate]) -> None:
         """An observation ranks below each evidence unit it cites that is a candidate too
         (``OBSERVATION_BELOW_EVIDENCE``). No query at all when no candidate is an observation."""
-        found = [c for c in cands.values() if c.brief.network == Network.OBSERVATION]
+        found = [c for c in cands.values() if c.brief.network in _CITES]
         if not found:
             return
         units = self.store.memories.get_units(q.viewer, [c.brief.id for c in found], lean=True)
         for c in found:
             unit = units.get(c.brief.id)
-            meta = unit.metadata.get("observation") if unit is not None else None
-            cited = meta.get("evidence_units", ()) if isinstance(meta, Mapping) else ()
+            key, field = _CITES[c.brief.network]
+            meta = unit.metadata.get(key) if unit is not None else None
+            cited = meta.get(field, ()) if isinstance(meta, Mapping) else ()
             scores = [cands[uid].score for uid in cited if uid in cands and uid != c.brief.id]
             if scores:
                 c.score = min(c.score, min(scores) * OBSERVATION_BELOW_EVIDENCE - 1e-9)

@@ -21,6 +21,7 @@ from mneme.core.erasure import Redactions
 from mneme.core.model import (
     Agent,
     Bank,
+    Category,
     ClaimRecord,
     ClaimStatus,
     ConflictRecord,
@@ -352,11 +353,9 @@ class Memories(Protocol):
 
     # embeddings (stored with their model identity; the vector index derives from them)
     def put_embedding(self, bank_id: str, unit_id: str, model: str, vector: Vector) -> None: ...
-    def get_embeddings(self, bank_id: str, ids: Sequence[str], model: str) -> dict[str, Vector]:
-        """The stored ``model`` vectors of units of one bank, by id (a unit without one is
-        absent). By id within the bank: the caller has read the units through its viewer."""
-        ...
-
+    def unit_vectors(  # the stored vectors of visible units (none for a unit without one)
+        self, viewer: Viewer, ids: Sequence[str], model: str
+    ) -> dict[str, npt.NDArray[np.float32]]: ...
     def iter_for_embedding(
         self, bank_id: str | None, model: str, batch: int
     ) -> Iterator[list[EmbeddingRow]]: ...
@@ -375,6 +374,16 @@ class Graph(Protocol):
         ...
 
     def edges_of(self, viewer: Viewer, unit_id: str) -> list[Edge]: ...
+
+
+class Vocabulary(Protocol):
+    """A bank's category vocabulary (ADR 0056): names, and near-synonyms folded as aliases."""
+
+    def put_categories(self, categories: Sequence[Category], *, actor: str) -> None: ...
+    def add_category_aliases(
+        self, bank_id: str, category_id: str, aliases: Sequence[str], *, actor: str
+    ) -> Category: ...
+    def list_categories(self, bank_id: str) -> list[Category]: ...  # oldest first
 
 
 class Searches(Protocol):
@@ -602,3 +611,4 @@ class Store(Lifecycle, Protocol):
     portable: Portable
     audit: Audit
     probe: Probe
+    vocabulary: Vocabulary

@@ -147,6 +147,8 @@ SPECS += (
         "bank_id id unit_id belief_id verdict reason evidence:json confidence:float status "
         "created_at:ts decided_at:ts decided_by",
     ),
+    # A bank's category vocabulary (ADR 0056).
+    _t("categories", _BK, "bank_id id name aliases:json minted_from made_by created_at:ts"),
 )
 
 BY_NAME: dict[str, Table] = {t.name: t for t in SPECS}

@@ -28,6 +28,10 @@ class PurgeStore(Transactions, Protocol):
     portable: Portable
 
 
+#: Units whose text restates the memories they rest on (so they go when any of those goes).
+RESTATING = frozenset({Network.OBSERVATION, Network.INSIGHT})
+
+
 def plan(store: PurgeStore, object_id: str, bank: str | None = None) -> PurgeReport:
     """The units and sources a purge of one object erases (in ``bank``, or wherever the id
     is when it is in one bank only: source ids are unique per bank)."""
@@ -44,8 +48,8 @@ def plan(store: PurgeStore, object_id: str, bank: str | None = None) -> PurgeRep
         raise NotFound(f"no memory or source {object_id!r}")
     owner = Viewer(bank, "owner", Scope.OWNER)
     unit = store.memories.get_units(owner, [object_id]).get(object_id)
-    if unit is not None and unit.network == Network.OBSERVATION:
-        # An observation restates its evidence; erasing it erases no source of its own.
+    if unit is not None and unit.network in RESTATING:
+        # An observation or insight restates its evidence; erasing it erases no source.
         sources, units = set(), {unit.id}
     elif unit is not None:
         sources = set(unit.evidence)  # their raw text states the same content
@@ -63,12 +67,13 @@ def plan(store: PurgeStore, object_id: str, bank: str | None = None) -> PurgeRep
 
 def _resting_on(store: PurgeStore, owner: Viewer, sources: set[str]) -> set[str]:
     """The units nothing but these sources supports: they go with their sources. So does
-    every observation that cites any of them: its text restates what they say (ADR 0051)."""
+    every observation or insight that cites any of them: its text restates what they say
+    (ADR 0051, ADR 0056)."""
     return {
         u.id
         for source_id in sorted(sources)
         for u in store.memories.units_of_source(owner, source_id)
-        if set(u.evidence) <= sources or u.network == Network.OBSERVATION
+        if set(u.evidence) <= sources or u.network in RESTATING
     }
 
 

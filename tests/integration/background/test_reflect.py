@@ -13,11 +13,12 @@ import pytest
 
 import mneme
 from mneme.background.reflect import Reflector
-from mneme.core.model import EdgeType, Network, UnitStatus
+from mneme.core.model import EdgeType, Network, Scope, UnitStatus, Viewer
 from mneme.embed.hashing import HashingEmbedder
 from mneme.errors import InvalidInput, NotFound
 
 BANK = "people"
+OWNER = Viewer(BANK, "test", Scope.OWNER)
 DAY = dt.datetime(2023, 5, 1, 9, tzinfo=dt.UTC)
 
 
@@ -323,7 +324,7 @@ def test_an_observation_is_embedded_as_the_mean_of_its_evidence_without_a_model_
         assert texts == []  # every evidence unit had a vector of this model
         obs = by_key(m)["entity:oliver"]
         store = m._store  # white-box (ADR 0043)
-        stored = store.memories.get_embeddings(BANK, [obs.id, *ids], embedder.model_id)
+        stored = store.memories.unit_vectors(OWNER, [obs.id, *ids], embedder.model_id)
         mean = np.asarray([stored[i] for i in ids], dtype=np.float32).mean(axis=0)
         assert np.allclose(stored[obs.id], mean / np.linalg.norm(mean), atol=1e-6)
 
@@ -341,5 +342,5 @@ def test_an_observation_whose_evidence_lacks_a_vector_is_embedded_from_its_text(
         obs = by_key(m)["entity:oliver"]
         assert obs.embedding_model == other.model_id
         store = m._store  # white-box (ADR 0043)
-        stored = store.memories.get_embeddings(BANK, [obs.id], other.model_id)
+        stored = store.memories.unit_vectors(OWNER, [obs.id], other.model_id)
         assert np.allclose(stored[obs.id], other.embed([obs.text])[0], atol=1e-6)

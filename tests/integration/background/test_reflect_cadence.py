@@ -66,7 +66,7 @@ def test_the_background_pass_writes_observations_and_a_second_adds_nothing(db_pa
         assert {b: len(mem.admin.audit_log(b)) for b in audit} == audit  # not even a record
         health = mem.admin.health()["workers"]
         assert health["reflect"]["errors"] == 0
-        assert set(health) == {"reconsolidate", "reflect", "watchdog"}
+        assert set(health) == {"reconsolidate", "reflect", "watchdog", "insights"}
         reflected = [r for r in mem.admin.audit_log("people") if r.op == "reflect"]
         assert reflected
         assert {r.actor for r in reflected} == {"reflect"}

@@ -127,6 +127,9 @@ class Erasure(Part):
         )
         in_r, pr = self._in("id", more.rules)
         self.sql.write(f"DELETE FROM adopted_rules WHERE bank_id = ? AND {in_r}", (b, *pr))
+        # A category named from an erased memory's words goes with it (ADR 0056).
+        minted, pm = self._in("minted_from", units)
+        self.sql.write(f"DELETE FROM categories WHERE bank_id = ? AND {minted}", (b, *pm))
         self.sql.write(f"DELETE FROM units WHERE bank_id = ? AND {in_id}", (b, *pi))
         # A name only the erased memories mentioned is content too.
         of_e, pe = self._in("entity_id", entities)

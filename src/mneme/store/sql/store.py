@@ -1,11 +1,11 @@
 """A store: one backend engine composed with one shared component per role (ADR 0044).
 
 ``store.banks``, ``store.memories``, ``store.graph``, ``store.channels``, ``store.queue``,
-``store.trust``, ``store.sweeps``, ``store.erasure``, ``store.portable`` and ``store.audit``
-are the roles of :mod:`mneme.store.protocol`; the store itself answers the lifecycle (schema,
-transactions, closing, counts). Every component but the channels is shared SQL built on the
-engine; the channels are the engine's own (FTS5 and an in-memory vector index on SQLite,
-tsvector BM25 tables and pgvector on PostgreSQL).
+``store.trust``, ``store.sweeps``, ``store.erasure``, ``store.portable``, ``store.audit`` and
+``store.vocabulary`` are the roles of :mod:`mneme.store.protocol`; the store itself answers
+the lifecycle (schema, transactions, closing, counts). Every component but the channels is
+shared SQL built on the engine; the channels are the engine's own (FTS5 and an in-memory
+vector index on SQLite, tsvector BM25 tables and pgvector on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from mneme.store import protocol as role
 from mneme.store.protocol import Lifecycle, Searches
 from mneme.store.sql.audit import AuditLog
 from mneme.store.sql.banks import Banks
+from mneme.store.sql.categories import Categories
 from mneme.store.sql.channels import Channels
 from mneme.store.sql.claims import Claims
 from mneme.store.sql.conflicts import Conflicts
@@ -62,6 +63,7 @@ class SQLStore:
         self.erasure: role.Erasure = Erasure(engine)
         self.portable: role.Portable = Portable(engine)
         self.audit: role.Audit = AuditLog(engine)
+        self.vocabulary: role.Vocabulary = Categories(engine)
         # The lifecycle is the engine's.
         self.capabilities = engine.capabilities
         self.set_clock = engine.set_clock

@@ -15,6 +15,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from mneme.core.model import Network, Unit, UnitStatus, UnitType, Viewer, Visibility
 from mneme.errors import InvalidInput, NotFound
 from mneme.store.codec import unit_summary
@@ -267,21 +269,6 @@ class Units(Part):
             "reembed",
         )
 
-    def get_embeddings(self, bank_id: str, ids: Sequence[str], model: str) -> dict[str, Vector]:
-        dialect = self.sql.dialect
-        column = dialect.vector_select.format("vector")
-        out: dict[str, Vector] = {}
-        for chunk in _chunks(ids):
-            among, values = dialect.one_of("unit_id", chunk)
-            rows = self.sql.rows(
-                f"SELECT unit_id, {column} FROM embeddings "
-                f"WHERE bank_id = ? AND model = ? AND {among}",
-                (bank_id, model, *values),
-            )
-            for uid, value in rows:
-                out[uid] = dialect.decode("vector", value)
-        return out
-
     # -- reads by key ----------------------------------------------------------------------
 
     def _one(self, bank_id: str, unit_id: str, *, lock: bool = False) -> Unit:
@@ -457,6 +444,24 @@ class Units(Part):
                 for uid, value in rows:
                     out.setdefault(uid, []).append(value)
         return {k: tuple(v) for k, v in out.items()}
+
+    def unit_vectors(self, viewer: Viewer, ids: Sequence[str], model: str) -> dict[str, Any]:
+        """The stored ``model`` vectors of the visible units among ``ids`` (float32 rows);
+        a unit without one is left out."""
+        d = self.sql.dialect
+        out: dict[str, Any] = {}
+        for chunk in _chunks(list(ids)):
+            clause, params = scope_clause(d, viewer, Filters())
+            among, values = d.one_of("u.id", chunk)
+            rows = self.sql.rows(
+                f"SELECT u.id, {d.vector_select.format('e.vector')} FROM units u JOIN embeddings e "
+                "ON e.bank_id = u.bank_id AND e.unit_id = u.id AND e.model = ? "
+                f"WHERE {clause} AND {among}",
+                (model, *params, *values),
+            )
+            for uid, vector in rows:
+                out[uid] = np.asarray(d.decode("vector", vector), dtype=np.float32)
+        return out
 
     def iter_for_embedding(
         self, bank_id: str | None, model: str, batch: int

@@ -21,6 +21,7 @@ from mneme.surfaces.cli import (
     config_cmd,
     demo,
     health_cmd,
+    insights,
     mcp_cmd,
     memories,
     output,
@@ -132,7 +133,7 @@ def cli(ctx: click.Context, db: str | None, embedder: str | None) -> None:
     state.embedder = embedder
 
 
-for _module in (memories, transfer, admin, trust, demo, backups, health_cmd, config_cmd):
+for _module in (memories, transfer, admin, trust, demo, backups, health_cmd, config_cmd, insights):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 cli.add_command(serve_cmd.serve)

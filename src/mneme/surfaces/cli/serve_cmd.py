@@ -180,6 +180,13 @@ def _get_once(app: Any, path: str, token: str | None) -> int:
     f"config's reflect_every, else {DEFAULT_REFLECT_EVERY:g}.",
 )
 @click.option(
+    "--insights-every",
+    type=click.FloatRange(min=0),
+    metavar="SECONDS",
+    help="Seconds between background insight passes (categories, threads, insights; "
+    "ADR 0056), each over a few banks in turn; 0: off (`mneme insights run` when asked).",
+)
+@click.option(
     "--reconsolidate-every",
     type=click.FloatRange(min=0),
     metavar="SECONDS",
@@ -214,6 +221,7 @@ def serve(
     token: str | None,
     max_body: int,
     reflect_every: float | None,
+    insights_every: float | None,
     reconsolidate_every: float | None,
     watch_every: float | None,
     log_level: str,
@@ -232,8 +240,11 @@ def serve(
     mcp_tools, cadences = _serve_settings(
         state, mcp_tools, reflect_every, reconsolidate_every, watch_every
     )
+    if insights_every is not None:
+        cadences["insights_every"] = insights_every
     memory = state.open(**cadences)
     reflect_every = memory.config.reflect_every
+    insights_every = memory.config.insights_every
     reconsolidate_every = memory.config.reconsolidate_every
     watch_every = memory.config.watch_every
     mcp_app = _mcp_app(memory, host, no_auth, mcp_tools) if mcp else None
@@ -268,6 +279,7 @@ def serve(
         f"  MCP          {mcp_line}",
         f"  tokens       {tokens.path}",
         f"  reflect      every {reflect_every:g} s" if reflect_every else "  reflect      off",
+        f"  insights     every {insights_every:g} s" if insights_every else "  insights     off",
         f"  reconsolidate every {reconsolidate_every:g} s"
         if reconsolidate_every
         else "  reconsolidate off",
