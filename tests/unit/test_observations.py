@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mneme.core.observations import Disposition, Evidence, observe, periods, themes
+from mneme.core.observations import Disposition, Evidence, observe, periods
 
 T0 = dt.datetime(2023, 5, 7, 12, tzinfo=dt.UTC)
 
@@ -128,59 +127,3 @@ def test_observe_is_deterministic_whatever_the_input_order(order: list[int]) -> 
     ]
     shuffled = [evidence[i] for i in order]
     assert observe(shuffled, Disposition()) == observe(evidence, Disposition())
-
-
-def _ranker(vectors: dict[str, tuple[float, ...]]) -> Any:
-    """Nearness by dot product over the given vectors (what the service does with stored
-    ones); None for a group with a member it has no vector for."""
-
-    def for_group(members: Any) -> Any:
-        if any(e.unit_id not in vectors for e in members):
-            return None
-
-        def nearest(seed: int, candidates: Any) -> list[int]:
-            a = vectors[members[seed].unit_id]
-
-            def dot(i: int) -> float:
-                return sum(x * y for x, y in zip(a, vectors[members[i].unit_id], strict=True))
-
-            return sorted(candidates, key=lambda i: -dot(i))
-
-        return nearest
-
-    return for_group
-
-
-def test_a_large_group_is_partitioned_into_themes_each_named_by_its_seed() -> None:
-    art, kids = (1.0, 0.1, 0.0), (0.0, 1.0, 0.1)
-    members = [ev(f"u{i}", f"statement {i}", i, "Mel") for i in range(6)]
-    ranker = _ranker({e.unit_id: (art if i % 2 else kids) for i, e in enumerate(members)})
-    parts = themes(members, 3, ranker)  # the two themes interleave in time
-    assert [(k, [e.unit_id for e in run]) for k, run in parts] == [
-        ("~u0", ["u0", "u2", "u4"]),
-        ("~u1", ["u1", "u3", "u5"]),
-    ]
-    # Without a vector for every member, or without a ranker: time periods, as before.
-    assert [k for k, _ in themes(members, 3, _ranker({}))] == ["#1", "#2"]
-    assert [k for k, _ in themes(members, 3)] == ["#1", "#2"]
-    assert themes(members, 6, ranker) == [("", members)]
-    keys = {o.key for o in observe(members, Disposition(max_cited=3), ranker).observations}
-    assert keys == {"entity:mel~u0", "entity:mel~u1"}
-
-
-@given(
-    st.lists(st.tuples(st.floats(-1, 1), st.floats(-1, 1), st.floats(0.1, 1)), max_size=40),
-    st.integers(min_value=1, max_value=16),
-)
-@settings(max_examples=100)
-def test_themes_keep_every_member_once_under_the_cap_in_time_order(
-    xs: list[tuple[float, float, float]], cap: int
-) -> None:
-    members = [ev(f"u{i:03}", "x", i) for i in range(len(xs))]
-    parts = themes(members, cap, _ranker({e.unit_id: v for e, v in zip(members, xs, strict=True)}))
-    flat = sorted(e.unit_id for _, run in parts for e in run)
-    assert flat == [e.unit_id for e in members]
-    for _, run in parts:
-        assert len(run) <= cap
-        assert [e.when for e in run] == sorted(e.when for e in run)
-    assert len({k for k, _ in parts}) == len(parts)

@@ -46,9 +46,7 @@ from mneme.core.model import (
 from mneme.core.observations import (
     Disposition,
     Evidence,
-    Nearest,
     Observation,
-    Ranker,
     observe,
 )
 from mneme.embed.protocol import Embedder
@@ -205,11 +203,7 @@ class Reflector:
         # An insight is a hypothesis (ADR 0056): never evidence for an observation.
         evidence = [u for u in units if u.network not in (Network.OBSERVATION, Network.INSIGHT)]
         held = [u for u in units if u.network == Network.OBSERVATION]
-        owner = Viewer(bank, REFLECT, Scope.OWNER)
-        vectors_of = self.store.memories.unit_vectors(
-            owner, [u.id for u in evidence], self.embedder.model_id
-        )
-        found = observe([_evidence(u) for u in evidence], disposition, _ranker(vectors_of))
+        found = observe([_evidence(u) for u in evidence], disposition)
         skipped = tuple((s.key, s.reason) for s in found.skipped)
         current = _by_key(held)
         todo = [
@@ -229,7 +223,10 @@ class Reflector:
                 why = "no group of evidence reaches the bank's skepticism"
             return _done(report, started, evidence=len(evidence), unchanged=unchanged,
                          skipped=skipped, reason=why)  # fmt: skip
-        vectors = self._vectors(todo, vectors_of)
+        owner = Viewer(bank, REFLECT, Scope.OWNER)
+        cited = [uid for o in todo for uid in o.evidence_ids]
+        stored = self.store.memories.unit_vectors(owner, cited, self.embedder.model_id)
+        vectors = self._vectors(todo, stored)
         by_id = {u.id: u for u in evidence}
         created: list[str] = []
         revised: list[tuple[str, str]] = []
@@ -452,27 +449,6 @@ class Reflector:
                     f"evidence {unit.id} is {unit.status.value} ({why})",
                     self.clock(),
                 )
-
-
-def _ranker(vectors: Mapping[str, Any]) -> Ranker:
-    """Nearness by the stored vectors (cosine; they are unit length), one matrix product per
-    group; ties keep time order (a stable sort)."""
-
-    def for_group(members: Sequence[Evidence]) -> Nearest | None:
-        if any(e.unit_id not in vectors for e in members):
-            return None
-        matrix = np.asarray([vectors[e.unit_id] for e in members], dtype=np.float32)
-        similar = matrix @ matrix.T
-
-        def nearest(seed: int, candidates: Sequence[int]) -> Sequence[int]:
-            among = np.asarray(candidates, dtype=np.int64)
-            if not len(among):
-                return []
-            return [int(i) for i in among[np.argsort(-similar[seed, among], kind="stable")]]
-
-        return nearest
-
-    return for_group
 
 
 def _evidence(u: Unit) -> Evidence:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mneme.core.claims import extract_claim
@@ -174,46 +174,6 @@ def periods(members: Sequence[Evidence], cap: int) -> list[list[Evidence]]:
     return out
 
 
-#: Ranks candidate members (indexes into a group) by nearness to a seed member, nearest
-#: first.
-Nearest = Callable[[int, Sequence[int]], Sequence[int]]
-#: For a group's members (time-ordered), its ``Nearest``; None when the members cannot be
-#: compared (one of them has no vector of the embedder's model). The geometry is the
-#: caller's (the service compares stored vectors); the rule is this module's.
-Ranker = Callable[[Sequence[Evidence]], Nearest | None]
-
-
-def themes(
-    members: Sequence[Evidence], cap: int, ranker: Ranker | None = None
-) -> list[tuple[str, list[Evidence]]]:
-    """A group too large for one observation, partitioned into themes of at most ``cap``
-    members, each named by its seed (the key suffix) and in time order.
-
-    Seeds are taken in time order: the earliest member not yet in a theme gathers the
-    ``cap - 1`` members not yet in one that are nearest to it. A group of one person's
-    statements becomes observations that each say one thing about them (their art, their
-    family, their job); time periods mixed them. Deterministic for the same evidence, and a
-    seed keeps its key while new evidence arrives, so a changed theme is a revision of the
-    old one. Without a ranker for the group the group is cut into periods instead."""
-    if len(members) <= cap:
-        return [("", list(members))]
-    nearest = ranker(members) if ranker is not None else None
-    if nearest is None:
-        return [(f"#{i}", run) for i, run in enumerate(periods(members, cap), start=1)]
-    free = [True] * len(members)
-    out: list[tuple[str, list[Evidence]]] = []
-    for seed in range(len(members)):
-        if not free[seed]:
-            continue
-        free[seed] = False
-        others = [i for i, f in enumerate(free) if f]
-        chosen = list(nearest(seed, others))[: cap - 1]
-        for i in chosen:
-            free[i] = False
-        out.append((f"~{members[seed].unit_id}", [members[i] for i in sorted([seed, *chosen])]))
-    return out
-
-
 _MONTHS = (
     "January", "February", "March", "April", "May", "June",
     "July", "August", "September", "October", "November", "December",
@@ -259,18 +219,15 @@ def _commonest_type(members: Sequence[Evidence]) -> str:
     return next(e.type for e in members if counts[e.type] == best)
 
 
-def observe(
-    evidence: Sequence[Evidence], disposition: Disposition, ranker: Ranker | None = None
-) -> Consolidation:
-    """The observations a bank's evidence supports, sorted by key, and what was skipped.
-    ``ranker``: how a group too large for one observation is partitioned into themes (else
-    time periods)."""
+def observe(evidence: Sequence[Evidence], disposition: Disposition) -> Consolidation:
+    """The observations a bank's evidence supports, sorted by key, and what was skipped."""
     made: list[Observation] = []
     skipped: list[Skip] = []
     seen: dict[frozenset[str], str] = {}
     for key, (label, members) in sorted(groups(evidence).items()):
-        for suffix, run in themes(members, disposition.max_cited, ranker):
-            run_key = f"{key}{suffix}"
+        runs = periods(members, disposition.max_cited)
+        for i, run in enumerate(runs, start=1):
+            run_key = key if len(runs) == 1 else f"{key}#{i}"
             if len(run) < disposition.skepticism:
                 skipped.append(
                     Skip(run_key, f"{len(run)} evidence, fewer than {disposition.skepticism}")
