@@ -173,6 +173,13 @@ def watch_settings(config: Config) -> WatchSettings:
     )
 
 
+@dataclass
+class _Produced:
+    """A stage's output so far in this process (``background.probes.Produces``)."""
+
+    produced: int = 0
+
+
 class Memory:
     """Long-term memory for agents: retain, recall, and the trust and review mechanics.
 
@@ -242,8 +249,10 @@ class Memory:
             None,
             lambda: [b.id for b in store.banks.list_banks()],
             config.reflect_banks_per_pass,
-            run=lambda bank: self._insighter.run(bank, agent=INSIGHTS).as_dict(),
+            run=self._insight_pass,
         )
+        #: What background insight passes wrote, for the watchdog's flood detector.
+        self._insight_output = _Produced()
         self._insighting = Worker("insights", self._insight_cadence.step, config.insights_every)
         self._buffer = IngestBuffer(store, self._retainer, clock)
         #: Listeners of every write and recall (a metrics exporter attaches here, ADR 0055).
@@ -252,7 +261,10 @@ class Memory:
             store,
             clock,
             watch_settings(config),
-            {"reconsolidate": Stage("reconsolidate", self._sweeper, self._reconsolidator)},
+            {
+                "reconsolidate": Stage("reconsolidate", self._sweeper, self._reconsolidator),
+                "insights": Stage("insights", self._insighting, self._insight_output),
+            },
             self._ops_alert,
         )
         self._watching = Worker("watchdog", self._watchdog.step, config.watch_every)
@@ -287,6 +299,12 @@ class Memory:
             self._reflecting.start()
             self._watching.start()
             self._insighting.start()
+
+    def _insight_pass(self, bank: str) -> dict[str, Any]:
+        """One background insight pass over ``bank``, its output counted for the watchdog."""
+        report = self._insighter.run(bank, agent=INSIGHTS)
+        self._insight_output.produced += len(report.created)
+        return report.as_dict()
 
     @classmethod
     def open(
