@@ -71,6 +71,9 @@ bench: $(STAMP)
 	$(PY) -m bench.locomo.run
 	$(PY) -m bench.locomo.calibration
 	$(PY) -m bench.locomo.context
+	$(PY) -m bench.locomo.reflect
+	$(PY) -m bench.insights.run
+	$(PY) -m bench.portable
 	$(PY) -m bench.sgd.run
 	$(PY) -m bench.sgd.decisions
 	$(PY) -m bench.sgd.slot_pairs
@@ -79,6 +82,7 @@ bench: $(STAMP)
 	$(PY) -m bench.buffer --n 200
 	$(PY) -m bench.http_load --write
 	$(PY) -m bench.reconsolidation
+	$(PY) -m bench.watchdog_overhead
 	$(PY) -m bench.scale.run --sizes 1000,10000 --ingest-budget-min 20
 
 bench-scale: $(STAMP)
