@@ -144,6 +144,30 @@ function evidenceOf(ctx, unit) {
     h("p", {}, "Rests on: ", refButtons(ctx, obs.evidence_units || [])));
 }
 
+// Insights (ADR 0056): the ones this memory witnesses, from its graph's SUPPORTS edges.
+function witnessOf(ctx, id, graph) {
+  const units = graph.units || {};
+  const found = (graph.edges || [])
+    .filter((e) => e.type === "SUPPORTS" && e.src === id && units[e.dst]?.network === "insight")
+    .map((e) => units[e.dst]);
+  if (!found.length) return ""; // Element.append writes null as the text "null"
+  return h("section", { class: "sub insights" }, h("h4", {}, "Insights it witnesses"),
+    h("ul", {}, found.map((u) => h("li", { class: "insight", dataset: { id: u.id } },
+      h("button", { type: "button", class: "link", onclick: () => openMemory(ctx, u.id) }, u.text.split("\n")[0]),
+      " ", badge(u.status, u.status)))));
+}
+
+// An insight's own record: a hypothesis, its witnesses in the thread's order.
+function witnessesOf(ctx, unit) {
+  const ins = unit.network === "insight" ? (unit.metadata || {}).insight : null;
+  if (!ins) return "";
+  const hops = (ins.hops || []).length;
+  return h("section", { class: "sub insight-witnesses" },
+    h("h4", {}, `Insight (${ins.state}, hypothesis)`),
+    h("p", { class: "meta" }, `${hops} hop${hops === 1 ? "" : "s"} · score ${ins.score} · weakest link PMI ${ins.min_pmi}`),
+    h("p", {}, "Witnesses, in order: ", refButtons(ctx, ins.witnesses || [])));
+}
+
 function summary(event) {
   const d = event.detail || {};
   const before = d.before || {};
@@ -209,6 +233,8 @@ export async function openMemory(ctx, id, depth = 1) {
       h("p", {}, "Contradicted by: ", refButtons(ctx, unit.contradictions)),
       evidenceOf(ctx, unit),
       citedBy(ctx, id, graph),
+      witnessesOf(ctx, unit),
+      witnessOf(ctx, id, graph),
       h("div", { id: "source-view", class: "source-view", hidden: true }),
       reviewActions(ctx, unit),
       h("section", { class: "sub" }, h("h4", {}, "History"), timeline(hist.events)),
