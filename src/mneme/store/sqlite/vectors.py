@@ -148,7 +148,9 @@ class VectorIndex:
         return idx
 
     def _grow(self) -> None:
-        cap = self._mat.shape[0] * 2
+        # The next power of two: an index read from its file (ADR 0052) is exactly full, and
+        # doubling 1,003,107 rows would hold room for 2M.
+        cap = max(64, 1 << self._mat.shape[0].bit_length())
         for name in _ROW_ARRAYS:
             old = getattr(self, name)
             new = np.zeros((cap, *old.shape[1:]), dtype=old.dtype)
