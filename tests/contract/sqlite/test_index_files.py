@@ -329,3 +329,33 @@ def test_a_read_only_store_reads_valid_files_and_writes_none(saved: Any) -> None
         ro.close()
     assert not _files(path)
     assert files  # (the first read-only open read the files it found)
+
+
+def test_an_older_unit_embedded_after_the_save_is_caught_by_the_count(
+    store: Any, make: Any
+) -> None:
+    """Catching up reads the units newer than the file's newest; an older unit that got a
+    vector of the model since (a re-embedding still running when the file was saved) is
+    found missing by the count of embeddings, and the index is rebuilt."""
+    store.engine.index_files.min_rows = 1
+    make.bank()
+    _fill(make, 0, 200)
+    bare = make.unit("canoes sails heron, embedded later.", embed=False)
+    _fill(make, 200, 20)
+    _answers(store)
+    store.close()
+    other = SQLiteStore(store.path)
+    try:
+        with other.transaction():
+            other.memories.put_embedding("b1", bare.id, MODEL, EMBEDDER.embed([bare.text])[0])
+    finally:
+        other.close()
+    again = _open(store.path)
+    try:
+        answers = _answers(again)
+        stats = again.engine.index_files.stats
+        assert (stats.loaded, stats.rejected, stats.built) == (1, 1, 1)  # the postings load
+        assert "embeddings" in stats.reasons[0]
+        assert any(bare.id in [u for u, _ in a] for a in answers)
+    finally:
+        again.close()

@@ -92,27 +92,46 @@ class ChannelsMixin(LexiconMixin):
         )
         gen = int(gen_rows[0][0]) if gen_rows else 0
         idx = self._indexes.get((bank_id, model))
-        loaded = False
         if idx is None and not self.db.owns_transaction:
             # A restart: the index file beside the database, if it is sound and ours (ADR 0052).
-            idx = self.index_files.load_vectors(bank_id, model, dim)
-            loaded = idx is not None
-        if idx is not None:
+            loaded = self._loaded_index(bank_id, model, dim, gen)
+            if loaded is not None:
+                self._indexes[(bank_id, model)] = loaded
+                return loaded
+        elif idx is not None:
             # Inside our own write transaction the generation already counts our bump, which
             # the index applied as it went; anything else means another writer got in.
             ours = bank_id in self._touched and self.db.in_transaction
             if idx.generation == gen or (ours and idx.generation == gen - 1):
-                self._indexes[(bank_id, model)] = idx
                 return idx
             if self._refresh(idx, gen):
-                if loaded:
-                    self.index_files.stats.caught_up += 1
-                self._indexes[(bank_id, model)] = idx
                 return idx
         idx = self._build_index(bank_id, model, dim, gen)
         self._indexes[(bank_id, model)] = idx
         self.index_files.stats.built += 1
         self._save_indexes()
+        return idx
+
+    def _loaded_index(self, bank_id: str, model: str, dim: int, gen: int) -> VectorIndex | None:
+        """The bank's index read from its file and brought up to ``gen`` (the change log, the
+        new rows), if it then holds every embedding of the model; tried once per (bank,
+        model) in a store's life: an index dropped later is rebuilt from the rows, as ever."""
+        files = self.index_files
+        if not files.first_use(("vectors", bank_id, model)):
+            return None
+        idx = files.load_vectors(bank_id, model, dim)
+        if idx is None:
+            return None
+        behind = idx.generation != gen
+        if behind and not self._refresh(idx, gen):
+            files.reject(bank_id, "units were deleted since it was saved")
+            return None
+        why = files.count_differs(idx)
+        if why is not None:
+            files.reject(bank_id, why)
+            return None
+        files.stats.loaded += 1
+        files.stats.caught_up += behind
         return idx
 
     def _rows(self, bank_id: str, model: str, dim: int, after: int) -> Iterator[Any]:

@@ -74,6 +74,7 @@ class IndexFiles:
         self.directory = None if db.path == ":memory:" else Path(db.path + ".index")
         self._saved: dict[tuple[str, str], int] = {}  # (kind, key) -> generation saved
         self._lock = threading.Lock()
+        self._tried: set[tuple[str, ...]] = set()
 
     @property
     def writable(self) -> bool:
@@ -83,6 +84,22 @@ class IndexFiles:
         assert self.directory is not None
         key = hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:24]
         return self.directory / f"{kind}-{key}.mnx"
+
+    def first_use(self, key: tuple[str, ...]) -> bool:
+        """True the first time ``key`` is asked for: a file is read once, at a restart."""
+        with self._lock:
+            if key in self._tried:
+                return False
+            self._tried.add(key)
+            return True
+
+    def reject(self, bank_id: str, reason: str) -> None:
+        """A file that read back sound proved unusable once brought up to date."""
+        self.stats.rejected += 1
+        self.stats.reasons.append(reason)
+        log.warning(
+            "index file of bank %s not used (%s): rebuilding from the rows", bank_id, reason
+        )
 
     def _reject(self, path: Path, reason: str) -> None:
         self.stats.rejected += 1
@@ -155,7 +172,7 @@ class IndexFiles:
             if why is not None:
                 raise IndexFileInvalid(why)
             idx = vector_index(stamp, arrays)
-            why = self._vectors_differ(idx, int(stamp["generation"]))
+            why = self._vectors_differ(idx)
             if why is not None:
                 raise IndexFileInvalid(why)
         except FileNotFoundError:
@@ -163,11 +180,10 @@ class IndexFiles:
         except (IndexFileInvalid, ValueError, KeyError, TypeError) as exc:
             self._reject(path, str(exc) or type(exc).__name__)
             return None
-        self.stats.loaded += 1
         self._saved[("vectors", f"{bank_id}\0{model}")] = idx.generation
         return idx
 
-    def _vectors_differ(self, idx: VectorIndex, generation: int) -> str | None:
+    def _vectors_differ(self, idx: VectorIndex) -> str | None:
         """Why the index's rows are not the embeddings it claims (None: a sample agrees)."""
         n = len(idx)
         for i in np.linspace(0, n - 1, min(n, SAMPLE_ROWS)).astype(np.int64).tolist():
@@ -180,15 +196,21 @@ class IndexFiles:
                 return f"unit {uid} has no {idx.model} embedding in the database"
             if not np.array_equal(vector_from(rows[0][0]), idx._mat[i]):
                 return f"the vector of unit {uid} differs from the database's"
-        if generation == self._generation(idx.bank_id):
-            count = int(
-                self.db.query(
-                    "SELECT count(*) FROM embeddings WHERE bank_id = ? AND model = ?",
-                    (idx.bank_id, idx.model),
-                )[0][0]
-            )
-            if count != n:
-                return f"{n} rows, the database holds {count} embeddings"
+        return None
+
+    def count_differs(self, idx: VectorIndex) -> str | None:
+        """Why an index read from its file and brought up to date is not whole (None: it
+        holds as many rows as the bank has embeddings of its model). Catching up reads the
+        units written after its newest; this finds the older units that got a vector of the
+        model since (a re-embedding that went on after the file was saved)."""
+        count = int(
+            self.db.query(
+                "SELECT count(*) FROM embeddings WHERE bank_id = ? AND model = ?",
+                (idx.bank_id, idx.model),
+            )[0][0]
+        )
+        if count != len(idx):
+            return f"{len(idx)} rows once up to date, the database holds {count} embeddings"
         return None
 
     def save_vectors(self, idx: VectorIndex) -> None:
@@ -233,7 +255,6 @@ class IndexFiles:
         except (IndexFileInvalid, ValueError, KeyError, TypeError) as exc:
             self._reject(path, str(exc) or type(exc).__name__)
             return None
-        self.stats.loaded += 1
         self._saved[("lexical", bank_id)] = idx.generation
         return idx
 

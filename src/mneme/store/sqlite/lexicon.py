@@ -175,11 +175,12 @@ class LexiconMixin(SQLiteBase):
             self._lexicals, self._lexical_small = {}, {}
         idx = self._lexicals.get(bank_id)
         loaded = False
-        if idx is None:
+        if idx is None and self.index_files.first_use(("lexical", bank_id)):
             # A restart: the postings saved beside the database, if sound and ours (ADR 0052).
             idx = self.index_files.load_lexical(bank_id, table)
             loaded = idx is not None
             if idx is not None and idx.generation == gen:
+                self.index_files.stats.loaded += 1
                 self._lexicals[bank_id] = idx
                 return idx
         if idx is not None and idx.generation == gen and idx.table == table:
@@ -219,9 +220,17 @@ class LexiconMixin(SQLiteBase):
         finally:
             conn.close()
         self._lexicals[bank_id] = idx
+        self._lexical_ready(bank_id, built=built, loaded=loaded)
+        return idx
+
+    def _lexical_ready(self, bank_id: str, *, built: bool, loaded: bool) -> None:
+        """Count what became of the bank's postings, and save them if they were built."""
+        stats = self.index_files.stats
         if built:
-            self.index_files.stats.built += 1
+            if loaded:
+                self.index_files.reject(bank_id, "its rows differ from the FTS table's")
+            stats.built += 1
             self._save_indexes()
         elif loaded:
-            self.index_files.stats.caught_up += 1
-        return idx
+            stats.loaded += 1
+            stats.caught_up += 1
