@@ -109,6 +109,8 @@ class ChannelsMixin(LexiconMixin):
         idx = self._build_index(bank_id, model, dim, gen)
         self._indexes[(bank_id, model)] = idx
         self.index_files.stats.built += 1
+        if self.index_files.writable and len(idx) >= self.index_files.min_rows:
+            idx.prepare()  # the quantizer too, before the index is saved
         self._save_indexes()
         return idx
 

@@ -15,6 +15,7 @@ pages are read when touched, and writing to them never writes the file.
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import struct
 import uuid
@@ -154,8 +155,11 @@ def read(path: Path, kind: str) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     start = _aligned(len(prefix) + n + _CRC.size)
     if size != start + int(meta["size"]):
         raise IndexFileInvalid(f"{size} bytes, the header says {start + int(meta['size'])}")
-    whole = np.memmap(path, dtype=np.uint8, mode="c")
-    payload = whole[start:]
+    with open(path, "rb") as f:
+        # Copy-on-write: writes to the arrays stay in this process. A plain ndarray over the
+        # map (np.memmap's slicing costs microseconds a call, and searches slice often).
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+    payload = np.frombuffer(mapped, dtype=np.uint8)[start:]
     if f"{zlib.crc32(_bytes(payload)):010d}" != meta.get("crc"):
         raise IndexFileInvalid("payload checksum mismatch")
     arrays: dict[str, np.ndarray] = {}

@@ -72,7 +72,7 @@ class IndexFiles:
         self.min_rows = min_rows
         self.stats = IndexFileStats()
         self.directory = None if db.path == ":memory:" else Path(db.path + ".index")
-        self._saved: dict[tuple[str, str], int] = {}  # (kind, key) -> generation saved
+        self._saved: dict[tuple[str, str], Any] = {}  # (kind, key) -> state saved or read
         self._lock = threading.Lock()
         self._tried: set[tuple[str, ...]] = set()
 
@@ -151,10 +151,8 @@ class IndexFiles:
             return None
         return {"bank_identity": self._bank_identity(bank_id), "last_unit": last}
 
-    def _due(self, kind: str, key: str, rows: int, generation: int) -> bool:
-        return (
-            self.writable and rows >= self.min_rows and self._saved.get((kind, key)) != generation
-        )
+    def _due(self, kind: str, key: str, rows: int, state: Any) -> bool:
+        return self.writable and rows >= self.min_rows and self._saved.get((kind, key)) != state
 
     # -- vector indexes -----------------------------------------------------------------
 
@@ -180,7 +178,7 @@ class IndexFiles:
         except (IndexFileInvalid, ValueError, KeyError, TypeError) as exc:
             self._reject(path, str(exc) or type(exc).__name__)
             return None
-        self._saved[("vectors", f"{bank_id}\0{model}")] = idx.generation
+        self._saved[("vectors", f"{bank_id}\0{model}")] = idx.layout
         return idx
 
     def _vectors_differ(self, idx: VectorIndex) -> str | None:
@@ -217,7 +215,7 @@ class IndexFiles:
         """Save ``idx`` if it is large enough and changed since it was saved or read. The
         caller holds off this process's writers (the index then holds committed rows only)."""
         key = f"{idx.bank_id}\0{idx.model}"
-        if not self._due("vectors", key, len(idx), idx.generation):
+        if not self._due("vectors", key, len(idx), idx.layout):
             return
         with idx._lock:
             ties = self._stamp(idx.bank_id, idx.last_rowid)
@@ -227,7 +225,7 @@ class IndexFiles:
             self._write(
                 self._path("vectors", idx.bank_id, idx.model), "vectors", ties | stamp, arrays
             )
-            self._saved[("vectors", key)] = idx.generation
+            self._saved[("vectors", key)] = idx.layout
 
     # -- lexical indexes ----------------------------------------------------------------
 

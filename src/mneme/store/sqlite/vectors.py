@@ -434,6 +434,22 @@ class VectorIndex:
                 out[j] = self.search(viewer, q[j], filters, limit)
         return out
 
+    @_locked
+    def prepare(self) -> None:
+        """Train the coarse quantizer now if the index is large enough to search through it,
+        as its first search would (so a saved index holds it; ADR 0052)."""
+        if len(self._ids) >= IVF_MIN_ROWS:
+            self._quantizer()
+
+    @property
+    def layout(self) -> tuple[int, int, int]:
+        """(generation, rows the quantizer was trained on, rows sorted by cluster): when it
+        changes, the index differs from what was saved."""
+        ivf = self._ivf
+        return (
+            (self.generation, ivf.trained_rows, ivf.sorted_rows) if ivf else (self.generation, 0, 0)
+        )
+
     def _quantizer(self) -> CoarseQuantizer:
         """The coarse quantizer, trained now if missing or if the rows doubled since; the rows
         sorted by cluster again when the unsorted tails have grown too long."""
