@@ -4,6 +4,7 @@ that is damaged, foreign, or ahead of the database: it is rebuilt from the rows.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mneme.core.model import Scope, UnitStatus, Viewer, Visibility
+from mneme.core.model import Network, Scope, Unit, UnitStatus, UnitType, Viewer, Visibility
 from mneme.embed.hashing import HashingEmbedder
 from mneme.store.protocol import Filters, UnitChanges
 from mneme.store.sqlite import SQLiteStore
@@ -369,3 +370,61 @@ def test_an_older_unit_embedded_after_the_save_is_caught_by_the_count(
         assert any(bare.id in [u for u, _ in a] for a in answers)
     finally:
         again.close()
+
+
+def _unit(unit_id: str) -> Unit:
+    return Unit(
+        id=unit_id,
+        bank_id="b1",
+        text="hiring mentoring canoes",
+        content_key=f"k-{unit_id}",
+        network=Network.WORLD,
+        type=UnitType.FACT,
+        status=UnitStatus.ACTIVE,
+        confidence=0.8,
+        agent_id="a1",
+        recorded_at=dt.datetime(2024, 3, 6, tzinfo=dt.UTC),
+        visibility=Visibility.SHARED,
+        embedding_model=MODEL,
+        embedding_dim=EMBEDDER.dim,
+    )
+
+
+def _write_search_and_fail(store: Any, vec: Any) -> None:
+    with store.transaction():
+        store.memories.put_unit(_unit("u-undone"), vec)
+        hits = store.channels.search_semantic(VIEWERS[0], vec, MODEL, Filters(), 3)
+        assert hits[0].unit_id == "u-undone"
+        raise RuntimeError("rolled back")
+
+
+def test_the_first_write_after_a_restart_reads_the_file_inside_its_transaction(
+    saved: Any,
+) -> None:
+    """The write path searches inside its transaction: the file is read and caught up there
+    (with the transaction's own rows), kept on commit, dropped on a rollback."""
+    path, _ = saved
+    vec = EMBEDDER.embed(["hiring mentoring canoes"])[0]
+    again = _open(path)
+    try:
+        with pytest.raises(RuntimeError, match="rolled back"):
+            _write_search_and_fail(again, vec)
+        stats = again.engine.index_files.stats
+        assert (stats.loaded, stats.built) == (1, 0)
+        hits = again.channels.search_semantic(VIEWERS[0], vec, MODEL, Filters(), 3)
+        assert "u-undone" not in [h.unit_id for h in hits]
+        assert stats.built == 1  # the rolled-back index is not the file's any more: rebuilt
+    finally:
+        again.close()
+    kept = _open(path)
+    try:
+        with kept.transaction():
+            kept.memories.put_unit(_unit("u-kept"), vec)
+            hits = kept.channels.search_semantic(VIEWERS[0], vec, MODEL, Filters(), 3)
+            assert hits[0].unit_id == "u-kept"
+        hits = kept.channels.search_semantic(VIEWERS[0], vec, MODEL, Filters(), 3)
+        assert hits[0].unit_id == "u-kept"
+        stats = kept.engine.index_files.stats
+        assert (stats.loaded, stats.caught_up, stats.built) == (1, 1, 0)
+    finally:
+        kept.close()

@@ -92,8 +92,11 @@ class ChannelsMixin(LexiconMixin):
         )
         gen = int(gen_rows[0][0]) if gen_rows else 0
         idx = self._indexes.get((bank_id, model))
-        if idx is None and not self.db.owns_transaction:
+        if idx is None:
             # A restart: the index file beside the database, if it is sound and ours (ADR 0052).
+            # Inside a write transaction too (the first write after a restart): it is caught
+            # up through this transaction's connection, as a build would read it, and dropped
+            # with the transaction if it rolls back.
             loaded = self._loaded_index(bank_id, model, dim, gen)
             if loaded is not None:
                 self._indexes[(bank_id, model)] = loaded
