@@ -428,3 +428,30 @@ def test_the_first_write_after_a_restart_reads_the_file_inside_its_transaction(
         assert (stats.loaded, stats.caught_up, stats.built) == (1, 1, 0)
     finally:
         kept.close()
+
+
+def test_a_save_sweeps_what_a_killed_writer_left(saved: Any) -> None:
+    path, _ = saved
+    target = _files(path)[0]
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    left = target.with_name(f".{target.name}.{dead}.abcd1234.tmp")
+    left.write_bytes(b"half a file")
+    mine = target.with_name(f".{target.name}.{os.getpid()}.abcd1234.tmp")
+    mine.write_bytes(b"a write still running")
+    again = _open(path)
+    try:
+        again.engine.index_files.min_rows = 1
+        _answers(again)
+        with again.transaction():
+            again.engine._touch("b1")  # a new generation: due again
+        _answers(again)
+    finally:
+        again.close()
+    assert not left.exists()
+    assert mine.exists()
+    mine.unlink()

@@ -74,6 +74,7 @@ def write(path: Path, kind: str, stamp: Mapping[str, Any], arrays: Mapping[str, 
     header = json.dumps(meta, sort_keys=True).encode("utf-8")
     start = _aligned(len(MAGIC) + _LEN.size + len(header) + _CRC.size)
     path.parent.mkdir(parents=True, exist_ok=True)
+    _sweep(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
     try:
         with open(tmp, "wb") as f:
@@ -110,6 +111,18 @@ def _pad(f: Any, n: int, crc: int) -> int:
     zeros = b"\0" * n
     f.write(zeros)
     return zlib.crc32(zeros, crc)
+
+
+def _sweep(path: Path) -> None:
+    """Remove the temporary files a process that died while writing ``path`` left behind."""
+    for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+        try:
+            pid = int(tmp.name[len(path.name) + 2 :].split(".")[0])
+            os.kill(pid, 0)  # still running: its write may finish
+        except ProcessLookupError:
+            tmp.unlink(missing_ok=True)
+        except (ValueError, OSError):
+            continue
 
 
 def _sync_dir(directory: Path) -> None:
