@@ -92,7 +92,16 @@ class ChannelsMixin(LexiconMixin):
         )
         gen = int(gen_rows[0][0]) if gen_rows else 0
         idx = self._indexes.get((bank_id, model))
-        if idx is not None:
+        if idx is None:
+            # A restart: the index file beside the database, if it is sound and ours (ADR 0052).
+            # Inside a write transaction too (the first write after a restart): it is caught
+            # up through this transaction's connection, as a build would read it, and dropped
+            # with the transaction if it rolls back.
+            loaded = self._loaded_index(bank_id, model, dim, gen)
+            if loaded is not None:
+                self._indexes[(bank_id, model)] = loaded
+                return loaded
+        elif idx is not None:
             # Inside our own write transaction the generation already counts our bump, which
             # the index applied as it went; anything else means another writer got in.
             ours = bank_id in self._touched and self.db.in_transaction
@@ -102,6 +111,32 @@ class ChannelsMixin(LexiconMixin):
                 return idx
         idx = self._build_index(bank_id, model, dim, gen)
         self._indexes[(bank_id, model)] = idx
+        self.index_files.stats.built += 1
+        if self.index_files.writable and len(idx) >= self.index_files.min_rows:
+            idx.prepare()  # the quantizer too, before the index is saved
+        self._save_indexes()
+        return idx
+
+    def _loaded_index(self, bank_id: str, model: str, dim: int, gen: int) -> VectorIndex | None:
+        """The bank's index read from its file and brought up to ``gen`` (the change log, the
+        new rows), if it then holds every embedding of the model; tried once per (bank,
+        model) in a store's life: an index dropped later is rebuilt from the rows, as ever."""
+        files = self.index_files
+        if not files.first_use(("vectors", bank_id, model)):
+            return None
+        idx = files.load_vectors(bank_id, model, dim)
+        if idx is None:
+            return None
+        behind = idx.generation != gen
+        if behind and not self._refresh(idx, gen):
+            files.reject(bank_id, "units were deleted since it was saved")
+            return None
+        why = files.count_differs(idx)
+        if why is not None:
+            files.reject(bank_id, why)
+            return None
+        files.stats.loaded += 1
+        files.stats.caught_up += behind
         return idx
 
     def _rows(self, bank_id: str, model: str, dim: int, after: int) -> Iterator[Any]:

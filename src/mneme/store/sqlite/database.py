@@ -351,6 +351,10 @@ class Database:
         self._on_commit.append(on_commit)
         self._on_rollback.append(on_rollback)
 
+    def writers_held(self) -> threading.RLock:
+        """Hold while this process's write transactions wait (none is open meanwhile)."""
+        return self._wlock
+
     @property
     def in_transaction(self) -> bool:
         return self._depth > 0

@@ -4,6 +4,7 @@ components call (ADR 0041, ADR 0044). ``SQLiteStore`` composes it with the share
 
 from __future__ import annotations
 
+import logging
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -12,6 +13,7 @@ import numpy as np
 from mneme.core.model import (
     Unit,
 )
+from mneme.errors import MnemeError
 from mneme.store.protocol import (
     Capabilities,
     StoreStats,
@@ -25,10 +27,13 @@ from mneme.store.sqlite.base import SQLiteBase
 from mneme.store.sqlite.channels import ChannelsMixin
 from mneme.store.sqlite.database import Database
 from mneme.store.sqlite.dialect import DIALECT
+from mneme.store.sqlite.indexfiles import IndexFiles
 from mneme.store.sqlite.portable import PortableMixin
 from mneme.store.sqlite.purge import PurgeMixin
 from mneme.store.sqlite.rows import index_row
 from mneme.store.sqlite.vectors import VectorIndex
+
+log = logging.getLogger("mneme.store.index")
 
 
 class SQLiteEngine(
@@ -57,6 +62,7 @@ class SQLiteEngine(
         self.sql = Executor(self.db, DIALECT)
         self.path = self.db.path
         self._indexes: dict[tuple[str, str], VectorIndex] = {}
+        self.index_files = IndexFiles(self.db)
         self._touched: set[str] = set()
         self._audit_heads: dict[str, tuple[int, int, str, int]] = {}
         self._audit_dirty: set[str] = set()
@@ -100,6 +106,10 @@ class SQLiteEngine(
         return self.db.transaction()
 
     def close(self) -> None:
+        try:
+            self._save_indexes()  # what changed since they were saved (ADR 0052)
+        except MnemeError as exc:  # the index files are derived: closing still closes
+            log.warning("could not save the index files of %s: %s", self.path, exc)
         self._indexes.clear()
         self.db.close()
 

@@ -89,6 +89,30 @@ class CoarseQuantizer:
             centroids = (sums / np.maximum(norms, 1e-12)).astype(np.float32)
         return cls(centroids, n, _nearest(matrix, centroids))
 
+    @classmethod
+    def restore(
+        cls, centroids: np.ndarray, trained_rows: int, assign: np.ndarray, sorted_rows: int
+    ) -> CoarseQuantizer:
+        """The quantizer as it was saved (ADR 0052): rows ``[0, sorted_rows)`` grouped by
+        cluster, the rest in their clusters' tails."""
+        ivf = cls(centroids, trained_rows, np.zeros(0, dtype=np.int32))
+        ivf._assign = np.array(assign, dtype=np.int32)
+        counts = np.bincount(ivf._assign[:sorted_rows], minlength=ivf.lists)
+        ivf.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        ivf.sorted_rows = sorted_rows
+        for row, c in enumerate(ivf._assign[sorted_rows:].tolist(), start=sorted_rows):
+            ivf._tail[c].append(row)
+        ivf.tail_rows = len(ivf._assign) - sorted_rows
+        return ivf
+
+    def state(self, rows: int) -> dict[str, np.ndarray]:
+        """What ``restore`` needs, for an index of ``rows`` rows."""
+        return {
+            "ivf_centroids": self.centroids,
+            "ivf_assign": self._assign[:rows],
+            "ivf_meta": np.array([self.trained_rows, self.sorted_rows], dtype=np.int64),
+        }
+
     @property
     def lists(self) -> int:
         return len(self.centroids)

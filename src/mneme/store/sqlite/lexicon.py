@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from mneme.store.sqlite.base import SQLiteBase
 from mneme.store.sqlite.database import translate
+from mneme.store.sqlite.indexfiles import IndexFiles
 from mneme.store.sqlite.lexical import (
     LEXICAL_MIN_ROWS,
     LexicalIndex,
@@ -36,6 +37,23 @@ class LexiconMixin(SQLiteBase):
     _lexicals: dict[str, LexicalIndex] | None = None
     _lexical_small: dict[str, int] | None = None  # bank -> generation it was found small at
     _fts_tokenizer: Tokenizer | None = None
+    index_files: IndexFiles
+
+    def _save_indexes(self) -> None:
+        """Save the large indexes that changed since they were saved or read (ADR 0052).
+
+        This process's writers are held off meanwhile, so an index holds committed rows only
+        (a write applies itself to the index before it commits); from inside a write
+        transaction nothing is saved (the next call, or ``close``, does it)."""
+        if not self.index_files.writable or self.db.in_transaction:
+            return
+        with self.db.writers_held():
+            if self.db.in_transaction:
+                return
+            for idx in list(self._indexes.values()):
+                self.index_files.save_vectors(idx)
+            for lexical in list((self._lexicals or {}).values()):
+                self.index_files.save_lexical(lexical)
 
     def _fts(self, bank_id: str) -> str | None:
         """The bank's FTS5 table name, or None when the bank has none yet."""
@@ -156,6 +174,15 @@ class LexiconMixin(SQLiteBase):
         if self._lexicals is None or self._lexical_small is None:
             self._lexicals, self._lexical_small = {}, {}
         idx = self._lexicals.get(bank_id)
+        loaded = False
+        if idx is None and self.index_files.first_use(("lexical", bank_id)):
+            # A restart: the postings saved beside the database, if sound and ours (ADR 0052).
+            idx = self.index_files.load_lexical(bank_id, table)
+            loaded = idx is not None
+            if idx is not None and idx.generation == gen:
+                self.index_files.stats.loaded += 1
+                self._lexicals[bank_id] = idx
+                return idx
         if idx is not None and idx.generation == gen and idx.table == table:
             return idx
         if self._lexical_small.get(bank_id) == gen:
@@ -183,7 +210,8 @@ class LexiconMixin(SQLiteBase):
                         new, self._tokenizer().terms([r[1] for r in new]), strict=True
                     ):
                         idx.append(int(rowid), toks)
-                if not idx.matches(totals):
+                built = not idx.matches(totals)
+                if built:
                     idx.build(conn)  # new, or rows went away (a purge): read it all again
                 idx.generation = gen
             conn.execute("COMMIT")
@@ -192,4 +220,17 @@ class LexiconMixin(SQLiteBase):
         finally:
             conn.close()
         self._lexicals[bank_id] = idx
+        self._lexical_ready(bank_id, built=built, loaded=loaded)
         return idx
+
+    def _lexical_ready(self, bank_id: str, *, built: bool, loaded: bool) -> None:
+        """Count what became of the bank's postings, and save them if they were built."""
+        stats = self.index_files.stats
+        if built:
+            if loaded:
+                self.index_files.reject(bank_id, "its rows differ from the FTS table's")
+            stats.built += 1
+            self._save_indexes()
+        elif loaded:
+            stats.loaded += 1
+            stats.caught_up += 1

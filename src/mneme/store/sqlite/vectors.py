@@ -148,7 +148,9 @@ class VectorIndex:
         return idx
 
     def _grow(self) -> None:
-        cap = self._mat.shape[0] * 2
+        # The next power of two: an index read from its file (ADR 0052) is exactly full, and
+        # doubling 1,003,107 rows would hold room for 2M.
+        cap = max(64, 1 << self._mat.shape[0].bit_length())
         for name in _ROW_ARRAYS:
             old = getattr(self, name)
             new = np.zeros((cap, *old.shape[1:]), dtype=old.dtype)
@@ -431,6 +433,22 @@ class VectorIndex:
             if len(hits) < min(limit, visible):  # too few visible in its probes: widen
                 out[j] = self.search(viewer, q[j], filters, limit)
         return out
+
+    @_locked
+    def prepare(self) -> None:
+        """Train the coarse quantizer now if the index is large enough to search through it,
+        as its first search would (so a saved index holds it; ADR 0052)."""
+        if len(self._ids) >= IVF_MIN_ROWS:
+            self._quantizer()
+
+    @property
+    def layout(self) -> tuple[int, int, int]:
+        """(generation, rows the quantizer was trained on, rows sorted by cluster): when it
+        changes, the index differs from what was saved."""
+        ivf = self._ivf
+        return (
+            (self.generation, ivf.trained_rows, ivf.sorted_rows) if ivf else (self.generation, 0, 0)
+        )
 
     def _quantizer(self) -> CoarseQuantizer:
         """The coarse quantizer, trained now if missing or if the rows doubled since; the rows
