@@ -73,6 +73,8 @@ from mneme.store.protocol import (
 
 INSIGHTS = "insights"
 STITCH_LIMIT = 50
+#: Statuses of a witness that retire its insights at once (``note_change``).
+WITNESS_GONE = frozenset({UnitStatus.REJECTED, UnitStatus.SUPERSEDED, UnitStatus.ARCHIVED})
 #: Memories sampled for the bank's pairwise-cosine quantile (the coherence floor).
 QUANTILE_SAMPLE = 2000
 #: A hypothesis's confidence: it rests on a chain no one stated.
@@ -512,6 +514,28 @@ class Insighter:
             actor=agent,
             reason=f"insights: {verdict.state}, {verdict.reason}",
         )
+
+    def note_change(self, unit: Unit, why: str) -> None:
+        """A memory was rejected, superseded or archived on the review path: the insights it
+        witnesses (SUPPORTS edges) are retired at once, inside the deciding transaction,
+        not at the next pass."""
+        if unit.network == Network.INSIGHT or unit.status not in WITNESS_GONE:
+            return
+        owner = Viewer(unit.bank_id, INSIGHTS, Scope.OWNER)
+        supported = [
+            e.dst
+            for e in self.store.graph.edges_of(owner, unit.id)
+            if e.type == EdgeType.SUPPORTS and e.src == unit.id
+        ]
+        found = self.store.memories.get_units(owner, supported, lean=False) if supported else {}
+        now = self.clock()
+        for u in found.values():
+            if insight_meta(u).get("state") not in (rules.PROPOSED, rules.VERIFIED):
+                continue
+            verdict = rules.Verdict(
+                rules.RETIRED, f"witness {unit.id} is {unit.status.value} ({why})"
+            )
+            self._judge(u, verdict, INSIGHTS, now)
 
     def verify(self, bank: str, *, agent: str, insight: str | None = None) -> InsightReport:
         """A verification pass: every proposed or verified insight of the bank (or one) judged
