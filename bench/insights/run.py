@@ -27,6 +27,14 @@ from pathlib import Path
 from typing import Any
 
 FIXTURES = Path(__file__).with_name("fixtures.jsonl")
+#: The first version's numbers (ADR 0056 before its amendment), kept for comparison.
+BEFORE = (
+    "Before (the first version, 2026-12-02): conv-26: 1,076 memories, 1,010 categories, "
+    "15,361 threads, 4,697 candidates, 20 written, 4,677 held back, paused, 527.75 s; "
+    "conv-30: 831 memories, 814 categories, 15,765 threads, 4,759 candidates, 20 written, "
+    "4,739 held back, paused, 568.73 s. Re-measured at the merge (rank made linear), "
+    "conv-26: 59 s, the same counts."
+)
 
 
 def load(path: Path = FIXTURES) -> list[dict[str, Any]]:
@@ -109,6 +117,8 @@ def locomo(embedder_name: str, limit: int) -> list[dict[str, Any]]:
                     "aliases": report.categorized.aliases,
                     "because_edges": report.because,
                     "threads": report.threads,
+                    "candidates": report.candidates,
+                    "coherence_floor": report.coherence_floor,
                     "steps": report.steps,
                     "exhausted": report.exhausted,
                     "insights": len(report.created),
@@ -150,13 +160,24 @@ def markdown(record: dict[str, Any]) -> str:
         lines += [
             "## LoCoMo dev, one pass per conversation",
             "",
-            "| bank | memories | categories | threads | insights | held back | BECAUSE | s |",
-            "|---|---|---|---|---|---|---|---|",
+            "Target: a pass well under 60 s per conversation, candidate insights in the tens "
+            "at most (the flood guard writes at most `max_new`, 20, and pauses the bank above).",
+            "",
+            "| bank | memories | categories | threads | candidates | written | held back "
+            "| paused | coherence floor | search steps | BECAUSE | s |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in record["locomo"]:
             lines.append(f"| {r['bank']} | {r['memories']} | {r['categories']} | {r['threads']} "
-                         f"| {r['insights']} | {r['held_back']} | {r['because_edges']} "
-                         f"| {r['seconds']} |")  # fmt: skip
+                         f"| {r['candidates']} | {r['insights']} | {r['held_back']} "
+                         f"| {'yes' if r['paused'] else 'no'} | {r['coherence_floor']:.3f} "
+                         f"| {r['steps']}{' (cut)' if r['exhausted'] else ''} "
+                         f"| {r['because_edges']} | {r['seconds']} |")  # fmt: skip
+        lines += ["", BEFORE, ""]
+        for r in record["locomo"]:
+            lines += [f"Best insights of {r['bank']}:", ""]
+            for t in r["examples"]:
+                lines += [f"> {t}", ""]
     return "\n".join(lines) + "\n"
 
 

@@ -245,6 +245,7 @@ class Memory:
         )
         self._reflecting = Worker("reflect", self._cadence.step, config.reflect_every)
         self._insighter = Insighter(store, embedder, clock)
+        review.on_change.append(self._insighter.note_change)
         self._insight_cadence = ReflectCadence(
             None,
             lambda: [b.id for b in store.banks.list_banks()],

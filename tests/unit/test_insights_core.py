@@ -74,9 +74,24 @@ def test_a_vocabulary_at_its_cap_assigns_the_nearest_and_records_the_miss() -> N
     result = tag([("u1", ["stock price"])], [Term("drought")], space, VocabularyPolicy(cap=1))
     assert result.tags == {"u1": ("drought",)}
     assert result.minted == {}
+    # "stock price" is said once: it stands for its head word, which misses at the cap.
     assert [(m.unit_id, m.phrase, m.assigned) for m in result.misses] == [
-        ("u1", "stock price", "drought")
+        ("u1", "price", "drought")
     ]
+
+
+def test_a_compound_said_once_stands_for_its_head_word_and_one_said_twice_is_minted() -> None:
+    result = tag(
+        [("u1", ["corn syrup", "syrup price"]), ("u2", ["corn syrup", "bottler"]),
+         ("u3", ["share price"])],
+        [], WordSpace(), VocabularyPolicy(match_floor=0.9),
+    )  # fmt: skip
+    assert result.tags == {
+        "u1": ("corn syrup", "price"),
+        "u2": ("corn syrup", "bottler"),
+        "u3": ("price",),  # said once: its head, which links it to u1
+    }
+    assert set(result.minted) == {"corn syrup", "price", "bottler"}
 
 
 def test_pmi_is_positive_for_sets_that_meet_more_than_chance() -> None:
@@ -129,6 +144,39 @@ def test_the_coherence_floor_and_the_one_word_guard_cut_a_thread() -> None:
     cut = threads(members, 6, order, lambda a, b: 0.5, one_word, policy)
     assert all(len(t.hops) < 3 or "w4" not in t.witnesses for t in cut.threads)
     assert rules.rank(cut.threads, order, {u: u for u in order}) == []
+
+
+def test_two_witnesses_said_in_one_session_are_no_link() -> None:
+    members, order, words = _chain_bank()
+    policy = ThreadPolicy(min_hops=3)
+    apart = {"w1": "s1", "w2": "s2", "w3": "s3", "w4": "s4"}
+    found = threads(members, 6, order, lambda a, b: 0.5, words, policy, apart)
+    ranked = rules.rank(found.threads, order, {u: u for u in order})
+    assert [c.thread.witnesses for c in ranked] == [("w1", "w2", "w3", "w4")]
+    together = {**apart, "w3": "s2"}  # w2 and w3 were said in one conversation
+    cut = threads(members, 6, order, lambda a, b: 0.5, words, policy, together)
+    assert cut.threads == ()
+    unknown = dict.fromkeys(apart)  # no session known: no cut
+    assert threads(members, 6, order, lambda a, b: 0.5, words, policy, unknown).threads
+
+
+def test_a_category_below_the_support_floor_joins_no_witnesses() -> None:
+    members, order, words = _chain_bank()
+    found = threads(members, 6, order, lambda a, b: 0.5, words,
+                    ThreadPolicy(min_hops=3, min_support=3))  # fmt: skip
+    assert found.threads == ()  # b, c and d tag two memories each
+
+
+def test_threads_sharing_a_witness_are_one_candidate() -> None:
+    members, order, words = _chain_bank()
+    # w2b is a second witness of hop b -> c: the same chain with one witness swapped.
+    members = {**members, "b": members["b"] | {"w2b"}, "c": members["c"] | {"w2b"}}
+    order = {**order, "w2b": (1, "w2b")}
+    words = {**words, "w2b": words["w2"]}
+    found = threads(members, 7, order, lambda a, b: 0.5, words, ThreadPolicy(min_hops=3))
+    assert len({t.witnesses for t in found.threads}) >= 2
+    ranked = rules.rank(found.threads, order, {u: u for u in order})
+    assert len(ranked) == 1
 
 
 def test_the_step_bound_stops_the_search_and_says_so() -> None:

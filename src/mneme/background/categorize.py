@@ -57,25 +57,27 @@ class CategorizeReport:
 
 class VectorSpace:
     """``core.categories.Space`` over unit-length vectors: names and aliases, each a row
-    pointing at its category."""
+    pointing at its category. Rows live in one matrix grown by doubling, so a lookup after
+    a mint costs one product, not a rebuild."""
 
     def __init__(self, vectors: Callable[[str], npt.NDArray[np.float32]]) -> None:
         self._vector = vectors
-        self._rows: list[npt.NDArray[np.float32]] = []
-        self._owners: list[str] = []
         self._matrix: npt.NDArray[np.float32] | None = None
+        self._owners: list[str] = []
 
     def add(self, category: str, phrase: str) -> None:
-        self._rows.append(self._vector(phrase))
+        row = self._vector(phrase)
+        if self._matrix is None:
+            self._matrix = np.zeros((64, len(row)), dtype=np.float32)
+        elif len(self._owners) == len(self._matrix):
+            self._matrix = np.vstack([self._matrix, np.zeros_like(self._matrix)])
+        self._matrix[len(self._owners)] = row
         self._owners.append(category)
-        self._matrix = None
 
     def nearest(self, phrase: str) -> tuple[str, float] | None:
-        if not self._rows:
+        if self._matrix is None or not self._owners:
             return None
-        if self._matrix is None:
-            self._matrix = np.vstack(self._rows)
-        scores = self._matrix @ self._vector(phrase)
+        scores = self._matrix[: len(self._owners)] @ self._vector(phrase)
         best = int(np.argmax(scores))
         return self._owners[best], float(scores[best])
 
@@ -130,9 +132,9 @@ class Categorizer:
         found = [(u.id, phrases(u.text, u.entities)) for u in todo]
         entries = [(c.name, p) for c in vocabulary for p in (c.name, *c.aliases)]
         # The one model call, outside the transaction: every phrase and vocabulary entry.
-        rows = unit_rows(
-            self.embedder, [p for _, ps in found for p in ps] + [p for _, p in entries]
-        )
+        said = [p for _, ps in found for p in ps]
+        heads = [p.rsplit(" ", 1)[-1] for p in said if " " in p]  # a compound's fallback
+        rows = unit_rows(self.embedder, said + heads + [p for _, p in entries])
         space = VectorSpace(lambda p: rows[p])
         for name, p in entries:
             space.add(name, p)

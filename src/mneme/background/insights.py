@@ -6,8 +6,10 @@ One pass (``Insighter.run``), bounded at every stage:
 2. **Stitch**: propose at most ``STITCH_LIMIT`` BECAUSE edges where a memory states a cause
    explicitly and another memory sharing an entity says it (``core.causal``); hypothesis-grade
    (``metadata.grade``), made by ``insights``, never twice for one pair.
-3. **Threads** through the categories (``core.threads``: PMI, coherence floor by the memories'
-   stored vectors, polysemy guard), at most ``max_steps`` hops tried.
+3. **Threads** through the categories (``core.threads``: support, PMI, another session,
+   coherence floor by the memories' stored vectors raised to the bank's own quantile of
+   pairwise cosines, polysemy guard), at most ``max_steps``
+   witnesses tried.
 4. **Insights**: ranked and deduplicated (``core.insights``); those whose key the bank does
    not hold yet are written as insight units (network and type ``insight``, ``proposed``,
    embedded so recall finds them, evidence the witnesses' sources) with a SUPPORTS edge from
@@ -71,6 +73,10 @@ from mneme.store.protocol import (
 
 INSIGHTS = "insights"
 STITCH_LIMIT = 50
+#: Statuses of a witness that retire its insights at once (``note_change``).
+WITNESS_GONE = frozenset({UnitStatus.REJECTED, UnitStatus.SUPERSEDED, UnitStatus.ARCHIVED})
+#: Memories sampled for the bank's pairwise-cosine quantile (the coherence floor).
+QUANTILE_SAMPLE = 2000
 #: A hypothesis's confidence: it rests on a chain no one stated.
 HYPOTHESIS_CONFIDENCE = 0.5
 STATUS_OF = {
@@ -80,8 +86,15 @@ STATUS_OF = {
 }
 _KEYS = {
     "min_hops", "max_hops", "min_pmi", "coherence_floor", "max_steps", "max_new",
+    "min_support", "beam", "coherence_quantile",
     "retire_after_days", "match_floor", "cap", "per_memory", "units_per_pass", "paused",
 }  # fmt: skip
+
+
+THREAD_KEYS = (
+    "min_hops", "max_hops", "min_pmi", "coherence_floor", "max_steps", "min_support", "beam",
+    "coherence_quantile",
+)  # fmt: skip
 
 
 class InsightStore(Transactions, Protocol):
@@ -117,7 +130,7 @@ class Settings:
         paused = config.get("paused")
         return cls(
             pick(VocabularyPolicy, ("match_floor", "cap", "per_memory")),
-            pick(ThreadPolicy, ("min_hops", "max_hops", "min_pmi", "coherence_floor", "max_steps")),
+            pick(ThreadPolicy, THREAD_KEYS),
             pick(rules.InsightPolicy, ("max_new", "retire_after_days")),
             per_pass,
             str(paused) if paused else None,
@@ -132,6 +145,7 @@ class InsightReport:
     memories: int = 0
     categorized: CategorizeReport = field(default_factory=CategorizeReport)
     because: int = 0
+    coherence_floor: float = 0.0  # the effective floor: the bank's quantile or the absolute
     threads: int = 0
     steps: int = 0
     exhausted: bool = False
@@ -221,10 +235,11 @@ class Insighter:
             for c in u.categories:
                 members.setdefault(c, set()).add(u.id)
         order = {u.id: (when(u).isoformat(), u.id) for u in tagged}
-        cosine = self._coherence(bank, tagged)
+        cosine, floor = self._coherence(bank, tagged, settings.threads)
+        policy = replace(settings.threads, coherence_floor=floor)
         search = threads(
             {c: frozenset(m) for c, m in members.items()}, len(tagged), order, cosine,
-            {u.id: frozenset(words(u.text)) for u in tagged}, settings.threads,
+            {u.id: frozenset(words(u.text)) for u in tagged}, policy, self._episodes(bank, tagged),
         )  # fmt: skip
         texts = {u.id: u.text for u in tagged}
         candidates = rules.rank(search.threads, order, texts)
@@ -249,6 +264,7 @@ class Insighter:
             report,
             started,
             because=because,
+            coherence_floor=round(floor, 4),
             threads=len(search.threads),
             steps=search.steps,
             exhausted=search.exhausted,
@@ -297,8 +313,26 @@ class Insighter:
                 self.store.graph.put_edges(edges)
         return len(edges)
 
-    def _coherence(self, bank: str, units: Sequence[Unit]) -> Callable[[str, str], float]:
-        """Cosine of two memories by their stored vectors (embedded now when missing)."""
+    def _episodes(self, bank: str, units: Sequence[Unit]) -> dict[str, str | None]:
+        """The session each memory was said in (its first evidence source's), None unknown."""
+        owner = Viewer(bank, INSIGHTS, Scope.OWNER)
+        sessions: dict[str, str | None] = {}
+        out: dict[str, str | None] = {}
+        for u in units:
+            first = u.evidence[0] if u.evidence else None
+            if first is not None and first not in sessions:
+                source = self.store.memories.get_source(owner, first)
+                sessions[first] = source.session_id if source is not None else None
+            out[u.id] = sessions.get(first) if first is not None else None
+        return out
+
+    def _coherence(
+        self, bank: str, units: Sequence[Unit], policy: ThreadPolicy
+    ) -> tuple[Callable[[str, str], float], float]:
+        """Cosine of two memories by their stored vectors (embedded now when missing), and
+        the effective coherence floor: the policy's, raised to the bank's
+        ``coherence_quantile`` of pairwise cosines (over at most ``QUANTILE_SAMPLE``
+        memories, evenly spaced in time)."""
         owner = Viewer(bank, INSIGHTS, Scope.OWNER)
         model = self.embedder.model_id
         stored = self.store.memories.unit_vectors(owner, [u.id for u in units], model)
@@ -318,7 +352,13 @@ class Insighter:
                 cache[key] = float(np.dot(vectors[a], vectors[b]))
             return cache[key]
 
-        return cosine
+        floor = policy.coherence_floor
+        if policy.coherence_quantile > 0 and len(units) >= 2:
+            step = max(1, len(units) // QUANTILE_SAMPLE)
+            sample = np.asarray([vectors[u.id] for u in units[::step]], dtype=np.float32)
+            pairs = (sample @ sample.T)[np.triu_indices(len(sample), 1)]
+            floor = max(floor, float(np.quantile(pairs, policy.coherence_quantile)))
+        return cosine, floor
 
     def _held(self, bank: str) -> list[Unit]:
         owner = Viewer(bank, INSIGHTS, Scope.OWNER)
@@ -474,6 +514,28 @@ class Insighter:
             actor=agent,
             reason=f"insights: {verdict.state}, {verdict.reason}",
         )
+
+    def note_change(self, unit: Unit, why: str) -> None:
+        """A memory was rejected, superseded or archived on the review path: the insights it
+        witnesses (SUPPORTS edges) are retired at once, inside the deciding transaction,
+        not at the next pass."""
+        if unit.network == Network.INSIGHT or unit.status not in WITNESS_GONE:
+            return
+        owner = Viewer(unit.bank_id, INSIGHTS, Scope.OWNER)
+        supported = [
+            e.dst
+            for e in self.store.graph.edges_of(owner, unit.id)
+            if e.type == EdgeType.SUPPORTS and e.src == unit.id
+        ]
+        found = self.store.memories.get_units(owner, supported, lean=False) if supported else {}
+        now = self.clock()
+        for u in found.values():
+            if insight_meta(u).get("state") not in (rules.PROPOSED, rules.VERIFIED):
+                continue
+            verdict = rules.Verdict(
+                rules.RETIRED, f"witness {unit.id} is {unit.status.value} ({why})"
+            )
+            self._judge(u, verdict, INSIGHTS, now)
 
     def verify(self, bank: str, *, agent: str, insight: str | None = None) -> InsightReport:
         """A verification pass: every proposed or verified insight of the bank (or one) judged

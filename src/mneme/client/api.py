@@ -37,6 +37,7 @@ Sort = Literal["newest", "most_contested"]
 Decision = Literal["approve", "reject"]
 DecideDecision = Literal["approve", "reject", "supersede", "restore"]
 AdoptRuleDecision = Literal["confirm", "retract", "preference"]
+State = Literal["proposed", "verified", "retired"]
 ListConflictsStatus = Literal["open", "resolved", "all"]
 Resolution = Literal["supersede", "reject", "not_conflict", "scoped_exception"]
 HeartbeatStatus = Literal["active", "idle", "busy", "departed"]
@@ -1122,6 +1123,109 @@ class MnemeClient(SyncWire):
                     "skepticism": skepticism,
                     "literalism": literalism,
                     "max_cited": max_cited,
+                },
+            ),
+        )
+
+    def list_insights(
+        self,
+        bank: str,
+        *,
+        state: State | None = None,
+        limit: int = 100,
+    ) -> JsonObject:
+        """The bank's insights, best first.
+
+        `{bank, state, insights}`: insight units (network `insight`), best score first: each one's
+        text names its chain of categories and its witnesses in order; `metadata.insight` holds the
+        witnesses, hops, PMIs, score, state (proposed, verified, retired) and its history. Any token
+        of the bank may read them.
+
+        Args:
+            bank: The bank (isolation unit).
+            state: Only insights in this state.
+            limit: At most this many.
+
+        ``GET /v1/banks/{bank}/insights``
+        """
+        return cast(
+            JsonObject,
+            self._call(
+                "GET",
+                "/v1/banks/{bank}/insights",
+                path={
+                    "bank": bank,
+                },
+                query={
+                    "state": state,
+                    "limit": limit,
+                },
+            ),
+        )
+
+    def run_insights(
+        self,
+        bank: str,
+        *,
+        resume: bool = False,
+    ) -> JsonObject:
+        """One insight pass: categories, threads, new insights, verification.
+
+        Tags the bank's untagged memories, finds threads, writes the new insights (at most the flood
+        guard's `max_new`; above it the stage pauses for the bank until a run with `resume`) and
+        verifies the ones held. Answers the pass's report (`created`, `verified`, `retired`,
+        `candidates`, `held_back`, `paused`, `reason`, ...). A second call over unchanged memories
+        writes nothing. Reviewers and admins; the caller is the actor audited.
+
+        Args:
+            bank: The bank (isolation unit).
+            resume: Lift a pause the flood guard set on the bank, and run.
+
+        ``POST /v1/banks/{bank}/insights/run``
+        """
+        return cast(
+            JsonObject,
+            self._call(
+                "POST",
+                "/v1/banks/{bank}/insights/run",
+                path={
+                    "bank": bank,
+                },
+                body={
+                    "resume": resume,
+                },
+            ),
+        )
+
+    def verify_insights(
+        self,
+        bank: str,
+        *,
+        insight: str | None = None,
+    ) -> JsonObject:
+        """Verify the bank's insights (or one) against their witnesses now.
+
+        Every proposed or verified insight (or only `insight`) judged against its witnesses: all
+        live and still linking: verified; one rejected, superseded, archived or gone: retired with
+        the reason. Answers the report (`verified`, `retired`). 404 for an insight the bank does not
+        hold. Reviewers and admins.
+
+        Args:
+            bank: The bank (isolation unit).
+            insight: Only this insight (its id).
+
+        ``POST /v1/banks/{bank}/insights/verify``
+        """
+        return cast(
+            JsonObject,
+            self._call(
+                "POST",
+                "/v1/banks/{bank}/insights/verify",
+                path={
+                    "bank": bank,
+                },
+                body={
+                    "insight": insight,
                 },
             ),
         )
@@ -2725,6 +2829,109 @@ class AsyncMnemeClient(AsyncWire):
                     "skepticism": skepticism,
                     "literalism": literalism,
                     "max_cited": max_cited,
+                },
+            ),
+        )
+
+    async def list_insights(
+        self,
+        bank: str,
+        *,
+        state: State | None = None,
+        limit: int = 100,
+    ) -> JsonObject:
+        """The bank's insights, best first.
+
+        `{bank, state, insights}`: insight units (network `insight`), best score first: each one's
+        text names its chain of categories and its witnesses in order; `metadata.insight` holds the
+        witnesses, hops, PMIs, score, state (proposed, verified, retired) and its history. Any token
+        of the bank may read them.
+
+        Args:
+            bank: The bank (isolation unit).
+            state: Only insights in this state.
+            limit: At most this many.
+
+        ``GET /v1/banks/{bank}/insights``
+        """
+        return cast(
+            JsonObject,
+            await self._call(
+                "GET",
+                "/v1/banks/{bank}/insights",
+                path={
+                    "bank": bank,
+                },
+                query={
+                    "state": state,
+                    "limit": limit,
+                },
+            ),
+        )
+
+    async def run_insights(
+        self,
+        bank: str,
+        *,
+        resume: bool = False,
+    ) -> JsonObject:
+        """One insight pass: categories, threads, new insights, verification.
+
+        Tags the bank's untagged memories, finds threads, writes the new insights (at most the flood
+        guard's `max_new`; above it the stage pauses for the bank until a run with `resume`) and
+        verifies the ones held. Answers the pass's report (`created`, `verified`, `retired`,
+        `candidates`, `held_back`, `paused`, `reason`, ...). A second call over unchanged memories
+        writes nothing. Reviewers and admins; the caller is the actor audited.
+
+        Args:
+            bank: The bank (isolation unit).
+            resume: Lift a pause the flood guard set on the bank, and run.
+
+        ``POST /v1/banks/{bank}/insights/run``
+        """
+        return cast(
+            JsonObject,
+            await self._call(
+                "POST",
+                "/v1/banks/{bank}/insights/run",
+                path={
+                    "bank": bank,
+                },
+                body={
+                    "resume": resume,
+                },
+            ),
+        )
+
+    async def verify_insights(
+        self,
+        bank: str,
+        *,
+        insight: str | None = None,
+    ) -> JsonObject:
+        """Verify the bank's insights (or one) against their witnesses now.
+
+        Every proposed or verified insight (or only `insight`) judged against its witnesses: all
+        live and still linking: verified; one rejected, superseded, archived or gone: retired with
+        the reason. Answers the report (`verified`, `retired`). 404 for an insight the bank does not
+        hold. Reviewers and admins.
+
+        Args:
+            bank: The bank (isolation unit).
+            insight: Only this insight (its id).
+
+        ``POST /v1/banks/{bank}/insights/verify``
+        """
+        return cast(
+            JsonObject,
+            await self._call(
+                "POST",
+                "/v1/banks/{bank}/insights/verify",
+                path={
+                    "bank": bank,
+                },
+                body={
+                    "insight": insight,
                 },
             ),
         )

@@ -28,6 +28,7 @@ memories in the same order and the same space.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -191,12 +192,17 @@ def tag(
     minted: dict[str, str] = {}
     aliases: dict[str, list[str]] = {}
     misses: list[Miss] = []
+    said = Counter(p for _, found in memories for p in set(found) if " " in p)
     for unit_id, found in memories:
         chosen: list[str] = []
         for phrase in found:
             if len(chosen) >= policy.per_memory:
                 break
             near = space.nearest(phrase)
+            if (near is None or near[1] < policy.match_floor) and said[phrase] < 2:
+                # A compound said once names nothing another memory says: its head does.
+                phrase = phrase.rsplit(" ", 1)[-1]
+                near = space.nearest(phrase)
             if near is not None and near[1] >= policy.match_floor:
                 category = near[0]
                 if phrase not in known[category]:

@@ -6,8 +6,10 @@ From the threads of a bank (``core.threads``):
    witnesses were said (the first witness no later than the last; ties: the smaller id first),
    so a chain told over several sessions reads as it was told.
 2. **Ranking.** Hops times the weakest hop's PMI (``Thread.score``), then the witness ids.
-3. **Deduplication.** A thread whose witnesses are all witnesses of a longer (or equally long,
-   better ranked) thread is dropped: the longer one says it already.
+3. **Deduplication.** A thread that shares a witness with a better ranked thread is dropped:
+   each memory witnesses at most one candidate of a pass, so overlapping variants of one
+   chain (another end category, one witness swapped) are one hypothesis, said by the best.
+   A thread subsumed by a longer one is a special case.
 4. **Flood guard.** At most ``InsightPolicy.max_new`` new insights per pass. More candidates
    than that is a sign the gates do not hold on this bank: the pass writes the best
    ``max_new`` and the stage pauses for the bank until a person resumes it.
@@ -89,18 +91,15 @@ def compose(thread: Thread, texts: Mapping[str, str]) -> str:
 def rank(
     found: Sequence[Thread], when: Mapping[str, tuple[object, ...]], texts: Mapping[str, str]
 ) -> list[Candidate]:
-    """The threads oriented, ranked best first, without duplicates and subsumed threads."""
+    """The threads oriented, ranked best first, each sharing no witness with a better one."""
     oriented = {orient(t, when) for t in found}
     ordered = sorted(oriented, key=lambda t: (-t.score, -len(t.hops), t.witnesses))
     kept: list[Thread] = []
-    holding: dict[str, set[int]] = {}  # witness -> the kept threads that hold it
+    taken: set[str] = set()  # the witnesses of the kept threads
     for t in ordered:
-        sets = [holding.get(w, set()) for w in t.witnesses]
-        common = set.intersection(*sets) if sets else set()
-        if any(len(kept[i].hops) >= len(t.hops) for i in common):
+        if taken.intersection(t.witnesses):
             continue
-        for w in t.witnesses:
-            holding.setdefault(w, set()).add(len(kept))
+        taken.update(t.witnesses)
         kept.append(t)
     return [Candidate(insight_key(t), compose(t, texts), t) for t in kept]
 

@@ -85,6 +85,10 @@ OPERATIONS: dict[str, str] = {
     # (reviewers and admins). Agents get observations through recall; the server's
     # background cadence reflects every bank without any caller.
     "reflect": "review",
+    # insights (ADR 0056): running or verifying a pass writes and judges hypotheses for the
+    # whole bank, curation like reflect ("review"); reading them is reading ("read").
+    "insights": "read",
+    "insights_run": "review",
     # the swarm: an agent announces itself, never another
     "roster": "read",
     "enroll": "write",

@@ -51,6 +51,9 @@ GROUPS: dict[str, str] = {
     "think_status": "think",
     "search_incomplete_thoughts": "think",
     "reflect": "reflect",
+    "list_insights": "reflect",
+    "run_insights": "reflect",
+    "verify_insights": "reflect",
 }
 GROUP_NAMES = ("core", "memories", "review", "graph", "swarm", "think", "reflect")
 DEFAULT_PROFILE = "core"

@@ -76,7 +76,7 @@ def test_an_insight_ranks_below_its_witnesses_in_recall(real: mneme.Memory) -> N
     assert all(ids.index(w) < ids.index(insight.id) for w in witnesses)
 
 
-def test_a_rejected_witness_retires_the_insight_and_a_purged_one_erases_it(
+def test_a_rejected_witness_retires_the_insight_at_once_and_a_purged_one_erases_it(
     real: mneme.Memory,
 ) -> None:
     fed = feed(real, rows("chain"), "b")
@@ -84,11 +84,14 @@ def test_a_rejected_witness_retires_the_insight_and_a_purged_one_erases_it(
     (insight,) = real.insights.list("b")
     witnesses = insight.metadata["insight"]["witnesses"]
     real.review.reject(witnesses[2], reason="wrong", actor="alice")
-    report = real.insights.verify("b", agent="me")
-    assert [i for i, _ in report.retired] == [insight.id]
-    assert witnesses[2] in report.retired[0][1]
+    # Retired at once, inside the rejection (the review path's listener), not at a pass.
     (retired,) = real.insights.list("b", state="retired")
+    assert retired.id == insight.id
     assert retired.status == UnitStatus.ARCHIVED
+    assert retired.retired_at is not None
+    assert witnesses[2] in retired.metadata["insight"]["reason"]
+    assert "rejected" in retired.metadata["insight"]["reason"]
+    assert real.insights.verify("b", agent="me").retired == ()  # nothing left to retire
     assert real.insights.run("b", agent="me").created == ()  # its key is held: not re-proposed
 
     other = mneme.Memory.open(Path(real.config.db or "").with_name("other.db"),

@@ -28,6 +28,7 @@ from mneme.surfaces.http import (
     apidocs,
     conflicts,
     health,
+    insights,
     memories,
     observations,
     problems,
@@ -65,6 +66,7 @@ TAGS = [
     {"name": "memories", "description": "Retain, recall, and one memory's provenance."},
     {"name": "review", "description": "The review queue, decisions, rejections, rules."},
     {"name": "observations", "description": "Reflect: observations from the bank's evidence."},
+    {"name": "insights", "description": "Insights: hypotheses that link memories, with witnesses."},
     {"name": "conflicts", "description": "Disagreements between memories and their settlement."},
     {"name": "agents", "description": "The swarm roster and an agent's presence."},
     {"name": "admin", "description": "Identity, banks, statistics and the audit log."},
@@ -134,7 +136,17 @@ def create_app(
     app.state.metrics = metrics
     problems.install(app)
     apidocs.install(app, title)
-    for module in (memories, review, observations, conflicts, agents, admin, health, settings):
+    for module in (
+        memories,
+        review,
+        observations,
+        insights,
+        conflicts,
+        agents,
+        admin,
+        health,
+        settings,
+    ):
         app.include_router(module.router)
 
     # Prometheus' text format, not an API route (not in the OpenAPI document): store-wide

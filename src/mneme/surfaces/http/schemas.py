@@ -290,6 +290,20 @@ class ReflectIn(Body):
     )
 
 
+class InsightsRunIn(Body):
+    """One insight pass (ADR 0056)."""
+
+    resume: bool = Field(
+        default=False, description="Lift a pause the flood guard set on the bank, and run."
+    )
+
+
+class InsightsVerifyIn(Body):
+    """A verification pass over the bank's insights, or one of them (ADR 0056)."""
+
+    insight: Ident | None = Field(default=None, description="Only this insight (its id).")
+
+
 class ContradictionIn(Body):
     """Answer a write's needs_clarification question."""
 
