@@ -113,10 +113,11 @@ class Status:
             return report
 
     def as_dict(self) -> dict[str, Any]:
-        last = self.last
+        with self._lock:  # one reload's counter, report and pending settings, never mixed
+            last, generation, pending = self.last, self.generation, self.pending
         return {
-            "generation": self.generation,
-            "needs_restart": list(self.pending),
+            "generation": generation,
+            "needs_restart": list(pending),
             "last": dataclasses.asdict(last) if last is not None else None,
         }
 

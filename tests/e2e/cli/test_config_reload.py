@@ -43,8 +43,11 @@ class Served:
         self.db = tmp / "served.db"
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        # Only the file's layer: a MNEME_ variable of this process (the PostgreSQL contract
+        # fixture sets MNEME_PG_VECTOR_INDEX for its session) would outrank the file.
+        inherited = {k: v for k, v in os.environ.items() if not k.startswith("MNEME_")}
         self.env = {
-            **os.environ,
+            **inherited,
             "HF_HUB_OFFLINE": "1",
             "TRANSFORMERS_OFFLINE": "1",
             "MNEME_CONFIG": str(self.config),

@@ -3,7 +3,7 @@
 -- units.categories. minted_from is the memory whose phrase first named it (a purge of that
 -- memory erases the name with it).
 
-CREATE TABLE categories (
+CREATE TABLE IF NOT EXISTS categories (
     bank_id      TEXT NOT NULL,
     id           TEXT NOT NULL,
     name         TEXT NOT NULL,
@@ -13,4 +13,4 @@ CREATE TABLE categories (
     created_at   TEXT NOT NULL,
     PRIMARY KEY (bank_id, id)
 );
-CREATE UNIQUE INDEX categories_name ON categories (bank_id, name);
+CREATE UNIQUE INDEX IF NOT EXISTS categories_name ON categories (bank_id, name);
