@@ -121,17 +121,20 @@ function fields(unit) {
   return h("dl", { class: "fields" }, rows.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
 }
 
-// Observations (ADR 0051): the ones that cite this memory, from its graph's DERIVED_FROM edges.
-function citedBy(ctx, id, graph) {
+// The derived units a memory feeds, from its graph's edges: the observations that cite it
+// (DERIVED_FROM, observation -> memory; ADR 0051) and the insights it witnesses (SUPPORTS,
+// memory -> insight; ADR 0056).
+function derivedFrom(ctx, id, graph, { type, network, outgoing, title, kind }) {
   const units = graph.units || {};
+  const other = (e) => (outgoing ? e.dst : e.src);
   const found = (graph.edges || [])
-    .filter((e) => e.type === "DERIVED_FROM" && e.dst === id && units[e.src]?.network === "observation")
-    .map((e) => units[e.src]);
+    .filter((e) => e.type === type && (outgoing ? e.src : e.dst) === id && units[other(e)]?.network === network)
+    .map((e) => units[other(e)]);
   if (!found.length) return ""; // Element.append writes null as the text "null"
-  return h("section", { class: "sub observations" }, h("h4", {}, "Observations citing it"),
-    h("ul", {}, found.map((o) => h("li", { class: "observation", dataset: { id: o.id } },
-      h("button", { type: "button", class: "link", onclick: () => openMemory(ctx, o.id) }, o.text.split("\n")[0]),
-      " ", badge(o.status, o.status)))));
+  return h("section", { class: `sub ${kind}s` }, h("h4", {}, title),
+    h("ul", {}, found.map((u) => h("li", { class: kind, dataset: { id: u.id } },
+      h("button", { type: "button", class: "link", onclick: () => openMemory(ctx, u.id) }, u.text.split("\n")[0]),
+      " ", badge(u.status, u.status)))));
 }
 
 // An observation's own record: what it rests on, how much, over which span.
@@ -142,19 +145,6 @@ function evidenceOf(ctx, unit) {
     h("h4", {}, `Observation: ${obs.label || obs.key}`),
     h("p", { class: "meta" }, `${obs.proof_count} evidence · ${when(obs.first_evidence_at)} – ${when(obs.last_evidence_at)} · revision ${obs.revision}`),
     h("p", {}, "Rests on: ", refButtons(ctx, obs.evidence_units || [])));
-}
-
-// Insights (ADR 0056): the ones this memory witnesses, from its graph's SUPPORTS edges.
-function witnessOf(ctx, id, graph) {
-  const units = graph.units || {};
-  const found = (graph.edges || [])
-    .filter((e) => e.type === "SUPPORTS" && e.src === id && units[e.dst]?.network === "insight")
-    .map((e) => units[e.dst]);
-  if (!found.length) return ""; // Element.append writes null as the text "null"
-  return h("section", { class: "sub insights" }, h("h4", {}, "Insights it witnesses"),
-    h("ul", {}, found.map((u) => h("li", { class: "insight", dataset: { id: u.id } },
-      h("button", { type: "button", class: "link", onclick: () => openMemory(ctx, u.id) }, u.text.split("\n")[0]),
-      " ", badge(u.status, u.status)))));
 }
 
 // An insight's own record: a hypothesis, its witnesses in the thread's order.
@@ -232,9 +222,11 @@ export async function openMemory(ctx, id, depth = 1) {
         refButtons(ctx, unit.superseded_by ? [unit.superseded_by] : [])),
       h("p", {}, "Contradicted by: ", refButtons(ctx, unit.contradictions)),
       evidenceOf(ctx, unit),
-      citedBy(ctx, id, graph),
+      derivedFrom(ctx, id, graph, { type: "DERIVED_FROM", network: "observation", outgoing: false,
+        title: "Observations citing it", kind: "observation" }),
       witnessesOf(ctx, unit),
-      witnessOf(ctx, id, graph),
+      derivedFrom(ctx, id, graph, { type: "SUPPORTS", network: "insight", outgoing: true,
+        title: "Insights it witnesses", kind: "insight" }),
       h("div", { id: "source-view", class: "source-view", hidden: true }),
       reviewActions(ctx, unit),
       h("section", { class: "sub" }, h("h4", {}, "History"), timeline(hist.events)),
