@@ -55,6 +55,7 @@ from mneme.core.model import (
     UnitType,
     Viewer,
     Visibility,
+    derived_record,
 )
 from mneme.core.threads import ThreadPolicy, threads
 from mneme.embed.protocol import Embedder
@@ -166,8 +167,8 @@ class InsightReport:
 
 
 def insight_meta(unit: Unit) -> Mapping[str, Any]:
-    meta = unit.metadata.get("insight") if unit.network == Network.INSIGHT else None
-    return meta if isinstance(meta, Mapping) else {}
+    """The ``insight`` record in an insight unit's metadata ({} for other units)."""
+    return derived_record(unit, Network.INSIGHT)
 
 
 class Insighter:

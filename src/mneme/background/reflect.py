@@ -42,6 +42,7 @@ from mneme.core.model import (
     UnitType,
     Viewer,
     Visibility,
+    derived_record,
 )
 from mneme.core.observations import (
     Disposition,
@@ -100,8 +101,7 @@ class ReflectReport:
 
 def observation_meta(unit: Unit) -> Mapping[str, Any]:
     """The ``observation`` record in an observation unit's metadata ({} for other units)."""
-    meta = unit.metadata.get("observation") if unit.network == Network.OBSERVATION else None
-    return meta if isinstance(meta, Mapping) else {}
+    return derived_record(unit, Network.OBSERVATION)
 
 
 class Reflector:

@@ -562,3 +562,10 @@ class ReviewItem:
     def text(self) -> str:
         """What a person reads: the statement as said, else the claim's normal form."""
         return self.statement if self.statement is not None else self.claim.text
+
+
+def derived_record(unit: Unit, network: Network) -> Mapping[str, Any]:
+    """The record a derived unit keeps in its metadata under its network's name (an
+    observation's ``observation``, an insight's ``insight``); {} for any other unit."""
+    meta = unit.metadata.get(network.value) if unit.network == network else None
+    return meta if isinstance(meta, Mapping) else {}
