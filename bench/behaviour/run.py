@@ -160,14 +160,18 @@ def report(
     labels = {n: r[0].label for n, r in runs.items()}
     today = dt.date.today().isoformat()
     md = [
-        f"# Behaviour suite — {today}",
+        f"# Behaviour suite (a regression suite) — {today}",
+        "",
+        "The cases were written by this project, with its rules in mind: a score here says the "
+        "behaviour they pin has not regressed, never how mneme does on data nobody here wrote "
+        "(that is bench.sgd and bench.locomo).",
         "",
         f"{len(cases)} cases in {len({c.dimension for c in cases})} dimensions, "
         "scored without a judge (normalized phrase match, forbidden phrases, F1 on citations "
         "and on contradiction pairs; see bench/behaviour/README.md). Each cell: mean case "
         "score 0-100 (cases at 100 / cases).",
-        f"mneme: offline, no LLM, embedder `{embedder}`, recall k={k}, answer = the best "
-        "current hit (recall score weighed by confidence). † = reference_baseline_not_a_product.",
+        f"mneme: offline, no LLM, embedder `{embedder}`, recall k={k}, answer = recall's "
+        "first current hit, as any caller would take it. † = reference_baseline_not_a_product.",
         "",
         table(summaries, labels),
         "",
