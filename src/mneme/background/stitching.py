@@ -15,7 +15,7 @@ Every model call happens before the one transaction that writes the edges and th
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,7 +54,7 @@ def propose(
     bank: str,
     made_by: str,
     now: dt.datetime,
-    order: dict[str, tuple[object, ...]],
+    order: Mapping[str, tuple[object, ...]],
 ) -> Stitched:
     """BECAUSE edges (effect, cause) not in ``held``, offline and, with ``llm``, judged."""
     said = [Said(u.id, u.text, u.entities, order[u.id]) for u in units]

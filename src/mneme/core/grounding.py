@@ -8,9 +8,10 @@ fails is dropped with the reason. The rules, in order:
 1. **Cites something.** A claim that cites no unit is dropped.
 2. **Cites only the group.** A claim citing a unit outside the group it was asked about is
    dropped (the model may not borrow evidence, nor invent an id).
-3. **Names and numbers.** Every number and every capitalized word of the claim (other than
-   its first word) must occur in the cited evidence: a wrong person, place, date or amount is
-   the costliest thing a summary can invent, and the easiest to check.
+3. **Names and numbers.** Every number and every capitalized word of the claim (its first
+   word too, unless it is a stopword: "The", "She") must occur in the cited evidence: a wrong
+   person, place, date or amount is the costliest thing a summary can invent, and the easiest
+   to check.
 4. **Content words.** The share of the claim's content words (no stopword, three letters or
    more, compared by a plain stem) found in the cited evidence must reach a floor: all of them
    for a literal bank (``literalism``: the model may select and order the evidence's words but
@@ -115,7 +116,7 @@ def _why_not(claim: Claim, evidence: Mapping[str, str], floor: float) -> str | N
     missing = [
         t
         for i, t in enumerate(tokens)
-        if (t[0].isdigit() or (i > 0 and t[0].isupper()))
+        if (t[0].isdigit() or (t[0].isupper() and (i > 0 or t.lower() not in STOPWORDS)))
         and t.lower() not in said_lower
         and stem(t) not in said_stems
     ]

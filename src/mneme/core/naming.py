@@ -93,9 +93,9 @@ def rename(
     owner.update({name: name for name in tagging.minted})
     minted = dict(tagging.minted)
     aliases = {k: list(v) for k, v in tagging.aliases.items()}
-    for name, extra in aliases.items():
+    for category, extra in aliases.items():
         for p in extra:
-            owner.setdefault(p, name)
+            owner.setdefault(p, category)
     named: dict[str, str] = {}
     refused: list[tuple[str, str]] = []
     for phrase in list(tagging.minted):
