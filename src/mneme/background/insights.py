@@ -37,6 +37,7 @@ import numpy as np
 
 from mneme import validate
 from mneme.background.categorize import (
+    TAGGED_STATUSES,
     Categorizer,
     CategorizeReport,
     live_memories,
@@ -314,9 +315,25 @@ class Insighter:
                 e.type == EdgeType.BECAUSE and {e.src, e.dst} == {edge.src, edge.dst} for e in held
             ):
                 edges.append(edge)
-        if edges or found.marks or found.record:
+        record = dict(found.record)
+        if edges or found.marks or record:
             with self.store.transaction():
-                live = self.store.memories.get_units(owner, list(found.marks), lean=True)
+                # A memory purged or retired since it was read (while the judge answered) is
+                # no end of an edge and takes no mark.
+                ends = {*found.marks, *(x for e in edges for x in (e.src, e.dst))}
+                live = {
+                    uid
+                    for uid, u in self.store.memories.get_units(
+                        owner, list(ends), lean=True
+                    ).items()
+                    if u.status in TAGGED_STATUSES
+                }
+                gone = [e for e in edges if not {e.src, e.dst} <= live]
+                edges = [e for e in edges if e not in gone]
+                if gone and record:
+                    record["skipped"] = [
+                        [e.src, e.dst, "a memory changed during the pass"] for e in gone
+                    ]
                 if edges:
                     self.store.graph.put_edges(edges)
                 for uid, ids in found.marks.items():
@@ -328,19 +345,19 @@ class Insighter:
                             actor=agent,
                             reason="insights: pairs the causal judge was asked about",
                         )
-                if found.record:
+                if record:
                     self.store.audit.append(
                         bank,
                         agent,
                         "causal.judge",
                         bank,
                         None,
-                        found.record,
+                        record,
                         "insights: causal pairs judged by the LLM"
-                        if "fallback" not in found.record
+                        if "fallback" not in record
                         else "insights: the LLM judge stopped; offline stitching only",
                     )
-        return len(edges), found.record
+        return len(edges), record
 
     def _episodes(self, bank: str, units: Sequence[Unit]) -> dict[str, str | None]:
         """The session each memory was said in (its first evidence source's), None unknown."""

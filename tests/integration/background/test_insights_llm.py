@@ -353,3 +353,28 @@ def test_an_empty_bank_and_a_bank_with_one_memory_ask_the_model_nothing(opener, 
     assert one.judged == 0
     assert one.created == ()
     assert len(server.requests) == 1  # the naming of its categories; no pair to judge
+
+
+def test_a_memory_purged_while_the_judge_answers_gets_no_edge_and_no_mark(
+    opener, server, monkeypatch
+):
+    from mneme.llm.causal_judge import LLMCausalJudge
+
+    dried, poor = write(opener, DRIED, POOR)
+    mem = opener(llm=[tier(server.base_url)], insights_llm=True)
+    server.push(names(), verdict(True, "first_causes_second", 0.9))
+    original = LLMCausalJudge.judge
+
+    def judge(self: LLMCausalJudge, first: str, second: str) -> Any:
+        answer = original(self, first, second)
+        mem.admin.purge(dried, actor="dpo", reason="art. 17")  # meanwhile, elsewhere
+        return answer
+
+    monkeypatch.setattr(LLMCausalJudge, "judge", judge)
+    report = mem.insights.run(BANK, agent="me")
+    assert report.judged == 1
+    assert report.because == 0
+    assert because(mem, poor) == []
+    record = [r for r in mem.admin.audit_log(BANK) if r.op == "causal.judge"][-1]
+    assert record.after["skipped"] == [[poor, dried, "a memory changed during the pass"]]
+    assert mem.get(poor).metadata["causal_judged"] == [dried]
