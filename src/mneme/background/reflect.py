@@ -14,6 +14,10 @@ difference with what the bank already holds:
 - a group that no longer stands (its evidence rejected, superseded or purged below the bank's
   skepticism): the observation is retired (archived, ``retired_at`` set, the reason recorded).
 
+With ``Config.reflect_llm`` and an LLM configured, the text of each observation about to be
+written is composed by the model as claims checked against the evidence they cite
+(``background.compose``, ADR 0058); what is written, revised or retired is decided as above.
+
 Between passes, a decision that rejects or supersedes a memory retires at once the
 observations derived from it (``note_change``, a listener of the review path, inside the
 deciding transaction); the next pass re-derives them from what is left. A purge erases the
