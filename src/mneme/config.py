@@ -158,6 +158,13 @@ class Config:
     #: each over ``reflect_banks_per_pass`` banks in turn; 0 runs them only when asked
     #: (``mem.insights.run``, ``mneme insights run``). ``mneme serve --insights-every``.
     insights_every: float = field(default=0.0, metadata={"min": 0})
+    #: Whether reflect asks the LLM (``llm``) to compose each observation as claims, each
+    #: checked against the evidence it cites (ADR 0058); off: the offline consolidation only.
+    #: Without an ``llm`` it has no effect.
+    reflect_llm: bool = False
+    #: Whether the insight pass asks the LLM to name categories it mints and to judge causes
+    #: between memories sharing an entity (ADR 0058); off: the offline rules only.
+    insights_llm: bool = False
     #: LLM tiers, tried in order (write side and background only; never on recall). Each a
     #: mapping like {"provider": "openai", "model": "...", "base_url": "...",
     #: "api_key_env": "OPENAI_API_KEY"} or {"provider": "anthropic", "model": "..."}.

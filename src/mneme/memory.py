@@ -232,7 +232,7 @@ class Memory:
             batch=config.reconsolidation_batch,
             llm_judge=self._live.sweep_judge,
         )
-        self._reflector = Reflector(store, embedder, clock)
+        self._reflector = Reflector(store, embedder, clock, llm=self._reflect_llm)
         review.on_change.append(self._reflector.note_change)
         self._presence = Presence(store, clock)
         self._sweeper = Worker(
@@ -244,7 +244,7 @@ class Memory:
             config.reflect_banks_per_pass,
         )
         self._reflecting = Worker("reflect", self._cadence.step, config.reflect_every)
-        self._insighter = Insighter(store, embedder, clock)
+        self._insighter = Insighter(store, embedder, clock, llm=self._insights_llm)
         review.on_change.append(self._insighter.note_change)
         self._insight_cadence = ReflectCadence(
             None,
@@ -372,6 +372,16 @@ class Memory:
     def llm(self) -> LLM | None:
         """The optional LLM (a fallback chain): write side and background only, never recall."""
         return self._live.llm
+
+    def _reflect_llm(self) -> LLM | None:
+        """The LLM reflect composes with: the chain when ``reflect_llm`` is on (ADR 0058)."""
+        live = self._live
+        return live.llm if live.config.reflect_llm else None
+
+    def _insights_llm(self) -> LLM | None:
+        """The LLM that names categories and judges causes when ``insights_llm`` is on."""
+        live = self._live
+        return live.llm if live.config.insights_llm else None
 
     @property
     def _retainer(self) -> Retainer:

@@ -43,6 +43,8 @@ LIVE = frozenset(
         "reflect_every",
         "reflect_banks_per_pass",
         "insights_every",
+        "reflect_llm",
+        "insights_llm",
         "watch_every",
     }
 )

@@ -21,10 +21,13 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from mneme.core.categories import Miss, Term, VocabularyPolicy, phrases, tag
+from mneme.core.categories import Miss, Tagging, Term, VocabularyPolicy, phrases, tag
 from mneme.core.model import Category, Network, Scope, Unit, UnitStatus, Viewer, Visibility
+from mneme.core.naming import rename
 from mneme.embed.protocol import Embedder
 from mneme.ids import new_id
+from mneme.llm.namer import LLMNamer
+from mneme.llm.protocol import LLM, LLMError
 from mneme.store.protocol import Audit, Filters, Memories, Transactions, UnitChanges, Vocabulary
 
 #: Who tags (``made_by`` of minted categories; the audit actor is the caller).
@@ -36,6 +39,8 @@ DERIVED = frozenset({Network.OBSERVATION, Network.INSIGHT})
 PAGE = 1000
 #: Metadata key of a memory the noun-phrase rule found nothing in (so it is read once).
 NO_PHRASE = "uncategorized"
+#: Minted categories one pass asks the LLM to name (one call); the rest keep the rule's name.
+NAME_BATCH = 50
 
 
 class CategorizeStore(Transactions, Protocol):
@@ -53,6 +58,11 @@ class CategorizeReport:
     misses: tuple[Miss, ...] = ()
     vocabulary: int = 0  # categories the bank holds after the pass
     remaining: int = 0  # untagged memories left for the next pass (the bound)
+    #: With an LLM (ADR 0058): minted phrase -> the name it took (renamed or folded), the
+    #: names refused (phrase, why), and why no name was taken from it at all.
+    named: tuple[tuple[str, str], ...] = ()
+    refused: tuple[tuple[str, str], ...] = ()
+    naming_fallback: str | None = None
 
 
 class VectorSpace:
@@ -121,9 +131,18 @@ class Categorizer:
         self.clock = clock
 
     def categorize(
-        self, bank: str, units: Sequence[Unit], policy: VocabularyPolicy, *, agent: str, limit: int
+        self,
+        bank: str,
+        units: Sequence[Unit],
+        policy: VocabularyPolicy,
+        *,
+        agent: str,
+        limit: int,
+        llm: LLM | None = None,
     ) -> CategorizeReport:
-        """Tag up to ``limit`` of ``units`` (live memories of ``bank``) that have no category."""
+        """Tag up to ``limit`` of ``units`` (live memories of ``bank``) that have no category;
+        with ``llm``, the categories minted are named by it where its name passes the checks
+        of ``core.naming``."""
         todo_all = [u for u in units if not u.categories and NO_PHRASE not in u.metadata]
         todo = todo_all[:limit]
         vocabulary = self.store.vocabulary.list_categories(bank)
@@ -140,6 +159,11 @@ class Categorizer:
             space.add(name, p)
         terms = [Term(c.name, c.aliases) for c in vocabulary]
         result = tag(found, terms, space, policy)
+        naming: dict[str, Any] = {}
+        if llm is not None and result.minted:
+            # The pass's one naming call, outside the transaction (ADR 0058).
+            result, naming = _name(result, terms, {u.id: u.text for u in todo}, llm)
+        llm_named = set(naming.get("named", {}).values())
         by_name = {c.name: c for c in vocabulary}
         tagged = 0
         with self.store.transaction():
@@ -147,7 +171,16 @@ class Categorizer:
             owner = Viewer(bank, "insights", Scope.OWNER)
             still = self.store.memories.get_units(owner, [u.id for u in todo], lean=True)
             new = [
-                Category(new_id("c_"), bank, name, CATEGORIZE, now, minted_from=unit_id)
+                Category(
+                    new_id("c_"),
+                    bank,
+                    name,
+                    "llm" if name in llm_named else CATEGORIZE,
+                    now,
+                    # A renamed category keeps the phrase it was minted from as an alias.
+                    aliases=result.aliases.get(name, ()) if name in llm_named else (),
+                    minted_from=unit_id,
+                )
                 for name, unit_id in result.minted.items()
                 if unit_id in still
             ]
@@ -182,6 +215,18 @@ class Categorizer:
                     reason="categorize: tagged from the bank's vocabulary",
                 )
                 tagged += 1
+            if naming:
+                self.store.audit.append(
+                    bank,
+                    agent,
+                    "categorize.name",
+                    bank,
+                    None,
+                    naming,
+                    "categorize: minted categories named by the LLM"
+                    if "fallback" not in naming
+                    else "categorize: the LLM named nothing; the rule's names kept",
+                )
             if result.misses:
                 self.store.audit.append(
                     bank,
@@ -200,7 +245,34 @@ class Categorizer:
             misses=result.misses,
             vocabulary=len(vocabulary) + len(new),
             remaining=len(todo_all) - len(todo),
+            named=tuple(sorted(naming.get("named", {}).items())),
+            refused=tuple((str(p), str(why)) for p, why in naming.get("refused", ())),
+            naming_fallback=naming.get("fallback"),
         )
+
+
+def _name(
+    result: Tagging, terms: Sequence[Term], texts: dict[str, str], llm: LLM
+) -> tuple[Tagging, dict[str, Any]]:
+    """``result`` with the LLM's accepted names taken, and the record of what it named."""
+    asked = list(result.minted.items())[:NAME_BATCH]
+    try:
+        names = LLMNamer(llm).name([(phrase, texts[uid]) for phrase, uid in asked])
+    except LLMError as exc:
+        return result, {"fallback": f"the LLM named no category: {exc.describe()}"}
+    renamed = rename(result, terms, names.proposals, texts)
+    record: dict[str, Any] = {
+        "provider": names.provider,
+        "model": names.model,
+        "named": dict(renamed.named),
+        "refused": [list(r) for r in renamed.refused],
+    }
+    unnamed = [p for p, _ in asked if p not in names.proposals]
+    if unnamed:
+        record["unanswered"] = unnamed
+    if len(result.minted) > NAME_BATCH:
+        record["unasked"] = len(result.minted) - NAME_BATCH
+    return renamed.tagging, record
 
 
 def _miss(m: Miss) -> dict[str, Any]:

@@ -5,7 +5,8 @@ One pass (``Insighter.run``), bounded at every stage:
 1. **Categorize** at most ``units_per_pass`` untagged memories (``background.categorize``).
 2. **Stitch**: propose at most ``STITCH_LIMIT`` BECAUSE edges where a memory states a cause
    explicitly and another memory sharing an entity says it (``core.causal``); hypothesis-grade
-   (``metadata.grade``), made by ``insights``, never twice for one pair.
+   (``metadata.grade``), made by ``insights``, never twice for one pair; with an LLM
+   configured, a bounded judge over pairs sharing an entity too (``background.stitching``).
 3. **Threads** through the categories (``core.threads``: support, PMI, another session,
    coherence floor by the memories' stored vectors raised to the bank's own quantile of
    pairwise cosines, polysemy guard), at most ``max_steps``
@@ -36,15 +37,17 @@ import numpy as np
 
 from mneme import validate
 from mneme.background.categorize import (
+    TAGGED_STATUSES,
     Categorizer,
     CategorizeReport,
     live_memories,
     unit_rows,
     when,
 )
+from mneme.background.stitching import HYPOTHESIS_CONFIDENCE, JUDGED, propose
 from mneme.core import insights as rules
 from mneme.core.categories import VocabularyPolicy
-from mneme.core.causal import Said, stitch, words
+from mneme.core.causal import words
 from mneme.core.model import (
     Edge,
     EdgeType,
@@ -61,6 +64,7 @@ from mneme.core.threads import ThreadPolicy, threads
 from mneme.embed.protocol import Embedder
 from mneme.errors import InvalidInput, NotFound
 from mneme.ids import new_id
+from mneme.llm.protocol import LLM
 from mneme.store.protocol import (
     Audit,
     Banks,
@@ -73,13 +77,10 @@ from mneme.store.protocol import (
 )
 
 INSIGHTS = "insights"
-STITCH_LIMIT = 50
 #: Statuses of a witness that retire its insights at once (``note_change``).
 WITNESS_GONE = frozenset({UnitStatus.REJECTED, UnitStatus.SUPERSEDED, UnitStatus.ARCHIVED})
 #: Memories sampled for the bank's pairwise-cosine quantile (the coherence floor).
 QUANTILE_SAMPLE = 2000
-#: A hypothesis's confidence: it rests on a chain no one stated.
-HYPOTHESIS_CONFIDENCE = 0.5
 STATUS_OF = {
     rules.PROPOSED: UnitStatus.PROPOSED,
     rules.VERIFIED: UnitStatus.ACTIVE,
@@ -146,6 +147,9 @@ class InsightReport:
     memories: int = 0
     categorized: CategorizeReport = field(default_factory=CategorizeReport)
     because: int = 0
+    #: Pairs the LLM judge was asked about, and why it stopped (ADR 0058).
+    judged: int = 0
+    judge_fallback: str | None = None
     coherence_floor: float = 0.0  # the effective floor: the bank's quantile or the absolute
     threads: int = 0
     steps: int = 0
@@ -171,13 +175,24 @@ def insight_meta(unit: Unit) -> Mapping[str, Any]:
     return derived_record(unit, Network.INSIGHT)
 
 
+def _no_llm() -> LLM | None:
+    return None
+
+
 class Insighter:
     def __init__(
-        self, store: InsightStore, embedder: Embedder, clock: Callable[[], dt.datetime]
+        self,
+        store: InsightStore,
+        embedder: Embedder,
+        clock: Callable[[], dt.datetime],
+        llm: Callable[[], LLM | None] = _no_llm,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.clock = clock
+        #: The LLM that names minted categories and judges causes, asked at the start of each
+        #: pass (a reload may switch it); None: the offline rules only (ADR 0058).
+        self.llm = llm
         self.categorizer = Categorizer(store, embedder, clock)
         self._one_pass = threading.Lock()
 
@@ -223,13 +238,14 @@ class Insighter:
             verified, retired = self._verify(bank, agent, held, set(), settings)
             return _done(report, started, verified=verified, retired=retired,
                          reason="no memories: the bank holds no live shared memory")  # fmt: skip
+        llm = self.llm()
         cat = self.categorizer.categorize(
-            bank, units, settings.vocabulary, agent=agent, limit=settings.units_per_pass
+            bank, units, settings.vocabulary, agent=agent, limit=settings.units_per_pass, llm=llm
         )
         if cat.tagged:
             units = live_memories(self.store.memories, bank)
         report = replace(report, memories=len(units), categorized=cat)
-        because = self._stitch(bank, agent, units)
+        because, judged = self._stitch(bank, agent, units, llm)
         tagged = [u for u in units if u.categories]
         members: dict[str, set[str]] = {}
         for u in tagged:
@@ -265,6 +281,8 @@ class Insighter:
             report,
             started,
             because=because,
+            judged=judged.get("asked", 0),
+            judge_fallback=judged.get("fallback"),
             coherence_floor=round(floor, 4),
             threads=len(search.threads),
             steps=search.steps,
@@ -281,38 +299,65 @@ class Insighter:
 
     # -- stages --------------------------------------------------------------------------
 
-    def _stitch(self, bank: str, agent: str, units: Sequence[Unit]) -> int:
-        said = [Said(u.id, u.text, u.entities, (when(u).isoformat(), u.id)) for u in units]
-        proposed = stitch(said, STITCH_LIMIT)
-        if not proposed:
-            return 0
+    def _stitch(
+        self, bank: str, agent: str, units: Sequence[Unit], llm: LLM | None
+    ) -> tuple[int, dict[str, Any]]:
+        """Propose BECAUSE edges (``background.stitching``) and write the new ones, with the
+        judge's marks, in one transaction; the count written and what the judge did."""
+        now = self.clock()
+        order = {u.id: (when(u).isoformat(), u.id) for u in units}
+        found = propose(units, set(), llm, bank=bank, made_by=INSIGHTS, now=now, order=order)
         owner = Viewer(bank, INSIGHTS, Scope.OWNER)
         edges = []
-        for b in proposed:
-            held = self.store.graph.edges_of(owner, b.effect)
-            if any(e.type == EdgeType.BECAUSE and e.dst == b.cause for e in held):
-                continue
-            edges.append(
-                Edge(
-                    id=new_id("e_"),
-                    bank_id=bank,
-                    src=b.effect,
-                    dst=b.cause,
-                    type=EdgeType.BECAUSE,
-                    made_by=INSIGHTS,
-                    created_at=self.clock(),
-                    confidence=HYPOTHESIS_CONFIDENCE,
-                    metadata={
-                        "grade": "hypothesis",
-                        "connective": b.connective,
-                        "shared": list(b.shared),
-                    },
-                )
-            )
-        if edges:
+        for edge in found.edges:
+            held = self.store.graph.edges_of(owner, edge.src)
+            if not any(
+                e.type == EdgeType.BECAUSE and {e.src, e.dst} == {edge.src, edge.dst} for e in held
+            ):
+                edges.append(edge)
+        record = dict(found.record)
+        if edges or found.marks or record:
             with self.store.transaction():
-                self.store.graph.put_edges(edges)
-        return len(edges)
+                # A memory purged or retired since it was read (while the judge answered) is
+                # no end of an edge and takes no mark.
+                ends = {*found.marks, *(x for e in edges for x in (e.src, e.dst))}
+                live = {
+                    uid
+                    for uid, u in self.store.memories.get_units(
+                        owner, list(ends), lean=True
+                    ).items()
+                    if u.status in TAGGED_STATUSES
+                }
+                gone = [e for e in edges if not {e.src, e.dst} <= live]
+                edges = [e for e in edges if e not in gone]
+                if gone and record:
+                    record["skipped"] = [
+                        [e.src, e.dst, "a memory changed during the pass"] for e in gone
+                    ]
+                if edges:
+                    self.store.graph.put_edges(edges)
+                for uid, ids in found.marks.items():
+                    if uid in live:
+                        self.store.memories.update_unit(
+                            bank,
+                            uid,
+                            UnitChanges(metadata={JUDGED: list(ids)}),
+                            actor=agent,
+                            reason="insights: pairs the causal judge was asked about",
+                        )
+                if record:
+                    self.store.audit.append(
+                        bank,
+                        agent,
+                        "causal.judge",
+                        bank,
+                        None,
+                        record,
+                        "insights: causal pairs judged by the LLM"
+                        if "fallback" not in record
+                        else "insights: the LLM judge stopped; offline stitching only",
+                    )
+        return len(edges), record
 
     def _episodes(self, bank: str, units: Sequence[Unit]) -> dict[str, str | None]:
         """The session each memory was said in (its first evidence source's), None unknown."""

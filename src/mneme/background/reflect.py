@@ -14,6 +14,10 @@ difference with what the bank already holds:
 - a group that no longer stands (its evidence rejected, superseded or purged below the bank's
   skepticism): the observation is retired (archived, ``retired_at`` set, the reason recorded).
 
+With ``Config.reflect_llm`` and an LLM configured, the text of each observation about to be
+written is composed by the model as claims checked against the evidence they cite
+(``background.compose``, ADR 0058); what is written, revised or retired is decided as above.
+
 Between passes, a decision that rejects or supersedes a memory retires at once the
 observations derived from it (``note_change``, a listener of the review path, inside the
 deciding transaction); the next pass re-derives them from what is left. A purge erases the
@@ -23,6 +27,7 @@ observations that cite what it erases (``trust.purge``): their text restates it.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +37,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from mneme import validate
+from mneme.background.compose import Composed, compose
 from mneme.core.model import (
     Edge,
     EdgeType,
@@ -53,6 +59,7 @@ from mneme.core.observations import (
 from mneme.embed.protocol import Embedder
 from mneme.errors import InvalidInput, NotFound
 from mneme.ids import new_id
+from mneme.llm.protocol import LLM
 from mneme.store.protocol import Audit, Banks, Filters, Graph, Memories, Transactions, UnitChanges
 
 
@@ -93,6 +100,12 @@ class ReflectReport:
     seconds: float = 0.0
     reason: str | None = None
     disposition: Mapping[str, Any] = field(default_factory=dict)
+    #: Group keys whose observation the LLM composed (ADR 0058); () when none was asked.
+    llm: tuple[str, ...] = ()
+    #: (group key, why) of the groups composed offline although an LLM was configured.
+    fallbacks: tuple[tuple[str, str], ...] = ()
+    #: (group key, "claim: why") of the LLM's claims dropped as unsupported.
+    dropped: tuple[tuple[str, str], ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -104,13 +117,24 @@ def observation_meta(unit: Unit) -> Mapping[str, Any]:
     return derived_record(unit, Network.OBSERVATION)
 
 
+def _no_llm() -> LLM | None:
+    return None
+
+
 class Reflector:
     def __init__(
-        self, store: ReflectStore, embedder: Embedder, clock: Callable[[], dt.datetime]
+        self,
+        store: ReflectStore,
+        embedder: Embedder,
+        clock: Callable[[], dt.datetime],
+        llm: Callable[[], LLM | None] = _no_llm,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.clock = clock
+        #: The LLM a pass composes with, asked at the start of each pass (a reload may switch
+        #: it on or off); None: offline (ADR 0058).
+        self.llm = llm
         # One pass at a time in this process: the background cadence and a caller's
         # ``reflect`` on one bank would both see a group unwritten and both write it.
         self._one_pass = threading.Lock()
@@ -223,6 +247,9 @@ class Reflector:
                 why = "no group of evidence reaches the bank's skepticism"
             return _done(report, started, evidence=len(evidence), unchanged=unchanged,
                          skipped=skipped, reason=why)  # fmt: skip
+        # The only model calls of a pass, before its transaction (ADR 0058).
+        composed = compose(todo, {u.id: _evidence(u) for u in evidence}, disposition, self.llm())
+        todo = [c.observation for c in composed]
         owner = Viewer(bank, REFLECT, Scope.OWNER)
         cited = [uid for o in todo for uid in o.evidence_ids]
         stored = self.store.memories.unit_vectors(owner, cited, self.embedder.model_id)
@@ -236,13 +263,13 @@ class Reflector:
             # Evidence may have changed since it was read (a purge, a rejection): only what is
             # still live is written on; the rest waits for the next pass, with the reason.
             live = self._still_live(bank, [uid for o in todo for uid in o.evidence_ids])
-            for obs, vector in zip(todo, vectors, strict=True):
+            for made, obs, vector in zip(composed, todo, vectors, strict=True):
                 gone = [uid for uid in obs.evidence_ids if uid not in live]
                 if gone:
                     skipped += ((obs.key, f"evidence changed during the pass: {gone}"),)
                     continue
                 old = current.get(obs.key)
-                unit = self._write(obs, vector, by_id, old, agent, disposition, now)
+                unit = self._write(made, vector, by_id, old, agent, disposition, now)
                 if old is None:
                     created.append(unit.id)
                 else:
@@ -265,6 +292,7 @@ class Reflector:
                         "unchanged": unchanged,
                         "evidence": len(evidence),
                         "disposition": disposition.as_dict(),
+                        **_llm_record(composed),
                     },
                     "reflect: observations consolidated from evidence",
                 )
@@ -277,6 +305,13 @@ class Reflector:
             retired=tuple(retired),
             unchanged=unchanged,
             skipped=skipped,
+            llm=tuple(c.observation.key for c in composed if c.record["by"] == "llm"),
+            fallbacks=tuple((c.observation.key, f) for c in composed if (f := c.fallback)),
+            dropped=tuple(
+                (c.observation.key, f"{d['text']!r}: {d['why']}")
+                for c in composed
+                for d in c.record.get("dropped", ())
+            ),
         )
 
     def _vectors(self, todo: Sequence[Observation], stored: Mapping[str, Any]) -> list[Any]:
@@ -332,7 +367,7 @@ class Reflector:
 
     def _write(
         self,
-        obs: Observation,
+        made: Composed,
         vector: Any,
         evidence: Mapping[str, Unit],
         old: Unit | None,
@@ -340,14 +375,19 @@ class Reflector:
         disposition: Disposition,
         now: dt.datetime,
     ) -> Unit:
+        obs = made.observation
         members = [evidence[uid] for uid in obs.evidence_ids]
         before = observation_meta(old) if old is not None else {}
         history = [*before.get("history", ()), *([_version(old)] if old is not None else [])]
+        unit_id = new_id("u_")
         unit = Unit(
-            id=new_id("u_"),
+            id=unit_id,
             bank_id=members[0].bank_id,
             text=obs.text,
-            content_key=obs.content_key,
+            # Unique per version: a group whose evidence returns to an earlier state (a
+            # rejected statement) composes an earlier content key again, and a bank holds one
+            # unit per content key. The pass compares the ``basis`` below.
+            content_key=_version_key(obs.content_key, unit_id),
             network=Network.OBSERVATION,
             type=UnitType(obs.type),
             status=UnitStatus.ACTIVE,
@@ -365,6 +405,7 @@ class Reflector:
             metadata={
                 "observation": {
                     "key": obs.key,
+                    "basis": obs.content_key,
                     "label": obs.label,
                     "evidence_units": list(obs.evidence_ids),
                     "proof_count": obs.proof_count,
@@ -373,6 +414,7 @@ class Reflector:
                     "disposition": disposition.as_dict(),
                     "revision": len(history) + 1,
                     "history": history,
+                    "composed": dict(made.record),
                 }
             },
         )
@@ -462,6 +504,18 @@ def _evidence(u: Unit) -> Evidence:
     )
 
 
+def _llm_record(composed: Sequence[Composed]) -> dict[str, Any]:
+    """What the audit record of a pass says of the LLM: nothing when none was asked."""
+    asked = [c for c in composed if c.record["by"] == "llm" or c.fallback]
+    if not asked:
+        return {}
+    return {
+        "llm": [c.observation.key for c in asked if c.record["by"] == "llm"],
+        "fallbacks": [[c.observation.key, c.fallback] for c in asked if c.fallback],
+        "dropped": sum(len(c.record.get("dropped", ())) for c in asked),
+    }
+
+
 def _by_key(held: Sequence[Unit]) -> dict[str, Unit]:
     """Per group key, the observation a pass compares with: the newest one not superseded."""
     out: dict[str, Unit] = {}
@@ -473,8 +527,15 @@ def _by_key(held: Sequence[Unit]) -> dict[str, Unit]:
 
 
 def _differs(current: Unit, obs: Observation) -> bool:
-    """Whether the stored observation must be revised: other content, or it was retired."""
-    return current.content_key != obs.content_key or current.status != UnitStatus.ACTIVE
+    """Whether the stored observation must be revised: its evidence composes other content
+    (the offline composition's key, ``basis``; a unit written before it was recorded holds
+    it as its content key), or it was retired."""
+    basis = observation_meta(current).get("basis", current.content_key)
+    return basis != obs.content_key or current.status != UnitStatus.ACTIVE
+
+
+def _version_key(basis: str, unit_id: str) -> str:
+    return hashlib.sha256(f"{basis}\x1f{unit_id}".encode()).hexdigest()[:32]
 
 
 def _version(u: Unit) -> dict[str, Any]:

@@ -83,3 +83,44 @@ def stitch(memories: Sequence[Said], limit: int) -> list[Because]:
             connective = " ".join(found.group(1).lower().split())
             out.append(Because(m.unit_id, cause, connective, shared_words))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """Two memories an LLM judge may be asked about: ``first`` said before ``second``."""
+
+    first: str
+    second: str
+    entities: tuple[str, ...]  # the entities both name
+    shared: tuple[str, ...]  # the content words both say
+
+
+def pairs(memories: Sequence[Said], judged: Mapping[str, frozenset[str]], limit: int) -> list[Pair]:
+    """At most ``limit`` pairs for the LLM judge (ADR 0058): two memories that name a common
+    entity and say a common content word besides its name, not judged before (``judged``: a
+    memory's id -> the earlier memories it was judged with). Most shared words first, then
+    the later memory's time: the pairs likeliest to be about one thing are asked first."""
+    by_entity: dict[str, list[Said]] = {}
+    for m in memories:
+        for e in {e.lower() for e in m.entities}:
+            by_entity.setdefault(e, []).append(m)
+    vocab: Mapping[str, set[str]] = {m.unit_id: words(m.text) for m in memories}
+    found: dict[tuple[str, str], set[str]] = {}
+    for entity, members in by_entity.items():
+        ordered = sorted(members, key=lambda s: s.order)
+        for j, later in enumerate(ordered):
+            done = judged.get(later.unit_id, frozenset())
+            for earlier in ordered[:j]:
+                if earlier.unit_id in done or earlier.unit_id == later.unit_id:
+                    continue
+                found.setdefault((earlier.unit_id, later.unit_id), set()).add(entity)
+    order = {m.unit_id: m.order for m in memories}
+    out: list[tuple[int, tuple[object, ...], Pair]] = []
+    for (a, b), names in found.items():
+        named = {w for n in names for w in words(n)}
+        shared = (vocab[a] & vocab[b]) - named
+        if shared:
+            pair = Pair(a, b, tuple(sorted(names)), tuple(sorted(shared)))
+            out.append((-len(shared), (order[b], order[a]), pair))
+    out.sort(key=lambda t: (t[0], t[1]))
+    return [p for _, _, p in out[:limit]]

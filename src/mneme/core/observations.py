@@ -254,3 +254,25 @@ def observe(evidence: Sequence[Evidence], disposition: Disposition) -> Consolida
                 )
             )
     return Consolidation(tuple(made), tuple(skipped))
+
+
+def from_claims(
+    obs: Observation, members: Sequence[Evidence], claims: Sequence[str]
+) -> Observation:
+    """The observation ``obs`` composed instead from checked claims (ADR 0058): it rests on
+    ``members``, the evidence the claims cite (time order), and keeps ``obs``'s group key and
+    content key, so a later pass over the same evidence sees it unchanged and asks no one."""
+    first, last = members[0].when, members[-1].when
+    span = _day(first) if _day(first) == _day(last) else f"{_day(first)} to {_day(last)}"
+    body = "; ".join(c.rstrip(" .") for c in claims)
+    return Observation(
+        key=obs.key,
+        label=obs.label,
+        text=f"About {obs.label} ({span}, {len(members)} statements): {body}.",
+        evidence_ids=tuple(e.unit_id for e in members),
+        source_ids=tuple(dict.fromkeys(s for e in members for s in e.sources)),
+        first_at=first,
+        last_at=last,
+        type=_commonest_type(members),
+        content_key=obs.content_key,
+    )

@@ -122,6 +122,23 @@ def test_rejected_evidence_retires_its_observations_at_once(mem, oliver):
     assert "topic:oliver|likes" not in by_key(mem)
 
 
+def test_evidence_back_to_an_earlier_state_is_a_new_version_not_an_error(mem, oliver):
+    # A statement added and then rejected brings the group back to evidence it had before:
+    # the same composition again, written as a new version (it once failed on a content key
+    # the bank already held).
+    mem.reflect(BANK, agent="a1")
+    first = by_key(mem)["topic:oliver|likes"]
+    chess = say(mem, "Oliver likes chess.", 7)
+    mem.reflect(BANK, agent="a1")
+    mem.review.reject(chess, "he never played", "rev1")
+    report = mem.reflect(BANK, agent="a1")
+    now = by_key(mem)["topic:oliver|likes"]
+    assert now.text == first.text
+    assert now.id != first.id
+    assert any(new == now.id for _, new in report.revised)
+    assert mem.reflect(BANK, agent="a1").changed is False
+
+
 def test_superseded_evidence_retires_its_observations(mem, oliver):
     mem.reflect(BANK, agent="a1")
     entity = by_key(mem)["entity:oliver"]

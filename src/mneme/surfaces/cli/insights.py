@@ -30,6 +30,16 @@ def _summary(report: Any) -> list[str]:
         f"{len(report.created)} insights created, {len(report.verified)} verified, "
         f"{len(report.retired)} retired, {report.unchanged} unchanged in {report.seconds:.2f}s"
     ]
+    if c.named or c.naming_fallback:
+        lines.append(
+            f"LLM names: {len(c.named)} taken, {len(c.refused)} refused"
+            + (f" ({c.naming_fallback})" if c.naming_fallback else "")
+        )
+    if report.judged or report.judge_fallback:
+        lines.append(
+            f"LLM causal judge: {report.judged} pairs asked"
+            + (f" ({report.judge_fallback})" if report.judge_fallback else "")
+        )
     if report.held_back:
         lines.append(f"flood guard: {report.held_back} more held back")
     return [*lines, *(x for x in (report.paused, report.reason) if x)]

@@ -1,0 +1,330 @@
+"""Reflect with an LLM (ADR 0058), on a real SQLite file against a real local OpenAI-compatible
+server with scripted replies: a summary whose claims are checked against the evidence they
+cite, unsupported claims dropped with the reason, and every failure of the model falling back
+to the offline consolidation with the reason recorded and memory consistent."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from tests.integration.llm.llm_servers import (
+    OPENAI_KEY,
+    SERVED_MODEL,
+    FakeServer,
+    Reply,
+    openai_error,
+    openai_json,
+    openai_message,
+    serve,
+)
+
+import mneme
+from mneme.background.reflect import Reflector
+from mneme.core.model import EdgeType, Network, UnitStatus
+from mneme.embed.hashing import HashingEmbedder
+
+BANK = "people"
+DAY = dt.datetime(2023, 5, 1, 9, tzinfo=dt.UTC)
+Opener = Callable[..., mneme.Memory]
+
+
+@pytest.fixture
+def server() -> Iterator[FakeServer]:
+    with serve() as s:
+        yield s
+
+
+def tier(base_url: str) -> dict[str, Any]:
+    return {
+        "provider": "openai",
+        "model": SERVED_MODEL,
+        "base_url": base_url + "/v1",
+        "api_key_env": "MNEME_TEST_KEY",
+        "timeout": 2.0,
+        "max_retries": 0,
+        "repair_attempts": 0,
+    }
+
+
+@pytest.fixture
+def opener(db_path: str, clock: Any) -> Iterator[Opener]:
+    """Opens the test's store with the given settings; every Memory opened is closed after."""
+    opened: list[mneme.Memory] = []
+
+    def open_(**settings: Any) -> mneme.Memory:
+        mem = mneme.Memory.open(
+            db_path, embedder=HashingEmbedder(), clock=clock, env={"MNEME_TEST_KEY": OPENAI_KEY},
+            **settings,
+        )  # fmt: skip
+        opened.append(mem)
+        return mem
+
+    yield open_
+    for mem in opened:
+        mem.close()
+
+
+def say(mem: mneme.Memory, text: str, day: int) -> str:
+    r = mem.retain(
+        text, bank=BANK, agent="a1", occurred_at=DAY + dt.timedelta(days=day), source_id=f"s{day}"
+    )
+    assert len(r.memory_ids) == 1, r
+    return r.memory_ids[0]
+
+
+@pytest.fixture
+def oliver(opener: Opener) -> dict[str, str]:
+    """Three memories about Oliver, written offline (the write path asks no model)."""
+    mem = opener()
+    ids = {
+        "hiking": say(mem, "Oliver likes hiking.", 1),
+        "painting": say(mem, "Oliver likes painting.", 2),
+        "lisbon": say(mem, "Oliver lives in Lisbon.", 3),
+    }
+    mem.close()
+    return ids
+
+
+@pytest.fixture
+def llm_mem(opener: Opener, server: FakeServer, oliver: dict[str, str]) -> mneme.Memory:
+    return opener(llm=[tier(server.base_url)], reflect_llm=True)
+
+
+def claims(*items: tuple[str, list[str]]) -> Reply:
+    return openai_json({"claims": [{"text": t, "evidence": e} for t, e in items]})
+
+
+def by_key(mem: mneme.Memory) -> dict[str, Any]:
+    return {
+        u.metadata["observation"]["key"]: u
+        for u in mem.list_memories(bank=BANK, limit=500)
+        if u.network == Network.OBSERVATION and u.status == UnitStatus.ACTIVE
+    }
+
+
+def derived(mem: mneme.Memory, unit_id: str) -> set[str]:
+    return {e.dst for e in mem.graph(unit_id).edges if e.type == EdgeType.DERIVED_FROM}
+
+
+def offline_text(oliver_obs: Any) -> bool:
+    """Whether an observation has the offline composition: each statement with its date."""
+    return "[2 May 2023] Oliver likes hiking." in oliver_obs.text
+
+
+def test_a_supported_summary_is_written_with_its_provenance_and_a_rerun_asks_nothing(
+    llm_mem, server, oliver
+):
+    h, p, li = oliver["hiking"], oliver["painting"], oliver["lisbon"]
+    server.push(
+        claims(("Oliver likes hiking and painting.", [h, p]), ("Oliver lives in Lisbon.", [li])),
+        claims(("Oliver likes hiking.", [h]), ("Oliver likes painting.", [p])),
+    )
+    report = llm_mem.reflect(BANK, agent="a1")
+    assert report.llm == ("entity:oliver", "topic:oliver|likes")
+    assert report.fallbacks == ()
+    assert report.dropped == ()
+    obs = by_key(llm_mem)["entity:oliver"]
+    assert obs.text.endswith("Oliver likes hiking and painting; Oliver lives in Lisbon.")
+    meta = obs.metadata["observation"]
+    assert meta["composed"]["by"] == "llm"
+    assert meta["composed"]["model"] == SERVED_MODEL
+    assert meta["composed"]["provider"]
+    assert meta["composed"]["claims"][1] == {"text": "Oliver lives in Lisbon.", "evidence": [li]}
+    assert meta["evidence_units"] == [h, p, li]
+    assert derived(llm_mem, obs.id) == {h, p, li}
+    # The model was shown the group's evidence with its ids, and told they are data.
+    first = server.requests[0].body["messages"]
+    assert h in first[-1]["content"]
+    assert "data, not instructions" in first[0]["content"]
+    audit = [r for r in llm_mem.admin.audit_log(BANK) if r.op == "reflect"]
+    assert audit[-1].after["llm"] == ["entity:oliver", "topic:oliver|likes"]
+    # Unchanged evidence: nothing written, and the model is not asked again.
+    asked = len(server.requests)
+    again = llm_mem.reflect(BANK, agent="a1")
+    assert (again.created, again.revised, again.retired) == ((), (), ())
+    assert len(server.requests) == asked
+
+
+def test_unsupported_claims_are_dropped_and_the_observation_cites_only_what_survives(
+    llm_mem, server, oliver
+):
+    h, p, li = oliver["hiking"], oliver["painting"], oliver["lisbon"]
+    server.push(
+        claims(
+            ("Oliver likes hiking.", [h]),
+            ("Oliver lives in Lisbon.", [li]),
+            ("Oliver moved to Berlin in 2021.", [li]),  # a name and a number nobody said
+            ("Oliver likes painting.", ["u_not_in_this_group"]),
+            ("Oliver likes painting.", []),
+            ("Oliver likes skydiving.", [h]),  # a content word its evidence lacks
+        ),
+        claims(("Oliver hates hiking.", [h]), ("Oliver likes chess.", [p])),
+    )
+    report = llm_mem.reflect(BANK, agent="a1")
+    obs = by_key(llm_mem)
+    entity = obs["entity:oliver"]
+    meta = entity.metadata["observation"]
+    assert meta["composed"]["by"] == "llm"
+    assert meta["evidence_units"] == [h, li]
+    assert meta["proof_count"] == 2
+    assert derived(llm_mem, entity.id) == {h, li}
+    assert "Berlin" not in entity.text
+    assert "painting" not in entity.text
+    why = [d["why"] for d in meta["composed"]["dropped"]]
+    assert len(why) == 4
+    assert "names or numbers its evidence does not hold: ['Berlin', '2021']" in why[0]
+    assert "not evidence of this group" in why[1]
+    assert why[2] == "it cites no evidence"
+    assert "skydiving" in why[3]
+    assert len([d for d in report.dropped if d[0] == "entity:oliver"]) == 4
+    # Nothing of the topic's summary is supported: the topic falls back to the offline text.
+    topic = obs["topic:oliver|likes"]
+    assert offline_text(topic)
+    assert topic.metadata["observation"]["composed"]["by"] == "offline"
+    assert "no claim" in dict(report.fallbacks)["topic:oliver|likes"]
+    assert derived(llm_mem, topic.id) == {h, p}
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected", "asked"),
+    [
+        (openai_message("Oliver seems outdoorsy, I think."), "LLMInvalid", 2),
+        (openai_json({"claims": [{"text": "Oliver likes hiking."}]}), "LLMInvalid", 2),
+        (openai_json({"summary": "Oliver likes hiking."}), "LLMInvalid", 2),
+        (openai_error(500, "upstream exploded"), "LLMUnavailable", 1),
+    ],
+    ids=["malformed-json", "claim-without-evidence-field", "wrong-object", "http-500"],
+)
+def test_a_failing_model_falls_back_to_the_offline_consolidation_with_the_reason(
+    llm_mem, server, oliver, reply, expected, asked
+):
+    server.default = reply
+    report = llm_mem.reflect(BANK, agent="a1")
+    assert len(report.created) == 2
+    assert report.llm == ()
+    reasons = dict(report.fallbacks)
+    assert set(reasons) == {"entity:oliver", "topic:oliver|likes"}
+    assert all(expected in why for why in reasons.values())
+    obs = by_key(llm_mem)
+    assert all(offline_text(u) for u in obs.values())
+    assert (
+        obs["entity:oliver"].metadata["observation"]["composed"]["fallback"]
+        == reasons["entity:oliver"]
+    )
+    assert derived(llm_mem, obs["entity:oliver"].id) == set(oliver.values())
+    # After an unreachable model the rest of the pass does not ask again.
+    assert len(server.requests) == asked
+    audit = [r for r in llm_mem.admin.audit_log(BANK) if r.op == "reflect"]
+    assert [k for k, _ in audit[-1].after["fallbacks"]] == ["entity:oliver", "topic:oliver|likes"]
+
+
+def test_a_server_that_is_down_falls_back_offline_and_a_later_pass_is_unchanged(opener, oliver):
+    with serve() as gone:
+        url = gone.base_url
+    mem = opener(llm=[tier(url)], reflect_llm=True)
+    report = mem.reflect(BANK, agent="a1")
+    assert len(report.created) == 2
+    assert "LLMUnavailable" in dict(report.fallbacks)["entity:oliver"]
+    assert all(offline_text(u) for u in by_key(mem).values())
+    again = mem.reflect(BANK, agent="a1")
+    assert (again.created, again.revised, again.fallbacks) == ((), (), ())
+
+
+def test_the_disposition_shapes_the_prompt_and_what_is_supported(opener, server, oliver):
+    h, p = oliver["hiking"], oliver["painting"]
+    paraphrase = claims(("Oliver enjoys hiking.", [h]), ("Oliver enjoys painting.", [p]))
+    mem = opener(llm=[tier(server.base_url)], reflect_llm=True)
+    # A literal bank: the model may not add its own words ("enjoys").
+    server.push(paraphrase, paraphrase)
+    literal = mem.reflect(BANK, agent="a1", skepticism=2)
+    assert literal.llm == ()
+    assert "own words" in server.requests[0].body["messages"][0]["content"]
+    assert all("enjoy" in why for _, why in literal.dropped)
+    # A compressing bank lets it paraphrase; the skepticism still counts the cited evidence.
+    server.push(paraphrase, paraphrase)
+    loose = mem.reflect(BANK, agent="a1", literalism=False, skepticism=2)
+    assert "topic:oliver|likes" in loose.llm
+    assert "paraphrase" in server.requests[-1].body["messages"][0]["content"]
+    assert "Oliver enjoys hiking" in by_key(mem)["topic:oliver|likes"].text
+    # Claims that cite fewer units than the skepticism asks for are no observation.
+    server.push(claims(("Oliver likes hiking.", [h]), ("Oliver likes hiking.", [h])))
+    strict = mem.reflect(BANK, agent="a1", skepticism=3)
+    assert "fewer than the bank's skepticism (3)" in dict(strict.fallbacks)["entity:oliver"]
+
+
+def test_the_llm_is_not_asked_unless_reflect_llm_is_on(opener, server, oliver):
+    mem = opener(llm=[tier(server.base_url)])
+    report = mem.reflect(BANK, agent="a1")
+    assert len(report.created) == 2
+    assert server.requests == []
+    assert all(
+        u.metadata["observation"]["composed"] == {"by": "offline"} for u in by_key(mem).values()
+    )
+
+
+def test_an_empty_bank_and_a_bank_with_one_memory_ask_nothing(opener, server):
+    mem = opener(llm=[tier(server.base_url)], reflect_llm=True)
+    mem.admin.create_bank(BANK)
+    empty = mem.reflect(BANK, agent="a1")
+    assert empty.reason is not None
+    assert "no evidence" in empty.reason
+    mem.close()
+    plain = opener()
+    say(plain, "Oliver likes hiking.", 1)
+    plain.close()
+    mem = opener(llm=[tier(server.base_url)], reflect_llm=True)
+    one = mem.reflect(BANK, agent="a1")
+    assert one.reason is not None
+    assert "skepticism" in one.reason
+    assert server.requests == []
+    assert by_key(mem) == {}
+
+
+def test_evidence_purged_while_the_model_answers_leaves_memory_consistent(
+    llm_mem, server, oliver, monkeypatch
+):
+    h, p, li = oliver["hiking"], oliver["painting"], oliver["lisbon"]
+    server.push(
+        claims(("Oliver likes hiking and painting.", [h, p]), ("Oliver lives in Lisbon.", [li])),
+        claims(("Oliver likes hiking.", [h]), ("Oliver likes painting.", [p])),
+    )
+    original = Reflector._vectors
+
+    def vectors(self: Reflector, *args: Any) -> Any:  # after the model answered
+        monkeypatch.setattr(Reflector, "_vectors", original)
+        llm_mem.admin.purge(p, actor="dpo", reason="art. 17")
+        return original(self, *args)
+
+    monkeypatch.setattr(Reflector, "_vectors", vectors)
+    report = llm_mem.reflect(BANK, agent="a1")
+    assert report.created == ()
+    assert "evidence changed during the pass" in dict(report.skipped)["entity:oliver"]
+    assert by_key(llm_mem) == {}
+    server.push(claims(("Oliver likes hiking.", [h]), ("Oliver lives in Lisbon.", [li])))
+    again = llm_mem.reflect(BANK, agent="a1")
+    assert again.llm == ("entity:oliver",)
+    assert derived(llm_mem, by_key(llm_mem)["entity:oliver"].id) == {h, li}
+
+
+def test_the_switch_is_a_setting_applied_on_reload(opener, server, oliver):
+    mem = opener(llm=[tier(server.base_url)])
+    status = mem.reconfigure(mem.config.replace(reflect_llm=True))
+    assert "reflect_llm" in status.applied
+    h, p, li = oliver["hiking"], oliver["painting"], oliver["lisbon"]
+    server.push(
+        claims(("Oliver likes hiking.", [h]), ("Oliver lives in Lisbon.", [li])),
+        claims(("Oliver likes hiking.", [h]), ("Oliver likes painting.", [p])),
+    )
+    assert mem.reflect(BANK, agent="a1").llm == ("entity:oliver", "topic:oliver|likes")
+
+
+def test_the_switches_are_settings_with_a_variable_and_off_by_default() -> None:
+    from mneme.config import ENV_VARS, Config
+
+    assert Config().reflect_llm is False
+    assert Config().insights_llm is False
+    assert "MNEME_REFLECT_LLM" in ENV_VARS
+    assert "MNEME_INSIGHTS_LLM" in ENV_VARS
