@@ -162,6 +162,10 @@ class Config:
     #: checked against the evidence it cites (ADR 0058); off: the offline consolidation only.
     #: Without an ``llm`` it has no effect.
     reflect_llm: bool = False
+    #: At most this many LLM calls per reflect pass (one per observation group it composes);
+    #: groups beyond it are written with the offline text and composed by a later pass, each
+    #: within its own cap (ADR 0058). 0: reflect composes offline only, as with the switch off.
+    reflect_llm_max_calls: int = field(default=50, metadata={"min": 0})
     #: Whether the insight pass asks the LLM to name categories it mints and to judge causes
     #: between memories sharing an entity (ADR 0058); off: the offline rules only.
     insights_llm: bool = False

@@ -232,7 +232,13 @@ class Memory:
             batch=config.reconsolidation_batch,
             llm_judge=self._live.sweep_judge,
         )
-        self._reflector = Reflector(store, embedder, clock, llm=self._reflect_llm)
+        self._reflector = Reflector(
+            store,
+            embedder,
+            clock,
+            llm=self._reflect_llm,
+            max_calls=lambda: self._live.config.reflect_llm_max_calls,
+        )
         review.on_change.append(self._reflector.note_change)
         self._presence = Presence(store, clock)
         self._sweeper = Worker(

@@ -44,6 +44,7 @@ LIVE = frozenset(
         "reflect_banks_per_pass",
         "insights_every",
         "reflect_llm",
+        "reflect_llm_max_calls",
         "insights_llm",
         "watch_every",
     }

@@ -11,6 +11,12 @@ the model fails (unreachable, a 5xx, a timeout, not JSON, not the schema), the g
 offline composition and the reason is recorded. After the model is found unreachable, the
 rest of the pass is composed offline without asking again.
 
+A pass asks at most ``max_calls`` times (``Config.reflect_llm_max_calls``). A group beyond the
+cap is *deferred*: written with its offline text and marked (``deferred`` in its record), and a
+later pass, within its own cap, asks for it again (``pending``: a deferred observation whose
+evidence has not changed). A pending group the cap or an unreachable model keeps from the model
+again stays as it is: nothing is rewritten for it.
+
 Every call happens before reflect's transaction: a failure can leave nothing half-written.
 """
 
@@ -40,23 +46,42 @@ class Composed:
         why = self.record.get("fallback")
         return str(why) if why is not None else None
 
+    @property
+    def deferred(self) -> bool:
+        """Whether the cap (or, for a pending group, an unreachable model) kept it from the
+        model: a later pass asks for it."""
+        return "deferred" in self.record
+
 
 def compose(
     todo: Sequence[Observation],
     evidence: Mapping[str, Evidence],
     disposition: Disposition,
     llm: LLM | None,
+    *,
+    max_calls: int,
+    pending: frozenset[str] = frozenset(),
 ) -> list[Composed]:
-    """Each observation of ``todo`` as it will be written (see the module docstring)."""
-    if llm is None:
+    """Each observation of ``todo`` as it will be written (see the module docstring), in the
+    order of ``todo``, which is the order the calls are made in. ``pending``: keys of groups
+    whose stored observation was deferred by an earlier pass's cap."""
+    if llm is None or max_calls <= 0:
         return [Composed(obs, {"by": "offline"}) for obs in todo]
     summarizer = LLMSummarizer(llm)
     down: str | None = None
+    calls = 0
     out: list[Composed] = []
     for obs in todo:
-        if down is not None:
-            out.append(Composed(obs, {"by": "offline", "fallback": down}))
+        if calls >= max_calls:
+            why = f"the pass's cap of {max_calls} LLM call(s) was reached"
+            out.append(Composed(obs, {"by": "offline", "deferred": why}))
             continue
+        if down is not None:
+            # A deferred group waits for a model that answers; a new one is written offline.
+            kind = "deferred" if obs.key in pending else "fallback"
+            out.append(Composed(obs, {"by": "offline", kind: down}))
+            continue
+        calls += 1
         members = [evidence[uid] for uid in obs.evidence_ids]
         try:
             summary = summarizer.summarize(
@@ -66,9 +91,11 @@ def compose(
             )
         except LLMError as exc:
             why = f"the LLM gave no usable summary: {exc.describe()}"
+            kind = "fallback"
             if isinstance(exc, LLMUnavailable):
                 down = f"the LLM was unavailable earlier in this pass: {exc.describe()}"
-            out.append(Composed(obs, {"by": "offline", "fallback": why}))
+                kind = "deferred" if obs.key in pending else "fallback"
+            out.append(Composed(obs, {"by": "offline", kind: why}))
             continue
         found = check(
             summary.claims, {e.unit_id: e.text for e in members}, literal=disposition.literalism

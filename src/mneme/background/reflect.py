@@ -17,6 +17,8 @@ difference with what the bank already holds:
 With ``Config.reflect_llm`` and an LLM configured, the text of each observation about to be
 written is composed by the model as claims checked against the evidence they cite
 (``background.compose``, ADR 0058); what is written, revised or retired is decided as above.
+A pass makes at most ``Config.reflect_llm_max_calls`` calls; a group beyond them is written with
+its offline text, marked deferred, and revised by a later pass that composes it with the model.
 
 Between passes, a decision that rejects or supersedes a memory retires at once the
 observations derived from it (``note_change``, a listener of the review path, inside the
@@ -106,6 +108,9 @@ class ReflectReport:
     fallbacks: tuple[tuple[str, str], ...] = ()
     #: (group key, "claim: why") of the LLM's claims dropped as unsupported.
     dropped: tuple[tuple[str, str], ...] = ()
+    #: Group keys the pass's cap of LLM calls kept from the model: written (or left) with the
+    #: offline text, for a later pass to compose.
+    deferred: tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -121,6 +126,10 @@ def _no_llm() -> LLM | None:
     return None
 
 
+def _default_cap() -> int:
+    return 50
+
+
 class Reflector:
     def __init__(
         self,
@@ -128,6 +137,7 @@ class Reflector:
         embedder: Embedder,
         clock: Callable[[], dt.datetime],
         llm: Callable[[], LLM | None] = _no_llm,
+        max_calls: Callable[[], int] = _default_cap,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -135,6 +145,8 @@ class Reflector:
         #: The LLM a pass composes with, asked at the start of each pass (a reload may switch
         #: it on or off); None: offline (ADR 0058).
         self.llm = llm
+        #: The most LLM calls a pass makes (``Config.reflect_llm_max_calls``), asked per pass.
+        self.max_calls = max_calls
         # One pass at a time in this process: the background cadence and a caller's
         # ``reflect`` on one bank would both see a group unwritten and both write it.
         self._one_pass = threading.Lock()
@@ -230,7 +242,16 @@ class Reflector:
         found = observe([_evidence(u) for u in evidence], disposition)
         skipped = tuple((s.key, s.reason) for s in found.skipped)
         current = _by_key(held)
-        todo = [
+        llm, cap = self.llm(), self.max_calls()
+        # Deferred by an earlier pass's cap, evidence unchanged: asked first, oldest backlog
+        # before new groups, so a growing bank cannot keep them offline.
+        pending = frozenset(
+            o.key
+            for o in found.observations
+            if llm is not None and cap > 0 and (c := current.get(o.key)) is not None
+            and not _differs(c, o) and "deferred" in _composed(c)
+        )  # fmt: skip
+        todo = [o for o in found.observations if o.key in pending] + [
             o for o in found.observations if (c := current.get(o.key)) is None or _differs(c, o)
         ]
         unchanged = len(found.observations) - len(todo)
@@ -248,7 +269,14 @@ class Reflector:
             return _done(report, started, evidence=len(evidence), unchanged=unchanged,
                          skipped=skipped, reason=why)  # fmt: skip
         # The only model calls of a pass, before its transaction (ADR 0058).
-        composed = compose(todo, {u.id: _evidence(u) for u in evidence}, disposition, self.llm())
+        composed = compose(
+            todo, {u.id: _evidence(u) for u in evidence}, disposition, llm,
+            max_calls=cap, pending=pending,
+        )  # fmt: skip
+        deferred = tuple(c.observation.key for c in composed if c.deferred)
+        # A pending group kept from the model again stays as it is.
+        composed = [c for c in composed if not (c.deferred and c.observation.key in pending)]
+        unchanged += len(todo) - len(composed)
         todo = [c.observation for c in composed]
         owner = Viewer(bank, REFLECT, Scope.OWNER)
         cited = [uid for o in todo for uid in o.evidence_ids]
@@ -273,7 +301,10 @@ class Reflector:
                 if old is None:
                     created.append(unit.id)
                 else:
-                    self._supersede(old, unit, agent, now)
+                    why = "its evidence changed"
+                    if obs.key in pending:
+                        why = "composed now, an earlier pass's cap of LLM calls deferred it"
+                    self._supersede(old, unit, agent, now, why)
                     revised.append((old.id, unit.id))
             for uid in stale:
                 self._retire(bank, uid, agent, "its evidence no longer supports it", now)
@@ -292,7 +323,7 @@ class Reflector:
                         "unchanged": unchanged,
                         "evidence": len(evidence),
                         "disposition": disposition.as_dict(),
-                        **_llm_record(composed),
+                        **_llm_record(composed, deferred),
                     },
                     "reflect: observations consolidated from evidence",
                 )
@@ -312,6 +343,7 @@ class Reflector:
                 for c in composed
                 for d in c.record.get("dropped", ())
             ),
+            deferred=deferred,
         )
 
     def _vectors(self, todo: Sequence[Observation], stored: Mapping[str, Any]) -> list[Any]:
@@ -435,7 +467,7 @@ class Reflector:
         )
         return unit
 
-    def _supersede(self, old: Unit, new: Unit, actor: str, now: dt.datetime) -> None:
+    def _supersede(self, old: Unit, new: Unit, actor: str, now: dt.datetime, why: str) -> None:
         self.store.memories.update_unit(
             old.bank_id,
             old.id,
@@ -443,7 +475,7 @@ class Reflector:
                 status=UnitStatus.SUPERSEDED, superseded_by=new.id, valid_until=now, retired_at=now
             ),
             actor=actor,
-            reason=f"reflect: revised as {new.id} (its evidence changed)",
+            reason=f"reflect: revised as {new.id} ({why})",
         )
         self.store.graph.put_edge(
             Edge(
@@ -504,16 +536,23 @@ def _evidence(u: Unit) -> Evidence:
     )
 
 
-def _llm_record(composed: Sequence[Composed]) -> dict[str, Any]:
+def _llm_record(composed: Sequence[Composed], deferred: Sequence[str]) -> dict[str, Any]:
     """What the audit record of a pass says of the LLM: nothing when none was asked."""
     asked = [c for c in composed if c.record["by"] == "llm" or c.fallback]
-    if not asked:
+    if not asked and not deferred:
         return {}
     return {
         "llm": [c.observation.key for c in asked if c.record["by"] == "llm"],
         "fallbacks": [[c.observation.key, c.fallback] for c in asked if c.fallback],
         "dropped": sum(len(c.record.get("dropped", ())) for c in asked),
+        "deferred": list(deferred),
     }
+
+
+def _composed(u: Unit) -> Mapping[str, Any]:
+    """How an observation's text was made (``metadata.observation.composed``; {} if unknown)."""
+    found = observation_meta(u).get("composed")
+    return found if isinstance(found, Mapping) else {}
 
 
 def _by_key(held: Sequence[Unit]) -> dict[str, Unit]:

@@ -328,3 +328,145 @@ def test_the_switches_are_settings_with_a_variable_and_off_by_default() -> None:
     assert Config().insights_llm is False
     assert "MNEME_REFLECT_LLM" in ENV_VARS
     assert "MNEME_INSIGHTS_LLM" in ENV_VARS
+
+
+PEOPLE: tuple[tuple[str, str], ...] = (
+    ("Anna", "Rome"),
+    ("Bruno", "Oslo"),
+    ("Carla", "Lima"),
+    ("Dario", "Kyoto"),
+    ("Elena", "Quito"),
+)
+
+
+@pytest.fixture
+def five(opener: Opener) -> dict[str, tuple[str, str]]:
+    """Five groups (one per person, two statements each), written offline."""
+    mem = opener()
+    ids = {
+        f"entity:{name.lower()}": (
+            say(mem, f"{name} likes hiking.", 2 * i + 1),
+            say(mem, f"{name} lives in {city}.", 2 * i + 2),
+        )
+        for i, (name, city) in enumerate(PEOPLE)
+    }
+    mem.close()
+    return ids
+
+
+def composed_by(mem: mneme.Memory) -> dict[str, dict[str, Any]]:
+    return {k: dict(u.metadata["observation"]["composed"]) for k, u in by_key(mem).items()}
+
+
+def test_a_pass_makes_at_most_the_cap_of_calls_and_later_passes_compose_the_deferred(
+    opener, server, five
+):
+    mem = opener(llm=[tier(server.base_url)], reflect_llm=True, reflect_llm_max_calls=2)
+
+    def answer(*keys: str) -> None:  # one supported summary per group, in the order asked
+        for key in keys:
+            name, city = next(p for p in PEOPLE if p[0].lower() == key.split(":")[1])
+            hiking, lives = five[key]
+            server.push(
+                claims((f"{name} likes hiking.", [hiking]), (f"{name} lives in {city}.", [lives]))
+            )
+
+    keys = sorted(five)
+    answer(*keys[:2])
+    first = mem.reflect(BANK, agent="a1")
+    assert len(server.requests) == 2
+    assert len(first.created) == 5
+    assert first.llm == tuple(keys[:2])
+    assert first.deferred == tuple(keys[2:])
+    assert first.fallbacks == ()
+    made = composed_by(mem)
+    assert {k for k, c in made.items() if c["by"] == "llm"} == set(keys[:2])
+    assert all("cap of 2 LLM call(s)" in made[k]["deferred"] for k in keys[2:])
+    offline = by_key(mem)[keys[2]]
+    assert "likes hiking" in offline.text
+    audit = [r for r in mem.admin.audit_log(BANK) if r.op == "reflect"]
+    assert audit[-1].after["deferred"] == keys[2:]
+    # The next pass asks for the deferred groups first, within its own cap: new versions.
+    answer(*keys[2:4])
+    second = mem.reflect(BANK, agent="a1")
+    assert len(server.requests) == 4
+    assert second.llm == tuple(keys[2:4])
+    assert second.deferred == (keys[4],)
+    assert second.created == ()
+    assert len(second.revised) == 2
+    assert second.unchanged == 3
+    assert second.revised[0][0] == offline.id
+    upgraded = by_key(mem)[keys[2]]
+    assert upgraded.supersedes == (offline.id,)
+    assert upgraded.metadata["observation"]["revision"] == 2
+    assert upgraded.metadata["observation"]["composed"]["by"] == "llm"
+    assert derived(mem, upgraded.id) == set(five[keys[2]])
+    assert mem.get(offline.id).status == UnitStatus.SUPERSEDED
+    answer(keys[4])
+    third = mem.reflect(BANK, agent="a1")
+    assert (third.llm, third.deferred, len(third.revised)) == ((keys[4],), (), 1)
+    assert all(c["by"] == "llm" for c in composed_by(mem).values())
+    # Nothing left to do: no call, nothing written.
+    fourth = mem.reflect(BANK, agent="a1")
+    assert len(server.requests) == 5
+    assert (fourth.llm, fourth.deferred, fourth.changed, fourth.unchanged) == ((), (), False, 5)
+
+
+def test_a_cap_of_zero_composes_offline_only(opener, server, five):
+    mem = opener(llm=[tier(server.base_url)], reflect_llm=True, reflect_llm_max_calls=0)
+    report = mem.reflect(BANK, agent="a1")
+    assert len(report.created) == 5
+    assert (report.llm, report.deferred, report.fallbacks) == ((), (), ())
+    assert server.requests == []
+    assert all(c == {"by": "offline"} for c in composed_by(mem).values())
+    assert mem.reflect(BANK, agent="a1").changed is False
+    assert server.requests == []
+
+
+def test_a_deferred_group_waits_while_the_model_is_down(opener, server, five):
+    mem = opener(llm=[tier(server.base_url)], reflect_llm=True, reflect_llm_max_calls=1)
+    keys = sorted(five)
+    server.default = openai_error(500, "upstream exploded")
+    first = mem.reflect(BANK, agent="a1")
+    assert len(server.requests) == 1
+    assert [k for k, _ in first.fallbacks] == keys[:1]
+    assert first.deferred == tuple(keys[1:])
+    mem.close()
+    with serve() as gone:
+        url = gone.base_url
+    down = opener(llm=[tier(url)], reflect_llm=True, reflect_llm_max_calls=1)
+    second = down.reflect(BANK, agent="a1")
+    # Nothing rewritten: the deferred groups wait for a model that answers.
+    assert second.deferred == tuple(keys[1:])
+    assert (second.created, second.revised, second.fallbacks) == ((), (), ())
+    assert all("deferred" in composed_by(down)[k] for k in keys[1:])
+    down.close()
+    # A model that answers, unusably: the group gets its fallback version, and is not asked
+    # again until its evidence changes (a group that failed once is not retried, ADR 0058).
+    server.default = openai_message("Anna seems clever, I think.")
+    asked = len(server.requests)
+    mem = opener(llm=[tier(server.base_url)], reflect_llm=True, reflect_llm_max_calls=1)
+    third = mem.reflect(BANK, agent="a1")
+    assert len(server.requests) == asked + 1
+    assert [k for k, _ in third.fallbacks] == keys[1:2]
+    assert len(third.revised) == 1
+    assert third.deferred == tuple(keys[2:])
+    assert "LLMInvalid" in composed_by(mem)[keys[1]]["fallback"]
+    assert "deferred" not in composed_by(mem)[keys[1]]
+
+
+def test_the_cap_is_a_setting_applied_on_reload_and_checked(opener, server, oliver):
+    from mneme.config import ENV_VARS, Config
+    from mneme.errors import InvalidInput
+
+    assert Config().reflect_llm_max_calls == 50
+    assert "MNEME_REFLECT_LLM_MAX_CALLS" in ENV_VARS
+    with pytest.raises(InvalidInput, match="reflect_llm_max_calls must be 0 or more"):
+        opener(reflect_llm_max_calls=-1)
+    mem = opener(llm=[tier(server.base_url)], reflect_llm=True)
+    status = mem.reconfigure(mem.config.replace(reflect_llm_max_calls=1))
+    assert "reflect_llm_max_calls" in status.applied
+    server.default = openai_error(500, "upstream exploded")
+    report = mem.reflect(BANK, agent="a1")
+    assert len(server.requests) == 1
+    assert len(report.deferred) == 1

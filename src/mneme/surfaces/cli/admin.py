@@ -150,11 +150,12 @@ def reflect(
             f"{len(report.retired)} retired, {report.unchanged} unchanged "
             f"from {report.evidence} memories in {report.seconds:.2f}s"
         ]
-        if report.llm or report.fallbacks:
+        if report.llm or report.fallbacks or report.deferred:
             lines.append(
                 f"LLM: {len(report.llm)} composed, {len(report.dropped)} claims dropped, "
                 f"{len(report.fallbacks)} composed offline"
                 + (f" ({report.fallbacks[0][1]})" if report.fallbacks else "")
+                + (f", {len(report.deferred)} deferred by the cap" if report.deferred else "")
             )
         return [*lines, *([report.reason] if report.reason else [])]
 

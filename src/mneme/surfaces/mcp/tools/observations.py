@@ -29,7 +29,10 @@ async def reflect(
     """Consolidate the bank's shared memories into observations (per entity and topic, each
     citing its evidence); writes only what changed, so a second call adds nothing. The
     arguments override the bank's disposition for this pass. Returns the report: created,
-    revised ([old, new]), retired, unchanged, skipped ([group, why]), disposition."""
+    revised ([old, new]), retired, unchanged, skipped ([group, why]), disposition; with the
+    server's reflect_llm on: llm (groups the model composed), fallbacks ([group, why] composed
+    offline), dropped ([group, "claim: why"] unsupported claims), deferred (groups past the
+    pass's cap of model calls, written offline; a later call composes them)."""
     acc = granted()
     return await run(
         ctx,
@@ -65,7 +68,9 @@ async def run_insights(
 ) -> CallToolResult:
     """One insight pass: tag memories, find threads, write new insights (capped by the flood
     guard, which pauses the bank when exceeded) and verify held ones; a second call adds
-    nothing. Returns the report: created, verified, retired, candidates, held_back, paused."""
+    nothing. Returns the report: created, verified, retired, candidates, held_back, paused;
+    with the server's insights_llm on: categorized.named ([phrase, name]), categorized.refused
+    ([phrase, why]), categorized.naming_fallback, judged (pairs asked), judge_fallback."""
     acc = granted()
     return await run(
         ctx, lambda m: m.insights.run(acc.bank, agent=acc.agent, resume=resume).as_dict()
