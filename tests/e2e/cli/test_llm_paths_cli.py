@@ -28,7 +28,7 @@ def test_reflect_and_insights_say_why_they_fell_back_offline(tmp_path: Path) -> 
         url = gone.base_url
     config = tmp_path / "config.toml"
     config.write_text(
-        "reflect_llm = true\ninsights_llm = true\n\n[[llm]]\n"
+        "reflect_llm = true\nreflect_llm_max_calls = 1\ninsights_llm = true\n\n[[llm]]\n"
         f'provider = "openai"\nmodel = "m"\nbase_url = "{url}/v1"\napi_key_env = ""\n'
         "timeout = 1.0\nmax_retries = 0\n",
         encoding="utf-8",
@@ -37,6 +37,7 @@ def test_reflect_and_insights_say_why_they_fell_back_offline(tmp_path: Path) -> 
     assert shown.exit_code == 0, shown.output
     assert "composed offline" in shown.output
     assert "LLMUnavailable" in shown.output
+    assert "1 deferred by the cap" in shown.output  # two groups, one call
     report = json.loads(mneme(db, "insights", "run", "--bank", "b", "--json", config=config).output)
     assert "LLMUnavailable" in report["categorized"]["naming_fallback"]
     assert report["categorized"]["tagged"] == 3
