@@ -72,7 +72,7 @@ class RecallConfig:
     present_window: int = 10
     #: Cluster smoothing: a candidate cited by an observation that is a candidate too gains
     #: this times the observation's score (0: off; ADR 0051).
-    observation_smoothing: float = 0.5
+    observation_smoothing: float = field(default=0.5, metadata={"min": 0})
 
 
 @dataclass(frozen=True, slots=True)

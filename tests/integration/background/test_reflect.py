@@ -392,3 +392,15 @@ def test_a_matching_observation_lifts_the_evidence_it_cites_and_nothing_else(db_
     assert on[ids["maria"]].score == off[ids["maria"]].score  # cited by none
     order = list(on)
     assert all(order.index(uid) < order.index(obs.id) for uid in cited)
+
+
+def test_a_negative_smoothing_weight_is_refused_with_its_name(db_path, clock):
+    from mneme.config import RecallConfig
+
+    with pytest.raises(InvalidInput, match="observation_smoothing"):
+        mneme.Memory.open(
+            db_path,
+            embedder=HashingEmbedder(),
+            clock=clock,
+            recall=RecallConfig(observation_smoothing=-0.5),
+        )
