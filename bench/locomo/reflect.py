@@ -14,7 +14,9 @@ Two ways to count, both from LoCoMo's own evidence labels (a turn counts when a 
   turns is worth more, so the mean number of turns cited per hit is reported beside it.
 
 No rule of reflect was tuned to these questions: the disposition is the default
-(``Disposition()``: skepticism 2, verbatim, at most 8 units per observation).
+(``Disposition()``: skepticism 2, verbatim, at most 8 units per observation). The pool with
+observations is asked twice: with the default recall (cluster smoothing on, ADR 0051) and with
+``recall.observation_smoothing`` 0, so what smoothing adds is its own row.
 
     python -m bench.locomo.reflect [--limit-conversations N] [--embedder minilm|hashing]
 """
@@ -22,6 +24,7 @@ No rule of reflect was tuned to these questions: the disposition is the default
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shutil
 import sqlite3
 import statistics
@@ -40,6 +43,7 @@ from bench.locomo.run import (
     base_record,
     hits_to_turns,
     ingested,
+    latency_stats,
     question_time,
     write_result,
 )
@@ -57,14 +61,17 @@ def measure(mem: Any, dataset: data_mod.Dataset, clock: ReplayClock) -> dict[str
     hit_recall: dict[int, list[float]] = {}
     cited: list[int] = []
     observations: list[int] = []
+    latency: list[float] = []
     for conv in dataset.conversations:
         clock.now = question_time(conv)
         for q in conv.questions:
             if q.category not in data_mod.HEADLINE_CATEGORIES or not q.evidence:
                 continue
+            started = time.perf_counter()
             hits = mem.recall(
                 q.question, bank=conv.sample_id, agent=AGENT, scope="collective", k=DEPTH
             )
+            latency.append(1000 * (time.perf_counter() - started))
             rows.append(score_question(q.category, q.evidence, hits_to_turns(hits)))
             top = hits[:K]
             turns = {s for h in top for s in h.evidence_source_ids}
@@ -86,6 +93,7 @@ def measure(mem: Any, dataset: data_mod.Dataset, clock: ReplayClock) -> dict[str
         },
         "mean_turns_cited_per_hit": statistics.fmean(cited) if cited else 0.0,
         "observations_in_top10": statistics.fmean(observations) if observations else 0.0,
+        "latency_ms": latency_stats(latency),
     }
 
 
@@ -152,13 +160,23 @@ def reflect_all(mem: Any, dataset: data_mod.Dataset, clock: ReplayClock) -> dict
     }
 
 
+def unsmoothed(mem: Any, clock: ReplayClock) -> Any:
+    """A second handle on the same store whose recall lends observations' matches to nothing
+    (``observation_smoothing`` 0): the ablation row."""
+    from mneme import Memory
+
+    recall = dataclasses.replace(mem.config.recall, observation_smoothing=0.0)
+    return Memory.open(mem.config.db, embedder=mem.embedder, clock=clock, recall=recall)
+
+
 def _row(name: str, r: dict[str, Any]) -> str:
     t, h = r["turn_budget"], r["hit_budget"]
     return (
         f"| {name} | {t['headline']:.3f} | {t['category_1']:.3f} | {t['category_2']:.3f} | "
         f"{t['category_3']:.3f} | {t['category_4']:.3f} | {h['headline']:.3f} | "
         f"{h['category_1']:.3f} | {r['mean_turns_cited_per_hit']:.2f} | "
-        f"{r['observations_in_top10']:.2f} |"
+        f"{r['observations_in_top10']:.2f} | {r['latency_ms']['p50_ms']:.0f} | "
+        f"{r['latency_ms']['p95_ms']:.0f} |"
     )
 
 
@@ -179,10 +197,11 @@ def render(record: dict[str, Any]) -> str:
         "turns per hit).",
         "",
         "| pool | R@10 | c1 | c2 | c3 | c4 | hit-budget R@10 | hit-budget c1 | "
-        "turns cited per hit | observations in top 10 |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "turns cited per hit | observations in top 10 | p50 ms | p95 ms |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
         _row("without observations", before),
         _row("with observations", after),
+        _row("with observations, smoothing off (ablation)", record["with_unsmoothed"]),
         "",
         f"Target: category 1 R@10 at least +{TARGET_C1_GAIN:.2f} (turn budget): "
         f"{gain:+.3f}, {'MET' if gain >= TARGET_C1_GAIN else 'NOT MET'}; overall R@10 not "
@@ -224,10 +243,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         without = measure(run.mem, run.dataset, run.clock)
         cost = reflect_all(run.mem, run.dataset, run.clock)
         with_obs = measure(run.mem, run.dataset, run.clock)
+        ablation = unsmoothed(run.mem, run.clock)
+        try:
+            with_unsmoothed = measure(ablation, run.dataset, run.clock)
+        finally:
+            ablation.close()
     record = {
         **base_record(run, args.data, args.embedder),
         "without": without,
         "with": with_obs,
+        "with_unsmoothed": with_unsmoothed,
         "reflect": cost,
     }
     write_result(args.out, "locomo-reflect", record, render(record))

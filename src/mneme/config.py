@@ -70,6 +70,9 @@ class RecallConfig:
     #: A question about now ranks, among this many best candidates, the newest statements of
     #: what it asks for first (0: off; ADR 0026).
     present_window: int = 10
+    #: Cluster smoothing: a candidate cited by an observation that is a candidate too gains
+    #: this times the observation's score (0: off; ADR 0051).
+    observation_smoothing: float = field(default=0.5, metadata={"min": 0})
 
 
 @dataclass(frozen=True, slots=True)

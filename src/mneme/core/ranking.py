@@ -121,3 +121,24 @@ def blend(
         + w.consensus * min(consensus, 1.0)
     )
     return score * (w.superseded_penalty if superseded else 1.0)
+
+
+def group_match(
+    cited: Mapping[str, Sequence[str]], similarity: Mapping[str, float]
+) -> dict[str, tuple[float, str]]:
+    """Cluster smoothing's group feature (``read/smoothing.py``): per cited unit, the best
+    match to the query among the groups citing it, and that group (ties: the smaller id).
+    ``cited``: group (an observation) -> the units it cites; ``similarity``: group -> its
+    match to the query (a group at or below 0 lends nothing)."""
+    out: dict[str, tuple[float, str]] = {}
+    for obs in sorted(cited):
+        sim = similarity.get(obs, 0.0)
+        if sim <= 0.0:
+            continue
+        for uid in cited[obs]:
+            if uid == obs:
+                continue
+            best = out.get(uid)
+            if best is None or sim > best[0]:
+                out[uid] = (sim, obs)
+    return out

@@ -36,7 +36,7 @@ from mneme.core.timeexpr import query_time_range
 from mneme.core.values import Kind, find_values
 from mneme.embed.protocol import Embedder
 from mneme.errors import InvalidInput
-from mneme.read import aliases, relevance
+from mneme.read import aliases, relevance, smoothing
 from mneme.store.protocol import Banks, Channels, Filters, Memories, Scored, Trust, UnitBrief
 
 
@@ -209,6 +209,7 @@ class Recaller:
         if self.store.banks.get_bank(q.viewer.bank_id) is None:
             return []
         cands = self._pass(q)
+        self._smooth_by_observations(q, cands)
         self._aliases(q, cands)
         self._successors(q, cands)
         self._present(q, cands)
@@ -440,6 +441,23 @@ class Recaller:
                 succ = _Candidate(brief, origin="graph", via_edge="SUPERSEDES", parent=old_id)
                 cands[succ_id] = succ
             succ.score = max(succ.score, old.score * 1.0001 + 1e-9)
+
+    def _smooth_by_observations(self, q: Query, cands: Mapping[str, _Candidate]) -> None:
+        """Each candidate cited by an observation that is a candidate too gains
+        ``observation_smoothing`` times that observation's score (the best one), before
+        observations are ranked below their evidence (``read/smoothing.py``, ADR 0051)."""
+        matched = {
+            uid: c.score
+            for uid, c in cands.items()
+            if c.brief.network == Network.OBSERVATION and c.score > 0.0
+        }
+        lift = smoothing.bonuses(
+            self.store.memories, q.viewer, matched, self.config.observation_smoothing
+        )
+        for uid, gain in lift.items():
+            c = cands.get(uid)
+            if c is not None and c.brief.network not in _CITES:
+                c.score += gain
 
     def _observations_below_evidence(self, q: Query, cands: Mapping[str, _Candidate]) -> None:
         """An observation ranks below each evidence unit it cites that is a candidate too

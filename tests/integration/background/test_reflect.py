@@ -361,3 +361,63 @@ def test_an_observation_whose_evidence_lacks_a_vector_is_embedded_from_its_text(
         store = m._store  # white-box (ADR 0043)
         stored = store.memories.unit_vectors(OWNER, [obs.id], other.model_id)
         assert np.allclose(stored[obs.id], other.embed([obs.text])[0], atol=1e-6)
+
+
+def test_a_matching_observation_lifts_the_evidence_it_cites_and_nothing_else(db_path, clock):
+    """Cluster smoothing (ADR 0051): each evidence unit cited by an observation among the
+    candidates gains ``observation_smoothing`` times the observation's score; a unit no
+    observation cites keeps its score, and the observation stays below its evidence."""
+    from mneme.config import RecallConfig
+
+    def recall(smoothing: float) -> dict[str, Any]:
+        m = mneme.Memory.open(
+            db_path,
+            embedder=HashingEmbedder(),
+            clock=clock,
+            recall=RecallConfig(observation_smoothing=smoothing),
+        )
+        try:
+            hits = m.recall("Who likes what?", bank=BANK, agent="a1",
+                            scope="collective", k=20)  # fmt: skip
+        finally:
+            m.close()
+        return {h.id: h for h in hits}
+
+    m = mneme.Memory.open(db_path, embedder=HashingEmbedder(), clock=clock)
+    try:
+        ids = {
+            "hiking": say(m, "Oliver likes hiking.", 1),
+            "painting": say(m, "Oliver likes painting.", 2),
+            "lisbon": say(m, "Oliver lives in Lisbon.", 3),
+            "maria": say(m, "Maria likes swimming.", 4),
+        }
+        before = recall(0.5)  # no observation yet: smoothing has nothing to lend
+        assert {k: h.score for k, h in before.items()} == {
+            k: h.score for k, h in recall(0.0).items()
+        }
+        m.reflect(BANK, agent="a1")
+        obs = by_key(m)["entity:oliver"]
+    finally:
+        m.close()
+    off, on = recall(0.0), recall(0.5)
+    assert obs.id in off
+    assert obs.id in on
+    cited = obs.metadata["observation"]["evidence_units"]
+    assert set(cited) == {ids["hiking"], ids["painting"], ids["lisbon"]}
+    for uid in cited:
+        assert on[uid].score > off[uid].score
+    assert on[ids["maria"]].score == off[ids["maria"]].score  # cited by none
+    order = list(on)
+    assert all(order.index(uid) < order.index(obs.id) for uid in cited)
+
+
+def test_a_negative_smoothing_weight_is_refused_with_its_name(db_path, clock):
+    from mneme.config import RecallConfig
+
+    with pytest.raises(InvalidInput, match="observation_smoothing"):
+        mneme.Memory.open(
+            db_path,
+            embedder=HashingEmbedder(),
+            clock=clock,
+            recall=RecallConfig(observation_smoothing=-0.5),
+        )
