@@ -225,14 +225,24 @@ def _vocative(body: str, value: Value) -> bool:
 _SENTENCE_START = re.compile(r"[.!?;:]\s*")
 
 
+def _may_address(body: str) -> bool:
+    """Whether ``body`` may say a name to someone: :func:`_vocative` needs a comma or an
+    exclamation mark next to the name, so a text with neither names no one it is said to."""
+    return "," in body or "!" in body
+
+
 def addressees(body: str) -> frozenset[str]:
     """The names the text is said to (see :func:`_vocative`), as written."""
+    if not _may_address(body):
+        return frozenset()
     return frozenset(v.text for v in find_values(body) if _vocative(body, v))
 
 
 def unaddressed(body: str) -> str:
     """The text without the names it is said to ("Sounds like fun, Nate!" -> "Sounds like
     fun!"; see :func:`_vocative`)."""
+    if not _may_address(body):
+        return body
     cut = [v for v in find_values(body) if _vocative(body, v)]
     for v in reversed(cut):
         head = body[: v.start].rstrip()

@@ -113,6 +113,39 @@ _CODE = re.compile(
     r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z\d]+(?:[-_/.][A-Za-z\d]+)+|"
     r"[A-Za-z]+\d[\w]*|\d+[A-Za-z]{2,}\w*)(?![\w-])"
 )
+#: Gates for the two slow patterns (each tries a long alternation at every word start): a
+#: time needs a digit or a word that starts like one of its words (an hour word, "half",
+#: "quarter", "noon", "mid..."); a date a digit or a word that starts like an ordinal, a month,
+#: a weekday, "today"... or "week"/"month"/"year". A word a match starts with begins a letter
+#: run, so a text none of whose letter runs starts so, and that has no digit, holds no match.
+#: Only for ASCII text: IGNORECASE folds a few other letters onto ASCII ones ("ſ", "K").
+_TIME_STARTS = (
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "thirteen", "fifteen", "twenty", "thirty", "forty", "fifty", "hundred",
+    "thousand", "dozen", "half", "quarter", "noon", "midnight", "midday",
+)  # fmt: skip
+_DATE_STARTS = (
+    "first", "second", "third", "four", "fif", "six", "seven", "eight", "nin", "ten",
+    "eleven", "twel", "thirt", "twent",
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    "mon", "tues", "wednes", "thurs", "fri", "satur", "sun",
+    "today", "tomorrow", "tonight", "yesterday", "week", "month", "year",
+)  # fmt: skip
+_LETTERS = re.compile(r"[a-z]+")
+_A_DIGIT = re.compile(r"\d")
+
+
+def _may_hold(text: str) -> tuple[bool, bool]:
+    """Whether ``text`` may hold a time, and a date (False only when it cannot)."""
+    if not text.isascii() or _A_DIGIT.search(text) is not None:
+        return True, True
+    words = _LETTERS.findall(text.lower())
+    return (
+        any(w.startswith(_TIME_STARTS) for w in words),
+        any(w.startswith(_DATE_STARTS) for w in words),
+    )
+
+
 _NUMBER = re.compile(
     rf"(?<![\w.,])\d[\d,]*(?:\.\d+)?(?![\w.,]\d)|\b{_NUM_WORD}\b",
     re.IGNORECASE,
@@ -327,9 +360,10 @@ def find_values(text: str) -> tuple[Value, ...]:
                 return
         found.append(Value(kind, text[start:end], start, end, _norm(kind, text[start:end])))
 
-    for m in _TIME.finditer(text):
+    times, dates = _may_hold(text)
+    for m in _TIME.finditer(text) if times else ():
         add(Kind.TIME, m.start(), m.end())
-    for m in _DATE.finditer(text):
+    for m in _DATE.finditer(text) if dates else ():
         add(Kind.DATE, m.start(), m.end())
     for m in _AMOUNT.finditer(text):
         add(Kind.AMOUNT, m.start(), m.end())

@@ -46,9 +46,12 @@ class Columns:
     def row(self, dialect: Dialect, record: object, **given: Any) -> tuple[Any, ...]:
         """A record's fields named like the columns (``given`` for those it lacks), encoded: an
         enum as its value, a tuple as a list, a mapping as a dict."""
-        return self.encode(
-            dialect,
-            [_portable(given[n] if n in given else getattr(record, n)) for n in self.names],
+        encode = dialect.encode
+        return tuple(
+            [
+                encode(k, _portable(given[n] if n in given else getattr(record, n)))
+                for n, k in zip(self.names, self.kinds, strict=True)
+            ]
         )
 
     def assignments(self, dialect: Dialect, changes: object) -> tuple[list[str], list[Any]]:
@@ -64,7 +67,14 @@ class Columns:
         return sets, params
 
 
+#: Types stored as they are: most fields of most rows (checked first, by exact type: an
+#: enum that is also a str is not one of them).
+_PLAIN = frozenset({str, int, float, bool, bytes, dt.datetime, type(None)})
+
+
 def _portable(value: Any) -> Any:
+    if type(value) in _PLAIN:
+        return value
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, tuple):

@@ -11,7 +11,10 @@ from typing import Any
 import numpy as np
 
 from mneme.core.model import (
+    Scope,
     Unit,
+    Viewer,
+    Visibility,
 )
 from mneme.errors import MnemeError
 from mneme.store.protocol import (
@@ -21,7 +24,13 @@ from mneme.store.protocol import (
     Vector,
 )
 from mneme.store.sql.executor import Executor
-from mneme.store.sql.units import UNIT_ROW, UnitWrite, forget_unit, write_unit_parts
+from mneme.store.sql.units import (
+    UNIT_ROW,
+    UnitWrite,
+    forget_unit,
+    unit_record,
+    write_unit_parts,
+)
 from mneme.store.sqlite.audit import AuditMixin
 from mneme.store.sqlite.base import SQLiteBase
 from mneme.store.sqlite.channels import ChannelsMixin
@@ -137,6 +146,24 @@ class SQLiteEngine(
         assert cur.lastrowid is not None
         self._fts_add(unit.bank_id, cur.lastrowid, unit.text)
         write_unit_parts(self.sql, write)
+        self._remember_written(unit, write)
+
+    def _remember_written(self, unit: Unit, write: UnitWrite) -> None:
+        """Add a unit just inserted to this transaction's remembered lean reads (``get_units``)
+        of every viewer who may see it, as the read would return it: its stored row decoded,
+        its knowers in stored order, no evidence or names. The write path judges each next
+        atom against the units the batch wrote; each would otherwise be read back once."""
+        if not self.db.owns_transaction or self._memo_epoch != self.db.epoch:
+            return  # no memo of this transaction yet: nothing to add to
+        lean: Unit | None = None
+        for key, seen in self._memo.items():
+            if key[0] != "lean units" or not _sees(key[1], unit):
+                continue
+            if lean is None:
+                # One row per distinct knower, all written at once: read back by agent id.
+                knowers = tuple(sorted({k[2] for k in write.knowers}))
+                lean = unit_record(self.sql.dialect, write.row[:_SELECTED], knowers, (), ())
+            seen[unit.id] = lean
 
     def _unit_changed(
         self, bank_id: str, unit_id: str, changes: UnitChanges | None, new_knower: str | None
@@ -162,3 +189,18 @@ class SQLiteEngine(
                 unit, np.asarray(vector, dtype=np.float32), unit.knowers or (unit.agent_id,)
             )
             idx.add(row)
+
+
+#: The columns a unit read selects: the inserted row less its last column (the owner).
+_SELECTED = len(UNIT_ROW.names) - 1
+
+
+def _sees(viewer: Viewer, unit: Unit) -> bool:
+    """Whether a read of ``viewer``'s scope returns ``unit`` (``store.sql.scoping``)."""
+    if viewer.bank_id != unit.bank_id:
+        return False
+    if viewer.scope == Scope.OWNER:
+        return True
+    if unit.visibility != Visibility.SHARED and unit.agent_id != viewer.agent_id:
+        return False
+    return viewer.scope != Scope.PERSONAL or viewer.agent_id in (unit.knowers or (unit.agent_id,))
