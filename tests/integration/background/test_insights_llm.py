@@ -6,14 +6,12 @@ failure of the model leaving the offline rules' result, with the reason recorded
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from tests.integration.background.conftest import Opener, tier
 from tests.integration.llm.llm_servers import (
-    OPENAI_KEY,
     SERVED_MODEL,
-    FakeServer,
     Reply,
     openai_error,
     openai_json,
@@ -23,51 +21,14 @@ from tests.integration.llm.llm_servers import (
 
 import mneme
 from mneme.core.model import EdgeType
-from mneme.embed.hashing import HashingEmbedder
 
 BANK = "news"
 DAY = dt.datetime(2026, 6, 1, 9, tzinfo=dt.UTC)
-Opener = Callable[..., mneme.Memory]
 
 DROUGHT = "Weeks without rain have left Iowa in a severe drought this summer."
 FARMERS = "Farmers in Iowa expect the corn harvest to shrink by a third."
 DRIED = "The drought in Iowa has dried out the fields."
 POOR = "Farmers in Iowa expect a poor corn harvest from the dry fields."
-
-
-@pytest.fixture
-def server() -> Iterator[FakeServer]:
-    with serve() as s:
-        yield s
-
-
-def tier(base_url: str) -> dict[str, Any]:
-    return {
-        "provider": "openai",
-        "model": SERVED_MODEL,
-        "base_url": base_url + "/v1",
-        "api_key_env": "MNEME_TEST_KEY",
-        "timeout": 2.0,
-        "max_retries": 0,
-        "repair_attempts": 0,
-    }
-
-
-@pytest.fixture
-def opener(db_path: str, clock: Any) -> Iterator[Opener]:
-    opened: list[mneme.Memory] = []
-
-    def open_(**settings: Any) -> mneme.Memory:
-        mem = mneme.Memory.open(
-            db_path, embedder=HashingEmbedder(), clock=clock, env={"MNEME_TEST_KEY": OPENAI_KEY},
-            **settings,
-        )  # fmt: skip
-        opened.append(mem)
-        return mem
-
-    yield open_
-    for mem in opened:
-        mem.close()
 
 
 def write(opener: Opener, *texts: str, start: int = 0) -> list[str]:

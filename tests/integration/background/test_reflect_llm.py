@@ -6,12 +6,11 @@ to the offline consolidation with the reason recorded and memory consistent."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from tests.integration.background.conftest import Opener, tier
 from tests.integration.llm.llm_servers import (
-    OPENAI_KEY,
     SERVED_MODEL,
     FakeServer,
     Reply,
@@ -24,47 +23,9 @@ from tests.integration.llm.llm_servers import (
 import mneme
 from mneme.background.reflect import Reflector
 from mneme.core.model import EdgeType, Network, UnitStatus
-from mneme.embed.hashing import HashingEmbedder
 
 BANK = "people"
 DAY = dt.datetime(2023, 5, 1, 9, tzinfo=dt.UTC)
-Opener = Callable[..., mneme.Memory]
-
-
-@pytest.fixture
-def server() -> Iterator[FakeServer]:
-    with serve() as s:
-        yield s
-
-
-def tier(base_url: str) -> dict[str, Any]:
-    return {
-        "provider": "openai",
-        "model": SERVED_MODEL,
-        "base_url": base_url + "/v1",
-        "api_key_env": "MNEME_TEST_KEY",
-        "timeout": 2.0,
-        "max_retries": 0,
-        "repair_attempts": 0,
-    }
-
-
-@pytest.fixture
-def opener(db_path: str, clock: Any) -> Iterator[Opener]:
-    """Opens the test's store with the given settings; every Memory opened is closed after."""
-    opened: list[mneme.Memory] = []
-
-    def open_(**settings: Any) -> mneme.Memory:
-        mem = mneme.Memory.open(
-            db_path, embedder=HashingEmbedder(), clock=clock, env={"MNEME_TEST_KEY": OPENAI_KEY},
-            **settings,
-        )  # fmt: skip
-        opened.append(mem)
-        return mem
-
-    yield open_
-    for mem in opened:
-        mem.close()
 
 
 def say(mem: mneme.Memory, text: str, day: int) -> str:
