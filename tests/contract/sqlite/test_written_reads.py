@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from mneme.core.model import Network, Scope, Unit, UnitStatus, UnitType, Viewer, Visibility
+from mneme.store.sqlite.store import SQLiteStore
 
 pytestmark = pytest.mark.parametrize("store", ["sqlite"], indirect=True)
 
@@ -45,6 +46,7 @@ def _unit(make: Any, uid: str, agent: str, source: str, **kw: Any) -> Unit:
 
 
 def test_a_unit_written_reads_the_same_from_memory_as_from_the_file(store: Any, make: Any) -> None:
+    assert isinstance(store, SQLiteStore)  # remembered writes are the SQLite engine's (ADR 0059)
     make.bank()
     s1, s2 = make.source(agent="a1").id, make.source(agent="a2").id
     units = [
