@@ -385,15 +385,15 @@ class Database:
     # -- schema --------------------------------------------------------------------------
 
     def schema_version(self) -> int:
-        rows = self.query(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
-        )
-        if not rows:
-            others = self.query(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
-                "AND name NOT LIKE 'sqlite_%'"
-            )
-            if others[0][0]:
+        # One statement, so one snapshot: two reads could straddle another process's first
+        # migration (no schema_version in the first, its tables in the second) and call a
+        # fresh store foreign.
+        has_version, tables = self.query(
+            "SELECT coalesce(sum(name = 'schema_version'), 0), count(*) FROM sqlite_master "
+            "WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )[0]
+        if not has_version:
+            if tables:
                 raise SchemaMismatch(
                     f"{self.path} is a SQLite database but not a mneme store (it has tables "
                     "and no schema_version)"
