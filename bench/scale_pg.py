@@ -55,16 +55,7 @@ def ingest(mem: Any, units: int, batch: int, budget_s: float) -> tuple[int, floa
     """Retain the stream in batches until ``units`` memories or the budget; (done, seconds)."""
     done, seconds, chunk, shown = 0, 0.0, [], time.perf_counter()
     for m in generate(units):
-        chunk.append(
-            {
-                "text": m.text,
-                "bank": BANK,
-                "agent": m.agent,
-                "session": m.session,
-                "occurred_at": m.occurred_at,
-                "source_id": m.source_id,
-            }
-        )
+        chunk.append(m.retain_item(BANK))
         if len(chunk) < batch and done + len(chunk) < units:
             continue
         t0 = time.perf_counter()

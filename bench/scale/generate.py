@@ -18,6 +18,7 @@ import random
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -84,6 +85,17 @@ class Memory:
     source_id: str
     session: str
     agent: str
+
+    def retain_item(self, bank: str) -> dict[str, Any]:
+        """This memory as one item of ``Memory.retain_many`` into ``bank``."""
+        return {
+            "text": self.text,
+            "bank": bank,
+            "agent": self.agent,
+            "session": self.session,
+            "occurred_at": self.occurred_at,
+            "source_id": self.source_id,
+        }
 
 
 class World:

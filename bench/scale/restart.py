@@ -53,19 +53,7 @@ def build(path: str, size: int) -> None:
     store: Any = mem._store
     stream = generate(size)
     seed = [next(stream) for _ in range(min(SEED, size))]
-    mem.retain_many(
-        [
-            {
-                "text": m.text,
-                "bank": BANK,
-                "agent": m.agent,
-                "session": m.session,
-                "occurred_at": m.occurred_at,
-                "source_id": m.source_id,
-            }
-            for m in seed
-        ]
-    )
+    mem.retain_many([m.retain_item(BANK) for m in seed])
     unit = next(r for b in store.portable.export_rows("units") for r in b)
     source = next(r for b in store.portable.export_rows("sources") for r in b)
     embedder = HashingEmbedder()

@@ -171,16 +171,7 @@ def ingest(
     for i, m in enumerate(generate(size)):
         if i < start:
             continue
-        chunk.append(
-            {
-                "text": m.text,
-                "bank": "scale",
-                "agent": m.agent,
-                "session": m.session,
-                "occurred_at": m.occurred_at,
-                "source_id": m.source_id,
-            }
-        )
+        chunk.append(m.retain_item("scale"))
         if len(chunk) >= batch:
             flush()
             if budget_s and ingest_s > budget_s:
