@@ -21,7 +21,8 @@ The rules, in order:
 4. **Skepticism.** A group (or a period) with fewer than ``Disposition.skepticism`` units is no
    observation: one statement is already in memory as itself. It is reported as skipped.
 5. **One evidence set, one observation.** A topic with the same members as an entity's
-   observation says nothing the entity's does not: the first key in sorted order keeps it.
+   observation says nothing the entity's does not: the first key in sorted order keeps it
+   (facets after entities and topics).
 6. **Questions are no evidence.** A statement that asks ("Do you like to paint too?") says
    nothing about what holds: it joins no group (its last sentence ends with "?"; a trailing
    bracketed aside, such as a shared photo's caption, is not part of the sentence).
@@ -296,7 +297,9 @@ def observe(evidence: Sequence[Evidence], disposition: Disposition) -> Consolida
     made: list[Observation] = []
     skipped: list[Skip] = []
     seen: dict[frozenset[str], str] = {}
-    for key, (label, members) in sorted(groups(evidence).items()):
+    # Facets last: a facet with the same evidence as an entity or a topic is that one.
+    ordered = sorted(groups(evidence).items(), key=lambda kv: (kv[0].startswith("facet:"), kv[0]))
+    for key, (label, members) in ordered:
         runs = periods(members, disposition.max_cited)
         for i, run in enumerate(runs, start=1):
             run_key = key if len(runs) == 1 else f"{key}#{i}"
