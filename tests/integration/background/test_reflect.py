@@ -458,7 +458,7 @@ def test_a_facet_observation_cites_one_persons_statements_about_one_thing_across
         assert facet.text.startswith("About Melanie: facet (1 May 2023 to 15 May 2023, 3 ")
         cited = {
             e.dst
-            for e in m._store.graph.edges_of(OWNER, facet.id)
+            for e in m._store.graph.edges_of(OWNER, facet.id)  # white-box (ADR 0043)
             if e.type == EdgeType.DERIVED_FROM
         }
         assert cited == {turn[t] for t in camping}
