@@ -8,19 +8,41 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mneme.core.observations import Disposition, Evidence, observe, periods
+from mneme.core.observations import (
+    FACET_MIN,
+    Disposition,
+    Evidence,
+    facets,
+    is_question,
+    observe,
+    periods,
+)
 
 T0 = dt.datetime(2023, 5, 7, 12, tzinfo=dt.UTC)
 
 
-def ev(uid: str, text: str, day: int, *entities: str, source: str | None = None) -> Evidence:
+def ev(
+    uid: str,
+    text: str,
+    day: int,
+    *entities: str,
+    source: str | None = None,
+    vector: tuple[float, ...] | None = None,
+) -> Evidence:
     return Evidence(
         unit_id=uid,
         text=text,
         when=T0 + dt.timedelta(days=day),
         entities=entities,
         sources=(source or f"s-{uid}",),
+        vector=vector,
     )
+
+
+# Two things one person talks about, as directions: near one axis or the other.
+CAMPING = (1.0, 0.1, 0.0)
+PAINTING = (0.1, 1.0, 0.0)
+ELSEWHERE = (0.0, 0.0, 1.0)
 
 
 CAROLINE = [
@@ -127,3 +149,114 @@ def test_observe_is_deterministic_whatever_the_input_order(order: list[int]) -> 
     ]
     shuffled = [evidence[i] for i in order]
     assert observe(shuffled, Disposition()) == observe(evidence, Disposition())
+
+
+def test_a_question_joins_no_group() -> None:
+    evidence = [
+        ev("u1", "Oliver likes hiking.", 0, "Oliver"),
+        ev("u2", "Oliver, do you like hiking?", 1, "Oliver"),
+        ev("u3", "Oliver lives in Lisbon.", 2, "Oliver"),
+    ]
+    (obs,) = observe(evidence, Disposition()).observations
+    assert obs.evidence_ids == ("u1", "u3")
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("Do you like to paint too?", True),
+        ("Have you tried it? [shares a photo: a bowl]", True),
+        ("Here is my bowl. [shares a photo: is it a bowl?]", False),
+        ("I asked why? Then I left.", False),
+        ("Oliver likes hiking.", False),
+    ],
+)
+def test_a_question_is_a_statement_whose_last_sentence_asks(text: str, asks: bool) -> None:
+    assert is_question(text) is asks
+
+
+def test_a_facet_gathers_one_persons_statements_about_one_thing_across_sessions() -> None:
+    camping = [
+        ev(f"c{i}", f"Camping trip {i} with Melanie.", 10 * i, "Melanie", vector=CAMPING)
+        for i in range(3)
+    ]
+    painting = [
+        ev(f"p{i}", f"Picture {i} by Melanie.", 10 * i + 1, "Melanie", vector=PAINTING)
+        for i in range(3)
+    ]
+    found = {o.key: o for o in observe([*painting, *camping], Disposition()).observations}
+    assert found["facet:melanie~c0"].evidence_ids == ("c0", "c1", "c2")
+    assert found["facet:melanie~p0"].evidence_ids == ("p0", "p1", "p2")
+    # Across sessions: the facet spans the three trips, each cited with its own source.
+    assert found["facet:melanie~c0"].source_ids == ("s-c0", "s-c1", "s-c2")
+    assert found["facet:melanie~c0"].last_at - found["facet:melanie~c0"].first_at == (
+        dt.timedelta(days=20)
+    )
+    assert found["facet:melanie~c0"].text.startswith("About Melanie: facet (")
+    # The entity's own observation is still there, in time order.
+    assert found["entity:melanie"].evidence_ids == ("c0", "p0", "c1", "p1", "c2", "p2")
+
+
+def test_a_facet_below_its_floor_is_no_group_and_a_unit_without_a_vector_is_in_none() -> None:
+    evidence = [
+        ev("c0", "Melanie went camping.", 0, "Melanie", vector=CAMPING),
+        ev("c1", "Melanie went camping again.", 5, "Melanie", vector=CAMPING),
+        ev("c2", "Melanie camped by the lake.", 9, "Melanie"),  # no vector of this model
+        ev("x0", "Melanie bought shoes.", 7, "Melanie", vector=ELSEWHERE),
+    ]
+    assert FACET_MIN == 3
+    keys = [o.key for o in observe(evidence, Disposition()).observations]
+    assert "entity:melanie" in keys
+    assert not [k for k in keys if k.startswith("facet:")]
+    assert facets(evidence) == []
+    assert [seed for seed, _ in facets(evidence, least=1)] == ["c0", "x0"]
+
+
+def test_a_facet_larger_than_the_cap_is_cut_into_periods() -> None:
+    evidence = [
+        ev(f"c{i:02}", f"Camping trip {i} with Melanie.", i, "Melanie", vector=CAMPING)
+        for i in range(10)
+    ]
+    found = observe(evidence, Disposition(max_cited=8))
+    facet = [o for o in found.observations if o.key.startswith("facet:")]
+    # Its periods are the entity's periods (the same members): written once, as the entity's.
+    assert facet == []
+    assert {s.key for s in found.skipped} >= {"facet:melanie~c00#1", "facet:melanie~c00#2"}
+    # Among other statements, the facet's periods are its own: camping only, under the cap.
+    others = [
+        ev(f"x{i}", f"Melanie bought thing {i}.", i, "Melanie", vector=ELSEWHERE) for i in (0, 2, 4)
+    ]
+    mixed = observe([*evidence, *others], Disposition(max_cited=8))
+    cut = [o for o in mixed.observations if o.key.startswith("facet:melanie~c")]
+    assert [o.key for o in cut] == ["facet:melanie~c00#1", "facet:melanie~c00#2"]
+    assert [o.evidence_ids for o in cut] == [
+        tuple(f"c{i:02}" for i in range(5)),
+        tuple(f"c{i:02}" for i in range(5, 10)),
+    ]
+
+
+def test_facets_follow_the_running_centroid_and_its_similarity() -> None:
+    between = (0.7, 0.7, 0.0)  # cosine 0.77 with camping's axis, 0.77 with painting's
+    evidence = [
+        ev("c0", "a", 0, "Melanie", vector=CAMPING),
+        ev("m0", "b", 1, "Melanie", vector=between),
+        ev("p0", "c", 2, "Melanie", vector=PAINTING),
+    ]
+    # p0 is as near m0 as m0 is to c0, but it is compared with the facet's centroid (c0 and
+    # m0, cosine 0.51): a facet does not drift along a chain of neighbours.
+    loose = facets(evidence, least=1)
+    assert [[e.unit_id for e in f] for _, f in loose] == [["c0", "m0"], ["p0"]]
+    strict = facets(evidence, similarity=0.95, least=1)
+    assert [[e.unit_id for e in f] for _, f in strict] == [["c0"], ["m0"], ["p0"]]
+
+
+@given(st.permutations(list(range(9))))
+@settings(max_examples=30)
+def test_facets_are_deterministic_whatever_the_input_order(order: list[int]) -> None:
+    axes = (CAMPING, PAINTING, ELSEWHERE)
+    evidence = [
+        ev(f"u{i}", f"Melanie said thing {i}.", i, "Melanie", vector=axes[i % 3]) for i in range(9)
+    ]
+    shuffled = [evidence[i] for i in order]
+    assert observe(shuffled, Disposition()) == observe(evidence, Disposition())
+    assert len([o for o in observe(evidence, Disposition()).observations if "~" in o.key]) == 3

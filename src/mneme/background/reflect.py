@@ -239,7 +239,13 @@ class Reflector:
         # An insight is a hypothesis (ADR 0056): never evidence for an observation.
         evidence = [u for u in units if u.network not in (Network.OBSERVATION, Network.INSIGHT)]
         held = [u for u in units if u.network == Network.OBSERVATION]
-        found = observe([_evidence(u) for u in evidence], disposition)
+        # Every evidence unit's stored vector, one read: facets compare them (ADR 0051, fifth
+        # sitting) and an observation's vector is their mean.
+        owner = Viewer(bank, REFLECT, Scope.OWNER)
+        stored = self.store.memories.unit_vectors(
+            owner, [u.id for u in evidence], self.embedder.model_id
+        )
+        found = observe([_evidence(u, stored.get(u.id)) for u in evidence], disposition)
         skipped = tuple((s.key, s.reason) for s in found.skipped)
         current = _by_key(held)
         llm, cap = self.llm(), self.max_calls()
@@ -278,9 +284,6 @@ class Reflector:
         composed = [c for c in composed if not (c.deferred and c.observation.key in pending)]
         unchanged += len(todo) - len(composed)
         todo = [c.observation for c in composed]
-        owner = Viewer(bank, REFLECT, Scope.OWNER)
-        cited = [uid for o in todo for uid in o.evidence_ids]
-        stored = self.store.memories.unit_vectors(owner, cited, self.embedder.model_id)
         vectors = self._vectors(todo, stored)
         by_id = {u.id: u for u in evidence}
         created: list[str] = []
@@ -525,7 +528,7 @@ class Reflector:
                 )
 
 
-def _evidence(u: Unit) -> Evidence:
+def _evidence(u: Unit, vector: Any = None) -> Evidence:
     return Evidence(
         unit_id=u.id,
         text=u.text,
@@ -533,6 +536,7 @@ def _evidence(u: Unit) -> Evidence:
         entities=u.entities,
         sources=u.evidence,
         type=u.type.value,
+        vector=vector,
     )
 
 

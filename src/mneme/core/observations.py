@@ -1,8 +1,9 @@
-"""Observations: evidence consolidated per entity and per topic, by offline rules (issue 19).
+"""Observations: evidence consolidated per entity, topic and facet, by offline rules (issue 19).
 
 An observation is what reflect writes into the ``observation`` network: one text about one
-entity ("Oliver") or one topic (a claims-layer slot whose subject names an entity: Caroline's
-``plans``), citing the units it rests on. This module decides, from the evidence alone, which
+entity ("Oliver"), one topic (a claims-layer slot whose subject names an entity: Caroline's
+``plans``) or one facet of an entity (its statements about one kind of thing, across
+sessions), citing the units it rests on. This module decides, from the evidence alone, which
 observations a bank holds and what each says; the service (``background/reflect.py``) reads
 the evidence, compares with what is stored and writes the difference.
 
@@ -20,8 +21,20 @@ The rules, in order:
 4. **Skepticism.** A group (or a period) with fewer than ``Disposition.skepticism`` units is no
    observation: one statement is already in memory as itself. It is reported as skipped.
 5. **One evidence set, one observation.** A topic with the same members as an entity's
-   observation says nothing the entity's does not: the first key in sorted order keeps it.
-6. **Text.** ``literalism`` keeps each statement verbatim; without it each is compressed to its
+   observation says nothing the entity's does not: the first key in sorted order keeps it
+   (facets after entities and topics).
+6. **Questions are no evidence.** A statement that asks ("Do you like to paint too?") says
+   nothing about what holds: it joins no group (its last sentence ends with "?"; a trailing
+   bracketed aside, such as a shared photo's caption, is not part of the sentence).
+7. **Facets.** Besides its time periods, an entity's group is cut by what its statements are
+   about: in time order, each member with a vector joins the facet whose running centroid is
+   nearest, when the cosine is at least ``FACET_SIMILARITY``, else starts a facet of its own.
+   A facet of at least ``FACET_MIN`` members (and the disposition's skepticism) is a group of
+   its own (``facet:<entity>~<first member>``), cut into periods under the cap like any
+   group: one person's instances of one kind of thing across sessions ("Melanie: camping at
+   the beach, in the mountains, in the forest"), which time periods scatter. A smaller facet
+   is no group (its members stay in their entity's periods).
+8. **Text.** ``literalism`` keeps each statement verbatim; without it each is compressed to its
    claim's normal form (subject, attribute, value), else its first words. Each carries its
    date; the header names the entity or topic, the span and the proof count.
 
@@ -35,14 +48,24 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from mneme.core.claims import extract_claim
 from mneme.core.language import entity_key
 
 #: Words a compressed statement keeps when no claim is read from it.
 COMPRESSED_WORDS = 12
+#: The cosine at which a statement joins a facet's running centroid (rule 7; ADR 0051, fifth
+#: sitting: chosen on LoCoMo dev among 0.5, 0.55, 0.6, 0.7).
+FACET_SIMILARITY = 0.6
+#: The fewest statements a facet needs to be a group (rule 7; chosen on LoCoMo dev, 2 or 3).
+FACET_MIN = 3
+#: A trailing bracketed aside (a shared photo's caption): not part of the sentence.
+_ASIDE = re.compile(r"\s*\[[^\]]*\]\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,13 +124,16 @@ class Evidence:
     entities: tuple[str, ...] = ()  # entity names the unit mentions
     sources: tuple[str, ...] = ()  # its evidence source ids
     type: str = "fact"
+    #: Its stored vector (unit length) of the embedder's model, when it has one: what the
+    #: facets of rule 7 compare. A unit without one is in no facet.
+    vector: Sequence[float] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
 class Observation:
     """What one observation says and rests on."""
 
-    key: str  # the group: entity:<key>[#n] or topic:<subject>|<attribute>[#n]
+    key: str  # the group: entity:<key>, topic:<subject>|<attribute> or facet:<key>~<id>; [#n]
     label: str  # what it is about, for people ("Caroline", "Caroline: plans")
     text: str
     evidence_ids: tuple[str, ...]  # in time order
@@ -138,8 +164,16 @@ def _order(e: Evidence) -> tuple[dt.datetime, str]:
     return (e.when, e.unit_id)
 
 
+def is_question(text: str) -> bool:
+    """Whether a statement asks rather than states (rule 6): its last sentence, a trailing
+    bracketed aside left out, ends with a question mark."""
+    return _ASIDE.sub("", text).rstrip().endswith("?")
+
+
 def groups(evidence: Sequence[Evidence]) -> dict[str, tuple[str, list[Evidence]]]:
-    """Group key -> (label, members): per entity, and per slot whose subject is an entity."""
+    """Group key -> (label, members): per entity, per slot whose subject is an entity, and
+    per facet of an entity (rule 7). A question is in no group (rule 6)."""
+    evidence = [e for e in evidence if not is_question(e.text)]
     names: dict[str, str] = {}
     for e in evidence:
         for name in e.entities:
@@ -156,7 +190,46 @@ def groups(evidence: Sequence[Evidence]) -> dict[str, tuple[str, list[Evidence]]
         if claim is not None and claim.subject in names:
             label = f"{names[claim.subject]}: {claim.attribute.replace('_', ' ')}"
             out.setdefault(f"topic:{claim.subject}|{claim.attribute}", (label, []))[1].append(e)
+    for key in [k for k in out if k.startswith("entity:")]:
+        label, members = out[key]
+        for seed, facet in facets(members):
+            out[f"facet:{key[len('entity:') :]}~{seed}"] = (f"{label}: facet", facet)
     return out
+
+
+def facets(
+    members: Sequence[Evidence], similarity: float = FACET_SIMILARITY, least: int = FACET_MIN
+) -> list[tuple[str, list[Evidence]]]:
+    """One entity's statements cut by what they are about (rule 7): (the first member's id,
+    the facet's members in time order), each facet of at least ``least`` members. In the
+    given (time) order, a member with a vector joins the facet whose running centroid is
+    nearest by cosine when it reaches ``similarity``, else starts one; deterministic for the
+    same members in the same order."""
+    ordered = [e for e in members if e.vector is not None]
+    if len(ordered) < least:
+        return []
+    matrix = np.asarray([e.vector for e in ordered], dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix = matrix / np.where(norms == 0.0, 1.0, norms)
+    sums = np.zeros_like(matrix)  # per facet, the sum of its members' vectors
+    centroids = np.zeros_like(matrix)
+    made: list[list[int]] = []
+    for i, row in enumerate(matrix):
+        if made:
+            sims = centroids[: len(made)] @ row
+            best = int(np.argmax(sims))
+            if sims[best] >= similarity:
+                made[best].append(i)
+                sums[best] += row
+                norm = float(np.linalg.norm(sums[best]))
+                centroids[best] = sums[best] / (norm or 1.0)
+                continue
+        sums[len(made)] = row
+        centroids[len(made)] = row
+        made.append([i])
+    return [
+        (ordered[idx[0]].unit_id, [ordered[i] for i in idx]) for idx in made if len(idx) >= least
+    ]
 
 
 def periods(members: Sequence[Evidence], cap: int) -> list[list[Evidence]]:
@@ -224,7 +297,9 @@ def observe(evidence: Sequence[Evidence], disposition: Disposition) -> Consolida
     made: list[Observation] = []
     skipped: list[Skip] = []
     seen: dict[frozenset[str], str] = {}
-    for key, (label, members) in sorted(groups(evidence).items()):
+    # Facets last: a facet with the same evidence as an entity or a topic is that one.
+    ordered = sorted(groups(evidence).items(), key=lambda kv: (kv[0].startswith("facet:"), kv[0]))
+    for key, (label, members) in ordered:
         runs = periods(members, disposition.max_cited)
         for i, run in enumerate(runs, start=1):
             run_key = key if len(runs) == 1 else f"{key}#{i}"

@@ -421,3 +421,50 @@ def test_a_negative_smoothing_weight_is_refused_with_its_name(db_path, clock):
             clock=clock,
             recall=RecallConfig(observation_smoothing=-0.5),
         )
+
+
+def test_a_facet_observation_cites_one_persons_statements_about_one_thing_across_sessions(
+    db_path, clock, minilm
+):
+    """A person's camping trips, told in three sessions among other talk, become one facet
+    observation citing each trip's turn, and recall finds it with those turns (ADR 0051,
+    fifth sitting)."""
+    sessions = [
+        ["Melanie took her kids camping in the mountains.", "Melanie bought new running shoes."],
+        ["Melanie read a novel about a lighthouse.", "Melanie went camping at the beach."],
+        ["Melanie went on a camping trip in the forest.", "Melanie started a pottery class."],
+    ]
+    with mneme.Memory.open(db_path, embedder=minilm, clock=clock) as m:
+        turn: dict[str, str] = {}
+        for day, texts in enumerate(sessions):
+            for i, text in enumerate(texts):
+                r = m.retain(
+                    text,
+                    bank=BANK,
+                    agent="a1",
+                    occurred_at=DAY + dt.timedelta(days=7 * day),
+                    source_id=f"D{day}:{i}",
+                )
+                (turn[text],) = r.memory_ids
+        m.reflect(BANK, agent="a1")
+        facets = {
+            u.metadata["observation"]["key"]: u
+            for u in observations(m)
+            if u.metadata["observation"]["key"].startswith("facet:melanie~")
+        }
+        camping = [t for t in turn if "camping" in t]
+        (facet,) = [u for u in facets.values() if set(u.evidence) == {"D0:0", "D1:1", "D2:0"}]
+        assert facet.metadata["observation"]["evidence_units"] == [turn[t] for t in camping]
+        assert facet.text.startswith("About Melanie: facet (1 May 2023 to 15 May 2023, 3 ")
+        cited = {
+            e.dst
+            for e in m._store.graph.edges_of(OWNER, facet.id)  # white-box (ADR 0043)
+            if e.type == EdgeType.DERIVED_FROM
+        }
+        assert cited == {turn[t] for t in camping}
+        hits = m.recall("Where has Melanie gone camping?", bank=BANK, agent="a1", k=10)
+        ids = [h.unit.id for h in hits]
+        (found,) = [h for h in hits if h.unit.id == facet.id]
+        assert set(found.evidence_source_ids) == {"D0:0", "D1:1", "D2:0"}
+        # Below each piece of evidence it cites, all three of which are hits.
+        assert all(turn[t] in ids[: ids.index(facet.id)] for t in camping)
