@@ -52,8 +52,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from mneme.core.claims import extract_claim
 from mneme.core.language import entity_key
 
@@ -208,28 +206,32 @@ def facets(
     ordered = [e for e in members if e.vector is not None]
     if len(ordered) < least:
         return []
-    matrix = np.asarray([e.vector for e in ordered], dtype=np.float64)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    matrix = matrix / np.where(norms == 0.0, 1.0, norms)
-    sums = np.zeros_like(matrix)  # per facet, the sum of its members' vectors
-    centroids = np.zeros_like(matrix)
+    rows = [_unit(e.vector) for e in ordered if e.vector is not None]
+    sums: list[list[float]] = []  # per facet, the sum of its members' vectors
+    centroids: list[list[float]] = []
     made: list[list[int]] = []
-    for i, row in enumerate(matrix):
+    for i, row in enumerate(rows):
         if made:
-            sims = centroids[: len(made)] @ row
-            best = int(np.argmax(sims))
+            sims = [math.fsum(a * b for a, b in zip(c, row, strict=True)) for c in centroids]
+            best = max(range(len(sims)), key=sims.__getitem__)
             if sims[best] >= similarity:
                 made[best].append(i)
-                sums[best] += row
-                norm = float(np.linalg.norm(sums[best]))
-                centroids[best] = sums[best] / (norm or 1.0)
+                sums[best] = [a + b for a, b in zip(sums[best], row, strict=True)]
+                centroids[best] = _unit(sums[best])
                 continue
-        sums[len(made)] = row
-        centroids[len(made)] = row
+        sums.append(list(row))
+        centroids.append(list(row))
         made.append([i])
     return [
         (ordered[idx[0]].unit_id, [ordered[i] for i in idx]) for idx in made if len(idx) >= least
     ]
+
+
+def _unit(vector: Sequence[float]) -> list[float]:
+    """The vector scaled to unit length (a zero vector stays zero)."""
+    values = [float(x) for x in vector]
+    norm = math.sqrt(math.fsum(x * x for x in values))
+    return [x / norm for x in values] if norm else values
 
 
 def periods(members: Sequence[Evidence], cap: int) -> list[list[Evidence]]:
