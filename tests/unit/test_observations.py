@@ -12,6 +12,7 @@ from mneme.core.observations import (
     FACET_MIN,
     Disposition,
     Evidence,
+    facet_label,
     facets,
     is_question,
     observe,
@@ -192,9 +193,24 @@ def test_a_facet_gathers_one_persons_statements_about_one_thing_across_sessions(
     assert found["facet:melanie~c0"].last_at - found["facet:melanie~c0"].first_at == (
         dt.timedelta(days=20)
     )
-    assert found["facet:melanie~c0"].text.startswith("About Melanie: facet (")
+    # Named by the words its members share, most shared first.
+    assert found["facet:melanie~c0"].text.startswith("About Melanie: camping, trip (")
+    assert found["facet:melanie~p0"].label == "Melanie: picture"
     # The entity's own observation is still there, in time order.
     assert found["entity:melanie"].evidence_ids == ("c0", "p0", "c1", "p1", "c2", "p2")
+
+
+def test_a_facet_is_named_by_the_content_words_most_of_its_members_share() -> None:
+    members = [
+        ev("a", "Melanie went hiking with the kids near the lake.", 0, "Melanie"),
+        ev("b", "The kids loved hiking; Melanie packed sandwiches.", 1, "Melanie"),
+        ev("c", "Hiking again at the lake on Sunday.", 2, "Melanie"),
+    ]
+    # hiking in three, kids and lake in two (first use breaks the tie); the entity's own
+    # name, stop words and words said once are no part of the name.
+    assert facet_label("Melanie", members) == "Melanie: hiking, kids, lake"
+    alone = [ev("x", "Sunny.", 0, "Melanie"), ev("y", "Rain later.", 1, "Melanie")]
+    assert facet_label("Melanie", alone) == "Melanie: facet"
 
 
 def test_a_facet_below_its_floor_is_no_group_and_a_unit_without_a_vector_is_in_none() -> None:

@@ -36,7 +36,9 @@ The rules, in order:
    is no group (its members stay in their entity's periods).
 8. **Text.** ``literalism`` keeps each statement verbatim; without it each is compressed to its
    claim's normal form (subject, attribute, value), else its first words. Each carries its
-   date; the header names the entity or topic, the span and the proof count.
+   date; the header names the entity or topic (a facet: the entity and the content words
+   most of its members share, "Melanie: camping, around, campfire"), the span and the proof
+   count.
 
 The content key changes exactly when the evidence set or the text changes: the service writes a
 new version (superseding the old) only then, so a second pass over unchanged evidence writes
@@ -53,7 +55,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mneme.core.claims import extract_claim
-from mneme.core.language import entity_key
+from mneme.core.language import entity_key, tokens
+from mneme.core.wordlists import STOPWORDS
 
 #: Words a compressed statement keeps when no claim is read from it.
 COMPRESSED_WORDS = 12
@@ -62,6 +65,8 @@ COMPRESSED_WORDS = 12
 FACET_SIMILARITY = 0.6
 #: The fewest statements a facet needs to be a group (rule 7; chosen on LoCoMo dev, 2 or 3).
 FACET_MIN = 3
+#: The most shared words a facet's label names (rule 8).
+FACET_LABEL_WORDS = 3
 #: A trailing bracketed aside (a shared photo's caption): not part of the sentence.
 _ASIDE = re.compile(r"\s*\[[^\]]*\]\s*$")
 
@@ -191,7 +196,7 @@ def groups(evidence: Sequence[Evidence]) -> dict[str, tuple[str, list[Evidence]]
     for key in [k for k in out if k.startswith("entity:")]:
         label, members = out[key]
         for seed, facet in facets(members):
-            out[f"facet:{key[len('entity:') :]}~{seed}"] = (f"{label}: facet", facet)
+            out[f"facet:{key[len('entity:') :]}~{seed}"] = (facet_label(label, facet), facet)
     return out
 
 
@@ -225,6 +230,23 @@ def facets(
     return [
         (ordered[idx[0]].unit_id, [ordered[i] for i in idx]) for idx in made if len(idx) >= least
     ]
+
+
+def facet_label(entity: str, members: Sequence[Evidence]) -> str:
+    """What a facet is about, for people: the entity, then the (at most ``FACET_LABEL_WORDS``)
+    content words the most of its members share, each in at least two of them, in order of
+    how many share it, then of first use ("Melanie: camping, kids, nature"); "<entity>:
+    facet" when no word is shared."""
+    own = set(tokens(entity))
+    counts: dict[str, int] = {}
+    for e in members:
+        for word in dict.fromkeys(tokens(e.text)):
+            if word not in STOPWORDS and word not in own and len(word) > 2 and word.isalpha():
+                counts[word] = counts.get(word, 0) + 1
+    order = {w: i for i, w in enumerate(counts)}
+    shared = sorted((w for w, n in counts.items() if n >= 2), key=lambda w: (-counts[w], order[w]))
+    words = shared[:FACET_LABEL_WORDS]
+    return f"{entity}: {', '.join(words)}" if words else f"{entity}: facet"
 
 
 def _unit(vector: Sequence[float]) -> list[float]:

@@ -455,7 +455,7 @@ def test_a_facet_observation_cites_one_persons_statements_about_one_thing_across
         camping = [t for t in turn if "camping" in t]
         (facet,) = [u for u in facets.values() if set(u.evidence) == {"D0:0", "D1:1", "D2:0"}]
         assert facet.metadata["observation"]["evidence_units"] == [turn[t] for t in camping]
-        assert facet.text.startswith("About Melanie: facet (1 May 2023 to 15 May 2023, 3 ")
+        assert facet.text.startswith("About Melanie: camping, went (1 May 2023 to 15 May 2023, 3 ")
         cited = {
             e.dst
             for e in m._store.graph.edges_of(OWNER, facet.id)  # white-box (ADR 0043)
