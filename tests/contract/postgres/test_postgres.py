@@ -128,3 +128,39 @@ def test_a_growing_store_refreshes_the_planners_statistics(pg_make: Any) -> None
     assert tuples() < 255  # not due yet
     pg_make.unit("the 256th memory", embed=False)
     assert tuples() >= 256
+
+
+_LEFT_OPEN = """
+import atexit, sys
+from mneme.store.postgres import PostgresStore
+
+seen = {}
+# Registered before the store opens, as a test server's stop is: it runs after the store's.
+atexit.register(lambda: print("pool closed at exit:", seen["store"].db.pool.closed))
+seen["store"] = PostgresStore(sys.argv[1])
+closed = PostgresStore(sys.argv[1])
+closed.close()  # a store closed by hand leaves no exit hook behind
+"""
+
+
+def test_a_store_left_open_closes_its_pool_before_earlier_exit_hooks_run(
+    pg_database: Any, tmp_path: Any
+) -> None:
+    """A script that never closes its store still lets go of the server before an exit hook
+    registered earlier (a test server's stop) runs: otherwise the pool's workers meet the
+    shutdown and log each failed reconnection as an error."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "left_open.py"
+    script.write_text(_LEFT_OPEN, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), pg_database],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "pool closed at exit: True" in done.stdout
+    assert "error connecting" not in done.stderr
