@@ -216,7 +216,7 @@ class Recaller:
         self._observations_below_evidence(q, cands)
         best = [*sorted((c.score for c in cands.values()), reverse=True)[:2], 0.0, 0.0]
         q = replace(q, top=(best[0], best[1]))
-        hits = self._shape(q, cands)
+        hits = _successors_answer_too(self._shape(q, cands))
         if q.min_relevance is None:
             return hits
         return [h for h in hits if h.relevance >= q.min_relevance]
@@ -624,6 +624,27 @@ class Recaller:
             )
             out.append(_replace(h, conflicts=refs) if refs else h)
         return out
+
+
+def _successors_answer_too(hits: list[Hit]) -> list[Hit]:
+    """A hit that replaced another hit is at least as relevant as the one it replaced: it
+    holds the newer value of what that one answered ("Alice moved from Berlin to Munich."
+    for "Where does Alice live?", beside "Alice lives in Berlin."), however fewer words it
+    shares with the question. Without this, ``min_relevance`` could keep the stale value and
+    drop the current one. Along chains too (A replaced by B replaced by C)."""
+    at = {h.unit.id: i for i, h in enumerate(hits)}
+    rel = [h.relevance for h in hits]
+    changed = True
+    while changed:  # relevance only rises, to the chain's best: this ends
+        changed = False
+        for i, h in enumerate(hits):
+            j = at.get(h.successor) if h.successor else None
+            if j is not None and rel[i] > rel[j]:
+                rel[j] = rel[i]
+                changed = True
+    return [
+        h if h.relevance == r else _replace(h, relevance=r) for h, r in zip(hits, rel, strict=True)
+    ]
 
 
 def _mentions_any(text: str, names: set[str]) -> bool:

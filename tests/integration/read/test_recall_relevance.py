@@ -65,3 +65,26 @@ def test_relevance_of_a_hit_does_not_depend_on_k(office: mneme.Memory) -> None:
 def test_a_bad_min_relevance_is_refused_by_name(office: mneme.Memory, bad: object) -> None:
     with pytest.raises(InvalidInput, match="min_relevance"):
         office.recall(QUESTION, bank="b1", agent="a1", min_relevance=bad)  # type: ignore[arg-type]
+
+
+def test_a_newer_value_is_at_least_as_relevant_as_the_one_it_replaced(
+    mem: mneme.Memory,
+) -> None:
+    """The current value shares fewer words with the question than the stale one it replaced;
+    a relevance bar must never keep the stale value and drop the current one."""
+    mem.retain("Alice lives in Berlin.", bank="b1", agent="a1", occurred_at=T0)
+    moved = mem.retain(
+        "Alice moved from Berlin to Munich.",
+        bank="b1",
+        agent="a1",
+        occurred_at=T0 + dt.timedelta(days=1),
+    )
+    assert [d.verdict.value for d in moved.decisions] == ["SUPERSEDE"]
+    hits = mem.recall("Where does Alice live?", bank="b1", agent="a1", k=5)
+    stale = next(h for h in hits if h.superseded)
+    current = next(h for h in hits if h.id == stale.successor)
+    assert current.relevance >= stale.relevance
+    kept = mem.recall(
+        "Where does Alice live?", bank="b1", agent="a1", k=5, min_relevance=stale.relevance
+    )
+    assert current.id in [h.id for h in kept]
