@@ -287,8 +287,11 @@ def _takes_up(new: Statement, old: Statement, ctx: Context) -> bool:
     """Whether ``new`` answers the other speaker's question ``old`` by saying back a named
     value it offered, in one conversation, with no value changed and the value not denied
     ("Do you like Dogman, Hackers, or High Life?" / "Dogman will work for me."). The question
-    states nothing; the answer says which of its values holds (see :func:`_grounds`)."""
+    states nothing; the answer says which of its values holds (see :func:`_grounds`). A
+    question back ("Is Dogman in English?") takes nothing up."""
     if ctx.same_author or not ctx.same_conversation or _changes(new, old):
+        return False
+    if new.body.rstrip().endswith("?"):
         return False
     named = frozenset(v.norm for v in new.values if v.kind in _NAMING) & old.norms
     return bool(named) and not _clause_negated(new, named)
