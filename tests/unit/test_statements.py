@@ -183,9 +183,7 @@ def test_an_answer_taking_up_a_name_the_other_speaker_offered_corroborates_the_o
     assert rel(*timed, ctx(0.6, same_author=False)) == SlotRelation.DIFFERENT
     # one's own question, or another conversation: the question still states nothing
     assert rel(offer, "Omar: The Porto Room it is.", ctx(0.5)) == SlotRelation.DIFFERENT
-    assert rel(offer, taken, ctx(0.5, same_author=False, session=False)) == (
-        SlotRelation.DIFFERENT
-    )
+    assert rel(offer, taken, ctx(0.5, same_author=False, session=False)) == (SlotRelation.DIFFERENT)
 
 
 def test_a_denial_in_another_clause_denies_something_else():
