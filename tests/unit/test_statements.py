@@ -30,6 +30,9 @@ from mneme.core.values import Kind, find_values, masked, normalize_value
         ("Actually, change it to Big 4.", [(Kind.NAME, "Big 4")]),
         ("The fee is $15 and 20% off", [(Kind.AMOUNT, "$15"), (Kind.AMOUNT, "20%")]),
         ("I invited Anna 3 times.", [(Kind.NAME, "Anna"), (Kind.NUMBER, "3")]),
+        # a dot glued to the next sentence ends the address; an abbreviating dot does not
+        ("Drop me at 42 Harbor Lane.Then wait.", [(Kind.NAME, "42 Harbor Lane")]),
+        ("Meet at 7 N. Quay St. at noon", [(Kind.NAME, "7 N. Quay St"), (Kind.TIME, "noon")]),
     ],
 )
 def test_values_are_found_by_their_shape(text, expected):
@@ -165,6 +168,22 @@ def test_the_other_speaker_saying_back_a_name_grounds_it():
     assert rel(old, new, ctx(0.5, same_author=False)) == SlotRelation.SUPPORT
     # not in one conversation: two mentions of one name, nothing more
     assert rel(old, new, ctx(0.5, same_author=False, session=False)) != SlotRelation.SUPPORT
+
+
+def test_an_answer_taking_up_a_name_the_other_speaker_offered_corroborates_the_offer():
+    offer = "Omar: Would you like the Lisbon Suite or the Porto Room?"
+    taken = "Ines: The Porto Room works for me."
+    assert rel(offer, taken, ctx(0.5, same_author=False)) == SlotRelation.SUPPORT
+    # declined, asked back, or another value besides: no corroboration
+    declined = "Ines: I don't want the Porto Room."
+    assert rel(offer, declined, ctx(0.5, same_author=False)) == SlotRelation.DIFFERENT
+    asked = "Ines: Is the Porto Room quiet?"
+    assert rel(offer, asked, ctx(0.5, same_author=False)) == SlotRelation.DIFFERENT
+    timed = ("Omar: Shall I book Sino at 7 pm?", "Ines: Sino at 8 pm, please.")
+    assert rel(*timed, ctx(0.6, same_author=False)) == SlotRelation.DIFFERENT
+    # one's own question, or another conversation: the question still states nothing
+    assert rel(offer, "Omar: The Porto Room it is.", ctx(0.5)) == SlotRelation.DIFFERENT
+    assert rel(offer, taken, ctx(0.5, same_author=False, session=False)) == (SlotRelation.DIFFERENT)
 
 
 def test_a_denial_in_another_clause_denies_something_else():

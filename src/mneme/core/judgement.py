@@ -154,6 +154,9 @@ class Judgement:
     #: For a SUPERSEDE: the other live statements of the old value in the conversation (its
     #: author's own, or another speaker's restatement of it), retired with the target.
     also: tuple[str, ...] = ()
+    #: For an ADD that corroborates its target: the other live units it restates too, each
+    #: counted as evidence like the target (a confirmation says back several statements).
+    supports: tuple[str, ...] = ()
 
     @property
     def destructive(self) -> bool:
@@ -244,7 +247,20 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
             best = (key, pair, nb)
     if best is not None:
         _, pair, nb = best
-        return _judgement(pair, nb, tuple(u for u in also if u != nb.unit_id))
+        j = _judgement(pair, nb, tuple(u for u in also if u != nb.unit_id))
+        if pair.rule == "support":
+            # A restatement is evidence for every statement it says back ("Please confirm: a cab
+            # for 1 to Willard Hicks" restates "a cab for one" and "headed to Willard Hicks"),
+            # not only for the closest one.
+            more = sorted(
+                (
+                    (-o.similarity, o.unit_id)
+                    for p, o in pairs
+                    if p.rule == "support" and o is not nb
+                ),
+            )
+            j = replace(j, supports=tuple(u for _, u in more[: config.max_related]))
+        return j
     related.sort(reverse=True)
     ids = tuple(uid for _, uid in related[: config.max_related])
     top = max((s for s, _ in related), default=0.0)

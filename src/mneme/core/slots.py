@@ -8,7 +8,9 @@ that author's latest statement of the value's kind there). The answer is one
 
 - ``SAME``: the same values under the same frame (or a restatement of a value: "So you'd like
   to go to 899 Sir Francis Drake Boulevard."): corroboration;
-- ``SUPPORT``: it restates a value of the older one and adds more: corroboration, kept apart;
+- ``SUPPORT``: it restates a value of the older one and adds more, or takes up a named value
+  the other speaker's question offered ("Would you like True Grit?" / "I'll go with True
+  Grit."): corroboration, kept apart;
 - ``REFINE``: the new value says more of the old one ("Berlin" -> "Berlin Mitte");
 - ``UPDATE``: one slot, a new value, and either a change cue ("moved from Berlin", "change it
   to Big 4") or the same author later in the same conversation: the older one is retired;
@@ -102,12 +104,18 @@ def relate(
     new: Statement, old: Statement, ctx: Context, config: SlotConfig = SlotConfig()
 ) -> SlotJudgement:
     """What ``new`` does to ``old`` (see the module docstring)."""
-    if new.asks or old.asks:
+    if new.asks:
         return SlotJudgement(SlotRelation.DIFFERENT, "a question states nothing")
     # Who talks and who is talked to ("Caroline: Thanks, Melanie!") is not what is said.
     speakers = frozenset(s.casefold() for s in (new.speaker, old.speaker) if s)
     speakers |= ctx.participants
     new, old = _without(new, speakers), _without(old, speakers)
+    if old.asks:
+        if _takes_up(new, old, ctx):
+            # "Would you like to watch True Grit?" / "I'll go with True Grit.": the question
+            # stated nothing, the answer takes up the value it offered: evidence, kept apart.
+            return SlotJudgement(SlotRelation.SUPPORT, "takes up a value the other speaker offered")
+        return SlotJudgement(SlotRelation.DIFFERENT, "a question states nothing")
     if not new.values or not old.values:
         return SlotJudgement(SlotRelation.UNKNOWN, "no values to compare")
     if new.first_person and old.first_person and not ctx.same_author:
@@ -273,6 +281,20 @@ def _grounds(new: Statement, about: frozenset[str], ctx: Context) -> bool:
     if ctx.same_author or not ctx.same_conversation or not about:
         return False
     return any(v.norm in about and v.kind in _NAMING for v in new.values)
+
+
+def _takes_up(new: Statement, old: Statement, ctx: Context) -> bool:
+    """Whether ``new`` answers the other speaker's question ``old`` by saying back a named
+    value it offered, in one conversation, with no value changed and the value not denied
+    ("Do you like Dogman, Hackers, or High Life?" / "Dogman will work for me."). The question
+    states nothing; the answer says which of its values holds (see :func:`_grounds`). A
+    question back ("Is Dogman in English?") takes nothing up."""
+    if ctx.same_author or not ctx.same_conversation or _changes(new, old):
+        return False
+    if new.body.rstrip().endswith("?"):
+        return False
+    named = frozenset(v.norm for v in new.values if v.kind in _NAMING) & old.norms
+    return bool(named) and not _clause_negated(new, named)
 
 
 def _denies_in_clause(new: Statement, old: Statement, about: frozenset[str]) -> bool:

@@ -150,9 +150,14 @@ _NUMBER = re.compile(
     rf"(?<![\w.,])\d[\d,]*(?:\.\d+)?(?![\w.,]\d)|\b{_NUM_WORD}\b",
     re.IGNORECASE,
 )
+#: A character of an address word: a letter, a digit, an apostrophe, a hyphen, or a dot that
+#: abbreviates ("St.", "Ave."). A dot right before a capital ends the sentence even when no space
+#: follows it ("... to 2100 Avy Avenue.The cab would be ..."): the word stops there.
+_ADDRESS_CHAR = r"(?:[\w'’-]|\.(?![A-Z]))"
 #: A street address: a house number, then capitalized words ("544 Central Avenue #90").
 _ADDRESS = re.compile(
-    r"\b\d{1,6}\s+(?=[^\d]*?[A-Z][a-z])(?:[A-Z][\w'’.-]*\s+){0,4}[A-Z][\w'’.-]*(?:\s+#\s?\d+)?"
+    rf"\b\d{{1,6}}\s+(?=[^\d]*?[A-Z][a-z])(?:[A-Z]{_ADDRESS_CHAR}*\s+){{0,4}}"
+    rf"[A-Z]{_ADDRESS_CHAR}*(?:\s+#\s?\d+)?"
 )
 #: A number right after a name is part of the name ("Big 4", "Server 1 has", "PostgreSQL 14
 #: for staging") unless a noun it counts follows ("Anna 3 times").

@@ -331,6 +331,22 @@ class AtomWriter:
             if target is not None and j.verdict == Verdict.ADD:
                 supported = self._support(plan, unit, target)
             out.decisions.append(Decision(Verdict.ADD, text, unit.id, supported, j.reason))
+            if supported is None:
+                return
+            # The other statements it says back count it as evidence too, each reported.
+            for other in a.supported:
+                if other.status in LIVE and other.id not in out.new_ids:
+                    also = self._support(plan, unit, other)
+                    if also is not None:
+                        out.decisions.append(
+                            Decision(
+                                Verdict.ADD,
+                                text,
+                                unit.id,
+                                also,
+                                f"{j.reason}; says this one back too",
+                            )
+                        )
             return
         if j.verdict in (Verdict.SUPERSEDE, Verdict.UPDATE) and not may_retire(unit, target):
             # A private memory may not retire what everyone else sees: both stand.

@@ -121,6 +121,9 @@ class Assessment:
     #: The question a bare answer answers (the other speaker's turn just before it): the new
     #: unit records its id, so a later atom is judged against the slot it was asked for.
     answers: Unit | None = None
+    #: For an ADD that corroborates its target: the other units it restates, each counted as
+    #: evidence too (``Judgement.supports``).
+    supported: tuple[Unit, ...] = ()
 
 
 class Judge:
@@ -335,12 +338,16 @@ class Judge:
             verdict = judge(candidate, nbs, self.config)
         target = None
         also: tuple[Unit, ...] = ()
+        supported: tuple[Unit, ...] = ()
         if verdict.target_id is not None:
             # The neighbours were read lean; what is done to the target needs all of it.
             viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
-            full = self.store.memories.get_units(viewer, [verdict.target_id, *verdict.also])
+            full = self.store.memories.get_units(
+                viewer, [verdict.target_id, *verdict.also, *verdict.supports]
+            )
             target = full.get(verdict.target_id)
             also = tuple(full[u] for u in verdict.also if u in full)
+            supported = tuple(full[u] for u in verdict.supports if u in full)
         ruling = charter_rules.evaluate(
             charter,
             verdict.verdict,
@@ -353,7 +360,9 @@ class Judge:
         rejected = None
         if verdict.verdict not in (Verdict.NOOP, Verdict.LINK_EXISTING) and vector is not None:
             rejected = self.restated_rejection(bank_id, agent_id, candidate, vector)
-        return Assessment(verdict, claim, target, ruling, errors, rejected, also, question)
+        return Assessment(
+            verdict, claim, target, ruling, errors, rejected, also, question, supported
+        )
 
     def _question(
         self,

@@ -182,6 +182,27 @@ def test_the_other_speaker_saying_back_a_name_is_evidence(mem, clock):
     assert r.source_id in mem.get(a.memory_ids[0]).evidence
 
 
+def test_a_confirmation_is_evidence_for_each_statement_it_says_back(mem, clock):
+    room = say(mem, clock, "Ines: I need a hotel room in Porto for two nights.", session="d7")
+    say(mem, clock, "Omar: Which hotel would you like?", session="d7")
+    hotel = say(mem, clock, "Ines: I'd like to stay at the Casa Azul.", session="d7")
+    r = say(mem, clock, "Omar: So a room at the Casa Azul in Porto for two nights?", session="d7")
+    supported = {d.target_id for d in r.decisions if d.verdict == Verdict.ADD}
+    assert {room.memory_ids[0], hotel.memory_ids[0]} <= supported
+    for said in (room, hotel):
+        assert r.source_id in mem.get(said.memory_ids[0]).evidence
+        assert mem.get(said.memory_ids[0]).status.value == "active"
+
+
+def test_taking_up_an_offered_name_is_evidence_for_the_offer(mem, clock):
+    offer = say(mem, clock, "Omar: Would you like to watch Paddington or Wall-E?", session="d8")
+    r = say(mem, clock, "Ines: Paddington works for me.", session="d8")
+    assert [(d.verdict, d.target_id) for d in r.decisions] == [(Verdict.ADD, offer.memory_ids[0])]
+    assert r.source_id in mem.get(offer.memory_ids[0]).evidence
+    declined = say(mem, clock, "Ines: No, I don't want to watch Wall-E.", session="d8")
+    assert all(d.target_id != offer.memory_ids[0] for d in declined.decisions)
+
+
 def test_bare_answers_to_two_questions_fill_two_slots(mem, clock):
     say(mem, clock, "Omar: When do you fly out?", session="d6")
     out = say(mem, clock, "Ines: The 14th of June.", session="d6")
