@@ -43,15 +43,15 @@ LEAD_RANGE = (-4.0, 2.0)
 STEM = 5
 
 #: Fitted by ``python -m bench.locomo.calibration`` on all five LoCoMo dev conversations
-#: (categories 1-4, k=20, 15,200 hits; bench/results/calibration-2026-12-01.md). Paste a new
+#: (categories 1-4, k=20, 15,200 hits; bench/results/calibration-2026-12-02.md). Paste a new
 #: fit here when recall's scoring changes, and commit its results file with it.
 WEIGHTS: Mapping[str, float] = {
-    "lead": 0.9370,
-    "lexical": 1.4862,
-    "semantic": 1.0716,
-    "coverage": 1.9579,
+    "lead": 1.0941,
+    "lexical": 1.3922,
+    "semantic": 1.0261,
+    "coverage": 1.8220,
 }
-INTERCEPT = -3.6772
+INTERCEPT = -3.4800
 
 
 @dataclass(frozen=True, slots=True)
