@@ -30,9 +30,8 @@ points. The thresholds are set on the SGD dev split (``bench/sgd/decisions.py``;
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
@@ -66,9 +65,6 @@ class SlotConfig:
     same: float = 0.3
     #: Statements that share only their subject are one fact only when this close.
     same_subject: float = 0.6
-    #: An UPDATE or CONFLICT stands only when the slot model (:func:`one_slot_probability`)
-    #: gives the two values this chance of filling one slot; below it they are two slots.
-    one_slot_min: float = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,135 +214,22 @@ def _one_change(
         return SlotJudgement(SlotRelation.DIFFERENT, f"another {kind.value} said of another thing")
     if cued or own:
         why = "a change cue" if cued else "the same author later in the conversation"
-        return _unless_vetoed(
-            SlotJudgement(
-                SlotRelation.UPDATE,
-                f"{kind.value} changed {said} ({why})",
-                kind,
-                old_value,
-                new_value,
-            ),
-            new,
-            old,
-            change,
-            ctx,
-            config,
+        return SlotJudgement(
+            SlotRelation.UPDATE, f"{kind.value} changed {said} ({why})", kind, old_value, new_value
         )
     if not (frames_agree(new, old) or ctx.similarity >= config.near):
         # Another source's value in a frame that says something else around it: talk about
         # another thing, not a disagreement ("Caroline: the show is on 3 May" / "Melanie:
         # we hiked on 10 May").
         return SlotJudgement(SlotRelation.DIFFERENT, f"another source's {kind.value} elsewhere")
-    return _unless_vetoed(
-        SlotJudgement(
-            SlotRelation.CONFLICT,
-            f"another {kind.value} for the same slot {said}"
-            + ("" if ctx.same_author else " from another source"),
-            kind,
-            old_value,
-            new_value,
-        ),
-        new,
-        old,
-        change,
-        ctx,
-        config,
+    return SlotJudgement(
+        SlotRelation.CONFLICT,
+        f"another {kind.value} for the same slot {said}"
+        + ("" if ctx.same_author else " from another source"),
+        kind,
+        old_value,
+        new_value,
     )
-
-
-#: The slot model: a logistic regression of "one slot" on :func:`slot_features`, fitted by
-#: ``python -m bench.sgd.slot_model`` on the pairs the rules above call an UPDATE or a CONFLICT
-#: while the SGD dev dialogues are written (labelled by SGD's spans). Paste a new fit here when
-#: the rules or the features change, and commit its results file with it.
-SLOT_WEIGHTS: Mapping[str, float] = {
-    "same_role": 1.4291,
-    "cued": 1.0913,
-    "cue": -0.0414,
-    "latest": -0.4781,
-    "own": 1.4045,
-    "same_author": -0.9042,
-    "similarity": 2.6775,
-    "clause_overlap": 0.0173,
-    "slot_overlap": 1.3185,
-    "answered_new": -1.8131,
-    "answered_old": -0.2731,
-    "answers_elsewhere": 0.0836,
-    "thin": 0.4183,
-    "measure": 1.2712,
-    "frames_agree": 0.4541,
-    "several": 0.1343,
-}
-SLOT_INTERCEPT = -3.6829
-
-
-def slot_features(
-    new: Statement, old: Statement, change: _Change, ctx: Context
-) -> dict[str, float]:
-    """What the slot model reads of a pair the rules call one slot: the structure the rules
-    read (roles, cues, who said it, the author's latest of the kind, the cosine), and how far
-    the two clauses, or the questions a bare answer answers, say one thing."""
-    a = _clause_content(new, change.new)
-    b = _clause_content(old, change.old)
-    sa = _slot_words(new, change.new)
-    sb = _slot_words(old, change.old)
-    asked = frame_words(new.answered) if new.answered is not None else frozenset()
-    elsewhere = new.answered is not None and bool(asked) and not (asked & b)
-    return {
-        "same_role": float(change.same_role),
-        "cued": float(change.new in new.cued),
-        "cue": float(new.cue),
-        "latest": float(change.kind in ctx.latest_of_kind),
-        "own": float(ctx.same_author and ctx.same_conversation),
-        "same_author": float(ctx.same_author),
-        "similarity": ctx.similarity,
-        "clause_overlap": _jaccard(a, b),
-        "slot_overlap": _jaccard(sa, sb),
-        "answered_new": float(new.answered is not None),
-        "answered_old": float(old.answered is not None),
-        "answers_elsewhere": float(elsewhere),
-        "thin": float(_thin(new)),
-        "measure": float(change.kind in MEASURES),
-        "frames_agree": float(frames_agree(new, old)),
-        "several": float(
-            sum(v.kind == change.kind for v in new.values) > 1
-            or sum(v.kind == change.kind for v in old.values) > 1
-        ),
-    }
-
-
-def one_slot_probability(
-    features: Mapping[str, float],
-    weights: Mapping[str, float] = SLOT_WEIGHTS,
-    intercept: float = SLOT_INTERCEPT,
-) -> float:
-    """The slot model's chance that a pair's two values fill one slot, in [0, 1]."""
-    z = intercept + sum(weights[name] * features[name] for name in weights)
-    if z >= 0:
-        return 1.0 / (1.0 + math.exp(-z))
-    e = math.exp(z)
-    return e / (1.0 + e)
-
-
-def _unless_vetoed(
-    judgement: SlotJudgement,
-    new: Statement,
-    old: Statement,
-    change: _Change,
-    ctx: Context,
-    config: SlotConfig,
-) -> SlotJudgement:
-    """The UPDATE or CONFLICT the rules reached, or DIFFERENT when the slot model doubts
-    the two values fill one slot (a date the user gave the weather and one they correct for a
-    hotel the assistant offered: ADR 0026)."""
-    p = one_slot_probability(slot_features(new, old, change, ctx))
-    if p >= config.one_slot_min:
-        return judgement
-    kind = change.kind.value
-    return SlotJudgement(SlotRelation.DIFFERENT, f"another {kind} by the slot model (p={p:.2f})")
-
-
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    return len(a & b) / len(a | b) if a | b else 1.0
 
 
 def _same_values(
