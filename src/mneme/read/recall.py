@@ -506,7 +506,11 @@ class Recaller:
             if kinds
             and c.brief.status != UnitStatus.SUPERSEDED
             and (u := units.get(c.brief.id)) is not None
-            and (st := analyze(u.text)).kinds() & kinds
+            and (st := analyze(u.text))
+            # A value of the asked kind besides what the question names: "Melanie signed up
+            # for a pottery class." names Melanie, and states no place for "Where has Melanie
+            # camped?".
+            and {v.kind for v in st.values if v.norm not in named} & kinds
             and (not named or named & st.norms or _mentions_any(u.text, named))
         ]
         typed.sort(key=lambda c: (said.get(c.brief.id, c.brief.recorded_at), c.brief.id))

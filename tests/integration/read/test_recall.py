@@ -265,3 +265,22 @@ def test_my_means_the_asking_agent(mem):
         "What is my own sandbox account?", bank=bank, agent="scout", scope="collective"
     )
     assert hits[0].id == mine
+
+
+def test_a_question_about_now_is_answered_by_a_value_besides_the_one_it_names(
+    mem: mneme.Memory,
+) -> None:
+    """ "Where has Melanie camped?" names Melanie: the newest statement that only names her
+    states no place, and does not jump ahead of the ones that do."""
+    day = dt.datetime(2024, 3, 5, 10, 0, tzinfo=dt.UTC)
+    for i, text in enumerate(
+        [
+            "Melanie camped at Lake Tahoe with her kids.",
+            "Melanie camped in Yosemite last summer.",
+            "Melanie signed up for a pottery class.",
+        ]
+    ):
+        mem.retain(text, bank="b1", agent="a1", occurred_at=day + dt.timedelta(days=i))
+    hits = mem.recall("Where has Melanie camped?", bank="b1", agent="a1", k=5)
+    assert "pottery" not in hits[0].text
+    assert hits[0].text.startswith("Melanie camped in Yosemite")  # the newest place first
