@@ -23,8 +23,9 @@ verdict SUPERSEDEs or UPDATEs a unit of the first turn, ``contradict`` for a CON
 one, ``same`` for a NOOP or LINK_EXISTING into one or an ADD that names one as what it
 corroborates, else ``different``.
 
-Splits by dialogue file: ``dev`` (dialogues_001-008) is what rules may be tuned on; ``test``
-(009-020) is reported and never tuned on. Writes ``bench/results/sgd-decisions-<date>.md``.
+Splits (``bench.sgd.data.split_of``, ADR 0060): ``dev`` (dialogues_001-008 and one dialogue in
+three of the other files) is what rules may be tuned on; ``test`` (the rest of 009-020) is
+reported and never tuned on. Writes ``bench/results/sgd-decisions-<date>.md``.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.sgd.data import DATA_DIR, DEV_FILES, Dialogue, Turn, fold, load_dialogues
+from bench.sgd.data import DATA_DIR, Dialogue, Turn, fold, load_dialogues
 
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
 CLASSES = ("update", "different", "same")
@@ -111,10 +112,9 @@ def load_pairs(data_dir: Path = DATA_DIR, per_class: int = PER_CLASS) -> list[Pa
     """Every labelled pair, then at most ``per_class`` per (split, class), seeded."""
     by: dict[tuple[str, str], list[Pair]] = {}
     for path in sorted(data_dir.glob("dialogues_*.json")):
-        split = "dev" if path.name in DEV_FILES else "test"
         for d in load_dialogues(data_dir, only=path.name):
-            for p in pairs_of(d, split):
-                by.setdefault((split, p.label), []).append(p)
+            for p in pairs_of(d, d.split):
+                by.setdefault((p.split, p.label), []).append(p)
     rng = random.Random(15)
     out: list[Pair] = []
     for key in sorted(by):

@@ -22,7 +22,7 @@ Features per pair, each a family a design could use:
   the questions answered (else the clauses), of a four-word window around each masked value,
   of the two values alone, of the whole atoms, and of a window of three turns (the topic).
 
-A logistic regression is fitted on the dev files (001-008) and scored on the others, per
+A logistic regression is fitted on the dev split (ADR 0060) and scored on the test split, per
 family and for all together: ROC AUC, and at thresholds, the share of same-slot pairs found
 against the different-slot pairs taken for one slot. The *bench-like* rows keep the pairs the
 decision set (``bench.sgd.decisions``) is made of: same slot, or two slots sharing a head
@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.sgd.data import DEV_FILES, Dialogue, fold, load_dialogues
+from bench.sgd.data import Dialogue, fold, load_dialogues
 from mneme.core.atomize import split_atoms
 from mneme.core.slots import answering, frame_words, is_bare, role_of
 from mneme.core.statements import Statement, analyze
@@ -87,7 +87,7 @@ class Mention:
 
 def mentions_of(d: Dialogue) -> list[Mention]:
     out: list[Mention] = []
-    split = "dev" if d.file in DEV_FILES else "test"
+    split = d.split
     for t in d.turns:
         if t.speaker != "USER":
             continue
@@ -301,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "",
         f"{len(pairs)} pairs ({n_dev} dev, {n_test} test; {int(y.sum())} one slot), "
         f"labelled by SGD's spans; {time.perf_counter() - t0:.0f} s. "
-        "Fitted on dev (dialogues_001-008), scored on test.",
+        "Fitted on the dev split, scored on the test split (ADR 0060).",
         "",
         "| features | test AUC | bench-like test AUC |",
         "|---|---|---|",
