@@ -53,6 +53,36 @@ def test_semicolon_joins_two_claims() -> None:
     ]
 
 
+def test_a_comma_list_of_whole_claims_is_split() -> None:
+    """A note of several facts in one sentence is several memories: changing one of them must
+    not retire the others with it."""
+    assert split_atoms(
+        "Kim leads QA, Raj owns the billing service, the deploy window is Tuesday 14:00, "
+        "and the staging host is stg-04."
+    ) == [
+        "Kim leads QA.",
+        "Raj owns the billing service.",
+        "The deploy window is Tuesday 14:00.",
+        "The staging host is stg-04.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "When I got home, I cooked dinner.",
+        "Thanks, Caroline, I love it!",
+        "Yeah, I love it, it was so fun.",
+        "My kids love it, they play all day long.",
+        "I bought salt, pepper, olive oil, and bread.",
+    ],
+)
+def test_a_comma_after_an_opener_a_subordinate_clause_or_in_a_list_of_things_splits_nothing(
+    text: str,
+) -> None:
+    assert split_atoms(text) == [text]
+
+
 @pytest.mark.parametrize(
     "text",
     [

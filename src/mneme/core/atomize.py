@@ -2,7 +2,9 @@
 
 Steps, in order: transcript speaker prefixes are taken off each line; lines are split into
 sentences without breaking abbreviations, decimals, times, e-mails or URLs; a sentence is split
-into clauses only where both sides are whole claims ("Carol is a nurse and she lives in Porto");
+into clauses only where both sides are whole claims ("Carol is a nurse and she lives in Porto",
+and at a bare comma when both sides open with their own subject: "Kim leads QA, Raj owns
+billing, the deploy window is Tuesday");
 a leading third-person pronoun is replaced by the most recent person named earlier in the text,
 and a leading It/Its by the thing the clause before it (in the same line) is about;
 fragments of fewer than three words are merged into a neighbour; the speaker prefix is put back
@@ -58,7 +60,9 @@ _VERBS = _wordset(
     painted teach teaches taught study studies studied moved met bought ate wrote read
     """
 )
-_CLAUSE_JOIN = re.compile(r";\s+|,\s+(?:and|but)\s+|\s+(?:and|but)\s+")
+_DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "his", "her", "their", "its"})
+_BE_HAVE = _wordset("is are was were has have had")
+_CLAUSE_JOIN = re.compile(r";\s+|,\s+(?:and|but)\s+|\s+(?:and|but)\s+|,\s+")
 _WORD = re.compile(r"\S*[^\W_]\S*")
 _LEADING_PRONOUN = re.compile(r"^(?P<p>He|She|They|His|Her|Their)(?P<rest>\b(?:['’]\w+)?)")
 _POSSESSIVE_PRONOUNS = frozenset({"His", "Her", "Their"})
@@ -109,15 +113,25 @@ def _has_verb(words: list[str]) -> bool:
 
 
 def _starts_clause(words: list[str]) -> bool:
-    """Whether words open a clause with its own subject and verb ("she lives", "Bob went")."""
+    """Whether words open a clause with its own subject and verb ("she lives", "Bob went",
+    "the staging host is")."""
     if len(words) < 2:
         return False
     first = words[0].strip(",;:\"'").casefold()
     if first in _SUBJECT_PRONOUNS:
         return True
+    if first in _DETERMINERS:
+        # A short noun phrase, then a verb of being or having: "the deploy window is ...".
+        for w in words[2:5]:
+            if w.casefold().strip(",;:.!?") in _BE_HAVE:
+                return True
     second = words[1].casefold().strip(",;:.!?")
     is_name = words[0][:1].isupper() and first not in _OPENERS
-    return is_name and (second in _VERBS or (len(second) > 4 and second.endswith("ed")))
+    if not is_name or not words[1][:1].islower():
+        return False
+    # A verb after the name: a known one, a past form, or a present one ("Kim leads").
+    present = len(second) > 3 and second.endswith("s") and not second.endswith(("ss", "'s"))
+    return second in _VERBS or (len(second) > 4 and second.endswith("ed")) or present
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -133,11 +147,17 @@ def _clauses(sentence: str) -> list[str]:
         if len(left_words) < _MIN_WORDS or len(right_words) < _MIN_WORDS:
             continue
         semicolon = m.group(0).startswith(";")
-        if not _has_verb(left_words) or not (
+        comma = m.group(0).strip() == ","
+        if comma and not _starts_clause(left_words):
+            # A comma joins two claims only when both open with a subject ("Kim leads QA,
+            # Raj owns billing"); "When I got home, I cooked" and "Thanks, Caroline" stay whole.
+            continue
+        if not (comma or _has_verb(left_words)) or not (
             _starts_clause(right_words) or (semicolon and _has_verb(right_words))
         ):
             continue
-        parts.append(left.rstrip(" ,;") + ".")
+        left = left.strip()
+        parts.append(left[:1].upper() + left[1:].rstrip(" ,;") + ".")
         start = m.end()
     if not parts:
         return [sentence]

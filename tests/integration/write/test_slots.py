@@ -276,3 +276,21 @@ def test_bad_inputs_get_a_clear_decision_or_a_clear_error(mem, clock):
     assert mem.get(berlin).status.value == "superseded"
     mem.review.restore(berlin, actor="rev1", note="she did not move")
     assert mem.get(berlin).status.value == "active"
+
+
+def test_changing_one_fact_of_a_note_of_several_retires_that_fact_alone(mem, clock):
+    note = say(
+        mem,
+        clock,
+        "Kim leads QA, Raj owns the billing service, the deploy window is Tuesday 14:00, "
+        "and the staging host is stg-04.",
+    )
+    assert len(note.memory_ids) == 4
+    changed = say(mem, clock, "The staging host is now stg-05.")
+    assert verdicts(changed) == [Verdict.SUPERSEDE]
+    retired = {d.target_id for d in changed.decisions}
+    assert len(retired) == 1
+    assert retired < set(note.memory_ids)
+    still = [mem.get(u) for u in note.memory_ids if u not in retired]
+    assert [u.status.value for u in still] == ["active"] * 3
+    assert first(mem, "Who owns the billing service?").text == "Raj owns the billing service."
