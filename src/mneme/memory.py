@@ -9,10 +9,12 @@ background/: a method here passes its arguments to the part that does it.
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import datetime as dt
 import threading
 import warnings
+import weakref
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -306,6 +308,12 @@ class Memory:
             self._reflecting.start()
             self._watching.start()
             self._insighting.start()
+        # Left open when the interpreter exits, a Memory closes itself first: exit hooks run
+        # last-registered first, so its workers stop before its store's pool closes (a write
+        # worker found the pool closed under it) and before hooks registered earlier, such as
+        # a test server's stop. Weakly held: an unreferenced Memory is not kept alive by it.
+        self._close_at_exit = _closer(weakref.ref(self))
+        atexit.register(self._close_at_exit)
 
     def _insight_pass(self, bank: str) -> dict[str, Any]:
         """One background insight pass over ``bank``, its output counted for the watchdog."""
@@ -495,6 +503,9 @@ class Memory:
         return layers["env"] if layers is not None else config_mod.environment()
 
     def close(self) -> None:
+        hook = getattr(self, "_close_at_exit", None)
+        if hook is not None:
+            atexit.unregister(hook)
         self._watching.stop()
         self._cadence.halt()
         self._insight_cadence.halt()
@@ -929,3 +940,12 @@ class Memory:
     rules = Moved("admin.rules", AdminNamespace.rules)
     adopt_rule = Moved("admin.adopt_rule", AdminNamespace.adopt_rule)
     # ``mem.conflicts(...)``, the old method, is the namespace called: ConflictsNamespace.__call__.
+
+
+def _closer(ref: weakref.ref[Memory]) -> Callable[[], None]:
+    def close() -> None:
+        mem = ref()
+        if mem is not None:
+            mem.close()
+
+    return close

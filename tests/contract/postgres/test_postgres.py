@@ -164,3 +164,39 @@ def test_a_store_left_open_closes_its_pool_before_earlier_exit_hooks_run(
     assert done.returncode == 0, done.stderr
     assert "pool closed at exit: True" in done.stdout
     assert "error connecting" not in done.stderr
+
+
+_MEMORY_LEFT_OPEN = """
+import atexit, sys
+import mneme
+from mneme.embed.hashing import HashingEmbedder
+
+seen = {}
+atexit.register(lambda: print("store closed at exit:", seen["mem"]._store.db.pool.closed))
+mem = mneme.Memory.open(sys.argv[1], embedder=HashingEmbedder())
+seen["mem"] = mem
+mem.admin.create_bank("b1")
+mem.retain("Quentin keeps the spare badge in drawer D-41.", bank="b1", agent="a1", wait=0)
+"""
+
+
+def test_a_memory_left_open_stops_its_workers_before_its_pool_closes(
+    pg_database: Any, tmp_path: Any
+) -> None:
+    """The write worker of a Memory nobody closed must not meet its own closed pool at exit
+    (it logged "ingest worker error ... the pool 'mneme' is already closed")."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "memory_left_open.py"
+    script.write_text(_MEMORY_LEFT_OPEN, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), pg_database],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "store closed at exit: True" in done.stdout
+    assert "error" not in done.stderr.casefold(), done.stderr
