@@ -9,12 +9,10 @@ background/: a method here passes its arguments to the part that does it.
 
 from __future__ import annotations
 
-import atexit
 import dataclasses
 import datetime as dt
 import threading
 import warnings
-import weakref
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +46,7 @@ from mneme.core.watchdog import Thresholds
 from mneme.deprecation import Moved, warn_moved
 from mneme.embed.protocol import Embedder
 from mneme.errors import BackendUnavailable, InvalidInput
+from mneme.lifecycle import close_at_exit, forget_at_exit
 from mneme.llm.extract import LLMExtractor
 from mneme.llm.fallback import LLMTierSkipped, build_chain
 from mneme.llm.judge import LLMJudge
@@ -308,12 +307,9 @@ class Memory:
             self._reflecting.start()
             self._watching.start()
             self._insighting.start()
-        # Left open when the interpreter exits, a Memory closes itself first: exit hooks run
-        # last-registered first, so its workers stop before its store's pool closes (a write
-        # worker found the pool closed under it) and before hooks registered earlier, such as
-        # a test server's stop. Weakly held: an unreferenced Memory is not kept alive by it.
-        self._close_at_exit = _closer(weakref.ref(self))
-        atexit.register(self._close_at_exit)
+        # Left open at exit, a Memory closes itself before its store's own hook runs: its
+        # workers stop before the pool closes (a write worker found it closed under it).
+        self._close_at_exit = close_at_exit(self, Memory.close)
 
     def _insight_pass(self, bank: str) -> dict[str, Any]:
         """One background insight pass over ``bank``, its output counted for the watchdog."""
@@ -503,9 +499,7 @@ class Memory:
         return layers["env"] if layers is not None else config_mod.environment()
 
     def close(self) -> None:
-        hook = getattr(self, "_close_at_exit", None)
-        if hook is not None:
-            atexit.unregister(hook)
+        forget_at_exit(getattr(self, "_close_at_exit", None))
         self._watching.stop()
         self._cadence.halt()
         self._insight_cadence.halt()
@@ -940,12 +934,3 @@ class Memory:
     rules = Moved("admin.rules", AdminNamespace.rules)
     adopt_rule = Moved("admin.adopt_rule", AdminNamespace.adopt_rule)
     # ``mem.conflicts(...)``, the old method, is the namespace called: ConflictsNamespace.__call__.
-
-
-def _closer(ref: weakref.ref[Memory]) -> Callable[[], None]:
-    def close() -> None:
-        mem = ref()
-        if mem is not None:
-            mem.close()
-
-    return close

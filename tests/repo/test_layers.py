@@ -89,6 +89,7 @@ LAYERS = {
     "config_file": "base",
     "errors": "base",
     "ids": "base",
+    "lifecycle": "base",
     "validate": "base",
     "serialize": "base",
     "data": "base",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import uuid
 from typing import Any
 
@@ -130,6 +132,16 @@ def test_a_growing_store_refreshes_the_planners_statistics(pg_make: Any) -> None
     assert tuples() >= 256
 
 
+def _run_script(path: Any, source: str, dsn: str) -> subprocess.CompletedProcess[str]:
+    """Run ``source`` as a script of its own (given the DSN) to its exit; it must succeed."""
+    path.write_text(source, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(path), dsn], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 _LEFT_OPEN = """
 import atexit, sys
 from mneme.store.postgres import PostgresStore
@@ -149,19 +161,7 @@ def test_a_store_left_open_closes_its_pool_before_earlier_exit_hooks_run(
     """A script that never closes its store still lets go of the server before an exit hook
     registered earlier (a test server's stop) runs: otherwise the pool's workers meet the
     shutdown and log each failed reconnection as an error."""
-    import subprocess
-    import sys
-
-    script = tmp_path / "left_open.py"
-    script.write_text(_LEFT_OPEN, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, str(script), pg_database],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    done = _run_script(tmp_path / "left_open.py", _LEFT_OPEN, pg_database)
     assert "pool closed at exit: True" in done.stdout
     assert "error connecting" not in done.stderr
 
@@ -185,18 +185,6 @@ def test_a_memory_left_open_stops_its_workers_before_its_pool_closes(
 ) -> None:
     """The write worker of a Memory nobody closed must not meet its own closed pool at exit
     (it logged "ingest worker error ... the pool 'mneme' is already closed")."""
-    import subprocess
-    import sys
-
-    script = tmp_path / "memory_left_open.py"
-    script.write_text(_MEMORY_LEFT_OPEN, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, str(script), pg_database],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    done = _run_script(tmp_path / "memory_left_open.py", _MEMORY_LEFT_OPEN, pg_database)
     assert "store closed at exit: True" in done.stdout
     assert "error" not in done.stderr.casefold(), done.stderr

@@ -10,11 +10,9 @@ the index state row are locked inside the transaction).
 
 from __future__ import annotations
 
-import atexit
 import datetime as dt
 import re
 import threading
-import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,6 +24,7 @@ from psycopg import errors as pg_errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from mneme.errors import BackendUnavailable, Conflict, MnemeError, SchemaMismatch
+from mneme.lifecycle import close_at_exit, forget_at_exit
 
 _MIGRATION = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 _PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@|(password\s*=\s*)\S+", re.IGNORECASE)
@@ -111,13 +110,9 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
     conn.execute(f"SET hnsw.ef_search = {int(EF_SEARCH)}")
 
 
-def _pool_closer(ref: weakref.ref[ConnectionPool[Any]]) -> Callable[[], None]:
-    def close() -> None:
-        pool = ref()
-        if pool is not None and not pool.closed:
-            pool.close(timeout=2.0)
-
-    return close
+def _close_pool(pool: ConnectionPool[Any]) -> None:
+    if not pool.closed:
+        pool.close(timeout=2.0)
 
 
 class Database:
@@ -153,13 +148,10 @@ class Database:
             self.pool.open(wait=True, timeout=connect_timeout)
         except PoolTimeout as exc:
             raise BackendUnavailable(f"cannot open a pool to {self.where}: {exc}") from exc
-        # A store left open when the interpreter exits closes its pool first: exit hooks run
-        # last-registered first, so this runs before those registered before the store was
-        # opened (a test server's stop), whose shutdown the pool's workers would otherwise
-        # meet, each failed reconnection logged as an error (ADR 0040, seen in the acceptance
-        # run). Weakly held: an unreferenced, closed Database is not kept alive by it.
-        self._close_at_exit = _pool_closer(weakref.ref(self.pool))
-        atexit.register(self._close_at_exit)
+        # Left open at exit, the pool closes before a hook registered earlier (a test server's
+        # stop) shuts the server down under its workers, which would log each failed
+        # reconnection as an error (seen in the acceptance run).
+        self._close_at_exit = close_at_exit(self.pool, _close_pool)
         self._local = threading.local()
         #: Runs inside every outer write transaction just before it commits (the store seals
         #: the rows the transaction wrote and keys its audit heads, ADR 0035).
@@ -397,5 +389,5 @@ class Database:
             raise SchemaMismatch(f"{NEEDS_VECTOR} ({exc})") from exc
 
     def close(self) -> None:
-        atexit.unregister(self._close_at_exit)
+        forget_at_exit(self._close_at_exit)
         self.pool.close()
