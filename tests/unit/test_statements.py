@@ -9,7 +9,7 @@ import pytest
 
 from mneme.core.atomize import split_atoms
 from mneme.core.questions import about_present, answer_kinds
-from mneme.core.slots import Context, SlotRelation, relate
+from mneme.core.slots import Context, SlotRelation, relate, says_again
 from mneme.core.statements import analyze, in_turn, turn_corrects
 from mneme.core.values import Kind, find_values, masked, normalize_value
 
@@ -273,3 +273,28 @@ def test_a_denial_says_the_same_thing_and_names_are_not_what_is_said():
 def test_a_question_asks_for_a_kind_and_about_now_or_then(question, kinds, now):
     assert answer_kinds(question) == kinds
     assert about_present(question) is now
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "similarity", "expected"),
+    [
+        # every value of the rejected statement, in another frame, close enough: said again
+        ("We call the release Bluebird.", "The release codename is Bluebird.", 0.8, True),
+        ("User: You can reach Maria at 555-0134.", "Maria's phone number is 555-0134.", 0.9, True),
+        # one of its values missing, another value instead, a denial, a question: not
+        ("We call the release Bluebird.", "Bluebird ships on 3 May.", 0.6, False),
+        ("The release codename is Kestrel.", "The release codename is Bluebird.", 0.9, False),
+        ("The release codename is not Bluebird.", "The release codename is Bluebird.", 0.9, False),
+        ("Which codename, Bluebird or Kestrel?", "The release codename is Bluebird.", 0.7, False),
+        # the same name far from what was rejected: something else called that
+        ("Bluebird Cafe has pancakes.", "The release codename is Bluebird.", 0.2, False),
+        # a bare number names nothing ("a cab for 1" / "have a good one")
+        ("Assistant: Have a good one!", "User: I need a cab for 1.", 0.35, False),
+        # a rejected question asserted nothing to be said again
+        ("It is on March 11th.", "What's the weather on March 11th?", 0.6, False),
+    ],
+)
+def test_a_rejected_statement_is_said_again_when_every_value_comes_back(
+    new, old, similarity, expected
+):
+    assert says_again(analyze(new), analyze(old), similarity) is expected

@@ -65,6 +65,8 @@ class SlotConfig:
     same: float = 0.3
     #: Statements that share only their subject are one fact only when this close.
     same_subject: float = 0.6
+    #: Every value of a rejected statement said again this close is that value back (ADR 0062).
+    said_again: float = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +297,31 @@ def _takes_up(new: Statement, old: Statement, ctx: Context) -> bool:
         return False
     named = frozenset(v.norm for v in new.values if v.kind in _NAMING) & old.norms
     return bool(named) and not _clause_negated(new, named)
+
+
+def says_again(
+    new: Statement, old: Statement, similarity: float, config: SlotConfig = SlotConfig()
+) -> bool:
+    """Whether ``new`` says every value of ``old`` again, in any words ("We call the release
+    Bluebird." / "The release codename is Bluebird."), none of them denied, and reads close
+    enough to be about the same thing (the cosine of the two texts, ``config.said_again``).
+
+    Looser than a merge on purpose: it decides whether a value a person *rejected* is being
+    asserted again, where a false match costs a review card and a miss lets the rejected value
+    back in (issue 15 item 5; measured in ``bench/sgd/tombstones.py``, ADR 0062). A question
+    asserts nothing; who speaks is not a value."""
+    if new.asks or old.asks or not old.values:
+        return False
+    speakers = frozenset(s.casefold() for s in (new.speaker, old.speaker) if s)
+    new, old = _without(new, speakers), _without(old, speakers)
+    wanted = old.norms
+    if not wanted or not wanted <= new.norms or similarity < config.said_again:
+        return False
+    if all(
+        v.kind == Kind.NUMBER and c is None for v, c in zip(old.values, old.counted, strict=True)
+    ):
+        return False  # a bare number ("a cab for 1" / "have a good one") names nothing
+    return not _clause_negated(new, wanted) or _clause_negated(old, wanted)
 
 
 def _denies_in_clause(new: Statement, old: Statement, about: frozenset[str]) -> bool:

@@ -36,7 +36,7 @@ from mneme.core.model import (
     Viewer,
     Visibility,
 )
-from mneme.core.slots import is_bare
+from mneme.core.slots import is_bare, says_again
 from mneme.core.statements import analyze, in_turn
 from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLMError, LLMInvalid
@@ -61,8 +61,9 @@ SESSION_WINDOW = 12
 #: Units of a bare answer's conversation read to find the question it answers: its own turn's
 #: earlier atoms, then the turn before.
 ANSWER_WINDOW = 6
-#: Rejected units a new atom is compared with, nearest first (tombstones by meaning).
-REJECTED_NEIGHBOURS = 3
+#: Rejected units a new atom is compared with, nearest first (tombstones by meaning); units held
+#: back as restatements are rejected too, so a few more than the tombstones themselves.
+REJECTED_NEIGHBOURS = 6
 #: A prefetched neighbour list holds this many more than NEIGHBOURS: a unit the same batch
 #: retires before the atom is judged drops out, and the next one takes its place.
 PREFETCH_SLACK = 4
@@ -442,10 +443,21 @@ class Judge:
                 knowers=unit.knowers,
             )
             j = judge(candidate, [nb], self.config)
-            restates = j.verdict in (Verdict.NOOP, Verdict.LINK_EXISTING) or (
-                j.verdict == Verdict.ADD and j.target_id == unit.id  # restates it, says more
+            restates = (
+                j.verdict in (Verdict.NOOP, Verdict.LINK_EXISTING)
+                or (j.verdict == Verdict.ADD and j.target_id == unit.id)  # says it, and more
+                or says_again(
+                    in_turn(analyze(candidate.text), candidate.turn),
+                    analyze(unit.text),
+                    h.score,
+                    self.config.slots,
+                )
             )
-            if restates:
+            # A unit held back earlier as a restatement has no tombstone of its own: the one it
+            # was held against is reached through the rejected unit it restated, a hit too.
+            if restates and self.store.trust.find_tombstones(
+                bank_id, content_key=unit.content_key, unit_id=unit.id
+            ):
                 return self.store.memories.get_units(viewer, [unit.id]).get(unit.id)
         return None
 

@@ -254,6 +254,31 @@ def test_a_rejected_value_in_other_words_goes_to_review_not_active(mem, clock):
     assert all("14" not in h.text for h in hits if h.unit.status.value == "active")
 
 
+def test_a_rejected_name_said_in_another_frame_stays_rejected_and_a_denial_is_admitted(mem, clock):
+    r = say(mem, clock, "The release codename is Bluebird.")
+    mem.review.reject(r.memory_ids[0], "not the codename", "reviewer")
+    # Each is held back, the later ones also when the nearest rejected unit is an earlier
+    # restatement (which has no tombstone of its own).
+    for text in (
+        "We call the release Bluebird.",
+        "They named the release Bluebird.",
+        "Internally the release goes by Bluebird.",
+    ):
+        again = say(mem, clock, text, agent="a2")
+        assert mem.get(again.memory_ids[0]).status.value == "rejected", text
+        assert again.questions[0].conflict_type == "tombstoned", text
+    # Saying the rejected value is wrong agrees with the rejection; a question asserts
+    # nothing; another value, and the same name about something else, are admitted.
+    for text in (
+        "The release codename is not Bluebird.",
+        "Which codename did we pick, Bluebird or Kestrel?",
+        "The release codename is Kestrel.",
+        "Bluebird Cafe serves the best pancakes in town.",
+    ):
+        other = say(mem, clock, text, agent="a2")
+        assert all(mem.get(u).status.value == "active" for u in other.memory_ids), text
+
+
 def test_bad_inputs_get_a_clear_decision_or_a_clear_error(mem, clock):
     with pytest.raises(mneme.InvalidInput, match="only a speaker"):
         say(mem, clock, "User:")
