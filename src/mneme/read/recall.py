@@ -491,15 +491,15 @@ class Recaller:
         if len(top) < 2:
             return
         units = self.store.memories.get_units(q.viewer, [c.brief.id for c in top], lean=True)
-        kinds = answer_kinds(q.text)
+        # A question that names what it asks about ("Where does *Alice* live?") is answered
+        # by statements about it, not by the newest name in the bank.
+        named = {v.norm for v in find_values(q.text) if v.kind in (Kind.NAME, Kind.CODE)}
+        kinds = answer_kinds(q.text) or _asked_by_best(top[0], units, named)
         said = {
             c.brief.id: (u.mentioned_at or u.recorded_at)
             for c in top
             if (u := units.get(c.brief.id)) is not None
         }
-        # A question that names what it asks about ("Where does *Alice* live?") is answered
-        # by statements about it, not by the newest name in the bank.
-        named = {v.norm for v in find_values(q.text) if v.kind in (Kind.NAME, Kind.CODE)}
         typed = [
             c
             for c in top
@@ -649,6 +649,22 @@ def _successors_answer_too(hits: list[Hit]) -> list[Hit]:
     return [
         h if h.relevance == r else _replace(h, relevance=r) for h, r in zip(hits, rel, strict=True)
     ]
+
+
+def _asked_by_best(
+    best: _Candidate, units: Mapping[str, Unit], named: set[str]
+) -> frozenset[Kind]:
+    """What a question that names what it asks about, but not the kind of answer ("Which React
+    version does the app use?", "What is Jane's title?"), asks for: the kinds of value its
+    best match states about that thing besides what the question names. Empty when the
+    question names nothing (then nothing says which statements are about it)."""
+    unit = units.get(best.brief.id)
+    if not named or unit is None:
+        return frozenset()
+    st = analyze(unit.text)
+    if not (named & st.norms or _mentions_any(unit.text, named)):
+        return frozenset()
+    return frozenset(v.kind for v in st.values if v.norm not in named)
 
 
 def _mentions_any(text: str, names: set[str]) -> bool:

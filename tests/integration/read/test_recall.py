@@ -284,3 +284,26 @@ def test_a_question_about_now_is_answered_by_a_value_besides_the_one_it_names(
     hits = mem.recall("Where has Melanie camped?", bank="b1", agent="a1", k=5)
     assert "pottery" not in hits[0].text
     assert hits[0].text.startswith("Melanie camped in Yosemite")  # the newest place first
+
+
+def test_a_question_naming_its_subject_but_not_the_kind_of_answer_gets_the_newest_value(
+    mem: mneme.Memory,
+) -> None:
+    """ "Which React version does the app use?" says what it is about (React), not which kind
+    of value answers it: its best match tells (a name), and the newest statement of one about
+    React comes first. A newer memory about something else moves nothing."""
+    day = dt.datetime(2024, 3, 5, 10, 0, tzinfo=dt.UTC)
+    for i, text in enumerate(
+        [
+            "The app uses React 17.",
+            "We migrated the app to React 18.",
+            "The team lunch moved to the Thai place on Friday.",
+        ]
+    ):
+        mem.retain(text, bank="b2", agent="a1", occurred_at=day + dt.timedelta(days=i))
+    hits = mem.recall("Which React version does the app use?", bank="b2", agent="a1", k=5)
+    assert hits[0].text == "We migrated the app to React 18."
+    assert "React 17" in hits[1].text
+    # A question that names nothing is left to the ranking as it is.
+    hits = mem.recall("Which version does the app use?", bank="b2", agent="a1", k=5)
+    assert "lunch" not in hits[0].text
