@@ -120,6 +120,29 @@ def test_two_subjects_or_two_roles_are_two_slots():
     assert rel("Server 1 has 64 GB.", "Server 2 has 64 GB.", ctx(0.95)) == SlotRelation.DIFFERENT
 
 
+def test_what_a_verb_of_change_goes_to_is_the_value_a_copula_states():
+    budget = "The Q3 marketing budget is $40,000."
+    raised = "Finance raised the Q3 marketing budget to $45,000."
+    assert rel(budget, raised, ctx(0.8, same_author=False, session=False)) == SlotRelation.UPDATE
+    assert rel(
+        "The launch is on April 28.",
+        "We postponed the launch to May 3.",
+        ctx(0.7, same_author=False, session=False),
+    ) == (SlotRelation.UPDATE)
+    # A destination is still not where someone works, and without a verb of change "to" is
+    # still a destination.
+    assert rel(
+        "Alice works in Berlin.",
+        "Alice moved to Munich.",
+        ctx(0.7, same_author=False, session=False),
+    ) == (SlotRelation.DIFFERENT)
+    assert rel(
+        "Our budget is $40,000.",
+        "We sent $45,000 to Finance.",
+        ctx(0.7, same_author=False, session=False),
+    ) != (SlotRelation.UPDATE)
+
+
 def test_a_bare_correction_points_at_the_latest_statement_of_its_kind():
     old = "User: Can you look at Villa Romano in Napa?"
     new = "User: Actually, can we change it to Big 4."

@@ -35,7 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from mneme.core.statements import Statement
+from mneme.core.statements import VERB_CUE, Statement
 from mneme.core.values import Kind, is_relative
 from mneme.core.wordlists import STOPWORDS
 
@@ -575,11 +575,24 @@ def role_of(statement: Statement, i: int) -> str | None:
     point, start or end; for a number, the noun it counts when there is one."""
     v = statement.values[i]
     gov = statement.governors[i]
+    if gov == "to" and _goal_of_change(statement, i):
+        # "raised the budget *to* $45,000", "postponed the launch *to* May 3": the value a verb
+        # of change goes to is what the slot now holds, the role a copula gives ("the budget
+        # is $40,000"), not a destination.
+        gov = None
     if v.kind in (Kind.DATE, Kind.TIME):
         return "start" if gov in _STARTS else "end" if gov in _ENDS else "point"
     if v.kind == Kind.NUMBER and statement.counted[i] is not None:
         return "count:" + str(statement.counted[i])
     return gov
+
+
+def _goal_of_change(statement: Statement, i: int) -> bool:
+    """Whether value ``i`` is what a verb of change said before it goes to ("raised ... to")."""
+    v = statement.values[i]
+    if v.norm not in statement.cued:
+        return False
+    return any(m.end() <= v.start for m in VERB_CUE.finditer(statement.body))
 
 
 def _by_role(
