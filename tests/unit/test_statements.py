@@ -5,11 +5,13 @@ Regression cases for the mechanisms (the measure is public data: ``bench/sgd``).
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from mneme.core.atomize import split_atoms
 from mneme.core.questions import about_present, answer_kinds
-from mneme.core.slots import Context, SlotRelation, relate, says_again
+from mneme.core.slots import Context, SlotRelation, on_days, relate, says_again
 from mneme.core.statements import analyze, in_turn, turn_corrects
 from mneme.core.values import Kind, find_values, masked, normalize_value
 
@@ -265,6 +267,24 @@ def test_relative_dates_told_on_other_days_are_not_one_value():
     assert rel(
         "Sam: I saw the dentist on 3 May.", "Sam: I saw the dentist on 5 May.", other_day
     ) == (SlotRelation.CONFLICT)
+
+
+FRIDAY = dt.datetime(2019, 3, 1, 9, 0, tzinfo=dt.UTC)
+
+
+def test_a_rejected_date_said_again_as_another_form_of_its_day_is_said_again():
+    old = analyze("User: I want to leave on March 8th.")
+    again = analyze("User: Let's leave on the 8th of this month.")
+    other = analyze("User: Let's leave on the 9th of this month.")
+    assert says_again(again, old, 0.8, new_when=FRIDAY, old_when=FRIDAY)
+    assert not says_again(again, old, 0.8)  # when is unknown: the words differ
+    assert not says_again(other, old, 0.8, new_when=FRIDAY, old_when=FRIDAY)
+
+
+def test_a_count_that_reads_like_a_day_keeps_its_value_beside_the_day():
+    s = on_days(analyze("User: A table for 8 on the 8th."), FRIDAY)
+    assert {v.norm for v in s.values} == {"8", "2019-03-08"}
+    assert s.norms == frozenset({"8", "2019-03-08"})
 
 
 def test_a_denial_says_the_same_thing_and_names_are_not_what_is_said():

@@ -16,6 +16,7 @@ from mneme.core.timeexpr import (
     find_time_expressions,
     parse_datetime,
     query_time_range,
+    single_day,
 )
 
 UTC = dt.UTC
@@ -138,6 +139,78 @@ def test_weeks_start_on_monday_even_when_the_anchor_is_a_sunday() -> None:
     assert span("last weekend", sunday) == (d(2024, 6, 8), d(2024, 6, 10))
 
 
+# Friday 1 March 2019, the day SGD's dialogues are set on.
+FRIDAY = dt.datetime(2019, 3, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("the 6th", d(2019, 3, 6)),
+        ("The 11th.", d(2019, 3, 11)),
+        ("the 8th of this month", d(2019, 3, 8)),
+        ("8th of this month", d(2019, 3, 8)),
+        ("the 3rd of next month", d(2019, 4, 3)),
+        ("the 28th of last month", d(2019, 2, 28)),
+        ("Let's go on the 14th", d(2019, 3, 14)),
+        ("not before the 2nd", d(2019, 3, 2)),
+        ("day after tomorrow", d(2019, 3, 3)),
+        ("the day after tomorrow", d(2019, 3, 3)),
+        ("day before yesterday", d(2019, 2, 27)),
+        ("Wednesday next week", d(2019, 3, 6)),
+        ("on Thursday of next week", d(2019, 3, 7)),
+        ("next week on Friday", d(2019, 3, 8)),
+        ("Saturday this week", d(2019, 3, 2)),
+        ("Monday this week", d(2019, 2, 25)),
+        ("Tuesday last week", d(2019, 2, 19)),
+        ("later today", d(2019, 3, 1)),
+    ],
+)
+def test_days_of_the_month_and_of_a_named_week_resolve_to_one_day(
+    text: str, day: dt.datetime
+) -> None:
+    assert span(text, FRIDAY) == (day, day + dt.timedelta(days=1))
+
+
+def test_a_day_of_the_month_alone_is_the_anchor_months_even_when_it_has_passed() -> None:
+    # LoCoMo, said on 17 August 2023: "I met back up with my teammates on the 15th".
+    said_at = dt.datetime(2023, 8, 17, 19, 54, tzinfo=UTC)
+    e = only("I met back up with my teammates on the 15th after my trip", said_at)
+    assert (e.text, e.start, e.end) == ("on the 15th", d(2023, 8, 15), d(2023, 8, 16))
+
+
+def test_a_day_the_month_does_not_have_is_no_day() -> None:
+    assert find_time_expressions("the 30th", dt.datetime(2019, 2, 1, tzinfo=UTC)) == []
+    e = only("the 31st of next month", FRIDAY)  # April has 30 days: the month is left
+    assert (e.text, e.start, e.end) == ("next month", d(2019, 4, 1), d(2019, 5, 1))
+
+
+def test_a_named_day_of_the_month_is_not_claimed_by_the_day_alone() -> None:
+    e = only("on the 15th of March", FRIDAY)
+    assert (e.text, e.start) == ("the 15th of March", d(2019, 3, 15))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the 8th", "8th of this month", "March 8th", "8 March", "next Friday", "Friday next week"],
+)
+def test_single_day_is_the_calendar_day_each_form_names(text: str) -> None:
+    assert single_day(text, FRIDAY) == dt.date(2019, 3, 8)
+
+
+def test_single_day_reads_the_anchor_as_utc_and_ignores_its_time_of_day() -> None:
+    late = dt.datetime(2019, 3, 1, 23, 30, tzinfo=dt.timezone(dt.timedelta(hours=-5)))
+    assert single_day("today", late) == dt.date(2019, 3, 2)
+    assert single_day("today", dt.datetime(2019, 3, 1, 0, 1)) == dt.date(2019, 3, 1)
+
+
+@pytest.mark.parametrize(
+    "text", ["next week", "March", "2019", "the 4th quarter", "today or May 2"]
+)
+def test_single_day_is_none_for_a_longer_span_no_time_or_two_times(text: str) -> None:
+    assert single_day(text, FRIDAY) is None
+
+
 def test_months_ago_crosses_the_year_boundary() -> None:
     january = dt.datetime(2024, 1, 20, tzinfo=UTC)
     assert span("two months ago", january) == (d(2023, 11, 1), d(2023, 12, 1))
@@ -178,7 +251,10 @@ def test_expressions_come_back_in_order_of_appearance() -> None:
         "version 3.5 shipped at 10:30",
         "in my 20s",
         "room 2024",
-        "the 1st",
+        "she came in the 1st",
+        "we were down 10 in the 4th quarter",
+        "my 18th birthday",
+        "the 3rd floor is closed",
         "we march on",
         "June said hi",
         "I will fall asleep",
@@ -321,7 +397,13 @@ def test_every_rule_needs_its_gate(gate: str, pattern: re.Pattern[str], handler:
         "from 2019 to 2021",
         "in 2020",
         "the day before yesterday",
+        "day after tomorrow",
         "the week before last",
+        "Wednesday next week",
+        "next week on Friday",
+        "the 8th of this month",
+        "on the 15th",
+        "The 11th.",
         "last weekend",
         "the past two months",
         "three days ago",

@@ -30,12 +30,14 @@ points. The thresholds are set on the SGD dev split (``bench/sgd/decisions.py``;
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from mneme.core.statements import VERB_CUE, Statement
+from mneme.core.timeexpr import single_day
 from mneme.core.values import Kind, is_relative
 from mneme.core.wordlists import STOPWORDS
 
@@ -300,7 +302,13 @@ def _takes_up(new: Statement, old: Statement, ctx: Context) -> bool:
 
 
 def says_again(
-    new: Statement, old: Statement, similarity: float, config: SlotConfig = SlotConfig()
+    new: Statement,
+    old: Statement,
+    similarity: float,
+    config: SlotConfig = SlotConfig(),
+    *,
+    new_when: dt.datetime | None = None,
+    old_when: dt.datetime | None = None,
 ) -> bool:
     """Whether ``new`` says every value of ``old`` again, in any words ("We call the release
     Bluebird." / "The release codename is Bluebird."), none of them denied, and reads close
@@ -309,11 +317,14 @@ def says_again(
     Looser than a merge on purpose: it decides whether a value a person *rejected* is being
     asserted again, where a false match costs a review card and a miss lets the rejected value
     back in (issue 15 item 5; measured in ``bench/sgd/tombstones.py``, ADR 0062). A question
-    asserts nothing; who speaks is not a value."""
+    asserts nothing; who speaks is not a value. With both said-at times known, dates compare
+    as calendar days (:func:`on_days`)."""
     if new.asks or old.asks or not old.values:
         return False
     speakers = frozenset(s.casefold() for s in (new.speaker, old.speaker) if s)
     new, old = _without(new, speakers), _without(old, speakers)
+    if new_when is not None and old_when is not None:
+        new, old = on_days(new, new_when), on_days(old, old_when)
     wanted = old.norms
     if not wanted or not wanted <= new.norms or similarity < config.said_again:
         return False
@@ -440,6 +451,44 @@ def _without(statement: Statement, norms: frozenset[str]) -> Statement:
         retired=tuple(r for r in statement.retired if r not in norms),
         norms=frozenset(v.norm for v in values),
         kind_set=frozenset(v.kind for v in values),
+    )
+
+
+def on_days(statement: Statement, said_at: dt.datetime) -> Statement:
+    """The statement with each date that names one calendar day, read as said at ``said_at``,
+    compared as that day ("the 8th of this month", "March 8th" and "next Friday" said on
+    Friday 1 March 2019 are all "2019-03-08"; "today" said on two days is two values). Dates
+    that name no single day ("next week", "2019") keep their words."""
+    days = {
+        i: day.isoformat()
+        for i, v in enumerate(statement.values)
+        if v.kind == Kind.DATE and (day := single_day(v.text, said_at)) is not None
+    }
+    if not days:
+        return statement
+    moved = {statement.values[i].norm: day for i, day in days.items()}
+    values = tuple(
+        replace(v, norm=days[i]) if i in days else v for i, v in enumerate(statement.values)
+    )
+    # A norm another value still has (a count "8" beside "the 8th") stays as well.
+    kept = frozenset(v.norm for i, v in enumerate(statement.values) if i not in days)
+
+    def remap(norms: Iterable[str]) -> list[str]:
+        out: list[str] = []
+        for n in norms:
+            if n not in moved or n in kept:
+                out.append(n)
+            if n in moved:
+                out.append(moved[n])
+        return out
+
+    return replace(
+        statement,
+        values=values,
+        cued=frozenset(remap(statement.cued)),
+        subjects=frozenset(remap(statement.subjects)),
+        retired=tuple(dict.fromkeys(remap(statement.retired))),
+        norms=frozenset(v.norm for v in values),
     )
 
 

@@ -14,6 +14,7 @@ import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 UTC = dt.UTC
 
@@ -78,6 +79,7 @@ _MONTH_RE = (
     r"november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
 )
 _DAY_RE = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_ORDINAL_DAY_RE = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)"
 _YEAR_RE = r"(?P<year>(?:19|20)\d\d|2100)"
 _NUM_RE = (
     r"(?P<num>\d{1,3}|a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|an?|one|two|three|"
@@ -266,17 +268,40 @@ _FIXED_DAYS = {
     "this afternoon": 0,
     "this evening": 0,
     "earlier today": 0,
+    "later today": 0,
     "yesterday": -1,
     "last night": -1,
     "tomorrow": 1,
-    "the day before yesterday": -2,
-    "the day after tomorrow": 2,
+    "day before yesterday": -2,
+    "day after tomorrow": 2,
 }
 
 
 def _h_fixed_day(m: re.Match[str], anchor: dt.datetime) -> _Resolved:
-    offset = _FIXED_DAYS[" ".join(m.group(0).lower().split())]
+    words = m.group(0).lower().split()
+    offset = _FIXED_DAYS[" ".join(words[1:] if words[0] == "the" else words)]
     return (*_day(_shift_day(anchor, offset)), "relative")
+
+
+def _h_day_of_month(m: re.Match[str], anchor: dt.datetime) -> _Resolved:
+    """ "the 8th of this month", "the 3rd of next month", "on the 15th": a day of the anchor's
+    month (or of the month named relative to it). A day alone is the anchor's month's, passed
+    or not: "I met my teammates on the 15th" said on 17 August (LoCoMo) is 15 August, "the
+    11th" said on 1 March (SGD) is 11 March."""
+    rel = (m.groupdict().get("rel") or "this").lower()
+    step = {"last": -1, "this": 0, "next": 1}[rel]
+    year, month = _add_months(anchor.year, anchor.month, step)
+    d = _safe_date(year, month, int(m.group("day")))
+    return (*_day(d), "relative") if d else None
+
+
+def _h_weekday_of_week(m: re.Match[str], anchor: dt.datetime) -> _Resolved:
+    """ "Wednesday next week", "next week on Friday", "Saturday this week": that day of the
+    (Monday-first) week named relative to the anchor's."""
+    step = {"last": -1, "this": 0, "next": 1}[m.group("rel").lower()]
+    monday, _ = _week(_shift_day(anchor, 7 * step))
+    day = monday.date() + dt.timedelta(days=_WEEKDAYS[m.group("weekday").lower()])
+    return (*_day(day), "relative")
 
 
 def _h_period(m: re.Match[str], anchor: dt.datetime) -> _Resolved:
@@ -443,8 +468,32 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Handler], ...] = (
     _rule(
         rf"{_CONTEXT}{_YEAR_RE}\b{_NOT_TIME}(?!\s*(?:%|percent|gb|mb|kb|tb|km|kg))", _h_year, _DIGIT
     ),
-    _rule(r"\bthe\s+day\s+(?:before\s+yesterday|after\s+tomorrow)\b", _h_fixed_day, "day"),
+    _rule(r"\b(?:the\s+)?day\s+(?:before\s+yesterday|after\s+tomorrow)\b", _h_fixed_day, "day"),
     _rule(r"\bthe\s+week\s+before\s+last\b", _h_week_before_last, "week"),
+    _rule(
+        rf"\b(?:on\s+)?{_WEEKDAY_RE}\s+(?:of\s+)?(?P<rel>last|next|this)\s+week\b",
+        _h_weekday_of_week,
+        "week",
+    ),
+    _rule(
+        rf"\b(?P<rel>last|next|this)\s+week\s+(?:on\s+)?{_WEEKDAY_RE}\b",
+        _h_weekday_of_week,
+        "week",
+    ),
+    _rule(
+        rf"\b(?:the\s+)?{_ORDINAL_DAY_RE}\s+of\s+(?P<rel>last|next|this)\s+month\b",
+        _h_day_of_month,
+        "month",
+    ),
+    # A day of the month alone, where it reads as a time: after a preposition of time ("on the
+    # 15th", not "in the 4th quarter" or "my 18th birthday"), or as a whole answer ("The 11th.").
+    _rule(
+        rf"\b(?:on|by|until|till|from|since|before|after|through)\s+the\s+{_ORDINAL_DAY_RE}"
+        rf"\b{_NOT_TIME}",
+        _h_day_of_month,
+        _DIGIT,
+    ),
+    _rule(rf"^\s*the\s+{_ORDINAL_DAY_RE}(?=\s*[.!?]?\s*$)", _h_day_of_month, _DIGIT),
     _rule(
         r"\b(?P<rel>last|next|this\s+past|this|earlier\s+this|later\s+this)\s+"
         r"(?P<unit>weekend|week|month|year)\b",
@@ -461,7 +510,7 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Handler], ...] = (
     _rule(rf"\b{_NUM_RE}\s+{_UNIT_RE}\s+ago\b", _h_ago, "ago"),
     _rule(rf"\bin\s+{_NUM_RE}\s+{_UNIT_RE}\b(?!\s+ago)", _h_in_future, _UNITS),
     _rule(
-        r"\b(?:today|tonight|yesterday|tomorrow|earlier\s+today|last\s+night|"
+        r"\b(?:today|tonight|yesterday|tomorrow|(?:earlier|later)\s+today|last\s+night|"
         r"this\s+(?:morning|afternoon|evening))\b",
         _h_fixed_day,
         _DAY_WORDS,
@@ -596,6 +645,23 @@ def _join_ranges(text: str, found: list[tuple[int, int, TimeExpr]]) -> list[Time
             continue
         out.append(item)
     return [expr for _, _, expr in out]
+
+
+def single_day(text: str, anchor: dt.datetime) -> dt.date | None:
+    """The one calendar day a date names when said at ``anchor``: "the 8th of this month",
+    "March 8th", "next Friday" and "Friday next week" said on Friday 1 March 2019 are all
+    8 March 2019. None when the text names no time, a longer span ("next week", "March"), or
+    more than one."""
+    return _single_day(text, _aware(anchor).date())
+
+
+@lru_cache(maxsize=32768)
+def _single_day(text: str, day: dt.date) -> dt.date | None:
+    # Every rule resolves against the anchor's calendar day: its time of day never counts.
+    found = find_time_expressions(text, _midnight(day))
+    if len(found) != 1 or found[0].end - found[0].start != dt.timedelta(days=1):
+        return None
+    return found[0].start.date()
 
 
 def query_time_range(text: str, anchor: dt.datetime) -> tuple[dt.datetime, dt.datetime] | None:

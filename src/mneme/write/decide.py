@@ -451,6 +451,8 @@ class Judge:
                     analyze(unit.text),
                     h.score,
                     self.config.slots,
+                    new_when=candidate.when,
+                    old_when=said_at(unit),
                 )
             )
             # A unit held back earlier as a restatement has no tombstone of its own: the one it
