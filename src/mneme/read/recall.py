@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from mneme import validate
 from mneme.config import RecallConfig
 from mneme.core import ranking
+from mneme.core.claims import extract_claim
 from mneme.core.keys import normalize_text
 from mneme.core.language import entity_key, query_terms, tokens
 from mneme.core.model import (
@@ -31,6 +32,7 @@ from mneme.core.model import (
     Viewer,
 )
 from mneme.core.questions import about_present, answer_kinds
+from mneme.core.slots import frame_words
 from mneme.core.statements import analyze
 from mneme.core.timeexpr import query_time_range
 from mneme.core.values import Kind, find_values
@@ -500,6 +502,10 @@ class Recaller:
             for c in top
             if (u := units.get(c.brief.id)) is not None
         }
+        # A question that names nothing ("What is our cat called?") is about the subject its
+        # best match shares with it (the cat): statements of another subject (the dog) are not
+        # its answer, however new.
+        about = _asked_subject(q.text, units.get(top[0].brief.id))
         typed = [
             c
             for c in top
@@ -512,6 +518,7 @@ class Recaller:
             # camped?".
             and {v.kind for v in st.values if v.norm not in named} & kinds
             and (not named or named & st.norms or _mentions_any(u.text, named))
+            and (named or not _of_another_subject(u.text, about, q.text))
         ]
         typed.sort(key=lambda c: (said.get(c.brief.id, c.brief.recorded_at), c.brief.id))
         typed.reverse()
@@ -651,9 +658,7 @@ def _successors_answer_too(hits: list[Hit]) -> list[Hit]:
     ]
 
 
-def _asked_by_best(
-    best: _Candidate, units: Mapping[str, Unit], named: set[str]
-) -> frozenset[Kind]:
+def _asked_by_best(best: _Candidate, units: Mapping[str, Unit], named: set[str]) -> frozenset[Kind]:
     """What a question that names what it asks about, but not the kind of answer ("Which React
     version does the app use?", "What is Jane's title?"), asks for: the kinds of value its
     best match states about that thing besides what the question names. Empty when the
@@ -665,6 +670,31 @@ def _asked_by_best(
     if not (named & st.norms or _mentions_any(unit.text, named)):
         return frozenset()
     return frozenset(v.kind for v in st.values if v.norm not in named)
+
+
+def _asked_subject(question: str, best: Unit | None) -> frozenset[str]:
+    """The words of the best match's subject that the question says too ("our cat" in "What
+    is our cat called?"); empty when its subject is a pronoun or the question does not say it."""
+    claim = extract_claim(best.text) if best is not None else None
+    if claim is None:
+        return frozenset()
+    return frame_words(question.casefold()) & frame_words(claim.subject.casefold())
+
+
+def _of_another_subject(text: str, about: frozenset[str], question: str) -> bool:
+    """Whether a statement is said of a subject of its own that is not what the question asks
+    about ("Our dog is named Miso." for "What is our cat called?"). A statement whose subject
+    is a pronoun, that says the asked subject anywhere, or a line of a transcript, is not."""
+    if not about or about <= frame_words(text.casefold()):
+        return False
+    if analyze(text).speaker is not None:
+        # A line of a transcript is its speaker's: what the claim rules read as its subject
+        # ("actually user", "what bus station") is no subject of its own (SGD: 3 probes lost
+        # to that reading).
+        return False
+    claim = extract_claim(text)
+    own = frame_words(claim.subject.casefold()) if claim is not None else frozenset()
+    return bool(own) and not own & frame_words(question.casefold())
 
 
 def _mentions_any(text: str, names: set[str]) -> bool:

@@ -307,3 +307,19 @@ def test_a_question_naming_its_subject_but_not_the_kind_of_answer_gets_the_newes
     # A question that names nothing is left to the ranking as it is.
     hits = mem.recall("Which version does the app use?", bank="b2", agent="a1", k=5)
     assert "lunch" not in hits[0].text
+
+
+def test_a_question_that_names_nothing_is_answered_about_its_subject_not_the_newest_name(
+    mem: mneme.Memory,
+) -> None:
+    """ "What is our cat called?" asks for a name and names none: the newer "Our dog is named
+    Miso." states a name too, but of another subject, and does not jump ahead."""
+    day = dt.datetime(2024, 3, 5, 10, 0, tzinfo=dt.UTC)
+    mem.retain("Our cat is named Pixel.", bank="b3", agent="a1", occurred_at=day)
+    mem.retain("Our dog is named Miso.", bank="b3", agent="a1", occurred_at=day.replace(day=6))
+    hits = mem.recall("What is our cat called?", bank="b3", agent="a1", k=5)
+    assert hits[0].text == "Our cat is named Pixel."
+    # A subject the question shares with both is no bar: the newest of them comes first.
+    mem.retain("Our cat is named Luna now.", bank="b3", agent="a1", occurred_at=day.replace(day=7))
+    hits = mem.recall("What is our cat called?", bank="b3", agent="a1", k=5)
+    assert hits[0].text == "Our cat is named Luna now."
