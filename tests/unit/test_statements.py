@@ -12,7 +12,7 @@ import pytest
 from mneme.core.atomize import split_atoms
 from mneme.core.questions import about_present, answer_kinds
 from mneme.core.slots import Context, SlotRelation, on_days, relate, says_again
-from mneme.core.statements import analyze, in_turn, turn_corrects
+from mneme.core.statements import analyze, in_turn, turn_corrects, wonders
 from mneme.core.values import Kind, find_values, masked, normalize_value
 
 
@@ -341,3 +341,22 @@ def test_a_rejected_statement_is_said_again_when_every_value_comes_back(
     new, old, similarity, expected
 ):
     assert says_again(analyze(new), analyze(old), similarity) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Does the office open at 9am?", True),
+        ("Is the demo on Friday?", True),
+        ("So, will the bus leave at 8?", True),
+        # requests and offers to the other speaker say what is wanted; statements state
+        ("Can you book it for 9am?", False),
+        ("User: Do you have anything on the 14th?", False),
+        ("Is there a table at 7?", False),
+        ("Assistant: Will you check in on March 11th?", False),
+        ("Okay, is it possible to book at 5pm?", False),
+        ("The office opens at 9am.", False),
+    ],
+)
+def test_a_question_of_whether_is_told_from_requests(text, expected):
+    assert wonders(analyze(text)) is expected

@@ -78,7 +78,7 @@ from mneme.core.keys import normalize_text
 from mneme.core.language import tokens
 from mneme.core.model import UnitStatus, UnitType, Verdict
 from mneme.core.slots import MEASURES, Context, SlotConfig, SlotRelation, answering, relate
-from mneme.core.statements import Statement, analyze, in_turn
+from mneme.core.statements import Statement, analyze, in_turn, wonders
 from mneme.core.values import MONTH_NAMES, Kind
 from mneme.core.wordlists import STOPWORDS
 
@@ -238,6 +238,9 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
                 related.append((nb.similarity, nb.unit_id))
             continue
         pairs.append((pair, nb))
+    if wonders(statement):
+        # "Does the office open at 9am?" asks; it disputes nothing and changes nothing.
+        pairs = [(p, nb) for p, nb in pairs if p.verdict not in _DESTRUCTIVE]
     pairs, also = _echoes(new, statement, pairs)
     for pair, nb in pairs:
         # A correction points at the latest statement it corrects: recency breaks the tie.
@@ -346,6 +349,7 @@ _DEICTIC_SUBJECTS = frozenset({"user", "you", "we", "it", "they", "he", "she", "
 
 #: A neighbour the slot rules cannot judge (no values on one side): the text rules decide.
 _UNDECIDED = _Pair(Verdict.NOOP, "undecided", "")
+_DESTRUCTIVE = frozenset({Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT})
 
 
 def _held(unit_type: UnitType) -> bool:

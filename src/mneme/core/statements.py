@@ -156,6 +156,24 @@ class Statement:
         return self.source or (self.speaker.casefold() if self.speaker else None)
 
 
+#: A question of whether something holds ("Does the office open at 9am?", "Is the demo on
+#: Friday?"): it asks about a fact and asserts nothing. Not a request to the other speaker
+#: ("Can you book it for 9am?", "Do you have anything on the 14th?", "Is there a table at
+#: 7?"), which in a conversation says what the speaker wants.
+_WONDERS = re.compile(
+    r"^\s*(?:\w+[,.!]?\s+)?(?:is|are|was|were|does|do|did|will|has|have|had)\s+"
+    r"(?!(?:you|there|i|we|it\s+possible)\b)",
+    re.IGNORECASE,
+)
+
+
+def wonders(statement: Statement) -> bool:
+    """Whether a statement only asks whether something holds (see ``_WONDERS``): it may say a
+    value back, never change or dispute one."""
+    body = statement.body.rstrip()
+    return body.endswith("?") and _WONDERS.match(body) is not None
+
+
 @lru_cache(maxsize=32768)
 def analyze(text: str) -> Statement:
     """The statement an atom makes. Pure and memoized; never raises on a string."""

@@ -279,6 +279,15 @@ def test_a_rejected_name_said_in_another_frame_stays_rejected_and_a_denial_is_ad
         assert all(mem.get(u).status.value == "active" for u in other.memory_ids), text
 
 
+def test_a_question_of_whether_disputes_nothing_and_changes_nothing(mem, clock):
+    say(mem, clock, "The office opens at 8am.", session="s1")
+    asked = say(mem, clock, "Does the office open at 9am?", session="s1", agent="a2")
+    assert not {Verdict.CONTRADICT, Verdict.SUPERSEDE, Verdict.UPDATE} & set(verdicts(asked))
+    assert asked.status != "needs_clarification"
+    told = say(mem, clock, "The office opens at 9am now.", session="s1")
+    assert Verdict.SUPERSEDE in verdicts(told)
+
+
 def test_bad_inputs_get_a_clear_decision_or_a_clear_error(mem, clock):
     with pytest.raises(mneme.InvalidInput, match="only a speaker"):
         say(mem, clock, "User:")
