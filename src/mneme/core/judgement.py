@@ -80,7 +80,7 @@ from mneme.core.model import UnitStatus, UnitType, Verdict
 from mneme.core.slots import MEASURES, Context, SlotConfig, SlotRelation, answering, relate
 from mneme.core.statements import Statement, analyze, in_turn, wonders
 from mneme.core.values import MONTH_NAMES, Kind
-from mneme.core.wordlists import STOPWORDS
+from mneme.core.wordlists import ARTICLES, STOPWORDS
 
 DESTRUCTIVE: frozenset[Verdict] = frozenset({Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT})
 
@@ -555,6 +555,11 @@ def _bridge(old: Claim, cur: Claim) -> tuple[Claim, Claim] | None:
 
 def _same_slot(new: Candidate, nb: Neighbour, old: Claim, cur: Claim) -> _Pair | None:
     slot = f"{cur.subject} / {cur.attribute.replace('_', ' ')}"
+    qo, qc = _qualifier(old.value), _qualifier(cur.value)
+    if qo and qc and not qo & qc:
+        # "In staging, the log level is debug." / "In production, the log level is warn.": the
+        # situation each is said of is part of the slot (issue 15 item 1): two slots.
+        return None
     if same_value(old, cur):
         if old.negated != cur.negated:
             return _negation(new, nb, cur, slot)
@@ -587,6 +592,18 @@ def _same_slot(new: Candidate, nb: Neighbour, old: Claim, cur: Claim) -> _Pair |
         f"{slot} holds one value: '{old.value}' vs '{cur.value}'",
         _conflict_type(new, nb, cur, "value"),
     )
+
+
+#: A situation a claim's value is said of, at its end: the claim rules move a fronted one there
+#: ("In staging, the log level is debug." -> "debug in staging").
+_QUALIFIER = re.compile(r"\b(?:in|at|for|on|during)\s+((?:[\w'-]+\s*){1,4})$")
+
+
+def _qualifier(value: str) -> frozenset[str]:
+    m = _QUALIFIER.search(value)
+    if m is None:
+        return frozenset()
+    return frozenset(w for w in m.group(1).split() if w not in ARTICLES)
 
 
 def _conflict_type(new: Candidate, nb: Neighbour, claim: Claim, default: str) -> str:

@@ -288,6 +288,14 @@ def test_a_question_of_whether_disputes_nothing_and_changes_nothing(mem, clock):
     assert Verdict.SUPERSEDE in verdicts(told)
 
 
+def test_the_situation_a_value_is_said_of_is_part_of_its_slot(mem, clock):
+    say(mem, clock, "In staging, the log level is debug.")
+    prod = say(mem, clock, "In production, the log level is warn.")
+    assert Verdict.CONTRADICT not in verdicts(prod)
+    again = say(mem, clock, "In staging, the log level is info.", agent="a2")
+    assert Verdict.CONTRADICT in verdicts(again)
+
+
 def test_bad_inputs_get_a_clear_decision_or_a_clear_error(mem, clock):
     with pytest.raises(mneme.InvalidInput, match="only a speaker"):
         say(mem, clock, "User:")
