@@ -360,3 +360,13 @@ def test_a_rejected_statement_is_said_again_when_every_value_comes_back(
 )
 def test_a_question_of_whether_is_told_from_requests(text, expected):
     assert wonders(analyze(text)) is expected
+
+
+def test_a_tag_question_denies_nothing_and_a_denial_with_a_verb_less_still_denies():
+    assert not analyze("John: Nature is truly amazing, isn't it?").negated
+    assert not analyze("That was fun, wasn't it?").negated
+    assert analyze("Tom doesn't drink coffee.").negated
+    old, new = "Ivan is not on the payments team anymore.", "Ivan works on the payments team."
+    assert rel(old, new, ctx(0.7, same_author=False, session=False)) == SlotRelation.NEGATION
+    # two short remarks sharing one word are not one thing denied
+    assert rel("Missed you!", "Can't wait to hear about it!", ctx(0.7)) != SlotRelation.NEGATION

@@ -428,7 +428,11 @@ def _negation_frames_agree(new: Statement, old: Statement) -> bool:
     / "the gate is open"); a frame with nothing in it says nothing to deny."""
     a = frame_words(_NOT.sub(" ", new.frame)) - _SAY_NOTHING
     b = frame_words(_NOT.sub(" ", old.frame)) - _SAY_NOTHING
-    return bool(a) and a == b
+    if a == b:
+        return bool(a)
+    # One frame says a verb more ("Ivan is not on the payments team anymore" / "Ivan works on
+    # the payments team"): the same thing when at least two content words are shared.
+    return len(a & b) >= 2 and (a <= b or b <= a)
 
 
 _NOT = re.compile(r"\b(?:not|never|no\s+longer|any\s*more|cannot|no)\b|n't\b")

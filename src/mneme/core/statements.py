@@ -78,6 +78,12 @@ _RETIRED = re.compile(
 #: Verbal negation ("not", "never", "no longer", "n't"): a determiner "no" negates its noun,
 #: not the statement ("rent it with no subtitles").
 _NEGATION = re.compile(r"\b(?:not|never|no\s+longer|cannot)\b|n't\b", re.IGNORECASE)
+#: A tag question asks for agreement and denies nothing ("Nature is amazing, isn't it?").
+_TAG = re.compile(
+    r",?\s*(?:is|are|was|were|do|does|did|wo|ca|have|has|had|would|could|should)n't\s+"
+    r"(?:it|you|they|we|he|she|there|that|i)\s*\?\s*$",
+    re.IGNORECASE,
+)
 _LEADING_NO = re.compile(r"^\s*(?:no|nope|nah)\b[\s,.!]*", re.IGNORECASE)
 
 #: Reporting frames: "according to X, S", "S, according to X", "X says (that) S", "X gives Y
@@ -195,7 +201,7 @@ def analyze(text: str) -> Statement:
         and not _PROPOSES.match(body)
     )
     core = _LEADING_NO.sub("", low)  # a leading "No," corrects; it negates nothing
-    negated = _NEGATION.search(core) is not None
+    negated = _NEGATION.search(_TAG.sub("", core)) is not None
     return Statement(
         text=text,
         speaker=speaker,
