@@ -439,6 +439,8 @@ def _slot_pair(
         many_valued=many,
         same_claim_slot=one_slot,
         same_day=new.when is None or nb.when is None or new.when.date() == nb.when.date(),
+        new_at=new.when,
+        old_at=nb.when,
         other_subjects=a is not None
         and b is not None
         and a.subject != b.subject

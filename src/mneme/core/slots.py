@@ -89,6 +89,10 @@ class Context:
     #: The names of the people talking in the conversation (besides the two authors): who is
     #: spoken to or about, not a value.
     participants: frozenset[str] = frozenset()
+    #: When each was said, if known: statements said on two days compare their relative dates
+    #: ("Thursday", "tomorrow") as the calendar days they name then (ADR 0064).
+    new_at: dt.datetime | None = None
+    old_at: dt.datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +118,13 @@ def relate(
     speakers = frozenset(s.casefold() for s in (new.speaker, old.speaker) if s)
     speakers |= ctx.participants
     new, old = _without(new, speakers), _without(old, speakers)
+    if new.cue and not ctx.same_day and ctx.new_at is not None and ctx.old_at is not None:
+        # A correction said days later ("The demo is on Friday instead.") names the days its
+        # relative dates meant then, and so does what it corrects. Without a cue two relative
+        # dates told on two days stay apart: "I went to a support group yesterday" and "Last
+        # Friday, I went to a workshop" are two events (LoCoMo: 4 more open conflicts when
+        # every such pair compared as days). On one day their words already compare.
+        new, old = on_days(new, ctx.new_at), on_days(old, ctx.old_at)
     if old.asks:
         if _takes_up(new, old, ctx):
             # "Would you like to watch True Grit?" / "I'll go with True Grit.": the question

@@ -296,6 +296,18 @@ def test_the_situation_a_value_is_said_of_is_part_of_its_slot(mem, clock):
     assert Verdict.CONTRADICT in verdicts(again)
 
 
+def test_a_correction_days_later_compares_relative_dates_as_the_days_they_named(mem, clock):
+    say(mem, clock, "The demo is on Thursday.")
+    clock.now += dt.timedelta(days=3)
+    moved = say(mem, clock, "The demo is on Friday instead.")
+    assert Verdict.SUPERSEDE in verdicts(moved)
+    # Without a cue, two relative dates told on two days are two events, not one value.
+    say(mem, clock, "Yesterday I went to a pottery class.", bank="diary")
+    clock.now += dt.timedelta(days=4)
+    later = say(mem, clock, "Yesterday I went to a pottery workshop.", bank="diary")
+    assert not {Verdict.CONTRADICT, Verdict.SUPERSEDE} & set(verdicts(later))
+
+
 def test_bad_inputs_get_a_clear_decision_or_a_clear_error(mem, clock):
     with pytest.raises(mneme.InvalidInput, match="only a speaker"):
         say(mem, clock, "User:")
