@@ -77,6 +77,7 @@ bench: $(STAMP)
 	$(PY) -m bench.sgd.run
 	$(PY) -m bench.sgd.decisions
 	$(PY) -m bench.sgd.tombstones
+	$(PY) -m bench.sgd.dates
 	$(PY) -m bench.sgd.slot_pairs
 	$(PY) -m bench.decisions.run
 	$(PY) -m bench.behaviour.run
