@@ -68,6 +68,98 @@ def test_clock_times_and_calendar_dates_have_one_form():
     assert norms("twenty-two people") == ["22"]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a spelled-out cardinal is one number; with a unit word it is an amount
+        ("Yes transfer seven hundred and eighty bucks.", [(Kind.AMOUNT, "$780")]),
+        ("transfer one thousand four hundred and seventy bucks", [(Kind.AMOUNT, "$1470")]),
+        ("You want $780 to be sent", [(Kind.AMOUNT, "$780")]),
+        ("It costs twenty-five dollars.", [(Kind.AMOUNT, "$25")]),
+        ("about twenty five euros", [(Kind.AMOUNT, "€25")]),
+        ("I paid a hundred dollars", [(Kind.AMOUNT, "$100")]),
+        ("a million dollars", [(Kind.AMOUNT, "$1000000")]),
+        ("The budget is $5 million.", [(Kind.AMOUNT, "$5000000")]),
+        ("The budget is five million dollars.", [(Kind.AMOUNT, "$5000000")]),
+        ("just fifty cents", [(Kind.AMOUNT, "50¢")]),
+        ("a twenty percent chance", [(Kind.AMOUNT, "20%")]),
+        ("a 3.5 percent raise", [(Kind.AMOUNT, "3.5%")]),
+        ("the rent is $2,550 monthly", [(Kind.AMOUNT, "$2550")]),  # not "$2,550 m"
+        ("transfer $2000 now", [(Kind.AMOUNT, "$2000")]),  # money, not a year
+        ("a table for three people", [(Kind.NUMBER, "3")]),
+        ("for twelve days", [(Kind.NUMBER, "12")]),
+        ("a hundred and one dalmatians", [(Kind.NUMBER, "101")]),
+        ("two thousand guests", [(Kind.NUMBER, "2000")]),
+        ("ninety-nine problems", [(Kind.NUMBER, "99")]),
+        ("1,470 people", [(Kind.NUMBER, "1470")]),
+        ("5 million people", [(Kind.NUMBER, "5000000")]),
+        # two numbers below a hundred side by side stay two
+        ("at seven thirty", [(Kind.NUMBER, "7"), (Kind.NUMBER, "30")]),
+        ("one or two", [(Kind.NUMBER, "1"), (Kind.NUMBER, "2")]),
+        ("Thanks a million.", []),
+        # times and dates keep their number words
+        ("at half past five", [(Kind.TIME, "5:30")]),
+        ("Four in the evening", [(Kind.TIME, "16:00")]),
+        ("seven forty-five in the evening", [(Kind.TIME, "19:45")]),
+        ("on the twenty-first of June", [(Kind.DATE, "june 21")]),
+        ("the fifth of May", [(Kind.DATE, "may 5")]),
+    ],
+)
+def test_number_words_and_amounts_are_one_value_each(text, expected):
+    assert [(v.kind, v.norm) for v in find_values(text)] == expected
+
+
+@pytest.mark.parametrize(
+    "forms",
+    [
+        ["$780", "$ 780", "$780.00", "780 dollars", "780 bucks", "780 USD",
+         "seven hundred and eighty dollars", "seven hundred eighty bucks"],
+        ["$1,470", "$1470", "1,470 dollars", "one thousand four hundred and seventy bucks",
+         "fourteen hundred and seventy dollars"],
+        ["€20", "20 euros", "twenty euros", "20 EUR"],
+        ["$1.5m", "$1.5 million", "$1,500,000", "1.5 million dollars"],
+        ["20%", "20 percent", "twenty percent"],
+    ],
+)  # fmt: skip
+def test_every_form_of_one_amount_has_one_norm(forms):
+    found = [find_values(f"Please send {form} to Mom.") for form in forms]
+    assert all(len(vs) == 1 and vs[0].kind == Kind.AMOUNT for vs in found)
+    assert len({vs[0].norm for vs in found}) == 1
+
+
+def test_other_amounts_and_other_currencies_have_other_norms():
+    assert len({norms(t)[0] for t in ["$780", "$870", "€780", "£780", "780 cents", "78%"]}) == 6
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Have a good one!", "I'll take this one.", "One of them is broken.", "No one called.",
+     "the one I liked"],
+)  # fmt: skip
+def test_one_as_a_pronoun_is_at_most_the_lone_number_it_was(text):
+    assert [(v.kind, v.norm) for v in find_values(text)] in ([], [(Kind.NUMBER, "1")])
+
+
+def test_one_as_a_pronoun_does_not_join_the_amount_after_it():
+    assert [(v.kind, v.norm) for v in find_values("I want the one for five hundred dollars.")] == [
+        (Kind.NUMBER, "1"),
+        (Kind.AMOUNT, "$500"),
+    ]
+
+
+def test_a_spelled_out_amount_updates_and_restates_the_amount_in_digits():
+    old, new = (
+        "User: Transfer $1,470 to Mom.",
+        "User: Actually, make it seven hundred and eighty bucks.",
+    )
+    assert rel(old, new, ctx(0.7)) == SlotRelation.UPDATE
+    asked = "User: Yes, I need to transfer five hundred and thirty dollars."
+    echo = "Assistant: You would like me to send $530 from your checking account, correct?"
+    assert rel(asked, echo, ctx(0.7, same_author=False)) == SlotRelation.SUPPORT
+    assert says_again(analyze(echo), analyze(asked), 0.7)
+    assert not says_again(analyze(echo.replace("$530", "$350")), analyze(asked), 0.7)
+
+
 def test_a_statement_splits_its_source_and_keeps_each_value_s_role():
     s = analyze("The onboarding wiki gives the Falcon team's standup time as 09:15.")
     assert s.source == "the onboarding wiki"

@@ -6,6 +6,10 @@ clock times and parts of the day, calendar dates and weekdays, ordinals of a mon
 percentages, counts (digits or number words), identifiers (letters and digits: "RX-5531",
 "408-247-8880", "#7"), and named things (capitalized runs, quoted titles, street addresses).
 
+A spelled-out cardinal is one number however many words it takes ("one thousand four hundred
+and seventy" is 1470, not four numbers), and money is one amount however it is written:
+"$780", "780 dollars", "$780.00" and "seven hundred and eighty bucks" all have the norm "$780".
+
 :func:`find_values` returns the spans, longest first where two overlap; :func:`masked` writes
 the statement with each value replaced by its kind ("a table at a name for a time"), which is
 the statement's *frame*: two statements with close frames say the same kind of thing about
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from enum import StrEnum
 from functools import lru_cache
 
@@ -102,10 +107,35 @@ _DATE = re.compile(
     rf")",
     re.IGNORECASE,
 )
+_UNIT_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine)"
+_TEEN_WORD = r"(?:ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
+_TENS_WORD = r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+_SEP = r"(?:\s+|-)"
+_AND = rf"(?:{_SEP}and)?{_SEP}"
+#: Below a hundred: "seven", "twelve", "eighty", "twenty-five", "twenty five".
+_SMALL = rf"(?:{_TENS_WORD}(?:{_SEP}{_UNIT_WORD})?|{_TEEN_WORD}|{_UNIT_WORD})"
+#: Below a thousand: "seven hundred and eighty", "a hundred", "twelve hundred", "eighty".
+_BELOW_THOUSAND = rf"(?:(?:(?:a|{_SMALL}){_SEP})?hundred(?:{_AND}{_SMALL})?|{_SMALL})"
+_BIG = r"(?:thousand|million|billion)"
+#: Thousands and up: "four thousand", "a thousand", "thousand", "two million"; not "a million"
+#: ("thanks a million"), which is a number only as money ("a million dollars").
+_GROUP = rf"(?:{_BELOW_THOUSAND}{_SEP}{_BIG}|(?:a{_SEP})?thousand)"
+#: A spelled-out cardinal, one number however many words it takes ("one thousand four hundred
+#: and seventy"). Two numbers below a hundred side by side are two numbers ("seven thirty").
+_CARDINAL = rf"(?:{_GROUP}(?:{_AND}{_GROUP})*(?:{_AND}{_BELOW_THOUSAND})?|{_BELOW_THOUSAND})"
+_FIGURE = r"\d[\d,]*(?:\.\d+)?"
+_CURRENCY_WORD = r"(?:dollars?|bucks|euros?|pounds?|usd|eur|gbp|cents?)"
+#: Money and percentages: a sign before a figure ("$780", "$5 million", "€20"), or a unit word
+#: after a figure or a spelled-out cardinal ("780 dollars", "seven hundred and eighty bucks",
+#: "twenty percent").
+_FIGURE_AMOUNT = (
+    rf"[$€£¥]\s?{_FIGURE}(?:\s?(?:thousand|million|billion|bn|k|m)\b)?|"
+    rf"\b{_FIGURE}(?:\s+{_BIG})?\s?(?:%|(?:percent|{_CURRENCY_WORD})\b)"
+)
+_AMOUNT_DIGITS = re.compile(_FIGURE_AMOUNT, re.IGNORECASE)
 _AMOUNT = re.compile(
-    r"(?:[$€£¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|bn|million|billion|thousand))?|"
-    r"\b\d[\d,]*(?:\.\d+)?\s?(?:%|percent\b|dollars?\b|bucks\b|euros?\b|pounds?\b|usd\b|eur\b|"
-    r"gbp\b|cents?\b))",
+    rf"{_FIGURE_AMOUNT}|"
+    rf"\b(?:a{_SEP}(?:million|billion)|{_CARDINAL}){_SEP}(?:percent|{_CURRENCY_WORD})\b",
     re.IGNORECASE,
 )
 _CODE = re.compile(
@@ -135,21 +165,36 @@ _LETTERS = re.compile(r"[a-z]+")
 _A_DIGIT = re.compile(r"\d")
 
 
-def _may_hold(text: str) -> tuple[bool, bool]:
-    """Whether ``text`` may hold a time, and a date (False only when it cannot)."""
-    if not text.isascii() or _A_DIGIT.search(text) is not None:
-        return True, True
+def _may_hold(text: str) -> tuple[bool, bool, bool]:
+    """Whether ``text`` may hold a time, a date, and a number word (False only when it
+    cannot)."""
+    if not text.isascii():
+        return True, True, True
     words = _LETTERS.findall(text.lower())
+    spelled = not _NUMBER_WORDS.isdisjoint(words)
+    if _A_DIGIT.search(text) is not None:
+        return True, True, spelled
     return (
         any(w.startswith(_TIME_STARTS) for w in words),
         any(w.startswith(_DATE_STARTS) for w in words),
+        spelled,
     )
 
 
+_DIGIT_NUMBER = rf"(?<![\w.,])\d[\d,]*(?:\.\d+)?(?![\w.,]\d)(?:\s+{_BIG}\b)?"
+_NUMBER_DIGITS = re.compile(_DIGIT_NUMBER, re.IGNORECASE)
 _NUMBER = re.compile(
-    rf"(?<![\w.,])\d[\d,]*(?:\.\d+)?(?![\w.,]\d)|\b{_NUM_WORD}\b",
+    rf"{_DIGIT_NUMBER}|\b(?:half\s+a\s+dozen|a\s+dozen|dozen|{_CARDINAL})\b",
     re.IGNORECASE,
 )
+#: Gate for the number words (the word alternatives of _AMOUNT and _NUMBER are slow): a text
+#: none of whose letter runs is one of these words holds none, and is read for digits only.
+_NUMBER_WORDS = frozenset((
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+    "hundred", "thousand", "million", "billion", "dozen",
+))  # fmt: skip
 #: A character of an address word: a letter, a digit, an apostrophe, a hyphen, or a dot that
 #: abbreviates ("St.", "Ave."). A dot right before a capital ends the sentence even when no space
 #: follows it ("... to 2100 Avy Avenue.The cab would be ..."): the word stops there.
@@ -233,17 +278,46 @@ _ORDINAL_DIGITS = {
 _DIGITS.update(
     {w: str(10 * i) for i, w in enumerate(["thirty", "forty", "fifty", "sixty"], start=3)}
 )
+_WORD_VALUES = {w: int(d) for w, d in _DIGITS.items() if w != "zero"}
+_WORD_VALUES.update({"seventy": 70, "eighty": 80, "ninety": 90})
+_SCALE_VALUES = {
+    "hundred": 100,
+    "thousand": 1000,
+    "k": 1000,
+    "million": 10**6,
+    "m": 10**6,
+    "billion": 10**9,
+    "bn": 10**9,
+}
+_CARDINAL_WORDS = re.compile(rf"\b{_CARDINAL}\b")
+_WORD_SPLIT = re.compile(r"[\s-]+")
 _NUMBER_HYPHEN = re.compile(r"\b(twenty|thirty|forty|fifty|sixty)-(?=[a-z])")
 _TENS_UNITS = re.compile(r"\b([2-6]0) ([1-9])\b")
 _HOUR_ZERO = re.compile(r"(?<![\d:.])0(\d)(?=[:.]\d\d)")
 
 
+def cardinal(words: str) -> int:
+    """The number a spelled-out cardinal says ("seven hundred and eighty" -> 780, "a thousand"
+    -> 1000); the words are one match of the cardinal grammar, case folded."""
+    total = current = 0
+    for w in _WORD_SPLIT.split(words):
+        if w in _WORD_VALUES:
+            current += _WORD_VALUES[w]
+        elif w == "hundred":
+            current = (current or 1) * 100
+        elif w in _SCALE_VALUES:
+            total += (current or 1) * _SCALE_VALUES[w]
+            current = 0
+    return total + current
+
+
 def normalize_value(text: str) -> str:
     """A value's comparable form: case folded, articles and edge punctuation dropped, number
-    words as digits ("two" -> "2", "the 4th" -> "4")."""
+    words as digits ("two" -> "2", "seven hundred and eighty" -> "780", "the 4th" -> "4")."""
     t = _SPACE.sub(" ", text.casefold()).strip(_EDGE + " ")
     t = re.sub(r"^(?:the|a|an)\s+", "", t)
-    t = _NUMBER_HYPHEN.sub(r"\1 ", t)  # "twenty-one" is "twenty one"
+    t = _NUMBER_HYPHEN.sub(r"\1 ", t)  # "twenty-first" is "twenty first"
+    t = _CARDINAL_WORDS.sub(lambda m: str(cardinal(m.group(0))), t)
     t = " ".join(_DIGITS.get(w, _ORDINAL_DIGITS.get(w, w)) for w in t.split())
     t = _TENS_UNITS.sub(lambda m: str(int(m.group(1)) + int(m.group(2))), t)  # "twenty first"
     if t.isdigit():
@@ -328,7 +402,56 @@ def calendar_date(norm: str) -> str:
     return f"{full} {int(day)}{rest.replace(',', '')}"
 
 
+_FIGURE_PARTS = re.compile(
+    rf"^(?P<sign>[$€£¥])?\s?(?P<figure>{_FIGURE}|{_CARDINAL}|a(?=\s))"
+    rf"(?:\s?(?P<scale>thousand|million|billion|bn|k|m))?"
+    rf"(?:{_SEP}?(?P<unit>%|percent|{_CURRENCY_WORD}))?$"
+)
+_THOUSANDS = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+#: The sign an amount is compared under, by the word that names its unit.
+_UNIT_SIGN = {
+    "dollar": "$",
+    "dollars": "$",
+    "bucks": "$",
+    "usd": "$",
+    "euro": "€",
+    "euros": "€",
+    "eur": "€",
+    "pound": "£",
+    "pounds": "£",
+    "gbp": "£",
+}
+_UNIT_SUFFIX = {"%": "%", "percent": "%", "cent": "¢", "cents": "¢"}
+
+
+def _figure(text: str) -> tuple[str, str, str] | None:
+    """A number or an amount as (sign, digits, suffix): "$1,470" -> ("$", "1470", ""), "seven
+    hundred and eighty bucks" -> ("$", "780", ""), "5 million" -> ("", "5000000", ""), "20
+    percent" -> ("", "20", "%"); None when the text is no figure ("a dozen")."""
+    t = _SPACE.sub(" ", text.casefold()).strip(_EDGE + " ")
+    m = _FIGURE_PARTS.match(t)
+    if m is None:
+        return None
+    figure = m.group("figure")
+    if figure[0].isdigit():
+        if "," in figure and _THOUSANDS.match(figure) is None:
+            return None  # "1,2,3" is a list, not one figure
+        number = Decimal(figure.replace(",", ""))
+    else:
+        number = Decimal(cardinal(figure) or 1)  # "a million dollars"
+    if m.group("scale"):
+        number *= _SCALE_VALUES[m.group("scale")]
+    digits = format(number.normalize(), "f") if number % 1 else str(int(number))
+    unit = m.group("unit") or ""
+    sign = m.group("sign") or _UNIT_SIGN.get(unit, "")
+    return sign, digits, _UNIT_SUFFIX.get(unit, "")
+
+
 def _norm(kind: Kind, text: str) -> str:
+    if kind in (Kind.AMOUNT, Kind.NUMBER):
+        parts = _figure(text)
+        if parts is not None:
+            return "".join(parts)  # "$780": every form of one amount has one norm
     norm = normalize_value(text)
     if kind == Kind.TIME:
         return clock_time(norm) or norm
@@ -365,13 +488,14 @@ def find_values(text: str) -> tuple[Value, ...]:
                 return
         found.append(Value(kind, text[start:end], start, end, _norm(kind, text[start:end])))
 
-    times, dates = _may_hold(text)
+    times, dates, spelled = _may_hold(text)
     for m in _TIME.finditer(text) if times else ():
         add(Kind.TIME, m.start(), m.end())
+    amounts, numbers = (_AMOUNT, _NUMBER) if spelled else (_AMOUNT_DIGITS, _NUMBER_DIGITS)
+    for m in amounts.finditer(text):  # before dates: "$2000" is money, not a year
+        add(Kind.AMOUNT, m.start(), m.end())
     for m in _DATE.finditer(text) if dates else ():
         add(Kind.DATE, m.start(), m.end())
-    for m in _AMOUNT.finditer(text):
-        add(Kind.AMOUNT, m.start(), m.end())
     for m in _ADDRESS.finditer(text):
         add(Kind.NAME, m.start(), m.end())
     for start, name in entity_mentions(text):
@@ -386,7 +510,7 @@ def find_values(text: str) -> tuple[Value, ...]:
         add(Kind.CODE if _CODE.fullmatch(text, start, end) else Kind.NAME, start, end)
     for m in _CODE.finditer(text):
         add(Kind.CODE, m.start(), m.end())
-    for m in _NUMBER.finditer(text):
+    for m in numbers.finditer(text):
         add(Kind.NUMBER, m.start(), m.end())
     return tuple(sorted(found, key=lambda v: v.start))
 
