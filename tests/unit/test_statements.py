@@ -423,8 +423,11 @@ def test_a_question_asks_for_a_kind_and_about_now_or_then(question, kinds, now):
         ("Which codename, Bluebird or Kestrel?", "The release codename is Bluebird.", 0.7, False),
         # the same name far from what was rejected: something else called that
         ("Bluebird Cafe has pancakes.", "The release codename is Bluebird.", 0.2, False),
-        # a bare number names nothing ("a cab for 1" / "have a good one")
+        # a bare number names nothing ("a cab for 1" / "have a good one"), and need not come
+        # back with the values that do
         ("Assistant: Have a good one!", "User: I need a cab for 1.", 0.35, False),
+        ("User: May be a good one.", "User: Search for one in Santa Rosa please.", 0.4, False),
+        ("So a 7:15 pm table for 2?", "User: Can you make one for 7:15 pm", 0.5, True),
         # a rejected question asserted nothing to be said again
         ("It is on March 11th.", "What's the weather on March 11th?", 0.6, False),
     ],

@@ -336,13 +336,15 @@ def says_again(
     new, old = _without(new, speakers), _without(old, speakers)
     if new_when is not None and old_when is not None:
         new, old = on_days(new, new_when), on_days(old, old_when)
-    wanted = old.norms
+    # A bare number names nothing ("search for one in Santa Rosa" / "may be a good one"): what
+    # must come back is every other value, and there must be one.
+    wanted = frozenset(
+        v.norm
+        for v, c in zip(old.values, old.counted, strict=True)
+        if not (v.kind == Kind.NUMBER and c is None)
+    )
     if not wanted or not wanted <= new.norms or similarity < config.said_again:
         return False
-    if all(
-        v.kind == Kind.NUMBER and c is None for v, c in zip(old.values, old.counted, strict=True)
-    ):
-        return False  # a bare number ("a cab for 1" / "have a good one") names nothing
     return not _clause_negated(new, wanted) or _clause_negated(old, wanted)
 
 
