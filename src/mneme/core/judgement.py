@@ -352,7 +352,8 @@ _UNDECIDED = _Pair(Verdict.NOOP, "undecided", "")
 _DESTRUCTIVE = frozenset({Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT})
 
 
-def _held(unit_type: UnitType) -> bool:
+def is_held(unit_type: UnitType) -> bool:
+    """Whether a memory of this type is held (a belief, an opinion) rather than stated."""
     return unit_type in (UnitType.BELIEF, UnitType.OPINION)
 
 
@@ -453,7 +454,7 @@ def _slot_pair(
     if rel == SlotRelation.DIFFERENT:
         return None
     if rel == SlotRelation.SAME:
-        if _held(new.type) != _held(nb.type):
+        if is_held(new.type) != is_held(nb.type):
             # "I believe the launch is on 3 May" and "The launch is on 3 May": one is held,
             # the other stated; they corroborate, they are not one memory.
             return _Pair(Verdict.ADD, "support", f"{j.reason}, one as a belief: kept apart")

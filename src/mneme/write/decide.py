@@ -24,6 +24,7 @@ from mneme.core.judgement import (
     JudgeConfig,
     Judgement,
     Neighbour,
+    is_held,
     judge,
 )
 from mneme.core.model import (
@@ -446,13 +447,20 @@ class Judge:
             restates = (
                 j.verdict in (Verdict.NOOP, Verdict.LINK_EXISTING)
                 or (j.verdict == Verdict.ADD and j.target_id == unit.id)  # says it, and more
-                or says_again(
-                    in_turn(analyze(candidate.text), candidate.turn),
-                    analyze(unit.text),
-                    h.score,
-                    self.config.slots,
-                    new_when=candidate.when,
-                    old_when=said_at(unit),
+                or (
+                    # A belief about what a rejected plan or fact names ("I believe the Falcon
+                    # cluster is overloaded" / rejected "Schedule the nightly jobs on the Falcon
+                    # cluster.") says something of its own: only a statement held the way the
+                    # rejected one was can say it again in other words.
+                    is_held(candidate.type) == is_held(unit.type)
+                    and says_again(
+                        in_turn(analyze(candidate.text), candidate.turn),
+                        analyze(unit.text),
+                        h.score,
+                        self.config.slots,
+                        new_when=candidate.when,
+                        old_when=said_at(unit),
+                    )
                 )
             )
             # A unit held back earlier as a restatement has no tombstone of its own: the one it
