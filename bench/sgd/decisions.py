@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.sgd.data import DATA_DIR, Dialogue, Turn, fold, load_dialogues
+from bench.sgd.harness import Clock, verdict_lines, write_results
 
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
 CLASSES = ("update", "different", "same")
@@ -121,14 +122,6 @@ def load_pairs(data_dir: Path = DATA_DIR, per_class: int = PER_CLASS) -> list[Pa
         group = by[key]
         out.extend(group if len(group) <= per_class else rng.sample(group, per_class))
     return out
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = dt.datetime(2019, 3, 1, 9, tzinfo=dt.UTC)
-
-    def __call__(self) -> dt.datetime:
-        return self.now
 
 
 def run_dialogue(
@@ -272,18 +265,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "predicted": y,
                     "old": p.old.text,
                     "new": p.new.text,
-                    "decisions": [
-                        f"{d.verdict.value} {d.target_id}: {d.reason}" for d in decisions
-                    ],
+                    "decisions": verdict_lines(decisions),
                 }
                 fh.write(json.dumps(row) + "\n")
     text = "\n".join(md) + "\n"
     print(text)
     if not args.no_write and args.split == "all":
-        args.out.mkdir(parents=True, exist_ok=True)
-        stem = args.out / f"sgd-decisions-{date}"
-        stem.with_suffix(".md").write_text(text, encoding="utf-8")
-        stem.with_suffix(".json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+        write_results(args.out, f"sgd-decisions-{date}", text, report)
     return 0
 
 

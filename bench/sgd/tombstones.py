@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.sgd.data import Dialogue, Turn, fold, load_dialogues
+from bench.sgd.harness import Clock, verdict_lines, write_results
 
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
 #: Turns after the rejected one that are retained and scored.
@@ -123,14 +124,6 @@ def load_cases(split: str, per_split: int = PER_SPLIT) -> list[Case]:
         group = by[s]
         out.extend(group if len(group) <= per_split else rng.sample(group, per_split))
     return out
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = dt.datetime(2019, 3, 1, 9, tzinfo=dt.UTC)
-
-    def __call__(self) -> dt.datetime:
-        return self.now
 
 
 def run_case(mem: Any, clock: Clock, case: Case) -> list[tuple[Turn, str, bool, list[Any]]]:
@@ -229,18 +222,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "probe": t.text,
                     "group": g,
                     "held": h,
-                    "decisions": [
-                        f"{d.verdict.value} {d.target_id}: {d.reason}" for d in decisions
-                    ],
+                    "decisions": verdict_lines(decisions),
                 }
                 fh.write(json.dumps(row) + "\n")
     text = "\n".join(md) + "\n"
     print(text)
     if not args.no_write and args.split == "all":
-        args.out.mkdir(parents=True, exist_ok=True)
-        stem = args.out / f"sgd-tombstones-{date}"
-        stem.with_suffix(".md").write_text(text, encoding="utf-8")
-        stem.with_suffix(".json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+        write_results(args.out, f"sgd-tombstones-{date}", text, report)
     return 0
 
 
