@@ -131,6 +131,14 @@ def relate(
             # stated nothing, the answer takes up the value it offered: evidence, kept apart.
             return SlotJudgement(SlotRelation.SUPPORT, "takes up a value the other speaker offered")
         return SlotJudgement(SlotRelation.DIFFERENT, "a question states nothing")
+    unread = [r for r in new.retired if r not in old.norms and _says(old.body, r)]
+    if unread and not (old.norms - new.norms) and ctx.similarity >= config.same_frame:
+        # "Dev took over the billing service from Marta." / "Marta owns the billing service.":
+        # the name the older one opens with is no value of its own (a capital at a sentence's
+        # start says nothing), but the newer one names it as what no longer holds.
+        return SlotJudgement(
+            SlotRelation.UPDATE, f"says '{unread[0]}' no longer holds", old_value=unread[0]
+        )
     if not new.values or not old.values:
         return SlotJudgement(SlotRelation.UNKNOWN, "no values to compare")
     if new.first_person and old.first_person and not ctx.same_author:
@@ -346,6 +354,11 @@ def says_again(
     if not wanted or not wanted <= new.norms or similarity < config.said_again:
         return False
     return not _clause_negated(new, wanted) or _clause_negated(old, wanted)
+
+
+def _says(text: str, norm: str) -> bool:
+    """Whether ``text`` says the words of a value's normal form, as words."""
+    return re.search(rf"(?<!\w){re.escape(norm)}(?!\w)", text.casefold()) is not None
 
 
 def _denies_in_clause(new: Statement, old: Statement, about: frozenset[str]) -> bool:

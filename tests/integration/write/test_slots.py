@@ -308,6 +308,17 @@ def test_a_correction_days_later_compares_relative_dates_as_the_days_they_named(
     assert not {Verdict.CONTRADICT, Verdict.SUPERSEDE} & set(verdicts(later))
 
 
+def test_a_take_over_retires_a_holder_named_at_the_start_of_a_sentence(mem, clock):
+    say(mem, clock, "Marta owns the billing service.")
+    took = say(mem, clock, "Dev took over the billing service from Marta.")
+    assert Verdict.SUPERSEDE in verdicts(took)
+    hit = first(mem, "Who owns the billing service?")
+    assert hit.text == "Dev took over the billing service from Marta."
+    # Without a cue, naming her says nothing of what she holds.
+    other = say(mem, clock, "Dev borrowed a charger from Marta.")
+    assert Verdict.SUPERSEDE not in verdicts(other)
+
+
 def test_bad_inputs_get_a_clear_decision_or_a_clear_error(mem, clock):
     with pytest.raises(mneme.InvalidInput, match="only a speaker"):
         say(mem, clock, "User:")
