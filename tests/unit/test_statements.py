@@ -25,6 +25,19 @@ from mneme.core.values import Kind, find_values, masked, normalize_value
         ("on the 4th of this month", [(Kind.DATE, "the 4th of this month")]),
         ("Their phone number is 408-247-8880.", [(Kind.CODE, "408-247-8880")]),
         ("its part number is RX-5531.", [(Kind.CODE, "RX-5531")]),
+        ("My email is ana@old.com.", [(Kind.CODE, "ana@old.com")]),
+        (
+            "The runbook lives at https://wiki.example.org/ops/runbook.",
+            [(Kind.CODE, "https://wiki.example.org/ops/runbook")],
+        ),
+        (
+            "A 3 bed in Amber Court @ 34050 Westchester Terrace.",
+            [
+                (Kind.NUMBER, "3"),
+                (Kind.NAME, "Amber Court"),
+                (Kind.NAME, "34050 Westchester Terrace"),
+            ],
+        ),
         (
             "I am going to 5434 Ygnacio Valley Road #90",
             [(Kind.NAME, "5434 Ygnacio Valley Road #90")],

@@ -206,6 +206,10 @@ _ADDRESS = re.compile(
 )
 #: A number right after a name is part of the name ("Big 4", "Server 1 has", "PostgreSQL 14
 #: for staging") unless a noun it counts follows ("Anna 3 times").
+#: E-mail and web addresses: identifiers by their shape.
+_ADDRESSED = re.compile(
+    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+(?<!\.)|\bhttps?://[^\s<>\"']+[^\s<>\"'.,;:!?)]"
+)
 _NAME_NUMBER = re.compile(
     r"\s\d{1,4}(?=\s*(?:[.,;:!?)]|$)|\s+(?:is|are|was|were|has|have|had|will|would|can|and|or|"
     r"but|in|on|at|to|from|for|with|by|of|as|since|until|instead|now)\b)"
@@ -488,6 +492,8 @@ def find_values(text: str) -> tuple[Value, ...]:
                 return
         found.append(Value(kind, text[start:end], start, end, _norm(kind, text[start:end])))
 
+    for m in _ADDRESSED.finditer(text):  # an e-mail address or a web address is one code
+        add(Kind.CODE, m.start(), m.end())
     times, dates, spelled = _may_hold(text)
     for m in _TIME.finditer(text) if times else ():
         add(Kind.TIME, m.start(), m.end())

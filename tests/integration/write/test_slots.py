@@ -267,6 +267,11 @@ def test_a_rejected_name_said_in_another_frame_stays_rejected_and_a_denial_is_ad
         again = say(mem, clock, text, agent="a2")
         assert mem.get(again.memory_ids[0]).status.value == "rejected", text
         assert again.questions[0].conflict_type == "tombstoned", text
+    # An address is a value by its shape: said again in other words, it is held back too.
+    mail = say(mem, clock, "My e-mail address is ana@old-mail.example.")
+    mem.review.reject(mail.memory_ids[0], "she left that provider", "reviewer")
+    again = say(mem, clock, "Write to me at ana@old-mail.example for the invoices.", agent="a2")
+    assert mem.get(again.memory_ids[0]).status.value == "rejected"
     # Saying the rejected value is wrong agrees with the rejection; a question asserts
     # nothing; another value, and the same name about something else, are admitted.
     for text in (
