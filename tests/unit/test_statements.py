@@ -26,6 +26,8 @@ from mneme.core.values import Kind, find_values, masked, normalize_value
         ("Their phone number is 408-247-8880.", [(Kind.CODE, "408-247-8880")]),
         ("its part number is RX-5531.", [(Kind.CODE, "RX-5531")]),
         ("My email is ana@old.com.", [(Kind.CODE, "ana@old.com")]),
+        ("It costs $12.00 now.", [(Kind.AMOUNT, "$12.00")]),
+        ("Meet at 12.00.", [(Kind.TIME, "12.00")]),
         (
             "The runbook lives at https://wiki.example.org/ops/runbook.",
             [(Kind.CODE, "https://wiki.example.org/ops/runbook")],
@@ -478,3 +480,14 @@ def test_a_tag_question_denies_nothing_and_a_denial_with_a_verb_less_still_denie
     assert rel(old, new, ctx(0.7, same_author=False, session=False)) == SlotRelation.NEGATION
     # two short remarks sharing one word are not one thing denied
     assert rel("Missed you!", "Can't wait to hear about it!", ctx(0.7)) != SlotRelation.NEGATION
+
+
+def test_a_denied_value_and_another_agree_but_an_answer_s_no_denies_nothing_of_its_own():
+    assert rel(
+        "The codename is not Bluebird.",
+        "The codename is Kestrel.",
+        ctx(0.8, same_author=False, session=False),
+    ) == (SlotRelation.DIFFERENT)
+    assert rel(
+        "User: I leave on the 4th.", "User: No, the 6th.", ctx(0.6, latest=(Kind.DATE,))
+    ) == (SlotRelation.UPDATE)

@@ -168,6 +168,10 @@ def _one_change(
     """One value differs: the same slot changed (or disputed), or another slot."""
     kind, old_value, new_value = change.kind, change.old, change.new
     said = f"'{old_value}' -> '{new_value}'"
+    if _denied(old, old_value) or _denied(new, new_value):
+        # "The codename is not Bluebird." and "The codename is Kestrel." agree: denying one
+        # value says nothing against another.
+        return SlotJudgement(SlotRelation.DIFFERENT, f"a denied value and another ({said})")
     deictic = is_relative(old_value) or is_relative(new_value)
     if kind == Kind.DATE and not ctx.same_day and deictic:
         # "yesterday" said on one day and "last Friday" on another are told from two days:
@@ -218,7 +222,11 @@ def _one_change(
     claimed = ctx.same_claim_slot and cued
     if not (framed or pointed or near or claimed):
         return SlotJudgement(SlotRelation.DIFFERENT, f"another {kind.value} in another frame")
-    if kind not in MEASURES and not cued and (ctx.many_valued or change.role is None):
+    if (
+        kind not in MEASURES
+        and not cued
+        and (ctx.many_valued or (change.role is None and not ctx.same_claim_slot))
+    ):
         # A name or an identifier as a plain object, or in a slot that holds several, adds
         # to what is held ("owns the Tessel-564 rollout", "is fluent in Portuguese").
         return SlotJudgement(
@@ -368,6 +376,22 @@ def _denies_in_clause(new: Statement, old: Statement, about: frozenset[str]) -> 
     if not about:
         return True
     return _clause_negated(new, about) != _clause_negated(old, about)
+
+
+def _denied(statement: Statement, norm: str) -> bool:
+    """Whether the clause a value is said in denies it ("is not Bluebird"); an answer's "No,"
+    ("No, the 4th.") denies what was offered, not its own value."""
+    for v in statement.values:
+        if v.norm != norm:
+            continue
+        before = re.split(r"[,;.!?]", statement.body[: v.start])[-1]
+        if _DENIES.search(before) is not None:
+            return True
+    return False
+
+
+#: A denial just before a value, within its phrase: "is not *Bluebird*", "isn't on *Monday*".
+_DENIES = re.compile(r"(?:\b(?:not|never|no\s+longer)\b|n't\b)(?:\s+[\w'-]+){0,3}\s*$")
 
 
 def _clause_negated(statement: Statement, norms: frozenset[str]) -> bool:

@@ -19,6 +19,7 @@ the same kind of slot, whatever values they put in it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
@@ -210,6 +211,7 @@ _ADDRESS = re.compile(
 _ADDRESSED = re.compile(
     r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+(?<!\.)|\bhttps?://[^\s<>\"']+[^\s<>\"'.,;:!?)]"
 )
+_SIGNS = frozenset("$€£¥")
 _NAME_NUMBER = re.compile(
     r"\s\d{1,4}(?=\s*(?:[.,;:!?)]|$)|\s+(?:is|are|was|were|has|have|had|will|would|can|and|or|"
     r"but|in|on|at|to|from|for|with|by|of|as|since|until|instead|now)\b)"
@@ -445,7 +447,10 @@ def _figure(text: str) -> tuple[str, str, str] | None:
         number = Decimal(cardinal(figure) or 1)  # "a million dollars"
     if m.group("scale"):
         number *= _SCALE_VALUES[m.group("scale")]
-    digits = format(number.normalize(), "f") if number % 1 else str(int(number))
+    if number != number.to_integral_value():
+        digits = format(number.normalize(), "f")
+    else:
+        digits = str(int(number))  # exact for any length: "%" fails beyond the context precision
     unit = m.group("unit") or ""
     sign = m.group("sign") or _UNIT_SIGN.get(unit, "")
     return sign, digits, _UNIT_SUFFIX.get(unit, "")
@@ -473,6 +478,13 @@ def is_relative(norm: str) -> bool:
     return _ABSOLUTE.search(norm) is None
 
 
+def _time_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Where the times are; a figure after a currency sign is money ("$12.00")."""
+    for m in _TIME.finditer(text):
+        if text[max(0, m.start() - 1) : m.start()] not in _SIGNS:
+            yield m.start(), m.end()
+
+
 @lru_cache(maxsize=32768)
 def find_values(text: str) -> tuple[Value, ...]:
     """The values of one statement, in order; overlapping spans keep the earlier-listed kind,
@@ -495,8 +507,8 @@ def find_values(text: str) -> tuple[Value, ...]:
     for m in _ADDRESSED.finditer(text):  # an e-mail address or a web address is one code
         add(Kind.CODE, m.start(), m.end())
     times, dates, spelled = _may_hold(text)
-    for m in _TIME.finditer(text) if times else ():
-        add(Kind.TIME, m.start(), m.end())
+    for start, end in _time_spans(text) if times else ():
+        add(Kind.TIME, start, end)
     amounts, numbers = (_AMOUNT, _NUMBER) if spelled else (_AMOUNT_DIGITS, _NUMBER_DIGITS)
     for m in amounts.finditer(text):  # before dates: "$2000" is money, not a year
         add(Kind.AMOUNT, m.start(), m.end())

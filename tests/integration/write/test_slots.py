@@ -324,6 +324,19 @@ def test_a_take_over_retires_a_holder_named_at_the_start_of_a_sentence(mem, cloc
     assert Verdict.SUPERSEDE not in verdicts(other)
 
 
+def test_a_name_stated_by_a_copula_is_one_value_of_its_slot(mem, clock):
+    say(mem, clock, "The team mascot is Pixel.", session="s1")
+    again = say(mem, clock, "The team mascot is Nimbus.", session="s1")
+    assert Verdict.SUPERSEDE in verdicts(again)  # the same author later in the conversation
+    say(mem, clock, "The office router is RT-9000.", bank="net")
+    other = say(mem, clock, "The office router is RT-9500.", bank="net", agent="a2")
+    assert Verdict.CONTRADICT in verdicts(other)  # two sources disagreeing: a question
+    # A name as the object of a verb that holds several adds to what is held.
+    say(mem, clock, "Kim owns the Tessel-564 rollout.", bank="own", session="s2")
+    more = say(mem, clock, "Kim owns the Tessel-580 rollout.", bank="own", session="s2")
+    assert not {Verdict.SUPERSEDE, Verdict.CONTRADICT} & set(verdicts(more))
+
+
 def test_bad_inputs_get_a_clear_decision_or_a_clear_error(mem, clock):
     with pytest.raises(mneme.InvalidInput, match="only a speaker"):
         say(mem, clock, "User:")
