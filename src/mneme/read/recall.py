@@ -33,7 +33,7 @@ from mneme.core.model import (
 )
 from mneme.core.questions import about_present, answer_kinds
 from mneme.core.slots import frame_words
-from mneme.core.statements import analyze
+from mneme.core.statements import Statement, analyze
 from mneme.core.timeexpr import query_time_range
 from mneme.core.values import Kind, find_values
 from mneme.embed.protocol import Embedder
@@ -505,7 +505,7 @@ class Recaller:
         # A question that names nothing ("What is our cat called?") is about the subject its
         # best match shares with it (the cat): statements of another subject (the dog) are not
         # its answer, however new.
-        about = _asked_subject(q.text, units.get(top[0].brief.id))
+        about = frozenset() if named else _asked_subject(q.text, units.get(top[0].brief.id))
         typed = [
             c
             for c in top
@@ -517,8 +517,11 @@ class Recaller:
             # for a pottery class." names Melanie, and states no place for "Where has Melanie
             # camped?".
             and {v.kind for v in st.values if v.norm not in named} & kinds
-            and (not named or named & st.norms or _mentions_any(u.text, named))
-            and (named or not _of_another_subject(u.text, about, q.text))
+            and (
+                _about_named(st, u.text, named)
+                if named
+                else not _of_another_subject(u.text, about, q.text)
+            )
         ]
         typed.sort(key=lambda c: (said.get(c.brief.id, c.brief.recorded_at), c.brief.id))
         typed.reverse()
@@ -667,7 +670,7 @@ def _asked_by_best(best: _Candidate, units: Mapping[str, Unit], named: set[str])
     if not named or unit is None:
         return frozenset()
     st = analyze(unit.text)
-    if not (named & st.norms or _mentions_any(unit.text, named)):
+    if not _about_named(st, unit.text, named):
         return frozenset()
     return frozenset(v.kind for v in st.values if v.norm not in named)
 
@@ -695,6 +698,11 @@ def _of_another_subject(text: str, about: frozenset[str], question: str) -> bool
     claim = extract_claim(text)
     own = frame_words(claim.subject.casefold()) if claim is not None else frozenset()
     return bool(own) and not own & frame_words(question.casefold())
+
+
+def _about_named(st: Statement, text: str, named: set[str]) -> bool:
+    """Whether a statement is about what the question names: states it or mentions it."""
+    return bool(named & st.norms) or _mentions_any(text, named)
 
 
 def _mentions_any(text: str, names: set[str]) -> bool:
