@@ -367,6 +367,32 @@ def test_without_a_cue_two_values_said_of_two_things_are_two_slots():
     assert analyze("Nope, make it the 2nd.").cue
 
 
+def test_the_words_around_a_changed_value_compare_without_its_preposition_or_tense():
+    # The preposition is the value's role, compared on its own; "wanted" says no more than
+    # "need". Without a cue, the same author later in the conversation changed the value.
+    old = "User: I need the car from March 5th till 10th of March."
+    assert rel(old, "User: I wanted it till 9th of March.", ctx(0.58)) == SlotRelation.UPDATE
+    pick = "User: I need it till next Tuesday and will pick up at 6 in the evening."
+    new = "User: I would like to pick it up around 5 pm."
+    assert rel(pick, new, ctx(0.75, latest=(Kind.TIME,))) == SlotRelation.UPDATE
+    # What the value is said of still tells two things apart.
+    assert rel("Guest: We arrive at 3 pm.", "Guest: We leave around 5 pm.", ctx(0.8)) == (
+        SlotRelation.DIFFERENT
+    )
+
+
+def test_a_proposal_says_nothing_changed():
+    # "How about ...?" proposes: it adds a value to what was asked for, it retires nothing.
+    asked = "User: Find something in Redwood City."
+    offer = "Assistant: I found 6 options you may like- how about Aly's On Main in Redwood City?"
+    got = rel(asked, offer, ctx(0.5, same_author=False))
+    assert got not in (SlotRelation.UPDATE, SlotRelation.CONFLICT, SlotRelation.NEGATION)
+    # A statement that says what it held changed still does.
+    held = "Lena runs the Thursday design critique."
+    moved = "Lena handed the Thursday design critique over to Marco."
+    assert rel(held, moved, ctx(0.7, same_author=False)) == SlotRelation.UPDATE
+
+
 def test_relative_dates_told_on_other_days_are_not_one_value():
     old, new = "Sam: I saw the dentist yesterday.", "Sam: I saw the dentist last Friday."
     other_day = Context(0.9, True, False, same_day=False)

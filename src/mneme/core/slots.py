@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from mneme.core.statements import VERB_CUE, Statement
+from mneme.core.statements import PREPOSITIONS, VERB_CUE, Statement
 from mneme.core.timeexpr import single_day
 from mneme.core.values import Kind, is_relative
 from mneme.core.wordlists import STOPWORDS
@@ -285,7 +285,12 @@ def _same_values(
     agree = frames_agree(new, old)
     if new.norms <= old.norms and agree and ctx.similarity >= config.same:
         return SlotJudgement(SlotRelation.SAME, "the same values, restated")
-    if new.cue and old.norms < new.norms and ctx.similarity >= config.cue_latest:
+    if (
+        new.cue
+        and old.norms < new.norms
+        and ctx.similarity >= config.cue_latest
+        and not new.body.rstrip().endswith("?")
+    ):
         # "Lena handed the Thursday critique over to Marco" after "Lena runs the Thursday
         # critique": everything the older one said, and what changed.
         return SlotJudgement(SlotRelation.UPDATE, "says what it held changed")
@@ -424,8 +429,9 @@ def clauses_agree(new: Statement, old: Statement, change: _Change) -> bool:
     """Whether the changed values are said of one thing in their own clauses, one clause
     perhaps saying less; requests and corrections ("try", "make it", "sorry") say nothing of
     it."""
-    a = _clause_content(new, change.new) - _SAY_NOTHING
-    b = _clause_content(old, change.old) - _SAY_NOTHING
+    # The prepositions are the values' roles, compared on their own (``change.same_role``).
+    a = _clause_content(new, change.new) - _SAY_NOTHING - _ROLE_WORDS
+    b = _clause_content(old, change.old) - _SAY_NOTHING - _ROLE_WORDS
     return not (a - b) or not (b - a)
 
 
@@ -586,7 +592,10 @@ def frame_words(frame: str) -> frozenset[str]:
     for w in _CONTENT.findall(frame):
         if w in STOPWORDS or w in _LIGHT or len(w) < 3:
             continue
-        out.add(_stem(w))
+        stem = _stem(w)
+        if stem in _LIGHT:
+            continue  # "wanted", "needs", "liked" say no more than "want"
+        out.add(stem)
     return frozenset(out)
 
 
@@ -621,6 +630,7 @@ _CORRECTION_WORDS = frozenset(
 
 
 _SAY_NOTHING = frozenset(_stem(w) for w in _CORRECTION_WORDS)
+_ROLE_WORDS = frozenset(_stem(w) for w in PREPOSITIONS)
 
 
 def _thin(statement: Statement) -> bool:
