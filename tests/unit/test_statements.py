@@ -26,6 +26,12 @@ from mneme.core.values import Kind, find_values, masked, normalize_value
         ("Their phone number is 408-247-8880.", [(Kind.CODE, "408-247-8880")]),
         ("its part number is RX-5531.", [(Kind.CODE, "RX-5531")]),
         ("My email is ana@old.com.", [(Kind.CODE, "ana@old.com")]),
+        (
+            "It moved to stage.acme.io/v2 today.",
+            [(Kind.CODE, "stage.acme.io/v2"), (Kind.DATE, "today")],
+        ),
+        ("Kai's number is 555-0199.", [(Kind.NAME, "Kai"), (Kind.CODE, "555-0199")]),
+        ("We like Node.js, e.g. for tools.", [(Kind.NAME, "Node.js")]),
         ("It costs $12.00 now.", [(Kind.AMOUNT, "$12.00")]),
         ("Meet at 12.00.", [(Kind.TIME, "12.00")]),
         (

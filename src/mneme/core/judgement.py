@@ -442,6 +442,7 @@ def _slot_pair(
         same_day=new.when is None or nb.when is None or new.when.date() == nb.when.date(),
         new_at=new.when,
         old_at=nb.when,
+        sibling_subjects=a is not None and b is not None and _siblings(a.subject, b.subject),
         other_subjects=a is not None
         and b is not None
         and a.subject != b.subject
@@ -480,6 +481,12 @@ def _slot_pair(
     else:
         kind = "value" if same_author else "source"
     return _Pair(Verdict.CONTRADICT, "slot_value", j.reason, kind, j.old_value)
+
+
+def _siblings(a: str, b: str) -> bool:
+    """Two subjects of one kind: they share a word and each has one the other lacks."""
+    wa, wb = set(a.split()), set(b.split())
+    return bool(wa & wb) and bool(wa - wb) and bool(wb - wa)
 
 
 def _judgement(pair: _Pair, nb: Neighbour, also: tuple[str, ...] = ()) -> Judgement:

@@ -84,6 +84,9 @@ class Context:
     same_claim_slot: bool = False
     #: The claim rules read two different subjects ("my cat" / "the staging server").
     other_subjects: bool = False
+    #: The claim rules read two subjects of one kind: a shared word and another beside it in
+    #: each ("the API timeout" / "the database timeout", "my flight out" / "my flight back").
+    sibling_subjects: bool = False
     #: Both said on one day (or when is unknown): relative dates ("yesterday") compare.
     same_day: bool = True
     #: The names of the people talking in the conversation (besides the two authors): who is
@@ -141,7 +144,7 @@ def relate(
         )
     if not new.values or not old.values:
         return SlotJudgement(SlotRelation.UNKNOWN, "no values to compare")
-    if new.first_person and old.first_person and not ctx.same_author:
+    if new.first_person and old.first_person and not ctx.same_author and _each_own(new, old):
         # "Caroline: I went to Sweden" and "Melanie: I went to Paris": two people, each
         # speaking of themselves.
         return SlotJudgement(SlotRelation.DIFFERENT, "two authors, each about themselves")
@@ -160,6 +163,16 @@ def relate(
             SlotRelation.DIFFERENT, "more than one value differs: another subject or slot"
         )
     return _one_change(new, old, changes[0], ctx, config)
+
+
+_WE = re.compile(r"^\s*(?:\w+[,.!]?\s+)?(?:we|we're|we've|we'll|we'd|our|ours|us)\b", re.I)
+
+
+def _each_own(new: Statement, old: Statement) -> bool:
+    """Whether two authors' first persons are two people: a transcript's speakers ("Caroline:
+    I went to Sweden" / "Melanie: I went to Paris") or anyone's "I". Two agents writing "our
+    SLA" into one bank speak of one organisation's SLA."""
+    return bool(new.speaker or old.speaker) or not (_WE.match(new.body) and _WE.match(old.body))
 
 
 def _one_change(
@@ -232,6 +245,10 @@ def _one_change(
         return SlotJudgement(
             SlotRelation.DIFFERENT, f"another {kind.value} beside the others: nothing replaced"
         )
+    if own and not cued and not claimed and ctx.sibling_subjects:
+        # "The API timeout is 30 seconds." / "The database timeout is 5 seconds.": without a
+        # cue, a value said of another subject is another slot.
+        return SlotJudgement(SlotRelation.DIFFERENT, f"another {kind.value} of another subject")
     if own and not cued and not claimed and not _asked_alike(new, old, change):
         # A bare answer fills the slot its question asks for: "Thursday next week." to "What
         # date?" and "March 9th." to "Which day is the return flight?" are two slots.

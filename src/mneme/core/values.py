@@ -140,7 +140,7 @@ _AMOUNT = re.compile(
     re.IGNORECASE,
 )
 _CODE = re.compile(
-    r"(?<![\w-])(?:#\d[\w-]*|\d{3}[-.\s]\d{3}[-.\s]\d{4}|"
+    r"(?<![\w-])(?:#\d[\w-]*|\d{3}[-.\s]\d{3}[-.\s]\d{4}|\d{3}-\d{4}|"
     r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z\d]+(?:[-_/.][A-Za-z\d]+)+|"
     r"[A-Za-z]+\d[\w]*|\d+[A-Za-z]{2,}\w*)(?![\w-])"
 )
@@ -207,9 +207,12 @@ _ADDRESS = re.compile(
 )
 #: A number right after a name is part of the name ("Big 4", "Server 1 has", "PostgreSQL 14
 #: for staging") unless a noun it counts follows ("Anna 3 times").
-#: E-mail and web addresses: identifiers by their shape.
+#: E-mail and web addresses, and host names ("staging.acme.io": lower-case labels joined by
+#: dots, the last one of letters): identifiers by their shape.
 _ADDRESSED = re.compile(
-    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+(?<!\.)|\bhttps?://[^\s<>\"']+[^\s<>\"'.,;:!?)]"
+    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+(?<!\.)|\bhttps?://[^\s<>\"']+[^\s<>\"'.,;:!?)]|"
+    r"(?<![\w.@/-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,24}(?![\w-]|\.\w)"
+    r"(?:/[^\s<>\"']*[^\s<>\"'.,;:!?)])?"
 )
 _SIGNS = frozenset("$€£¥")
 _NAME_NUMBER = re.compile(

@@ -337,6 +337,30 @@ def test_a_name_stated_by_a_copula_is_one_value_of_its_slot(mem, clock):
     assert not {Verdict.SUPERSEDE, Verdict.CONTRADICT} & set(verdicts(more))
 
 
+def test_a_host_name_is_a_value_and_its_change_retires_the_old_one(mem, clock):
+    # Before: no value was read from either, and the new address merged into the old one as
+    # "the same values, restated": the new value was lost.
+    say(mem, clock, "The staging URL is staging.acme.io.", session="s1")
+    moved = say(mem, clock, "The staging URL changed to stage.acme.io.", session="s1")
+    assert Verdict.SUPERSEDE in verdicts(moved)
+    assert (
+        first(mem, "What is the staging URL?").text == "The staging URL changed to stage.acme.io."
+    )
+
+
+def test_subjects_of_one_kind_are_two_slots_and_our_is_one_organisation(mem, clock):
+    say(mem, clock, "The API timeout is 30 seconds.", session="s1")
+    db = say(mem, clock, "The database timeout is 5 seconds.", session="s1")
+    assert not {Verdict.SUPERSEDE, Verdict.CONTRADICT} & set(verdicts(db))
+    say(mem, clock, "My flight out is on the 12th.", bank="trip", session="s2")
+    back = say(mem, clock, "My flight back is on the 19th.", bank="trip", session="s2")
+    assert not {Verdict.SUPERSEDE, Verdict.CONTRADICT} & set(verdicts(back))
+    # Two agents writing "our SLA" into one bank speak of one SLA: a question for a person.
+    say(mem, clock, "Our SLA is 99.9% uptime.", bank="ops")
+    sla = say(mem, clock, "Our SLA guarantees 99.5% uptime.", bank="ops", agent="a2")
+    assert Verdict.CONTRADICT in verdicts(sla)
+
+
 def test_bad_inputs_get_a_clear_decision_or_a_clear_error(mem, clock):
     with pytest.raises(mneme.InvalidInput, match="only a speaker"):
         say(mem, clock, "User:")
