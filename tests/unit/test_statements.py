@@ -399,6 +399,19 @@ def test_a_proposal_says_nothing_changed():
     assert rel(held, moved, ctx(0.7, same_author=False)) == SlotRelation.UPDATE
 
 
+def test_a_value_set_against_another_of_its_kind_is_what_no_longer_holds():
+    for text in ("The deploy window is Thursday, not Tuesday.", "It is not Tuesday but Thursday."):
+        said = analyze(text)
+        assert said.retired == ("tuesday",)
+        assert not said.negated
+    old = "The deploy window is Tuesday."
+    new = "The deploy window is Thursday, not Tuesday."
+    assert rel(old, new, ctx(0.9, same_author=False)) == SlotRelation.UPDATE
+    # A plain denial still denies, and says nothing of another value.
+    assert analyze("The deploy window is not Tuesday.").negated
+    assert analyze("I will not.").negated
+
+
 def test_relative_dates_told_on_other_days_are_not_one_value():
     old, new = "Sam: I saw the dentist yesterday.", "Sam: I saw the dentist last Friday."
     other_day = Context(0.9, True, False, same_day=False)

@@ -190,7 +190,8 @@ def analyze(text: str) -> Statement:
     low = body.casefold()
     cued = _cued(body, values)
     cue = bool(cued) or CUE.search(body) is not None
-    retired = _retired(body, values)
+    contrasted = _contrasted(body, values)
+    retired = tuple(dict.fromkeys(_retired(body, values) + tuple(v.norm for v in contrasted)))
     question = body.rstrip().endswith("?") or (
         _WH.match(body) is not None and not body.rstrip().endswith(".")
     )
@@ -201,6 +202,10 @@ def analyze(text: str) -> Statement:
         and not _PROPOSES.match(body)
     )
     core = _LEADING_NO.sub("", low)  # a leading "No," corrects; it negates nothing
+    if contrasted:  # "Thursday, not Tuesday" affirms Thursday
+        for v in contrasted:
+            core = core.replace(v.text.casefold(), "")
+        core = _CONTRAST_NOT.sub(" ", core)
     negated = _NEGATION.search(_TAG.sub("", core)) is not None
     return Statement(
         text=text,
@@ -354,6 +359,37 @@ def _cued(body: str, values: tuple[Value, ...]) -> frozenset[str]:
         if re.match(r"hand|took|take", m.group(0), re.IGNORECASE):
             out.update(v.norm for v in values if v.end <= m.start())
     return frozenset(out)
+
+
+#: A value set against another of its kind: "Thursday*, not* Tuesday", "*not* Tuesday *but*
+#: Thursday". The denied one is what no longer holds; the statement affirms the other.
+_CONTRAST_AFTER = re.compile(r"^\s*,?\s*(?:and\s+)?not\s+(?:(?:the|on|at|in|for|to)\s+)?$", re.I)
+_CONTRAST_BEFORE = re.compile(r"\bnot\s+(?:(?:the|on|at|in|for|to)\s+)?$", re.I)
+_CONTRAST_BUT = re.compile(r"^\s*,?\s*but\s+(?:(?:the|on|at|in|for|to)\s+)?$", re.I)
+_CONTRAST_NOT = re.compile(
+    r"\bnot\s*(?:(?:the|on|at|in|for|to)\s*)?(?=[,.;!?]|\bbut\b|$)", re.IGNORECASE
+)
+
+
+def _contrasted(body: str, values: tuple[Value, ...]) -> tuple[Value, ...]:
+    """The values a statement denies in favour of another of the same kind (see
+    ``_CONTRAST_AFTER``)."""
+    out: list[Value] = []
+    for i, v in enumerate(values):
+        before = values[i - 1] if i > 0 else None
+        after = values[i + 1] if i + 1 < len(values) else None
+        if (
+            before is not None
+            and before.kind == v.kind
+            and _CONTRAST_AFTER.match(body[before.end : v.start])
+        ) or (
+            after is not None
+            and after.kind == v.kind
+            and _CONTRAST_BEFORE.search(body[: v.start])
+            and _CONTRAST_BUT.match(body[v.end : after.start])
+        ):
+            out.append(v)
+    return tuple(out)
 
 
 def _retired(body: str, values: tuple[Value, ...]) -> tuple[str, ...]:
