@@ -412,6 +412,16 @@ def test_a_value_set_against_another_of_its_kind_is_what_no_longer_holds():
     assert analyze("I will not.").negated
 
 
+def test_a_change_that_denies_what_was_held_and_names_what_holds_is_an_update():
+    old = "Alice: I just adopted a puppy named Biscuit!"
+    new = "Alice: Actually, we renamed the puppy Waffles, Biscuit didn't suit him."
+    assert rel(old, new, ctx(0.6)) == SlotRelation.UPDATE
+    # Without a new value, a denial is still a denial.
+    assert rel("The demo is on Friday.", "The demo is not on Friday.", ctx(0.9)) == (
+        SlotRelation.NEGATION
+    )
+
+
 def test_relative_dates_told_on_other_days_are_not_one_value():
     old, new = "Sam: I saw the dentist yesterday.", "Sam: I saw the dentist last Friday."
     other_day = Context(0.9, True, False, same_day=False)
@@ -490,6 +500,10 @@ def test_a_question_asks_for_a_kind_and_about_now_or_then(question, kinds, now):
         ("So a 7:15 pm table for 2?", "User: Can you make one for 7:15 pm", 0.5, True),
         # a rejected question asserted nothing to be said again
         ("It is on March 11th.", "What's the weather on March 11th?", 0.6, False),
+        # a name opening the sentence is no value to the finder, but its words come back
+        ("Dell supplies our laptops.", "The vendor for laptops is Dell.", 0.6, True),
+        ("Dell does not supply our laptops.", "The vendor for laptops is Dell.", 0.6, False),
+        ("Delta flies there.", "The vendor for laptops is Dell.", 0.4, False),
     ],
 )
 def test_a_rejected_statement_is_said_again_when_every_value_comes_back(

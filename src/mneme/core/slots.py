@@ -289,7 +289,17 @@ def _same_values(
     about = shared - (new.subjects & old.subjects)
     if not about and ctx.similarity < config.same_subject:
         return SlotJudgement(SlotRelation.UNKNOWN, "only the subject in common")
+    moved_on = (
+        new.cue
+        and old.norms < new.norms
+        and ctx.similarity >= config.cue_latest
+        and not new.body.rstrip().endswith("?")
+    )
     if new.negated != old.negated and _denies_in_clause(new, old, about):
+        if moved_on and new.negated:
+            # "We renamed the puppy Waffles, Biscuit didn't suit him.": what it held is denied
+            # and what holds now is named.
+            return SlotJudgement(SlotRelation.UPDATE, "says what it held changed")
         one_thing = bool(about) and _same_roles(new, old, about)
         if not (one_thing or _negation_frames_agree(new, old)):
             # "Can't wait to hear about it" does not deny "Missed you", however alike two
@@ -302,12 +312,7 @@ def _same_values(
     agree = frames_agree(new, old)
     if new.norms <= old.norms and agree and ctx.similarity >= config.same:
         return SlotJudgement(SlotRelation.SAME, "the same values, restated")
-    if (
-        new.cue
-        and old.norms < new.norms
-        and ctx.similarity >= config.cue_latest
-        and not new.body.rstrip().endswith("?")
-    ):
+    if moved_on:
         # "Lena handed the Thursday critique over to Marco" after "Lena runs the Thursday
         # critique": everything the older one said, and what changed.
         return SlotJudgement(SlotRelation.UPDATE, "says what it held changed")
@@ -381,9 +386,16 @@ def says_again(
         for v, c in zip(old.values, old.counted, strict=True)
         if not (v.kind == Kind.NUMBER and c is None)
     )
-    if not wanted or not wanted <= new.norms or similarity < config.said_again:
+    if not wanted or similarity < config.said_again:
         return False
-    return not _clause_negated(new, wanted) or _clause_negated(old, wanted)
+    # A name the value finder cannot see as one where it stands (a capital opening the
+    # sentence: "Dell supplies our laptops.") is still said again when its words are.
+    named = frozenset(v.norm for v in old.values if v.kind in _NAMING)
+    unread = wanted - new.norms
+    if unread - named or not all(_says(new.body, n) for n in unread):
+        return False
+    denied = _clause_negated(new, wanted & new.norms) or (bool(unread) and new.negated)
+    return not denied or _clause_negated(old, wanted)
 
 
 def _says(text: str, norm: str) -> bool:
