@@ -214,6 +214,7 @@ class Recaller:
         self._smooth_by_observations(q, cands)
         self._aliases(q, cands)
         self._successors(q, cands)
+        self._questions_below_statements(q, cands)
         self._present(q, cands)
         self._observations_below_evidence(q, cands)
         best = [*sorted((c.score for c in cands.values()), reverse=True)[:2], 0.0, 0.0]
@@ -476,6 +477,24 @@ class Recaller:
             scores = [cands[uid].score for uid in cited if uid in cands and uid != c.brief.id]
             if scores:
                 c.score = min(c.score, min(scores) * OBSERVATION_BELOW_EVIDENCE - 1e-9)
+
+    def _questions_below_statements(self, q: Query, cands: Mapping[str, _Candidate]) -> None:
+        """A memory that only asks ("Bob: Congrats! What breed?") answers nothing: among the
+        best ``question_window`` candidates, each that asks and names no value scores
+        ``question_factor`` times its score (one read of their texts; none when the factor is
+        1; ADR 0067)."""
+        factor = self.config.question_factor
+        window = self.config.question_window
+        if factor >= 1.0 or window <= 0 or not cands:
+            return
+        top = sorted(cands.values(), key=lambda c: (-c.score, c.brief.id))[:window]
+        units = self.store.memories.get_units(q.viewer, [c.brief.id for c in top], lean=True)
+        for c in top:
+            unit = units.get(c.brief.id)
+            said = analyze(unit.text) if unit is not None else None
+            # A question that names a value ("Would you like the 10:30 slot?") offers it.
+            if said is not None and said.asks and not said.values:
+                c.score *= factor
 
     def _present(self, q: Query, cands: Mapping[str, _Candidate]) -> None:
         """A question about what holds now ("What is the current ...?", "Where does Alice

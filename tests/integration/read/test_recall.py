@@ -323,3 +323,29 @@ def test_a_question_that_names_nothing_is_answered_about_its_subject_not_the_new
     mem.retain("Our cat is named Luna now.", bank="b3", agent="a1", occurred_at=day.replace(day=7))
     hits = mem.recall("What is our cat called?", bank="b3", agent="a1", k=5)
     assert hits[0].text == "Our cat is named Luna now."
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("factor", "question_first"), [(None, False), (1.0, True)])
+def test_a_question_that_names_no_value_ranks_below_what_answers_it(
+    db_path, minilm, factor, question_first
+):
+    # ADR 0067: "Bob: Congrats! What breed is your puppy?" asks and states nothing; with the
+    # default factor it ranks below the answer; with the factor off (1) it outranked it.
+    recall = {} if factor is None else {"question_factor": factor}
+    mem = mneme.Memory.open(db_path, embedder=minilm, recall=recall)
+    try:
+        for text in (
+            "Alice: I just adopted a puppy!",
+            "Bob: Congrats! What breed is your puppy?",
+            "Alice: He's a beagle mix.",
+        ):
+            mem.retain(text, bank="chat", agent="a1", session="c1")
+        texts = [
+            h.text for h in mem.recall("What breed is Alice's puppy?", bank="chat", agent="a1")
+        ]
+        asked = texts.index("Bob: Congrats! What breed is your puppy?")
+        answer = texts.index("Alice: He's a beagle mix.")
+        assert (asked < answer) is question_first
+    finally:
+        mem.close()
