@@ -422,6 +422,17 @@ def test_a_change_that_denies_what_was_held_and_names_what_holds_is_an_update():
     )
 
 
+def test_a_name_said_in_full_and_by_its_last_words_is_one_value():
+    # A capital opening a sentence joins the noun before the name ("Ticket PROJ-118",
+    # "Renting Dogman"): compared with the name alone, it is that name.
+    old = "Ticket PROJ-118 is assigned to Lena."
+    new = "PROJ-118 was reassigned to Omar."  # a verb done again is that verb
+    assert rel(old, new, ctx(0.7, latest=(Kind.NAME,))) == SlotRelation.UPDATE
+    said = "User: I really want to rent Dogman."
+    back = "Assistant: Renting Dogman with no Subtitles. Is that correct?"
+    assert rel(said, back, ctx(0.5, same_author=False)) == SlotRelation.SUPPORT
+
+
 def test_relative_dates_told_on_other_days_are_not_one_value():
     old, new = "Sam: I saw the dentist yesterday.", "Sam: I saw the dentist last Friday."
     other_day = Context(0.9, True, False, same_day=False)

@@ -121,6 +121,7 @@ def relate(
     speakers = frozenset(s.casefold() for s in (new.speaker, old.speaker) if s)
     speakers |= ctx.participants
     new, old = _without(new, speakers), _without(old, speakers)
+    new, old = _one_name(new, old)
     if new.cue and not ctx.same_day and ctx.new_at is not None and ctx.old_at is not None:
         # A correction said days later ("The demo is on Friday instead.") names the days its
         # relative dates meant then, and so does what it corrects. Without a cue two relative
@@ -461,7 +462,14 @@ def clauses_agree(new: Statement, old: Statement, change: _Change) -> bool:
     # The prepositions are the values' roles, compared on their own (``change.same_role``).
     a = _clause_content(new, change.new) - _SAY_NOTHING - _ROLE_WORDS
     b = _clause_content(old, change.old) - _SAY_NOTHING - _ROLE_WORDS
+    a, b = _again(a, b), _again(b, a)
     return not (a - b) or not (b - a)
+
+
+def _again(words: frozenset[str], other: frozenset[str]) -> frozenset[str]:
+    """``words`` with a verb done again said as the verb ("reassign" beside "assign",
+    "rebook" beside "book")."""
+    return frozenset(w[2:] if w.startswith("re") and w[2:] in other else w for w in words)
 
 
 def answering(statement: Statement, question: Statement | None) -> Statement:
@@ -543,28 +551,42 @@ def _without(statement: Statement, norms: frozenset[str]) -> Statement:
     )
 
 
-def on_days(statement: Statement, said_at: dt.datetime) -> Statement:
-    """The statement with each date that names one calendar day, read as said at ``said_at``,
-    compared as that day ("the 8th of this month", "March 8th" and "next Friday" said on
-    Friday 1 March 2019 are all "2019-03-08"; "today" said on two days is two values). Dates
-    that name no single day ("next week", "2019") keep their words."""
-    days = {
-        i: day.isoformat()
-        for i, v in enumerate(statement.values)
-        if v.kind == Kind.DATE and (day := single_day(v.text, said_at)) is not None
-    }
-    if not days:
-        return statement
-    moved = {statement.values[i].norm: day for i, day in days.items()}
-    values = tuple(
-        replace(v, norm=days[i]) if i in days else v for i, v in enumerate(statement.values)
-    )
-    # A norm another value still has (a count "8" beside "the 8th") stays as well.
-    kept = frozenset(v.norm for i, v in enumerate(statement.values) if i not in days)
+def _one_name(new: Statement, old: Statement) -> tuple[Statement, Statement]:
+    """Both statements with a name said in full in one and by its last words in the other
+    compared as the shorter ("Customer Acme" / "Acme", "Ticket PROJ-118" / "PROJ-118": a
+    capital opening a sentence joins the noun before the name)."""
+    into_new: dict[int, str] = {}
+    into_old: dict[int, str] = {}
+    for i, a in enumerate(new.values):
+        for j, b in enumerate(old.values):
+            if a.kind not in _NAMING or b.kind not in _NAMING:
+                continue
+            if _ends_with(a.norm, b.norm) and b.norm not in new.norms:
+                into_new[i] = b.norm
+            elif _ends_with(b.norm, a.norm) and a.norm not in old.norms:
+                into_old[j] = a.norm
+    return _renamed(new, into_new), _renamed(old, into_old)
 
-    def remap(norms: Iterable[str]) -> list[str]:
+
+def _ends_with(longer: str, shorter: str) -> bool:
+    a, b = longer.split(), shorter.split()
+    return len(a) > len(b) and a[-len(b) :] == b
+
+
+def _renamed(statement: Statement, norms: dict[int, str]) -> Statement:
+    """The statement with these values (by position) compared under other norms; an old norm
+    another value still has (a count "8" beside "the 8th") stays as well."""
+    if not norms:
+        return statement
+    moved = {statement.values[i].norm: n for i, n in norms.items()}
+    values = tuple(
+        replace(v, norm=norms[i]) if i in norms else v for i, v in enumerate(statement.values)
+    )
+    kept = frozenset(v.norm for i, v in enumerate(statement.values) if i not in norms)
+
+    def remap(found: Iterable[str]) -> list[str]:
         out: list[str] = []
-        for n in norms:
+        for n in found:
             if n not in moved or n in kept:
                 out.append(n)
             if n in moved:
@@ -579,6 +601,21 @@ def on_days(statement: Statement, said_at: dt.datetime) -> Statement:
         retired=tuple(dict.fromkeys(remap(statement.retired))),
         norms=frozenset(v.norm for v in values),
     )
+
+
+def on_days(statement: Statement, said_at: dt.datetime) -> Statement:
+    """The statement with each date that names one calendar day, read as said at ``said_at``,
+    compared as that day ("the 8th of this month", "March 8th" and "next Friday" said on
+    Friday 1 March 2019 are all "2019-03-08"; "today" said on two days is two values). Dates
+    that name no single day ("next week", "2019") keep their words."""
+    days = {
+        i: day.isoformat()
+        for i, v in enumerate(statement.values)
+        if v.kind == Kind.DATE and (day := single_day(v.text, said_at)) is not None
+    }
+    if not days:
+        return statement
+    return _renamed(statement, days)
 
 
 _CONTENT = re.compile(r"[a-z]+")
