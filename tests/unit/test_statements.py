@@ -536,6 +536,8 @@ def test_a_rejected_statement_is_said_again_when_every_value_comes_back(
         ("Assistant: Will you check in on March 11th?", False),
         ("Okay, is it possible to book at 5pm?", False),
         ("The office opens at 9am.", False),
+        # a statement with a check after it restates what it says
+        ("Assistant: Breakthrough will be rented, is that correct?", False),
     ],
 )
 def test_a_question_of_whether_is_told_from_requests(text, expected):

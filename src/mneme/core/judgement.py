@@ -239,8 +239,10 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
             continue
         pairs.append((pair, nb))
     if wonders(statement):
-        # "Does the office open at 9am?" asks; it disputes nothing and changes nothing.
-        pairs = [(p, nb) for p, nb in pairs if p.verdict not in _DESTRUCTIVE]
+        # "Does the office open at 9am?" asks: it disputes nothing, changes nothing and is no
+        # evidence for what it asks about (merged, its asker would count as a knower).
+        related += [(nb.similarity, nb.unit_id) for _, nb in pairs]
+        pairs = []
     pairs, also = _echoes(new, statement, pairs)
     for pair, nb in pairs:
         # A correction points at the latest statement it corrects: recency breaks the tie.
@@ -332,7 +334,8 @@ def _add_reason(new: Candidate, neighbours: Sequence[Neighbour], related: tuple[
     ):
         slot = f"{claim.subject} / {claim.attribute.replace('_', ' ')}"
         return f"another value of {slot}, which holds several: kept beside the others"
-    if analyze(new.text).asks:
+    said = analyze(new.text)
+    if said.asks or wonders(said):
         return "a question: kept as what was asked; it states nothing to judge"
     if related:
         n = len(related)

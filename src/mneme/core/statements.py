@@ -167,7 +167,7 @@ class Statement:
 #: ("Can you book it for 9am?", "Do you have anything on the 14th?", "Is there a table at
 #: 7?"), which in a conversation says what the speaker wants.
 _WONDERS = re.compile(
-    r"^\s*(?:\w+[,.!]?\s+)?(?:is|are|was|were|does|do|did|will|has|have|had)\s+"
+    r"^\s*(?:\w+[,.!]\s+)?(?:is|are|was|were|does|do|did|will|has|have|had)\s+"
     r"(?!(?:you|there|i|we|it\s+possible)\b)",
     re.IGNORECASE,
 )

@@ -38,7 +38,7 @@ from mneme.core.model import (
     Visibility,
 )
 from mneme.core.slots import is_bare, says_again
-from mneme.core.statements import analyze, in_turn
+from mneme.core.statements import analyze, in_turn, wonders
 from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLMError, LLMInvalid
 from mneme.store.protocol import Channels, Filters, Memories, Trust
@@ -302,7 +302,10 @@ class Judge:
         the atom's content key, under which ``prefetch`` may hold its neighbours; ``session``
         and ``when``: the conversation it was said in and when; ``turn``: the whole input the
         atom is one of, ``source_id`` its source and ``visibility`` the new unit's."""
-        claim = extract_claim(text)
+        said = analyze(text)
+        # A question states no claim ("What is the CEO's name?" is no claim about "what"; "Does
+        # the office open at 9am?" none about "does office").
+        claim = None if said.asks or wonders(said) else extract_claim(text)
         near = self.neighbours(bank_id, agent_id, claim, vector, exclude, key, session, text, turn)
         question = self._question(bank_id, agent_id, text, session, source_id, visibility)
         asked = self._questions(bank_id, agent_id, [u for u, _ in near])

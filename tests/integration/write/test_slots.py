@@ -289,6 +289,14 @@ def test_a_question_of_whether_disputes_nothing_and_changes_nothing(mem, clock):
     asked = say(mem, clock, "Does the office open at 9am?", session="s1", agent="a2")
     assert not {Verdict.CONTRADICT, Verdict.SUPERSEDE, Verdict.UPDATE} & set(verdicts(asked))
     assert asked.status != "needs_clarification"
+    # Nor is it evidence: asking whether the meeting is on the 21st makes no one know it.
+    held = say(mem, clock, "The board meeting is on October 21.", bank="co", agent="a2")
+    again = say(mem, clock, "Is the board meeting on October 21?", bank="co")
+    assert verdicts(again) == [Verdict.ADD]
+    assert "a question" in again.decisions[0].reason
+    unit = mem.get(held.memory_ids[0], bank="co", agent="a2")
+    assert unit is not None
+    assert unit.knowers == ("a2",)
     told = say(mem, clock, "The office opens at 9am now.", session="s1")
     assert Verdict.SUPERSEDE in verdicts(told)
 
