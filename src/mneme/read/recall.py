@@ -542,6 +542,21 @@ class Recaller:
                 else not _of_another_subject(u.text, about, q.text)
             )
         ]
+        ratio = self.config.present_similarity
+        if typed and named and ratio > 0:
+            # A question that names its subject ("Who is Nora's manager?") asks for one of its
+            # many slots: the value kind alone would put the newest statement about Nora that
+            # names anything first ("Nora moved to Berlin."). Only statements that say a word the
+            # question says besides its subject, or read about as close to it as the closest
+            # one, are ordered newest first (ADR 0063 amendment).
+            bar = ratio * max(c.similarity for c in typed)
+            asked = frame_words(q.text.casefold()) - _named_words(named)
+            typed = [
+                c
+                for c in typed
+                if c.similarity >= bar
+                or asked & (frame_words(units[c.brief.id].text.casefold()) - _named_words(named))
+            ]
         typed.sort(key=lambda c: (said.get(c.brief.id, c.brief.recorded_at), c.brief.id))
         typed.reverse()
         ordered = typed + [c for c in top if c not in typed]
@@ -692,6 +707,10 @@ def _asked_by_best(best: _Candidate, units: Mapping[str, Unit], named: set[str])
     if not _about_named(st, unit.text, named):
         return frozenset()
     return frozenset(v.kind for v in st.values if v.norm not in named)
+
+
+def _named_words(named: Iterable[str]) -> frozenset[str]:
+    return frame_words(" ".join(named))
 
 
 def _asked_subject(question: str, best: Unit | None) -> frozenset[str]:

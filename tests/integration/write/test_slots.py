@@ -53,7 +53,8 @@ def verdicts(r: mneme.RetainResult) -> list[Verdict]:
 
 
 def first(mem: mneme.Memory, query: str, **kw: object) -> mneme.Hit:
-    hits = mem.recall(query, bank="team", agent="a1", k=5, **kw)  # type: ignore[arg-type]
+    args = {"bank": "team", "agent": "a1", "k": 5, **kw}
+    hits = mem.recall(query, **args)  # type: ignore[arg-type]
     assert hits, query
     return hits[0]
 
@@ -367,6 +368,27 @@ def test_subjects_of_one_kind_are_two_slots_and_our_is_one_organisation(mem, clo
     say(mem, clock, "Our SLA is 99.9% uptime.", bank="ops")
     sla = say(mem, clock, "Our SLA guarantees 99.5% uptime.", bank="ops", agent="a2")
     assert Verdict.CONTRADICT in verdicts(sla)
+
+
+def test_a_present_question_naming_its_subject_is_answered_from_the_slot_it_asks_for(mem, clock):
+    # Every statement below is about Nora and names something: the newest of them ("Nora moved
+    # to Berlin last week.") answered every question about her, whatever it asked.
+    for text in (
+        "Nora joined Initech as a data analyst.",
+        "Nora's manager at Initech is Peter.",
+        "Nora's team uses Tableau for dashboards.",
+        "Nora's team switched from Tableau to Looker.",
+        "Nora is training for the Berlin marathon in September.",
+        "Nora lives in Leipzig.",
+        "Nora moved to Berlin last week.",
+    ):
+        clock.now += dt.timedelta(days=30)
+        say(mem, clock, text, bank="nora")
+    kw = {"bank": "nora"}
+    assert first(mem, "Where does Nora live?", **kw).text == "Nora moved to Berlin last week."
+    assert first(mem, "Who is Nora's manager?", **kw).text == "Nora's manager at Initech is Peter."
+    tool = first(mem, "What dashboard tool does Nora's team use?", **kw)
+    assert tool.text == "Nora's team switched from Tableau to Looker."
 
 
 def test_bad_inputs_get_a_clear_decision_or_a_clear_error(mem, clock):
