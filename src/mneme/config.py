@@ -70,8 +70,9 @@ class RecallConfig:
     #: A question about now ranks, among this many best candidates, the newest statements of
     #: what it asks for first (0: off; ADR 0026).
     present_window: int = 10
-    #: Of a question that names its subject, only candidates whose cosine to it is at least
-    #: this times the closest one's are ordered newest first (0: all; ADR 0063 amendment).
+    #: Of a question that names its subject, only candidates that say a word of it besides
+    #: the subject, or whose cosine to it is at least this times the closest one's, are
+    #: ordered newest first (0: all; ADR 0063 amendment).
     present_similarity: float = field(default=0.9, metadata={"min": 0, "max": 1})
     #: A question that names no value ("Congrats! What breed?") asks and states nothing: among
     #: the best ``question_window`` candidates, one scores this times its score (1: off; ADR

@@ -214,9 +214,10 @@ class Recaller:
         self._smooth_by_observations(q, cands)
         self._aliases(q, cands)
         self._successors(q, cands)
-        self._questions_below_statements(q, cands)
-        self._present(q, cands)
-        self._observations_below_evidence(q, cands)
+        read: dict[str, Unit] = {}  # the texts the steps below read, each once per recall
+        self._questions_below_statements(q, cands, read)
+        self._present(q, cands, read)
+        self._observations_below_evidence(q, cands, read)
         best = [*sorted((c.score for c in cands.values()), reverse=True)[:2], 0.0, 0.0]
         q = replace(q, top=(best[0], best[1]))
         hits = _successors_answer_too(self._shape(q, cands))
@@ -462,13 +463,23 @@ class Recaller:
             if c is not None and c.brief.network not in _CITES:
                 c.score += gain
 
-    def _observations_below_evidence(self, q: Query, cands: Mapping[str, _Candidate]) -> None:
+    def _lean(self, q: Query, ids: Iterable[str], read: dict[str, Unit]) -> dict[str, Unit]:
+        """The units (lean) of these ids, each read from the store once per recall."""
+        wanted = list(dict.fromkeys(ids))
+        missing = [uid for uid in wanted if uid not in read]
+        if missing:
+            read.update(self.store.memories.get_units(q.viewer, missing, lean=True))
+        return {uid: read[uid] for uid in wanted if uid in read}
+
+    def _observations_below_evidence(
+        self, q: Query, cands: Mapping[str, _Candidate], read: dict[str, Unit]
+    ) -> None:
         """An observation ranks below each evidence unit it cites that is a candidate too
         (``OBSERVATION_BELOW_EVIDENCE``). No query at all when no candidate is an observation."""
         found = [c for c in cands.values() if c.brief.network in _CITES]
         if not found:
             return
-        units = self.store.memories.get_units(q.viewer, [c.brief.id for c in found], lean=True)
+        units = self._lean(q, (c.brief.id for c in found), read)
         for c in found:
             unit = units.get(c.brief.id)
             key, field = _CITES[c.brief.network]
@@ -478,7 +489,9 @@ class Recaller:
             if scores:
                 c.score = min(c.score, min(scores) * OBSERVATION_BELOW_EVIDENCE - 1e-9)
 
-    def _questions_below_statements(self, q: Query, cands: Mapping[str, _Candidate]) -> None:
+    def _questions_below_statements(
+        self, q: Query, cands: Mapping[str, _Candidate], read: dict[str, Unit]
+    ) -> None:
         """A memory that only asks ("Bob: Congrats! What breed?") answers nothing: among the
         best ``question_window`` candidates, each that asks and names no value scores
         ``question_factor`` times its score (one read of their texts; none when the factor is
@@ -488,7 +501,7 @@ class Recaller:
         if factor >= 1.0 or window <= 0 or not cands:
             return
         top = sorted(cands.values(), key=lambda c: (-c.score, c.brief.id))[:window]
-        units = self.store.memories.get_units(q.viewer, [c.brief.id for c in top], lean=True)
+        units = self._lean(q, (c.brief.id for c in top), read)
         for c in top:
             unit = units.get(c.brief.id)
             said = analyze(unit.text) if unit is not None else None
@@ -496,7 +509,7 @@ class Recaller:
             if said is not None and said.asks and not said.values:
                 c.score *= factor
 
-    def _present(self, q: Query, cands: Mapping[str, _Candidate]) -> None:
+    def _present(self, q: Query, cands: Mapping[str, _Candidate], read: dict[str, Unit]) -> None:
         """A question about what holds now ("What is the current ...?", "Where does Alice
         live?") is answered by the newest statement of what it asks for.
 
@@ -511,7 +524,7 @@ class Recaller:
         top = sorted(cands.values(), key=lambda c: (-c.score, c.brief.id))[:window]
         if len(top) < 2:
             return
-        units = self.store.memories.get_units(q.viewer, [c.brief.id for c in top], lean=True)
+        units = self._lean(q, (c.brief.id for c in top), read)
         # A question that names what it asks about ("Where does *Alice* live?") is answered
         # by statements about it, not by the newest name in the bank.
         named = {v.norm for v in find_values(q.text) if v.kind in (Kind.NAME, Kind.CODE)}
@@ -550,12 +563,13 @@ class Recaller:
             # question says besides its subject, or read about as close to it as the closest
             # one, are ordered newest first (ADR 0063 amendment).
             bar = ratio * max(c.similarity for c in typed)
-            asked = frame_words(q.text.casefold()) - _named_words(named)
+            subject = frame_words(" ".join(named))
+            asked = frame_words(q.text.casefold()) - subject
             typed = [
                 c
                 for c in typed
                 if c.similarity >= bar
-                or asked & (frame_words(units[c.brief.id].text.casefold()) - _named_words(named))
+                or asked & (frame_words(units[c.brief.id].text.casefold()) - subject)
             ]
         typed.sort(key=lambda c: (said.get(c.brief.id, c.brief.recorded_at), c.brief.id))
         typed.reverse()
@@ -707,10 +721,6 @@ def _asked_by_best(best: _Candidate, units: Mapping[str, Unit], named: set[str])
     if not _about_named(st, unit.text, named):
         return frozenset()
     return frozenset(v.kind for v in st.values if v.norm not in named)
-
-
-def _named_words(named: Iterable[str]) -> frozenset[str]:
-    return frame_words(" ".join(named))
 
 
 def _asked_subject(question: str, best: Unit | None) -> frozenset[str]:
