@@ -6,6 +6,7 @@ Regression cases for the mechanisms (the measure is public data: ``bench/sgd``).
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 
 import pytest
 
@@ -563,3 +564,36 @@ def test_a_denied_value_and_another_agree_but_an_answer_s_no_denies_nothing_of_i
     assert rel(
         "User: I leave on the 4th.", "User: No, the 6th.", ctx(0.6, latest=(Kind.DATE,))
     ) == (SlotRelation.UPDATE)
+
+
+def test_a_leading_no_before_a_noun_is_no_correction():
+    # "No problem, please confirm ... at 3 pm" confirms what the user said; it retired it as
+    # "says what it held changed" (SGD dev 3_00045). A "No" standing alone still corrects.
+    confirm = (
+        "Assistant: No problem, please confirm your appointment with Flores at 3 pm next Monday."
+    )
+    assert not analyze(confirm).cue
+    assert not analyze("Assistant: No worries, booked for 3 pm.").cue
+    said = "User: 3 in the afternoon next Monday will be great."
+    other = Context(0.6, False, True)
+    assert rel(said, confirm, other) != SlotRelation.UPDATE
+    for correction in (
+        "No, the 4th.",
+        "No I want it on the 4th.",
+        "No. I'll stay 7 days.",
+        "Nah, Tuesday.",
+    ):
+        assert analyze(correction).cue, correction
+
+
+def test_dates_said_on_one_day_compare_as_the_days_they_name():
+    # SGD dev 3_00053: the user's "Wednesday next week" and the assistant's read-back "next
+    # Wednesday" opened a conflict ('wednesday next week' -> 'next wednesday'); said on one
+    # day they name one day. On the every-turn SGD run: 126 -> 58 CONTRADICT verdicts.
+    said = "User: Can you make an appointment for Wednesday next week at 4:45 pm?"
+    back = "Assistant: Please confirm: an appointment at 4:45 pm on next Wednesday."
+    one_day = Context(0.7, False, True, new_at=FRIDAY, old_at=FRIDAY + dt.timedelta(minutes=1))
+    assert rel(said, back, one_day) in (SlotRelation.SAME, SlotRelation.SUPPORT)
+    # ... and another day is another value, whatever its words.
+    moved = "User: Can you make the appointment for Thursday next week at 4:45 pm instead?"
+    assert rel(said, moved, replace(one_day, same_author=True)) == SlotRelation.UPDATE

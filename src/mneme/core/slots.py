@@ -122,12 +122,14 @@ def relate(
     speakers |= ctx.participants
     new, old = _without(new, speakers), _without(old, speakers)
     new, old = _one_name(new, old)
-    if new.cue and not ctx.same_day and ctx.new_at is not None and ctx.old_at is not None:
+    if (new.cue or ctx.same_day) and ctx.new_at is not None and ctx.old_at is not None:
+        # Dates compare as the calendar days they name. Said on one day, "Wednesday next week"
+        # and "next Wednesday" (or "tomorrow" and "March 2nd") are one day, not two values.
         # A correction said days later ("The demo is on Friday instead.") names the days its
         # relative dates meant then, and so does what it corrects. Without a cue two relative
         # dates told on two days stay apart: "I went to a support group yesterday" and "Last
         # Friday, I went to a workshop" are two events (LoCoMo: 4 more open conflicts when
-        # every such pair compared as days). On one day their words already compare.
+        # every such pair compared as days).
         new, old = on_days(new, ctx.new_at), on_days(old, ctx.old_at)
     if old.asks:
         if _takes_up(new, old, ctx):

@@ -29,6 +29,7 @@ from functools import lru_cache
 
 from mneme.core.speakers import split_speaker
 from mneme.core.values import Kind, Value, find_values, masked
+from mneme.core.wordlists import STOPWORDS
 
 
 def _words(text: str) -> frozenset[str]:
@@ -53,7 +54,13 @@ _MARKER_WORDS = (
     r"\b(?:no\s+longer|any\s*more|instead|nowadays|these\s+days|actually|make\s+it(?!\s+to\b)|"
     r"rather|how\s+about|what\s+about|correction|corrected|changed\s+my\s+mind|now)\b"
 )
-_LEADING_MARKER = r"^\s*(?:no|nope|nah|sorry|wait|oops)\b"
+#: A leading "No" is a correction when it stands alone ("No, the 4th.", "No I want it today"):
+#: followed by a mark, the end or a function word. Before a content word it is a determiner
+#: ("No problem, please confirm ... at 3 pm": an assistant's confirmation, not a change).
+_FUNCTION_WORDS = "|".join(re.escape(w) for w in sorted(STOPWORDS, key=len, reverse=True))
+_LEADING_MARKER = (
+    rf"^\s*(?:(?:no|nope|nah)\b(?=\s*(?:[^\w\s]|$|(?:{_FUNCTION_WORDS})\b))|(?:sorry|wait|oops)\b)"
+)
 MARKER_CUE = re.compile(f"{_MARKER_WORDS}|{_LEADING_MARKER}", re.IGNORECASE)
 #: Verbs of change: they mark as changed only the values that follow them ("moved *to
 #: Berlin* in 2019" changed where, not when).
