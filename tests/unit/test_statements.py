@@ -597,3 +597,16 @@ def test_dates_said_on_one_day_compare_as_the_days_they_name():
     # ... and another day is another value, whatever its words.
     moved = "User: Can you make the appointment for Thursday next week at 4:45 pm instead?"
     assert rel(said, moved, replace(one_day, same_author=True)) == SlotRelation.UPDATE
+
+
+def test_the_other_speakers_answer_does_not_contradict_a_question_of_whether():
+    # SGD 1_00041: "0 checked bags are allowed." opened a conflict with the user's question
+    # "Are two checked bags allowed?" ('2' -> '0'). A question states nothing to dispute.
+    asked = "User: Are two checked bags allowed?"
+    answer = "Assistant: 0 checked bags are allowed."
+    assert rel(asked, answer, ctx(0.8, same_author=False)) == SlotRelation.DIFFERENT
+    # The author's own "Is Monday next week good?" proposes a value they may then change.
+    own = "User: I'd like to visit Coffeetree Apartments. Is Monday next week good?"
+    later = "User: I don't need to wait that long. I'd rather visit on the 2nd."
+    one_day = Context(0.5, True, True, frozenset({Kind.DATE}), new_at=FRIDAY, old_at=FRIDAY)
+    assert rel(own.split(". ")[1], later.split(". ")[1], one_day) == SlotRelation.UPDATE

@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from mneme.core.statements import PREPOSITIONS, VERB_CUE, Statement
+from mneme.core.statements import PREPOSITIONS, VERB_CUE, Statement, wonders
 from mneme.core.timeexpr import single_day
 from mneme.core.values import Kind, is_relative
 from mneme.core.wordlists import STOPWORDS
@@ -131,7 +131,11 @@ def relate(
         # Friday, I went to a workshop" are two events (LoCoMo: 4 more open conflicts when
         # every such pair compared as days).
         new, old = on_days(new, ctx.new_at), on_days(old, ctx.old_at)
-    if old.asks:
+    if old.asks or (wonders(old) and not ctx.same_author):
+        # A question states nothing, whether it asks for a value or whether one holds: the
+        # other speaker's "0 checked bags are allowed." answers "Are two checked bags
+        # allowed?", it does not contradict it. The author's own "Is Monday next week good?"
+        # proposes a value their next word may change.
         if _takes_up(new, old, ctx):
             # "Would you like to watch True Grit?" / "I'll go with True Grit.": the question
             # stated nothing, the answer takes up the value it offered: evidence, kept apart.
