@@ -12,7 +12,7 @@ import pytest
 
 from mneme.core.atomize import split_atoms
 from mneme.core.questions import about_present, answer_kinds
-from mneme.core.slots import Context, SlotRelation, on_days, relate, says_again
+from mneme.core.slots import Context, SlotRelation, frame_words, on_days, relate, says_again
 from mneme.core.statements import analyze, in_turn, turn_corrects, wonders
 from mneme.core.values import Kind, find_values, masked, normalize_value
 
@@ -610,3 +610,27 @@ def test_the_other_speakers_answer_does_not_contradict_a_question_of_whether():
     later = "User: I don't need to wait that long. I'd rather visit on the 2nd."
     one_day = Context(0.5, True, True, frozenset({Kind.DATE}), new_at=FRIDAY, old_at=FRIDAY)
     assert rel(own.split(". ")[1], later.split(". ")[1], one_day) == SlotRelation.UPDATE
+
+
+def test_a_verb_of_asking_with_its_particle_is_another_verb():
+    # SGD dev 12_00035: "I need to check in on next Thursday." superseded "I need to leave on
+    # March 4th." ("check" is a word of asking, like "look", so nothing was left of the
+    # clause). Checking in is arriving; "check in Bolinas" still only asks to look there.
+    leave, arrive = "User: I need to leave on March 4th.", "User: I need to check in on the 7th."
+    assert rel(leave, arrive, ctx(0.7, latest=(Kind.DATE,))) == SlotRelation.DIFFERENT
+    later = "User: I need to check in on the 9th."
+    assert rel(arrive, later, ctx(0.8, latest=(Kind.DATE,))) == SlotRelation.UPDATE
+    assert frame_words("check in a name please") == {"check"}  # asks to look there
+    assert frame_words("find out what the weather is on a date") == {"findout", "weather"}
+
+
+def test_another_value_than_a_question_offered_declines_it():
+    # SGD 12_00049: "I'd like to check in on the 12th of this month." opened a conflict with
+    # the assistant's "Are you wanting to check in on March 11th?".
+    offer = "Assistant: Are you wanting to check in on March 11th?"
+    answer = "User: I'd like to check in on the 12th of this month."
+    one_day = Context(0.8, False, True, new_at=FRIDAY, old_at=FRIDAY)
+    assert rel(offer, answer, one_day) == SlotRelation.DIFFERENT
+    # Said as a statement by another source, the same two values still disagree.
+    stated = "Assistant: You check in on March 11th."
+    assert rel(stated, answer, one_day) == SlotRelation.CONFLICT

@@ -169,7 +169,19 @@ def relate(
         return SlotJudgement(
             SlotRelation.DIFFERENT, "more than one value differs: another subject or slot"
         )
-    return _one_change(new, old, changes[0], ctx, config)
+    found = _one_change(new, old, changes[0], ctx, config)
+    if found.relation == SlotRelation.CONFLICT and _offered(old, ctx):
+        # "Are you wanting to check in on March 11th?" / "I'd like to check in on the 12th.":
+        # another value than the one a question offered declines the offer; it disputes
+        # nothing (a request the author put as a question, "Can you book it for the 4th?",
+        # is still corroborated by a read-back of the same value).
+        return replace(found, relation=SlotRelation.DIFFERENT, reason=f"declines: {found.reason}")
+    return found
+
+
+def _offered(old: Statement, ctx: Context) -> bool:
+    """Whether ``old`` is the other speaker's question: it offered what it says."""
+    return not ctx.same_author and old.body.rstrip().endswith("?")
 
 
 _WE = re.compile(r"^\s*(?:\w+[,.!]?\s+)?(?:we|we're|we've|we'll|we'd|our|ours|us)\b", re.I)
@@ -658,10 +670,22 @@ _LIGHT = frozenset(
 )
 
 
+#: A verb of asking with a particle whose object is no named place is another verb: "check in
+#: on a date" and "check out" are arriving and leaving, "find out" learns, where "check in a
+#: name" and "look in a name" ask to look somewhere (``_SAY_NOTHING``).
+_PHRASAL = re.compile(r"\b([a-z]+)\s+(?:it\s+|them\s+)?(in|out|up|off)\b(?!\s+a name\b)")
+
+
+def _particle(m: re.Match[str]) -> str:
+    verb = _stem(m.group(1))
+    return verb + m.group(2) if verb in _SAY_NOTHING else m.group(0)
+
+
 def frame_words(frame: str) -> frozenset[str]:
-    """A frame's content words, crudely stemmed ("going" / "go"), light words dropped."""
+    """A frame's content words, crudely stemmed ("going" / "go"), light words dropped; a verb
+    and its particle are one word ("check in on a date": "checkin")."""
     out = set()
-    for w in _CONTENT.findall(frame):
+    for w in _CONTENT.findall(_PHRASAL.sub(_particle, frame)):
         if w in STOPWORDS or w in _LIGHT or len(w) < 3:
             continue
         stem = _stem(w)
