@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from mneme.core.statements import PREPOSITIONS, VERB_CUE, Statement, wonders
+from mneme.core.statements import PREPOSITIONS, VERB_CUE, Statement, analyze, wonders
 from mneme.core.timeexpr import single_day
 from mneme.core.values import Kind, is_relative
 from mneme.core.wordlists import STOPWORDS
@@ -674,6 +674,13 @@ _LIGHT = frozenset(
 #: on a date" and "check out" are arriving and leaving, "find out" learns, where "check in a
 #: name" and "look in a name" ask to look somewhere (``_SAY_NOTHING``).
 _PHRASAL = re.compile(r"\b([a-z]+)\s+(?:it\s+|them\s+)?(in|out|up|off)\b(?!\s+a name\b)")
+
+
+def said_alike(a: str, b: str) -> bool:
+    """Whether two statements say the same words around their values: their frames' content
+    words agree ("Dan lives in Berlin." / "Dan lives in Munich.")."""
+    words = frame_words(analyze(a).frame)
+    return bool(words) and words == frame_words(analyze(b).frame)
 
 
 def _particle(m: re.Match[str]) -> str:

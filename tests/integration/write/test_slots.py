@@ -431,3 +431,19 @@ def test_changing_one_fact_of_a_note_of_several_retires_that_fact_alone(mem, clo
     still = [mem.get(u) for u in note.memory_ids if u not in retired]
     assert [u.status.value for u in still] == ["active"] * 3
     assert first(mem, "Who owns the billing service?").text == "Raj owns the billing service."
+
+
+def test_one_source_does_not_dispute_itself(mem, clock):
+    # SGD 1_00077 (every turn retained): the assistant's one turn opened a conflict between
+    # its own sentences ('4' -> '1'). Two sentences of one input are two things said.
+    turn = (
+        "Assistant: I have 4 flights for you. How about American Airlines? "
+        "There is one flight that takes off at 4:20 pm."
+    )
+    r = say(mem, clock, turn, session="s1")
+    assert Verdict.CONTRADICT not in verdicts(r)
+    assert r.status != "needs_clarification"
+    # The same two values from two sources still disagree.
+    say(mem, clock, "Ops: The fleet has 4 spare routers.", session="s2")
+    r = say(mem, clock, "According to the inventory sheet, the fleet has 1 spare router.")
+    assert Verdict.CONTRADICT in verdicts(r)
