@@ -634,3 +634,18 @@ def test_another_value_than_a_question_offered_declines_it():
     # Said as a statement by another source, the same two values still disagree.
     stated = "Assistant: You check in on March 11th."
     assert rel(stated, answer, one_day) == SlotRelation.CONFLICT
+
+
+def test_a_name_said_by_its_short_form_is_that_name():
+    # SGD 2_00083 and 4_00081 (every turn retained): the assistant's "San Francisco" opened a
+    # conflict with the user's "SF" / "San Fran".
+    one_day = Context(0.7, False, True, new_at=FRIDAY, old_at=FRIDAY)
+    said = "User: I want to eat out in San Fran."
+    back = "Assistant: Give A16 a try. They are in San Francisco."
+    assert rel(said, back.split(". ")[1], one_day) != SlotRelation.CONFLICT
+    short = "User: I want to go from SF to Las Vegas."
+    read_back = "Assistant: Book 4 bus tickets from San Francisco to Las Vegas."
+    assert rel(short, read_back, one_day) in (SlotRelation.SAME, SlotRelation.SUPPORT)
+    # Another city with the same initials is another value.
+    other = "Assistant: Book 4 bus tickets from San Jose to Las Vegas."
+    assert rel(short, other, one_day) != SlotRelation.SAME

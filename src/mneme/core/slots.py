@@ -572,7 +572,8 @@ def _without(statement: Statement, norms: frozenset[str]) -> Statement:
 def _one_name(new: Statement, old: Statement) -> tuple[Statement, Statement]:
     """Both statements with a name said in full in one and by its last words in the other
     compared as the shorter ("Customer Acme" / "Acme", "Ticket PROJ-118" / "PROJ-118": a
-    capital opening a sentence joins the noun before the name)."""
+    capital opening a sentence joins the noun before the name), and a name said by its short
+    form compared as the full one ("SF" / "San Francisco", "San Fran" / "San Francisco")."""
     into_new: dict[int, str] = {}
     into_old: dict[int, str] = {}
     for i, a in enumerate(new.values):
@@ -583,7 +584,24 @@ def _one_name(new: Statement, old: Statement) -> tuple[Statement, Statement]:
                 into_new[i] = b.norm
             elif _ends_with(b.norm, a.norm) and a.norm not in old.norms:
                 into_old[j] = a.norm
+            elif _abbreviates(a.norm, b.norm) and b.norm not in new.norms:
+                into_new[i] = b.norm
+            elif _abbreviates(b.norm, a.norm) and a.norm not in old.norms:
+                into_old[j] = a.norm
     return _renamed(new, into_new), _renamed(old, into_old)
+
+
+def _abbreviates(short: str, full: str) -> bool:
+    """Whether a name is another's short form: its initials ("sf" / "san francisco") or each
+    of its words the start of the other's ("san fran" / "san francisco")."""
+    s, f = short.split(), full.split()
+    if len(f) < 2 or s == f:
+        return False
+    if len(s) == 1 and 2 <= len(s[0]) <= 4 and s[0].isalpha():
+        return s[0] == "".join(w[0] for w in f)
+    return len(s) == len(f) and all(
+        len(a) >= 2 and b.startswith(a) for a, b in zip(s, f, strict=True)
+    )
 
 
 def _ends_with(longer: str, shorter: str) -> bool:
