@@ -694,13 +694,6 @@ _LIGHT = frozenset(
 _PHRASAL = re.compile(r"\b([a-z]+)\s+(?:it\s+|them\s+)?(in|out|up|off)\b(?!\s+a name\b)")
 
 
-def said_alike(a: str, b: str) -> bool:
-    """Whether two statements say the same words around their values: their frames' content
-    words agree ("Dan lives in Berlin." / "Dan lives in Munich.")."""
-    words = frame_words(analyze(a).frame)
-    return bool(words) and words == frame_words(analyze(b).frame)
-
-
 def _particle(m: re.Match[str]) -> str:
     verb = _stem(m.group(1))
     return verb + m.group(2) if verb in _SAY_NOTHING else m.group(0)
@@ -718,6 +711,13 @@ def frame_words(frame: str) -> frozenset[str]:
             continue  # "wanted", "needs", "liked" say no more than "want"
         out.add(stem)
     return frozenset(out)
+
+
+def said_alike(a: str, b: str) -> bool:
+    """Whether two statements say the same words around their values: their frames' content
+    words agree ("Dan lives in Berlin." / "Dan lives in Munich.")."""
+    words = frame_words(analyze(a).frame)
+    return bool(words) and words == frame_words(analyze(b).frame)
 
 
 def _stem(word: str) -> str:
