@@ -181,7 +181,7 @@ def relate(
 
 def _offered(old: Statement, ctx: Context) -> bool:
     """Whether ``old`` is the other speaker's question: it offered what it says."""
-    return not ctx.same_author and old.body.rstrip().endswith("?")
+    return not ctx.same_author and old.ends_asking
 
 
 _WE = re.compile(r"^\s*(?:\w+[,.!]?\s+)?(?:we|we're|we've|we'll|we'd|our|ours|us)\b", re.I)
@@ -312,7 +312,7 @@ def _same_values(
         new.cue
         and old.norms < new.norms
         and ctx.similarity >= config.cue_latest
-        and not new.body.rstrip().endswith("?")
+        and not new.ends_asking
     )
     if new.negated != old.negated and _denies_in_clause(new, old, about):
         if moved_on and new.negated:
@@ -368,7 +368,7 @@ def _takes_up(new: Statement, old: Statement, ctx: Context) -> bool:
     question back ("Is Dogman in English?") takes nothing up."""
     if ctx.same_author or not ctx.same_conversation or _changes(new, old):
         return False
-    if new.body.rstrip().endswith("?"):
+    if new.ends_asking:
         return False
     named = frozenset(v.norm for v in new.values if v.kind in _NAMING) & old.norms
     return bool(named) and not _clause_negated(new, named)

@@ -168,6 +168,11 @@ class Statement:
         """Who says it: the reporting source if any, else the transcript speaker."""
         return self.source or (self.speaker.casefold() if self.speaker else None)
 
+    @property
+    def ends_asking(self) -> bool:
+        """Whether it ends with a question mark: a question, an offer or a proposal."""
+        return self.body.rstrip().endswith("?")
+
 
 #: A question of whether something holds ("Does the office open at 9am?", "Is the demo on
 #: Friday?"): it asks about a fact and asserts nothing. Not a request to the other speaker
@@ -183,8 +188,7 @@ _WONDERS = re.compile(
 def wonders(statement: Statement) -> bool:
     """Whether a statement only asks whether something holds (see ``_WONDERS``): it may say a
     value back, never change or dispute one."""
-    body = statement.body.rstrip()
-    return body.endswith("?") and _WONDERS.match(body) is not None
+    return statement.ends_asking and _WONDERS.match(statement.body) is not None
 
 
 @lru_cache(maxsize=32768)
