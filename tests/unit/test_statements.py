@@ -649,3 +649,29 @@ def test_a_name_said_by_its_short_form_is_that_name():
     # Another city with the same initials is another value.
     other = "Assistant: Book 4 bus tickets from San Jose to Las Vegas."
     assert rel(short, other, one_day) != SlotRelation.SAME
+
+
+def test_a_new_value_lands_on_the_authors_latest_value_in_its_role():
+    # SGD dev 2_00103: "Is there a bus going to Las Vegas with 2 seats available?" stayed beside
+    # "I am going to Long Beach, CA." because a later name of the user's (not a destination)
+    # made the older one no longer the latest name. Among the author's destinations it is.
+    going = "User: I am going to Long Beach, CA."
+    other = "User: Is there a bus going to Las Vegas with 2 seats available?"
+    latest_to = Context(0.37, True, True, latest_in_role=frozenset({(Kind.NAME, "to")}))
+    assert rel(going, other, latest_to) == SlotRelation.UPDATE
+    latest_from = Context(0.37, True, True, latest_in_role=frozenset({(Kind.NAME, "from")}))
+    assert rel(going, other, latest_from) == SlotRelation.DIFFERENT
+    assert rel(going, other, ctx(0.37)) == SlotRelation.DIFFERENT
+
+
+def test_a_value_that_took_its_slot_from_the_conversation_is_not_where_a_named_one_lands():
+    # SGD dev 13_00051: "Could you also get me a rental car from SD?" superseded the user's
+    # "From Philadelphia." (their flight's origin, said to "Where are you leaving from?"):
+    # the older one says nothing but its value, the newer one names what its value is of.
+    bare = "User: Yes thanks. From Philadelphia."
+    named = "User: Sounds good. Could you also get me a rental car from SD?"
+    assert rel(bare, named, ctx(0.4, latest=(Kind.NAME,))) == SlotRelation.DIFFERENT
+    # A bare correction still lands on a bare value, and a named value on a named one.
+    assert rel(bare, "User: Try from SD.", ctx(0.4, latest=(Kind.NAME,))) == SlotRelation.UPDATE
+    origin = "User: I need a rental car from Philadelphia."
+    assert rel(origin, named, ctx(0.6, latest=(Kind.NAME,))) == SlotRelation.UPDATE

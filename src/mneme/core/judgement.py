@@ -55,9 +55,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import TypeVar
 
 from mneme.core.claims import (
     REPLACING,
@@ -77,9 +78,18 @@ from mneme.core.claims import (
 from mneme.core.keys import normalize_text
 from mneme.core.language import tokens
 from mneme.core.model import UnitStatus, UnitType, Verdict
-from mneme.core.slots import MEASURES, Context, SlotConfig, SlotRelation, answering, relate
+from mneme.core.slots import (
+    MEASURES,
+    Context,
+    Latest,
+    SlotConfig,
+    SlotRelation,
+    answering,
+    kinds_in_roles,
+    relate,
+)
 from mneme.core.statements import Statement, analyze, in_turn, wonders
-from mneme.core.values import MONTH_NAMES, Kind
+from mneme.core.values import MONTH_NAMES
 from mneme.core.wordlists import ARTICLES, STOPWORDS
 
 DESTRUCTIVE: frozenset[Verdict] = frozenset({Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT})
@@ -230,7 +240,7 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
     for nb in neighbours:
         if nb.status not in JUDGED_STATUSES:
             continue
-        pair = _slot_pair(new, statement, nb, latest.get(nb.unit_id, frozenset()), config, talking)
+        pair = _slot_pair(new, statement, nb, latest.get(nb.unit_id, Latest()), config, talking)
         if pair is _UNDECIDED:
             pair = _compare(new, nb, config)
         if pair is None:
@@ -378,9 +388,10 @@ def _same_conversation(new: Candidate, nb: Neighbour) -> bool:
 
 def _latest_of_kind(
     new: Candidate, statement: Statement, neighbours: Sequence[Neighbour]
-) -> dict[str, frozenset[Kind]]:
-    """For each neighbour, the kinds of value it is the latest statement of, among what the
-    new atom's author said earlier in the same conversation: where a correction points."""
+) -> dict[str, Latest]:
+    """For each neighbour, the kinds of value it is the latest statement of, and the kinds in a
+    role ("in Napa": a name in "in"), among what the new atom's author said earlier in the same
+    conversation: where a correction points."""
     mine = [
         nb
         for nb in neighbours
@@ -390,14 +401,29 @@ def _latest_of_kind(
         and (new.when is None or nb.when is None or nb.when <= new.when)
     ]
     mine.sort(key=lambda nb: _epoch(nb.when), reverse=True)
-    out: dict[str, set[Kind]] = {}
-    seen: set[Kind] = set()
-    for nb in mine:
-        kinds = analyze(nb.text).kinds() - seen
-        if kinds:
-            out.setdefault(nb.unit_id, set()).update(kinds)
-            seen |= kinds
-    return {k: frozenset(v) for k, v in out.items()}
+    kinds = _latest_keys(mine, lambda s: s.kinds())
+    roles = _latest_keys(mine, kinds_in_roles)
+    return {
+        nb.unit_id: Latest(kinds.get(nb.unit_id, frozenset()), roles.get(nb.unit_id, frozenset()))
+        for nb in mine
+    }
+
+
+_K = TypeVar("_K")
+
+
+def _latest_keys(
+    newest_first: Sequence[Neighbour], keys: Callable[[Statement], frozenset[_K]]
+) -> dict[str, frozenset[_K]]:
+    """For each neighbour, the keys no later one has."""
+    out: dict[str, frozenset[_K]] = {}
+    seen: set[_K] = set()
+    for nb in newest_first:
+        fresh = keys(analyze(nb.text)) - seen
+        if fresh:
+            out[nb.unit_id] = fresh
+            seen |= fresh
+    return out
 
 
 def _question(text: str | None) -> Statement | None:
@@ -421,7 +447,7 @@ def _slot_pair(
     new: Candidate,
     statement: Statement,
     nb: Neighbour,
-    latest: frozenset[Kind],
+    latest: Latest,
     config: JudgeConfig,
     participants: frozenset[str] = frozenset(),
 ) -> _Pair | None:
@@ -439,7 +465,8 @@ def _slot_pair(
         similarity=nb.similarity,
         same_author=same_author,
         same_conversation=_same_conversation(new, nb),
-        latest_of_kind=latest,
+        latest_of_kind=latest.kinds,
+        latest_in_role=latest.roles,
         many_valued=many,
         same_claim_slot=one_slot,
         same_day=new.when is None or nb.when is None or new.when.date() == nb.when.date(),

@@ -77,6 +77,9 @@ class Context:
     same_author: bool  # one agent, one speaker, one source
     same_conversation: bool  # one session
     latest_of_kind: frozenset[Kind] = frozenset()  # kinds the older one is the latest of
+    #: Kinds in a role the older one is the latest of ("in Napa": a name in "in"), among the
+    #: author's statements in the conversation.
+    latest_in_role: frozenset[tuple[Kind, str | None]] = frozenset()
     #: The claim rules read both as one attribute that holds several values ("is fluent in",
     #: "likes"): another name there adds one, unless a cue says it replaced one.
     many_valued: bool = False
@@ -105,6 +108,20 @@ class SlotJudgement:
     kind: Kind | None = None
     old_value: str | None = None
     new_value: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Latest:
+    """What an earlier statement of the author is the latest of in the conversation: kinds of
+    value, and kinds in a role (see :func:`kinds_in_roles`)."""
+
+    kinds: frozenset[Kind] = frozenset()
+    roles: frozenset[tuple[Kind, str | None]] = frozenset()
+
+
+def kinds_in_roles(statement: Statement) -> frozenset[tuple[Kind, str | None]]:
+    """Each value's kind with its role (:func:`role_of`): "in Napa" is a name in "in"."""
+    return frozenset((v.kind, role_of(statement, i)) for i, v in enumerate(statement.values))
 
 
 #: Kinds whose values are amounts or moments: a slot holds one of them at a time.
@@ -241,7 +258,7 @@ def _one_change(
     framed = change.same_role and (
         ctx.similarity >= config.same_frame
         or ctx.same_claim_slot
-        or (own and kind in ctx.latest_of_kind)
+        or (own and _lands(new, old, change, ctx))
     )
     counts = (change.role or "").startswith("count:") and (change.old_role or "").startswith(
         "count:"
@@ -297,6 +314,17 @@ def _one_change(
         old_value,
         new_value,
     )
+
+
+def _lands(new: Statement, old: Statement, change: _Change, ctx: Context) -> bool:
+    """Whether the author's new value lands on ``old`` as their latest statement of the kind
+    (or of the kind in the value's role: "in Napa" / "in Santa Rosa"). Not when ``old`` says
+    nothing but its value and ``new`` names what its value is of: the older one took its slot
+    from the conversation around it ("From Philadelphia." to "Where from?"), which the newer
+    one, about something named ("a rental car from SD"), may have left."""
+    if _thin(old) and not _thin(new):
+        return False
+    return change.kind in ctx.latest_of_kind or (change.kind, change.role) in ctx.latest_in_role
 
 
 def _same_values(
