@@ -675,3 +675,21 @@ def test_a_value_that_took_its_slot_from_the_conversation_is_not_where_a_named_o
     assert rel(bare, "User: Try from SD.", ctx(0.4, latest=(Kind.NAME,))) == SlotRelation.UPDATE
     origin = "User: I need a rental car from Philadelphia."
     assert rel(origin, named, ctx(0.6, latest=(Kind.NAME,))) == SlotRelation.UPDATE
+
+
+def test_an_answer_is_about_what_the_question_it_answers_asked():
+    # SGD dev 14_00027: "No, I'll check in on the 4th." (to "Will you check in on March
+    # 11th?") superseded the user's "Alright, what about the weather on the 11th.".
+    weather = "User: Alright, what about the weather on the 11th."
+    answer = "User: No, I'll check in on the 4th."
+    asked = analyze("Assistant: Will you check in on March 11th?")
+    base = Context(0.5, True, True, frozenset({Kind.DATE}), new_at=FRIDAY, old_at=FRIDAY)
+    assert rel(weather, answer, base) == SlotRelation.UPDATE  # without the question
+    assert rel(weather, answer, replace(base, prompt=asked)) == SlotRelation.DIFFERENT
+    # Asked right after the older one, the question was about it: the answer changes it.
+    assert rel(weather, answer, replace(base, prompt=asked, said_last=True)) == (
+        SlotRelation.UPDATE
+    )
+    # A question about the same thing leaves the change alone.
+    same = analyze("Assistant: Do you want the weather on March 11th?")
+    assert rel(weather, answer, replace(base, prompt=same)) == SlotRelation.UPDATE

@@ -132,6 +132,9 @@ class Candidate:
     #: The other speaker's question just before it in its conversation, when it is a bare
     #: answer (``mneme.core.slots.answering``).
     answers: str | None = None
+    #: The other speaker's question just before it, whatever the atom (read only when a value
+    #: would change): what the answer changes is what that question asked about.
+    prompt: str | None = None
 
 
 @dataclass(frozen=True)
@@ -389,9 +392,9 @@ def _same_conversation(new: Candidate, nb: Neighbour) -> bool:
 def _latest_of_kind(
     new: Candidate, statement: Statement, neighbours: Sequence[Neighbour]
 ) -> dict[str, Latest]:
-    """For each neighbour, the kinds of value it is the latest statement of, and the kinds in a
-    role ("in Napa": a name in "in"), among what the new atom's author said earlier in the same
-    conversation: where a correction points."""
+    """For each neighbour, the kinds of value it is the latest statement of, the kinds in a
+    role ("in Napa": a name in "in"), and whether it is of the author's last turn, among what
+    the new atom's author said earlier in the same conversation: where a correction points."""
     mine = [
         nb
         for nb in neighbours
@@ -403,8 +406,13 @@ def _latest_of_kind(
     mine.sort(key=lambda nb: _epoch(nb.when), reverse=True)
     kinds = _latest_keys(mine, lambda s: s.kinds())
     roles = _latest_keys(mine, kinds_in_roles)
+    last = mine[0].when if mine else None
     return {
-        nb.unit_id: Latest(kinds.get(nb.unit_id, frozenset()), roles.get(nb.unit_id, frozenset()))
+        nb.unit_id: Latest(
+            kinds.get(nb.unit_id, frozenset()),
+            roles.get(nb.unit_id, frozenset()),
+            said_last=nb.when == last,
+        )
         for nb in mine
     }
 
@@ -467,11 +475,13 @@ def _slot_pair(
         same_conversation=_same_conversation(new, nb),
         latest_of_kind=latest.kinds,
         latest_in_role=latest.roles,
+        said_last=latest.said_last,
         many_valued=many,
         same_claim_slot=one_slot,
         same_day=new.when is None or nb.when is None or new.when.date() == nb.when.date(),
         new_at=new.when,
         old_at=nb.when,
+        prompt=_question(new.prompt),
         sibling_subjects=a is not None and b is not None and _siblings(a.subject, b.subject),
         other_subjects=a is not None
         and b is not None

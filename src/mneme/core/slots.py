@@ -80,6 +80,9 @@ class Context:
     #: Kinds in a role the older one is the latest of ("in Napa": a name in "in"), among the
     #: author's statements in the conversation.
     latest_in_role: frozenset[tuple[Kind, str | None]] = frozenset()
+    #: The older one is of the author's last turn before the newer one: the other speaker's
+    #: question in between, if any, answered it ("you'd like to view it on March 14th?").
+    said_last: bool = False
     #: The claim rules read both as one attribute that holds several values ("is fluent in",
     #: "likes"): another name there adds one, unless a cue says it replaced one.
     many_valued: bool = False
@@ -99,6 +102,9 @@ class Context:
     #: ("Thursday", "tomorrow") as the calendar days they name then (ADR 0064).
     new_at: dt.datetime | None = None
     old_at: dt.datetime | None = None
+    #: The other speaker's question the newer one answers, if known ("Would you like to visit
+    #: on March 6th?" before "No, the 7th."): what that question asked about is what changes.
+    prompt: Statement | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,10 +119,11 @@ class SlotJudgement:
 @dataclass(frozen=True, slots=True)
 class Latest:
     """What an earlier statement of the author is the latest of in the conversation: kinds of
-    value, and kinds in a role (see :func:`kinds_in_roles`)."""
+    value, kinds in a role (see :func:`kinds_in_roles`), and the author's last turn."""
 
     kinds: frozenset[Kind] = frozenset()
     roles: frozenset[tuple[Kind, str | None]] = frozenset()
+    said_last: bool = False  # of the author's last turn before the newer one
 
 
 def kinds_in_roles(statement: Statement) -> frozenset[tuple[Kind, str | None]]:
@@ -187,6 +194,21 @@ def relate(
             SlotRelation.DIFFERENT, "more than one value differs: another subject or slot"
         )
     found = _one_change(new, old, changes[0], ctx, config)
+    if (
+        found.relation in (SlotRelation.UPDATE, SlotRelation.CONFLICT)
+        and not ctx.said_last
+        and _asked_elsewhere(ctx.prompt, old, changes[0])
+    ):
+        # "Would you like to visit on March 6th?" / "No, I'd like to see it on the 7th.": the
+        # answer changes what the other speaker's question asked about (the visit), not the
+        # author's "I want to pick it up on the 6th", said turns before of something else. A
+        # question right after the older one says it back ("You'd like to view it on March
+        # 14th?" / "Actually, the 7th."): the answer changes it.
+        return replace(
+            found,
+            relation=SlotRelation.DIFFERENT,
+            reason=f"answers another question: {found.reason}",
+        )
     if found.relation == SlotRelation.CONFLICT and _offered(old, ctx):
         # "Are you wanting to check in on March 11th?" / "I'd like to check in on the 12th.":
         # another value than the one a question offered declines the offer; it disputes
@@ -314,6 +336,21 @@ def _one_change(
         old_value,
         new_value,
     )
+
+
+def _asked_elsewhere(prompt: Statement | None, old: Statement, change: _Change) -> bool:
+    """Whether the question an answer follows asks about values of the changed kind, each said
+    of something other than what ``old`` says its value of (both clauses name something the
+    other does not): the answer is about that, not about ``old``."""
+    if prompt is None or not prompt.ends_asking:
+        return False
+    b = _clause_content(old, change.old) - _SAY_NOTHING - _ROLE_WORDS
+    asked = [
+        frame_words(clause) - _SAY_NOTHING - _ROLE_WORDS
+        for v, clause in zip(prompt.values, prompt.clauses, strict=True)
+        if v.kind == change.kind
+    ]
+    return bool(asked) and not any(_words_agree(a, b) for a in asked)
 
 
 def _lands(new: Statement, old: Statement, change: _Change, ctx: Context) -> bool:
@@ -508,6 +545,12 @@ def clauses_agree(new: Statement, old: Statement, change: _Change) -> bool:
     # The prepositions are the values' roles, compared on their own (``change.same_role``).
     a = _clause_content(new, change.new) - _SAY_NOTHING - _ROLE_WORDS
     b = _clause_content(old, change.old) - _SAY_NOTHING - _ROLE_WORDS
+    return _words_agree(a, b)
+
+
+def _words_agree(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two clauses' words say one thing, one perhaps less (a verb done again said as
+    the verb)."""
     a, b = _again(a, b), _again(b, a)
     return not (a - b) or not (b - a)
 

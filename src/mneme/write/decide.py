@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
@@ -19,6 +19,7 @@ import numpy as np
 from mneme.core import charter as charter_rules
 from mneme.core.claims import Claim, extract_claim
 from mneme.core.judgement import (
+    DESTRUCTIVE,
     JUDGED_STATUSES,
     Candidate,
     JudgeConfig,
@@ -341,6 +342,17 @@ class Judge:
             verdict, errors = self._llm(text, near)
         if verdict is None:
             verdict = judge(candidate, nbs, self.config)
+            if verdict.verdict in DESTRUCTIVE and question is None:
+                # A value about to change is judged again with the other speaker's question
+                # it answers, if any ("Would you like to visit on March 6th?" / "No, the
+                # 7th."): what that question asked about is what the answer changes (one
+                # query, only when a value would change).
+                prompt = self._question(
+                    bank_id, agent_id, text, session, source_id, visibility, bare=False
+                )
+                if prompt is not None:
+                    candidate = replace(candidate, prompt=prompt.text)
+                    verdict = judge(candidate, nbs, self.config)
         target = None
         also: tuple[Unit, ...] = ()
         supported: tuple[Unit, ...] = ()
@@ -377,13 +389,16 @@ class Judge:
         session: str | None,
         source_id: str | None,
         visibility: Visibility,
+        *,
+        bare: bool = True,
     ) -> Unit | None:
-        """The question a bare answer answers: the latest earlier turn of its conversation,
-        when another speaker of the same agent's transcript said it and it asks something
-        (one query, for bare atoms only). A private question is never named by a shared
-        answer."""
+        """The question an atom answers: the latest earlier turn of its conversation, when
+        another speaker of the same agent's transcript said it and it asks something (one
+        query). With ``bare`` (for a bare answer, whose slot it names), only a question that
+        asks for something; else any that ends asking ("Are you leaving on March 9th?"). A
+        private question is never named by a shared answer."""
         statement = analyze(text)
-        if session is None or statement.speaker is None or not is_bare(statement):
+        if session is None or statement.speaker is None or (bare and not is_bare(statement)):
             return None
         viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
         recent = self.store.memories.list_units(
@@ -397,7 +412,7 @@ class Judge:
                 u.agent_id != agent_id
                 or asked.speaker is None
                 or asked.speaker.casefold() == statement.speaker.casefold()
-                or not asked.asks
+                or not (asked.asks if bare else asked.ends_asking)
                 or (u.visibility == Visibility.PRIVATE and visibility != Visibility.PRIVATE)
             ):
                 return None

@@ -447,3 +447,52 @@ def test_one_source_does_not_dispute_itself(mem, clock):
     say(mem, clock, "Ops: The fleet has 4 spare routers.", session="s2")
     r = say(mem, clock, "According to the inventory sheet, the fleet has 1 spare router.")
     assert Verdict.CONTRADICT in verdicts(r)
+
+
+def _dialogue(
+    mem: mneme.Memory, clock: _Clock, turns: list[str], session: str
+) -> list[mneme.RetainResult]:
+    return [say(mem, clock, turn, session=session) for turn in turns]
+
+
+def test_an_answer_changes_what_the_question_it_answers_asked_about(mem, clock):
+    # SGD dev 11_00126: "No, I'd like to see it on the 7th of March." (the apartment visit,
+    # answering "Would you like to visit on March 6th?") superseded the user's "I want to pick
+    # it up on the 6th of this month." (the rental car), said turns before.
+    turns = [
+        "User: I would like to pick it up in Sunnyvale and will need it until the 9th of "
+        "this month.",
+        "Assistant: What date would you like to pick it up?",
+        "User: I want to pick it up on the 6th of this month.",
+        "Assistant: And what time would you like to pick it up?",
+        "User: I want to get it around half past 3 in the afternoon.",
+        "User: That sounds fine. I'd also like to find an apartment in the area.",
+        "Assistant: How many bedrooms would you like?",
+        "User: I need three bedrooms.",
+        "User: Yes, that sounds good. I'd like to schedule a visit to the apartments.",
+        "Assistant: Would you like to visit on March 6th?",
+    ]
+    said = _dialogue(mem, clock, turns, "d1")
+    pickup = said[2].memory_ids[0]
+    r = say(mem, clock, "User: No, I'd like to see it on the 7th of March.", session="d1")
+    changed = (Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT)
+    assert not any(d.target_id == pickup and d.verdict in changed for d in r.decisions)
+    assert mem.get(pickup).status.value == "active"
+
+
+def test_an_answer_to_a_read_back_of_the_value_just_said_changes_it(mem, clock):
+    # SGD dev 4_00031: the question right after the user's value says it back, so the
+    # answer's "Actually, the 7th" changes that value.
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: Can you schedule a viewing for the 14th for me?",
+            "Assistant: Sure - you'd like to view the Bonnie Terrace Apartments complex on "
+            "March 14th?",
+        ],
+        "d2",
+    )
+    viewing = said[0].memory_ids[0]
+    r = say(mem, clock, "User: Actually, let's make it on the 7th.", session="d2")
+    assert any(d.target_id == viewing and d.verdict == Verdict.SUPERSEDE for d in r.decisions)
