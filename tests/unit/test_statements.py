@@ -693,3 +693,14 @@ def test_an_answer_is_about_what_the_question_it_answers_asked():
     # A question about the same thing leaves the change alone.
     same = analyze("Assistant: Do you want the weather on March 11th?")
     assert rel(weather, answer, replace(base, prompt=same)) == SlotRelation.UPDATE
+
+
+def test_a_moment_and_an_end_are_two_slots_without_a_cue():
+    # SGD dev 13_00047: "I need the car until the 14th of this month." superseded "I will need
+    # the car on the 13th of March." (the pickup day): texts alike enough to read as one.
+    on = "User: I will need the car on the 13th of March."
+    until = "User: I need the car until the 14th of this month."
+    one_day = Context(0.85, True, True, frozenset({Kind.DATE}), new_at=FRIDAY, old_at=FRIDAY)
+    assert rel(on, until, one_day) == SlotRelation.DIFFERENT
+    later = "User: I need the car until the 16th of this month."
+    assert rel(until, later, one_day) == SlotRelation.UPDATE

@@ -263,10 +263,9 @@ def _one_change(
     if _extends(old_value, new_value):
         return SlotJudgement(SlotRelation.SAME, f"says less than what is held ({said})")
     cued = new_value in new.cued
-    if {change.role, change.old_role} == {"start", "end"}:
-        # A start and an end are two slots whatever the cue or the claim rules ("until March
-        # 9th" / "but make it from the 7th").
-        return SlotJudgement(SlotRelation.DIFFERENT, f"a start and an end ({said})")
+    apart = _roles_apart(change, cued)
+    if apart:
+        return SlotJudgement(SlotRelation.DIFFERENT, f"{apart} ({said})")
     # A correction that says nothing but the new value ("change it to Big 4", "what about the
     # 14th?") points at the author's latest statement of that kind, however unlike it reads.
     pointed = (
@@ -336,6 +335,19 @@ def _one_change(
         old_value,
         new_value,
     )
+
+
+def _roles_apart(change: _Change, cued: bool) -> str | None:
+    """Why a changed date or time in another role is another slot, if it is: a start and an
+    end whatever the cue or the claim rules ("until March 9th" / "but make it from the 7th");
+    a moment and an end (or a start) unless a cue says the value moved ("I will need the car
+    on the 13th" / "I need the car until the 14th", but "Likely from the 7th" / "for pickup
+    on Wednesday next week instead")."""
+    if {change.role, change.old_role} == {"start", "end"}:
+        return "a start and an end"
+    if change.kind in (Kind.DATE, Kind.TIME) and not change.same_role and not cued:
+        return f"a {change.old_role} and a {change.role}"
+    return None
 
 
 def _asked_elsewhere(prompt: Statement | None, old: Statement, change: _Change) -> bool:
