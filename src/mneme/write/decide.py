@@ -342,12 +342,13 @@ class Judge:
             verdict, errors = self._llm(text, near)
         if verdict is None:
             verdict = judge(candidate, nbs, self.config)
-            if verdict.verdict in DESTRUCTIVE and question is None:
+            if verdict.verdict in DESTRUCTIVE:
                 # A value about to change is judged again with the other speaker's question
                 # it answers, if any ("Would you like to visit on March 6th?" / "No, the
-                # 7th."): what that question asked about is what the answer changes (one
-                # query, only when a value would change).
-                prompt = self._question(
+                # 7th."): what that question asked about is what the answer changes (a bare
+                # answer's question is at hand; else one query, only when a value would
+                # change).
+                prompt = question or self._question(
                     bank_id, agent_id, text, session, source_id, visibility, bare=False
                 )
                 if prompt is not None:

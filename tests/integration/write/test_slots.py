@@ -496,3 +496,23 @@ def test_an_answer_to_a_read_back_of_the_value_just_said_changes_it(mem, clock):
     viewing = said[0].memory_ids[0]
     r = say(mem, clock, "User: Actually, let's make it on the 7th.", session="d2")
     assert any(d.target_id == viewing and d.verdict == Verdict.SUPERSEDE for d in r.decisions)
+
+
+def test_a_bare_answer_changes_what_the_offer_it_answers_asked_about(mem, clock):
+    # As above, the answer said as nothing but its value: its question is the one it answers.
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: I want to pick it up on the 6th of this month.",
+            "Assistant: And what time would you like to pick it up?",
+            "User: I want to get it around half past 3 in the afternoon.",
+            "User: I'd like to schedule a visit to the apartments.",
+            "Assistant: Would you like to visit on March 6th?",
+        ],
+        "d3",
+    )
+    pickup = said[0].memory_ids[0]
+    r = say(mem, clock, "User: No, the 7th.", session="d3")
+    changed = (Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT)
+    assert not any(d.target_id == pickup and d.verdict in changed for d in r.decisions)
