@@ -134,6 +134,31 @@ def test_the_queue_counts_filters_and_orders_only_what_needs_a_decision(q_page: 
     shot(page, "11-queue-filtered")
 
 
+def test_an_answer_to_filters_since_changed_is_not_drawn(q_page: Any) -> None:
+    # Choosing a kind reloads the queue at once; when that answer arrives after the one for
+    # the filters submitted next, the older one must not draw over it (CI saw the 5-card
+    # answer for "any kind" replace the 4-card answer for author "critic").
+    page, q = q_page
+    _open(page, q)
+
+    def slow_unfiltered(route: Any) -> None:
+        if "author=" not in route.request.url:
+            page.wait_for_timeout(800)
+        route.continue_()
+
+    page.route("**/review/worklist*", slow_unfiltered)
+    page.locator("#review-author").fill("critic")
+    page.locator("#review-kind").select_option("question")  # a fast answer (author set)
+    page.locator("#review-author").fill("")
+    page.locator("#review-kind").select_option("")  # sent now, answered late
+    page.locator("#review-author").fill("critic")
+    page.locator("#review-filters button[type=submit]").click()  # sent last, answered first
+    expect(page.locator("#review-total")).to_have_text("4 waiting")
+    page.wait_for_timeout(1500)  # the late answer has arrived by now
+    expect(page.locator("#review-total")).to_have_text("4 waiting")
+    assert "proposal" not in _kinds(page)
+
+
 def test_a_conflict_card_shows_both_statements_as_said_with_authors_sources_and_dates(
     q_page: Any,
 ) -> None:

@@ -3,7 +3,7 @@
 
 import { bankPath } from "./api.js";
 import { drawGraph } from "./graph.js";
-import { badge, clear, empty, h, toast, when } from "./dom.js";
+import { badge, clear, empty, h, latestOnly, toast, when } from "./dom.js";
 
 export const TYPES = [
   "fact", "preference", "skill", "goal", "opinion", "experience",
@@ -48,13 +48,17 @@ function resultItem(ctx, unit, extra) {
       extra || "", ` ${unit.agent_id} · ${when(unit.recorded_at)}`));
 }
 
+const searches = latestOnly();
+
 export async function search(ctx) {
   const list = document.getElementById("results");
   const f = filters();
+  const current = searches.next();
   clear(list).append(empty("Searching…"));
   try {
     if (!f.query) {
       const data = await ctx.api.get(bankPath(ctx.bank, "/memories"), { scope: f.scope, limit: f.k });
+      if (!current()) return;  // a newer search was sent meanwhile
       clear(list);
       if (!data.memories.length) list.append(empty("No memories in this bank yet."));
       for (const u of data.memories) list.append(resultItem(ctx, u));
@@ -63,6 +67,7 @@ export async function search(ctx) {
     const body = { ...f, detail: "full" };
     for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
     const data = await ctx.api.post(bankPath(ctx.bank, "/recall"), body);
+    if (!current()) return;
     clear(list);
     if (!data.hits.length) list.append(empty("Nothing matches."));
     for (const hit of data.hits) {
@@ -76,7 +81,7 @@ export async function search(ctx) {
       list.append(resultItem(ctx, hit.unit, flags));
     }
   } catch (err) {
-    clear(list).append(empty(`Search failed: ${err.message}`));
+    if (current()) clear(list).append(empty(`Search failed: ${err.message}`));
   }
 }
 

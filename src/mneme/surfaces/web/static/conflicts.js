@@ -1,7 +1,7 @@
 // Conflicts: both sides, the question, and the four resolutions.
 
 import { bankPath } from "./api.js";
-import { badge, clear, empty, h, toast, when } from "./dom.js";
+import { badge, clear, empty, h, latestOnly, toast, when } from "./dom.js";
 
 const RESOLUTIONS = [
   ["supersede", "Supersede", "the chosen memory replaces the other"],
@@ -105,18 +105,22 @@ async function conflictCard(ctx, c, reload) {
     h("p", { class: "meta" }, `Opened ${when(c.created_at)}`), form);
 }
 
+const loads = latestOnly();
+
 export async function showConflicts(ctx) {
   const list = document.getElementById("conflict-list");
   const status = document.getElementById("conflict-status").value;
   const reload = () => showConflicts(ctx);
+  const current = loads.next();
   clear(list).append(empty("Loading…"));
   try {
     const data = await ctx.api.get(bankPath(ctx.bank, "/conflicts"), { status, limit: 100 });
     const cards = await Promise.all(data.conflicts.map((c) => conflictCard(ctx, c, reload)));
+    if (!current()) return;  // another status was chosen meanwhile
     clear(list);
     if (!cards.length) list.append(empty(`No ${status === "all" ? "" : status + " "}conflicts in ${ctx.bank}.`));
     list.append(...cards);
   } catch (err) {
-    clear(list).append(empty(`Cannot load conflicts: ${err.message}`));
+    if (current()) clear(list).append(empty(`Cannot load conflicts: ${err.message}`));
   }
 }

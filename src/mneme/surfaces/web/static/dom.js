@@ -56,3 +56,16 @@ export function toast(message, kind = "ok") {
 export function empty(text) {
   return h("li", { class: "empty" }, text);
 }
+
+// A view that reloads on every change of its filters: only the latest load may draw. `next()`
+// starts a load and returns a check that is true while no later load has started (an answer
+// that arrives after a newer request was sent is stale and dropped).
+export function latestOnly() {
+  let n = 0;
+  return {
+    next() {
+      const mine = ++n;
+      return () => mine === n;
+    },
+  };
+}

@@ -5,7 +5,7 @@
 // a reason; ticked cards are approved or rejected in bulk; keys move and decide.
 
 import { bankPath } from "./api.js";
-import { badge, clear, empty, h, toast } from "./dom.js";
+import { badge, clear, empty, h, latestOnly, toast } from "./dom.js";
 
 const PAGE = 20;
 const KINDS = {
@@ -257,13 +257,16 @@ function showCounts(data) {
 }
 
 let ctx_ = null;
+const loads = latestOnly();
 
 export async function showReview(ctx) {
   ctx_ = ctx;
   const list = $("review-list");
+  const current = loads.next();
   clear(list).append(empty("Loading…"));
   try {
     const data = await ctx.api.get(bankPath(ctx.bank, "/review/worklist"), filters());
+    if (!current()) return;  // the filters changed while this one was on its way
     if (!data.items.length && data.offset > 0) {
       state.offset = Math.max(0, data.offset - PAGE);  // the page emptied: go back one
       return showReview(ctx);
@@ -278,7 +281,7 @@ export async function showReview(ctx) {
     select(null, false);
     if (data.items.length) focusCard(Math.min(Math.max(state.current, 0), data.items.length - 1), false);
   } catch (err) {
-    clear(list).append(empty(`Cannot load the queue: ${err.message}`));
+    if (current()) clear(list).append(empty(`Cannot load the queue: ${err.message}`));
   }
 }
 
