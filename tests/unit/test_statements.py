@@ -704,3 +704,19 @@ def test_a_moment_and_an_end_are_two_slots_without_a_cue():
     assert rel(on, until, one_day) == SlotRelation.DIFFERENT
     later = "User: I need the car until the 16th of this month."
     assert rel(until, later, one_day) == SlotRelation.UPDATE
+
+
+def test_a_request_to_the_other_speaker_disputes_nothing_they_reported():
+    # SGD 3_00018 and eight more alarm dialogues (every turn retained): the user's "Set it for
+    # the afternoon 3:45." opened a conflict with the assistant's "You have an alarm named Wake
+    # up set for 6 am.": a request for a new alarm, not a dispute of the existing one.
+    report = "Assistant: You have an alarm named Wake up set for 6 am."
+    one_day = Context(0.6, False, True, new_at=FRIDAY, old_at=FRIDAY)
+    for ask in (
+        "User: Set it for the afternoon 3:45.",
+        "User: Can you set the alarm for three pm?",
+        "User: Good, please add another alarm for 4 pm.",
+    ):
+        assert rel(report, ask, one_day) == SlotRelation.DIFFERENT, ask
+    # Said as what holds, another source's value still disputes it.
+    assert rel(report, "User: My alarm is set for 6:30 am.", one_day) == SlotRelation.CONFLICT

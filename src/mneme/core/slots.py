@@ -209,6 +209,11 @@ def relate(
             relation=SlotRelation.DIFFERENT,
             reason=f"answers another question: {found.reason}",
         )
+    if found.relation == SlotRelation.CONFLICT and not ctx.same_author and _requests(new):
+        # "You have an alarm named Wake up set for 6 am." / "Set it for the afternoon 3:45.":
+        # asking the other speaker for a value says what the author wants, not that what the
+        # other one reported is wrong.
+        return replace(found, relation=SlotRelation.DIFFERENT, reason=f"a request: {found.reason}")
     if found.relation == SlotRelation.CONFLICT and _offered(old, ctx):
         # "Are you wanting to check in on March 11th?" / "I'd like to check in on the 12th.":
         # another value than the one a question offered declines the offer; it disputes
@@ -216,6 +221,23 @@ def relate(
         # is still corroborated by a read-back of the same value).
         return replace(found, relation=SlotRelation.DIFFERENT, reason=f"declines: {found.reason}")
     return found
+
+
+#: A request to the other speaker: "can / could / would / will you ...", or an imperative, a
+#: first word that is no pronoun, article or auxiliary followed by its object ("Set it for
+#: 3:45", "Please add another alarm", "Book me a table"), after at most a short opener
+#: ("Good, ", "I see, "). Closed classes only.
+_REQUEST = re.compile(
+    r"^\s*(?:[\w' ]{1,20}[,.!]\s+)?(?:please\s+)?(?:(?:can|could|would|will)\s+you\b|"
+    r"(?!(?:i|you|we|they|he|she|it|there|that|this|the|a|an|my|our|your|is|are|was|were|"
+    r"thanks|thank)\b)[a-z]+\s+(?:it|me|us|them|the|a|an|this|that|my|one|another)\b)",
+    re.IGNORECASE,
+)
+
+
+def _requests(statement: Statement) -> bool:
+    """Whether a statement asks the other speaker to do something (see ``_REQUEST``)."""
+    return _REQUEST.match(statement.body) is not None
 
 
 def _offered(old: Statement, ctx: Context) -> bool:
