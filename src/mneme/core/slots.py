@@ -194,33 +194,39 @@ def relate(
             SlotRelation.DIFFERENT, "more than one value differs: another subject or slot"
         )
     found = _one_change(new, old, changes[0], ctx, config)
-    if (
-        found.relation in (SlotRelation.UPDATE, SlotRelation.CONFLICT)
-        and not ctx.said_last
-        and _asked_elsewhere(ctx.prompt, old, changes[0])
-    ):
+    if found.relation not in (SlotRelation.UPDATE, SlotRelation.CONFLICT):
+        return found
+    why = _no_change(found, new, old, changes[0], ctx)
+    if why:
+        return replace(found, relation=SlotRelation.DIFFERENT, reason=f"{why}: {found.reason}")
+    return found
+
+
+def _no_change(
+    found: SlotJudgement, new: Statement, old: Statement, change: _Change, ctx: Context
+) -> str | None:
+    """Why a change or a dispute of one value, read in its conversation, is neither, if it is."""
+    if not ctx.said_last and _asked_elsewhere(ctx.prompt, old, change):
         # "Would you like to visit on March 6th?" / "No, I'd like to see it on the 7th.": the
         # answer changes what the other speaker's question asked about (the visit), not the
         # author's "I want to pick it up on the 6th", said turns before of something else. A
         # question right after the older one says it back ("You'd like to view it on March
         # 14th?" / "Actually, the 7th."): the answer changes it.
-        return replace(
-            found,
-            relation=SlotRelation.DIFFERENT,
-            reason=f"answers another question: {found.reason}",
-        )
-    if found.relation == SlotRelation.CONFLICT and not ctx.same_author and _requests(new):
+        return "answers another question"
+    if found.relation != SlotRelation.CONFLICT:
+        return None
+    if not ctx.same_author and _requests(new):
         # "You have an alarm named Wake up set for 6 am." / "Set it for the afternoon 3:45.":
         # asking the other speaker for a value says what the author wants, not that what the
         # other one reported is wrong.
-        return replace(found, relation=SlotRelation.DIFFERENT, reason=f"a request: {found.reason}")
-    if found.relation == SlotRelation.CONFLICT and _offered(old, ctx):
+        return "a request"
+    if _offered(old, ctx):
         # "Are you wanting to check in on March 11th?" / "I'd like to check in on the 12th.":
         # another value than the one a question offered declines the offer; it disputes
         # nothing (a request the author put as a question, "Can you book it for the 4th?",
         # is still corroborated by a read-back of the same value).
-        return replace(found, relation=SlotRelation.DIFFERENT, reason=f"declines: {found.reason}")
-    return found
+        return "declines"
+    return None
 
 
 #: A request to the other speaker: "can / could / would / will you ...", or an imperative, a
@@ -378,12 +384,8 @@ def _asked_elsewhere(prompt: Statement | None, old: Statement, change: _Change) 
     other does not): the answer is about that, not about ``old``."""
     if prompt is None or not prompt.ends_asking:
         return False
-    b = _clause_content(old, change.old) - _SAY_NOTHING - _ROLE_WORDS
-    asked = [
-        frame_words(clause) - _SAY_NOTHING - _ROLE_WORDS
-        for v, clause in zip(prompt.values, prompt.clauses, strict=True)
-        if v.kind == change.kind
-    ]
+    b = _clause_words(old, change.old)
+    asked = [_clause_words(prompt, v.norm) for v in prompt.values if v.kind == change.kind]
     return bool(asked) and not any(_words_agree(a, b) for a in asked)
 
 
@@ -576,10 +578,13 @@ def clauses_agree(new: Statement, old: Statement, change: _Change) -> bool:
     """Whether the changed values are said of one thing in their own clauses, one clause
     perhaps saying less; requests and corrections ("try", "make it", "sorry") say nothing of
     it."""
-    # The prepositions are the values' roles, compared on their own (``change.same_role``).
-    a = _clause_content(new, change.new) - _SAY_NOTHING - _ROLE_WORDS
-    b = _clause_content(old, change.old) - _SAY_NOTHING - _ROLE_WORDS
-    return _words_agree(a, b)
+    return _words_agree(_clause_words(new, change.new), _clause_words(old, change.old))
+
+
+def _clause_words(statement: Statement, norm: str) -> frozenset[str]:
+    """What a value's clause says of it: its words but those of asking and its prepositions
+    (the values' roles, compared on their own)."""
+    return _clause_content(statement, norm) - _SAY_NOTHING - _ROLE_WORDS
 
 
 def _words_agree(a: frozenset[str], b: frozenset[str]) -> bool:
