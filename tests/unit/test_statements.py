@@ -720,3 +720,12 @@ def test_a_request_to_the_other_speaker_disputes_nothing_they_reported():
         assert rel(report, ask, one_day) == SlotRelation.DIFFERENT, ask
     # Said as what holds, another source's value still disputes it.
     assert rel(report, "User: My alarm is set for 6:30 am.", one_day) == SlotRelation.CONFLICT
+
+
+def test_a_number_counts_the_word_after_it_and_a_named_number_ends_at_its_verb():
+    # "days" after "3" is what the number counts, not a verb: the number is the value said,
+    # not what the statement is about ("For 3 days." / "Make it 4 days." are one slot).
+    assert analyze("User: For 3 days.").subjects == frozenset()
+    assert analyze("User: Make it four nights.").subjects == frozenset()
+    # A number that is part of a name is still in the subject ("Server 1 runs Linux.").
+    assert analyze("Server 1 runs Linux.").subjects == {"1"}

@@ -89,6 +89,7 @@ from mneme.core.slots import (
     relate,
 )
 from mneme.core.statements import Statement, analyze, in_turn, wonders
+from mneme.core.topics import Said, brought_up
 from mneme.core.values import MONTH_NAMES
 from mneme.core.wordlists import ARTICLES, STOPWORDS
 
@@ -135,6 +136,10 @@ class Candidate:
     #: The other speaker's question just before it, whatever the atom (read only when a value
     #: would change): what the answer changes is what that question asked about.
     prompt: str | None = None
+    #: Its conversation's earlier statements, oldest first, and its own turn last (read only
+    #: when a value would change): a value said after its author brought up a new thing is
+    #: that thing's (``mneme.core.topics``).
+    conversation: tuple[Said, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -482,6 +487,11 @@ def _slot_pair(
         new_at=new.when,
         old_at=nb.when,
         prompt=_question(new.prompt),
+        brought_up=(
+            brought_up(new.conversation, statement.author, nb.when)
+            if new.conversation is not None and same_author and _same_conversation(new, nb)
+            else ()
+        ),
         sibling_subjects=a is not None and b is not None and _siblings(a.subject, b.subject),
         other_subjects=a is not None
         and b is not None

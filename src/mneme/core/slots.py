@@ -105,6 +105,9 @@ class Context:
     #: The other speaker's question the newer one answers, if known ("Would you like to visit
     #: on March 6th?" before "No, the 7th."): what that question asked about is what changes.
     prompt: Statement | None = None
+    #: What the newer one's author brought up since the older one, in the same conversation
+    #: ("is there a bus from Vancouver?" after the car's dates): their next value is its.
+    brought_up: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,7 +294,7 @@ def _one_change(
     if _extends(old_value, new_value):
         return SlotJudgement(SlotRelation.SAME, f"says less than what is held ({said})")
     cued = new_value in new.cued
-    apart = _roles_apart(change, cued)
+    apart = _roles_apart(change, cued) or _brought_up(ctx)
     if apart:
         return SlotJudgement(SlotRelation.DIFFERENT, f"{apart} ({said})")
     # A correction that says nothing but the new value ("change it to Big 4", "what about the
@@ -376,6 +379,13 @@ def _roles_apart(change: _Change, cued: bool) -> str | None:
     if change.kind in (Kind.DATE, Kind.TIME) and not change.same_role and not cued:
         return f"a {change.old_role} and a {change.role}"
     return None
+
+
+def _brought_up(ctx: Context) -> str | None:
+    """Why a value is another thing's, if it is: its author brought up something new since the
+    older one ("I need it for March 3rd." for the car, "is there a bus from Vancouver?",
+    "Actually, the 2nd of this month."), cue or not (ADR 0071)."""
+    return f"said after bringing up {', '.join(ctx.brought_up)}" if ctx.brought_up else None
 
 
 def _asked_elsewhere(prompt: Statement | None, old: Statement, change: _Change) -> bool:

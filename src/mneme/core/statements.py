@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from mneme.core.speakers import split_speaker
-from mneme.core.values import Kind, Value, find_values, masked
+from mneme.core.values import NUMBER_WORDS, Kind, Value, find_values, masked
 from mneme.core.wordlists import STOPWORDS
 
 
@@ -430,9 +430,15 @@ def subject_end(body: str) -> int:
     """Where the subject of a statement ends: before its first verb. A value before that is
     part of what the statement is about ("*Server 1* has 64 GB", "For the *Kepler* bid, the
     deadline is ..."), not what it says of it."""
+    # A number not part of a name ("Server 1 runs") counts the -s word after it: "for 3
+    # *days*", "five *nights*" (what it counts, not a verb).
+    counted, named = False, False
     for i, m in enumerate(_TOKEN.finditer(body)):
         word = m.group(0)
         low = word.casefold()
+        after_number = counted
+        counted = (low.isdigit() or low in NUMBER_WORDS) and not named
+        named = word[:1].isupper() and low not in STOPWORDS
         if i == 0 and low in _PRONOUN_SUBJECTS:
             return m.end()
         if low in _VERB_WORDS:
@@ -441,7 +447,10 @@ def subject_end(body: str) -> int:
         if (
             i > 0
             and plain
-            and (low.endswith("ed") or (low.endswith("s") and not low.endswith("ss")))
+            and (
+                low.endswith("ed")
+                or (low.endswith("s") and not low.endswith("ss") and not after_number)
+            )
         ):
             return m.start()
     return 0

@@ -172,7 +172,7 @@ def _may_hold(text: str) -> tuple[bool, bool, bool]:
     if not text.isascii():
         return True, True, True
     words = _LETTERS.findall(text.lower())
-    spelled = not _NUMBER_WORDS.isdisjoint(words)
+    spelled = not NUMBER_WORDS.isdisjoint(words)
     if _A_DIGIT.search(text) is not None:
         return True, True, spelled
     return (
@@ -190,7 +190,7 @@ _NUMBER = re.compile(
 )
 #: Gate for the number words (the word alternatives of _AMOUNT and _NUMBER are slow): a text
 #: none of whose letter runs is one of these words holds none, and is read for digits only.
-_NUMBER_WORDS = frozenset((
+NUMBER_WORDS = frozenset((
     "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
     "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
     "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",

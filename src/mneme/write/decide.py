@@ -40,6 +40,7 @@ from mneme.core.model import (
 )
 from mneme.core.slots import is_bare, says_again
 from mneme.core.statements import analyze, in_turn, wonders
+from mneme.core.topics import Said
 from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLMError, LLMInvalid
 from mneme.store.protocol import Channels, Filters, Memories, Trust
@@ -63,6 +64,8 @@ SESSION_WINDOW = 12
 #: Units of a bare answer's conversation read to find the question it answers: its own turn's
 #: earlier atoms, then the turn before.
 ANSWER_WINDOW = 6
+#: How many of a conversation's latest statements are read for what was brought up in it.
+CONVERSATION_WINDOW = 64
 #: Rejected units a new atom is compared with, nearest first (tombstones by meaning); units held
 #: back as restatements are rejected too, so a few more than the tombstones themselves.
 REJECTED_NEIGHBOURS = 6
@@ -348,12 +351,17 @@ class Judge:
                 # 7th."): what that question asked about is what the answer changes (a bare
                 # answer's question is at hand; else one query, only when a value would
                 # change).
+                # So is what its author brought up since the value it would change ("is
+                # there a bus from Vancouver?"): one more query, on the same condition.
                 prompt = question or self._question(
                     bank_id, agent_id, text, session, source_id, visibility, bare=False
                 )
-                if prompt is not None:
-                    candidate = replace(candidate, prompt=prompt.text)
-                    verdict = judge(candidate, nbs, self.config)
+                candidate = replace(
+                    candidate,
+                    prompt=prompt.text if prompt is not None else None,
+                    conversation=self._conversation(bank_id, agent_id, session, when, turn),
+                )
+                verdict = judge(candidate, nbs, self.config)
         target = None
         also: tuple[Unit, ...] = ()
         supported: tuple[Unit, ...] = ()
@@ -419,6 +427,28 @@ class Judge:
                 return None
             return u
         return None
+
+    def _conversation(
+        self,
+        bank_id: str,
+        agent_id: str,
+        session: str | None,
+        when: dt.datetime | None,
+        turn: str | None,
+    ) -> tuple[Said, ...] | None:
+        """The atom's conversation as this agent may see it, oldest first: its latest
+        ``CONVERSATION_WINDOW`` statements of any status (a retired value was still said), and
+        the atom's own turn last (one query)."""
+        if session is None:
+            return None
+        viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
+        recent = self.store.memories.list_units(
+            viewer, Filters(session=session), CONVERSATION_WINDOW, lean=True
+        )
+        said = [Said(u.text, said_at(u)) for u in reversed(recent)]
+        if turn is not None:
+            said.append(Said(turn, when))
+        return tuple(said)
 
     def _questions(self, bank_id: str, agent_id: str, units: list[Unit]) -> dict[str, str]:
         """For the neighbours that were bare answers, the text of the question each answered

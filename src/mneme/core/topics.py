@@ -1,0 +1,93 @@
+"""What a conversation brings up: the new things its speakers introduce.
+
+A speaker who asks for "a bus" after talking about a rental car has started on another thing:
+a date they say next ("I am departing on the 12th.") is the bus's, not a change of the car's
+pickup date, however alike the two statements read. A change of value is a change only within
+one thing talked about.
+
+A thing is *brought up* when a speaker introduces it with an indefinite article ("a bus", "an
+hotel room", "a one way flight": its head noun, the last word of the phrase) and no one in the
+conversation has said that word before. Introducing is what the article says; "the weather" or
+"that hotel" refers to something (measured: counting definite phrases too cost three times the
+updates it saved, ADR 0071). A phrase whose head is a change cue ("a change of plans") brings up
+nothing: it is the change itself.
+
+Pure: the caller hands over the conversation's statements in time order.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mneme.core.categories import singular
+from mneme.core.statements import CUE, analyze
+from mneme.core.values import NUMBER_WORDS
+from mneme.core.wordlists import STOPWORDS
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+|[^\sA-Za-z\d]")
+_INDEFINITE = frozenset(("a", "an"))
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """One statement of a conversation: its text (with any "Speaker: " prefix) and when."""
+
+    text: str
+    when: dt.datetime | None
+
+
+def introduced(text: str) -> tuple[str, ...]:
+    """The head nouns of the indefinite noun phrases of a text, singular, lower case: "I'd
+    like a rental car and a one way flight" gives ("car", "flight"). A phrase runs from the
+    article over words that are no stop words (a number word is part of it: "a one way
+    flight") to the first word that is one, or to punctuation."""
+    words = _WORD.findall(analyze(text).body)
+    out: list[str] = []
+    for i, w in enumerate(words):
+        if w.casefold() not in _INDEFINITE:
+            continue
+        run: list[str] = []
+        for nxt in words[i + 1 :]:
+            low = nxt.casefold()
+            if not nxt[:1].isalpha() or (low in STOPWORDS and low not in NUMBER_WORDS):
+                break
+            run.append(low)
+        after = [w.casefold() for w in words[i + 1 + len(run) : i + 3 + len(run)]]
+        if len(after) == 2 and after[0] == "of" and _is_number(after[1]):
+            continue  # "a party of four", "a group of 3": how many, not a thing
+        if run and run[-1] not in NUMBER_WORDS:
+            out.append(singular(run[-1]))
+    return tuple(out)
+
+
+def _is_number(word: str) -> bool:
+    return word.isdigit() or word in NUMBER_WORDS
+
+
+def _words(text: str) -> set[str]:
+    return {singular(w.casefold()) for w in _WORD.findall(text) if w[:1].isalpha()}
+
+
+def brought_up(
+    conversation: Sequence[Said], author: str | None, since: dt.datetime | None
+) -> tuple[str, ...]:
+    """The things ``author`` brought up after ``since`` (strictly later), in order: heads of
+    the indefinite phrases no one in ``conversation`` (time order) had said before. Empty when
+    ``since`` is unknown."""
+    if since is None:
+        return ()
+    seen: set[str] = set()
+    out: list[str] = []
+    for said in conversation:
+        statement = analyze(said.text)
+        if said.when is not None and said.when > since and statement.author == author:
+            out += [
+                h
+                for h in introduced(said.text)
+                if h not in seen and h not in out and CUE.fullmatch(h) is None
+            ]
+        seen |= _words(statement.body)
+    return tuple(out)

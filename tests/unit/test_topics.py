@@ -1,0 +1,62 @@
+"""What a conversation brings up (``mneme.core.topics``): pure, no store."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from mneme.core.topics import Said, brought_up, introduced
+
+T0 = dt.datetime(2024, 5, 1, 9, 0, tzinfo=dt.UTC)
+
+
+def _at(minute: int) -> dt.datetime:
+    return T0 + dt.timedelta(minutes=minute)
+
+
+def test_the_head_of_each_indefinite_phrase_is_introduced():
+    assert introduced("User: I would like a rental car and an hotel room.") == ("car", "room")
+    assert introduced("User: is there a bus from Vancouver?") == ("bus",)
+    assert introduced("Can you find me two psychologists?") == ()  # no article: nothing new
+    assert introduced("User: I want to check the weather.") == ()  # definite: refers
+
+
+def test_a_count_is_no_thing():
+    assert introduced("User: the table is for a party of four, please") == ()
+    assert introduced("User: search buses for a group of 3") == ()
+    assert introduced("User: I need a bus of the night line") == ("bus",)
+
+
+def _conversation() -> list[Said]:
+    return [
+        Said("User: I would like a rental car.", _at(0)),
+        Said("User: I need it for March 3rd.", _at(1)),
+        Said("Assistant: I found a Civic. Anything else?", _at(2)),
+        Said("User: is there a bus from Vancouver?", _at(3)),
+        Said("User: Actually, the 2nd of this month.", _at(4)),
+    ]
+
+
+def test_what_the_author_brought_up_after_a_statement():
+    said = _conversation()
+    assert brought_up(said, "user", _at(1)) == ("bus",)
+    assert brought_up(said, "user", _at(3)) == ()  # nothing since the bus
+    assert brought_up(said, "user", None) == ()  # when the older one was said is unknown
+
+
+def test_a_thing_already_talked_about_is_not_brought_up_again():
+    said = [
+        *_conversation()[:3],
+        Said("User: Can I get a car with more room?", _at(3)),
+        Said("User: I've had a change of plans: the 2nd.", _at(4)),
+    ]
+    assert brought_up(said, "user", _at(1)) == ()
+
+
+def test_only_the_authors_own_introductions_count():
+    said = [
+        Said("User: I need it for March 3rd.", _at(1)),
+        Said("Assistant: Would you like a bus too?", _at(2)),
+        Said("User: Actually, the 2nd.", _at(3)),
+    ]
+    assert brought_up(said, "user", _at(1)) == ()
+    assert brought_up(said, "assistant", _at(1)) == ("bus",)
