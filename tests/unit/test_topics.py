@@ -18,6 +18,9 @@ def test_the_head_of_each_indefinite_phrase_is_introduced():
     assert introduced("User: is there a bus from Vancouver?") == ("bus",)
     assert introduced("Can you find me two psychologists?") == ()  # no article: nothing new
     assert introduced("User: I want to check the weather.") == ()  # definite: refers
+    # A phrase runs to the first function word; its head is its last word that is no stop
+    # word ("way" is one).
+    assert introduced("User: Find me a one way flight there.") == ("flight",)
 
 
 def test_a_count_is_no_thing():

@@ -25,10 +25,27 @@ from dataclasses import dataclass
 from mneme.core.categories import singular
 from mneme.core.statements import CUE, analyze
 from mneme.core.values import NUMBER_WORDS
-from mneme.core.wordlists import STOPWORDS
+from mneme.core.wordlists import (
+    ADJECTIVE_PREPS,
+    ARTICLES,
+    AUX,
+    COPULAS,
+    PRONOUNS,
+    STOPWORDS,
+    SUBJECT_PREPS,
+)
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+|[^\sA-Za-z\d]")
 _INDEFINITE = frozenset(("a", "an"))
+_JOINING = frozenset((
+    "they", "it", "him", "them", "us", "and", "or", "but", "so", "if", "because", "than",
+    "as", "that", "which", "who", "whom", "where", "when", "there", "here", "then", "please",
+))  # fmt: skip
+#: Function words that end a noun phrase: prepositions, articles, auxiliaries, pronouns,
+#: conjunctions and relatives (closed classes).
+_BOUNDARY = (
+    ADJECTIVE_PREPS | SUBJECT_PREPS | ARTICLES | COPULAS | AUX | frozenset(PRONOUNS) | _JOINING
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +59,9 @@ class Said:
 def introduced(text: str) -> tuple[str, ...]:
     """The head nouns of the indefinite noun phrases of a text, singular, lower case: "I'd
     like a rental car and a one way flight" gives ("car", "flight"). A phrase runs from the
-    article over words that are no stop words (a number word is part of it: "a one way
-    flight") to the first word that is one, or to punctuation."""
+    article to the first function word (a preposition, an article, a pronoun, an auxiliary,
+    a conjunction) or punctuation; its head is its last word that is no stop word ("a one
+    way *flight* there")."""
     words = _WORD.findall(analyze(text).body)
     out: list[str] = []
     for i, w in enumerate(words):
@@ -52,14 +70,15 @@ def introduced(text: str) -> tuple[str, ...]:
         run: list[str] = []
         for nxt in words[i + 1 :]:
             low = nxt.casefold()
-            if not nxt[:1].isalpha() or (low in STOPWORDS and low not in NUMBER_WORDS):
+            if not nxt[:1].isalpha() or low in _BOUNDARY:
                 break
             run.append(low)
         after = [w.casefold() for w in words[i + 1 + len(run) : i + 3 + len(run)]]
         if len(after) == 2 and after[0] == "of" and _is_number(after[1]):
             continue  # "a party of four", "a group of 3": how many, not a thing
-        if run and run[-1] not in NUMBER_WORDS:
-            out.append(singular(run[-1]))
+        content = [r for r in run if r not in STOPWORDS]
+        if content:
+            out.append(singular(content[-1]))
     return tuple(out)
 
 
