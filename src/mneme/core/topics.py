@@ -6,11 +6,11 @@ pickup date, however alike the two statements read. A change of value is a chang
 one thing talked about.
 
 A thing is *brought up* when a speaker introduces it with an indefinite article ("a bus", "an
-hotel room", "a one way flight": its head noun, the last word of the phrase) and no one in the
-conversation has said that word before. Introducing is what the article says; "the weather" or
-"that hotel" refers to something (measured: counting definite phrases too cost three times the
-updates it saved, ADR 0071). A phrase whose head is a change cue ("a change of plans") brings up
-nothing: it is the change itself.
+hotel room", "a one way flight": its head noun, the phrase's last word that is no stop word)
+and no one in the conversation has said that word before. Introducing is what the article
+says; "the weather" or "that hotel" refers to something (measured: counting definite phrases
+too cost three times the updates it saved, ADR 0071). A phrase whose head is a change cue ("a
+change of plans") or that counts ("a party of four") brings up nothing.
 
 Pure: the caller hands over the conversation's statements in time order.
 """
@@ -21,6 +21,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mneme.core.categories import singular
 from mneme.core.statements import CUE, analyze
@@ -56,6 +57,7 @@ class Said:
     when: dt.datetime | None
 
 
+@lru_cache(maxsize=4096)
 def introduced(text: str) -> tuple[str, ...]:
     """The head nouns of the indefinite noun phrases of a text, singular, lower case: "I'd
     like a rental car and a one way flight" gives ("car", "flight"). A phrase runs from the

@@ -455,6 +455,19 @@ def _dialogue(
     return [say(mem, clock, turn, session=session) for turn in turns]
 
 
+def _answered(
+    mem: mneme.Memory, clock: _Clock, turns: list[str], session: str, index: int, text: str
+) -> tuple[str, mneme.RetainResult]:
+    """Say a dialogue, then ``text``: the first unit of turn ``index`` and what ``text`` did."""
+    said = _dialogue(mem, clock, turns, session)
+    return said[index].memory_ids[0], say(mem, clock, text, session=session)
+
+
+def _changed(r: mneme.RetainResult, target: str) -> bool:
+    changes = (Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT)
+    return any(d.target_id == target and d.verdict in changes for d in r.decisions)
+
+
 def test_an_answer_changes_what_the_question_it_answers_asked_about(mem, clock):
     # SGD dev 11_00126: "No, I'd like to see it on the 7th of March." (the apartment visit,
     # answering "Would you like to visit on March 6th?") superseded the user's "I want to pick
@@ -472,11 +485,10 @@ def test_an_answer_changes_what_the_question_it_answers_asked_about(mem, clock):
         "User: Yes, that sounds good. I'd like to schedule a visit to the apartments.",
         "Assistant: Would you like to visit on March 6th?",
     ]
-    said = _dialogue(mem, clock, turns, "d1")
-    pickup = said[2].memory_ids[0]
-    r = say(mem, clock, "User: No, I'd like to see it on the 7th of March.", session="d1")
-    changed = (Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT)
-    assert not any(d.target_id == pickup and d.verdict in changed for d in r.decisions)
+    pickup, r = _answered(
+        mem, clock, turns, "d1", 2, "User: No, I'd like to see it on the 7th of March."
+    )
+    assert not _changed(r, pickup)
     assert mem.get(pickup).status.value == "active"
 
 
@@ -514,33 +526,26 @@ def test_a_bare_answer_changes_what_the_offer_it_answers_asked_about(mem, clock)
     )
     pickup = said[0].memory_ids[0]
     r = say(mem, clock, "User: No, the 7th.", session="d3")
-    changed = (Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT)
-    assert not any(d.target_id == pickup and d.verdict in changed for d in r.decisions)
+    assert not _changed(r, pickup)
 
 
-def _changed(r: mneme.RetainResult, target: str) -> bool:
-    changes = (Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT)
-    return any(d.target_id == target and d.verdict in changes for d in r.decisions)
+_CAR = [
+    "User: I would like a rental car in Seattle.",
+    "Assistant: Which date, please?",
+    "User: I need it for March 3rd.",
+]
 
 
 def test_a_value_said_after_bringing_up_a_new_thing_is_that_things(mem, clock):
     # SGD dev 14_00104: after the car's dates the user asks for a bus; "Actually, the 2nd"
     # (answering "Leaving on March 3rd?") is the bus's date, not a change of the car's.
-    said = _dialogue(
-        mem,
-        clock,
-        [
-            "User: I would like a rental car in Seattle.",
-            "Assistant: Which date, please?",
-            "User: I need it for March 3rd.",
-            "Assistant: I have a Civic for March 3rd. Can I do anything else for you?",
-            "User: is there a bus from Vancouver?",
-            "Assistant: Leaving on March 3rd?",
-        ],
-        "t1",
-    )
-    pickup = said[2].memory_ids[0]
-    r = say(mem, clock, "User: Actually, the 2nd of this month.", session="t1")
+    turns = [
+        *_CAR,
+        "Assistant: I have a Civic for March 3rd. Can I do anything else for you?",
+        "User: is there a bus from Vancouver?",
+        "Assistant: Leaving on March 3rd?",
+    ]
+    pickup, r = _answered(mem, clock, turns, "t1", 2, "User: Actually, the 2nd of this month.")
     assert not _changed(r, pickup)
     assert mem.get(pickup).status.value == "active"
 
@@ -548,18 +553,9 @@ def test_a_value_said_after_bringing_up_a_new_thing_is_that_things(mem, clock):
 def test_a_value_changed_within_the_thing_talked_about_still_supersedes(mem, clock):
     # The control: the same dialogue without a new thing, or with one already talked about
     # ("a car" again) or a change that is no thing ("a change of plans").
-    said = _dialogue(
-        mem,
-        clock,
-        [
-            "User: I would like a rental car in Seattle.",
-            "Assistant: Which date, please?",
-            "User: I need it for March 3rd.",
-            "User: Do you have a car with more room?",
-        ],
-        "t2",
+    turns = [*_CAR, "User: Do you have a car with more room?"]
+    pickup, r = _answered(
+        mem, clock, turns, "t2", 2, "User: I've had a change of plans, I need it on the 5th."
     )
-    pickup = said[2].memory_ids[0]
-    r = say(mem, clock, "User: I've had a change of plans, I need it on the 5th.", session="t2")
     assert _changed(r, pickup)
     assert mem.get(pickup).status.value == "superseded"
