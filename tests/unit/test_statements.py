@@ -622,6 +622,9 @@ def test_a_verb_of_asking_with_its_particle_is_another_verb():
     assert rel(arrive, later, ctx(0.8, latest=(Kind.DATE,))) == SlotRelation.UPDATE
     assert frame_words("check in a name please") == {"check"}  # asks to look there
     assert frame_words("find out what the weather is on a date") == {"findout", "weather"}
+    # Hyphened, the same verb (SGD test 14_00014: "Is the check-in on March 5th?" asked about
+    # nothing, so "No on the 4th." changed "I want to know the weather on March 5th.").
+    assert frame_words("is the check-in on a date") == {"checkin"}
 
 
 def test_another_value_than_a_question_offered_declines_it():

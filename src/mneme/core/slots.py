@@ -810,8 +810,9 @@ _LIGHT = frozenset(
 
 #: A verb of asking with a particle whose object is no named place is another verb: "check in
 #: on a date" and "check out" are arriving and leaving, "find out" learns, where "check in a
-#: name" and "look in a name" ask to look somewhere (``_SAY_NOTHING``).
-_PHRASAL = re.compile(r"\b([a-z]+)\s+(?:it\s+|them\s+)?(in|out|up|off)\b(?!\s+a name\b)")
+#: name" and "look in a name" ask to look somewhere (``_SAY_NOTHING``); hyphened, the same
+#: ("the check-in on March 5th").
+_PHRASAL = re.compile(r"\b([a-z]+)(?:\s+(?:it\s+|them\s+)?|-)(in|out|up|off)\b(?!\s+a name\b)")
 
 
 def _particle(m: re.Match[str]) -> str:
