@@ -359,7 +359,9 @@ class Judge:
                 candidate = replace(
                     candidate,
                     prompt=prompt.text if prompt is not None else None,
-                    conversation=self._conversation(bank_id, agent_id, session, when, turn),
+                    conversation=self._conversation(
+                        bank_id, agent_id, session, when, turn, visibility
+                    ),
                 )
                 verdict = judge(candidate, nbs, self.config)
         target = None
@@ -435,17 +437,23 @@ class Judge:
         session: str | None,
         when: dt.datetime | None,
         turn: str | None,
+        visibility: Visibility,
     ) -> tuple[Said, ...] | None:
         """The atom's conversation as this agent may see it, oldest first: its latest
         ``CONVERSATION_WINDOW`` statements of any status (a retired value was still said), and
-        the atom's own turn last (one query)."""
+        the atom's own turn last (one query). A shared atom's verdict never depends on a
+        private statement: what another agent can see must not tell what was said privately."""
         if session is None:
             return None
         viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
         recent = self.store.memories.list_units(
             viewer, Filters(session=session), CONVERSATION_WINDOW, lean=True
         )
-        said = [Said(u.text, said_at(u)) for u in reversed(recent)]
+        said = [
+            Said(u.text, said_at(u))
+            for u in reversed(recent)
+            if u.visibility != Visibility.PRIVATE or visibility == Visibility.PRIVATE
+        ]
         if turn is not None:
             said.append(Said(turn, when))
         return tuple(said)

@@ -559,3 +559,12 @@ def test_a_value_changed_within_the_thing_talked_about_still_supersedes(mem, clo
     )
     assert _changed(r, pickup)
     assert mem.get(pickup).status.value == "superseded"
+
+
+def test_a_thing_brought_up_privately_leaves_a_shared_change_alone(mem, clock):
+    # What a shared write does must not tell another agent what was said privately: a private
+    # "is there a bus from Vancouver?" does not stop the shared correction from landing.
+    pickup = _dialogue(mem, clock, _CAR, "t3")[2].memory_ids[0]
+    say(mem, clock, "User: is there a bus from Vancouver?", session="t3", visibility="private")
+    r = say(mem, clock, "User: Actually, make it the 2nd of this month.", session="t3")
+    assert _changed(r, pickup)
