@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from mneme.core.topics import Said, brought_up, introduced
+from mneme.core.topics import Said, brought_up, introduced, introductions
 
 T0 = dt.datetime(2024, 5, 1, 9, 0, tzinfo=dt.UTC)
 
@@ -41,9 +41,11 @@ def _conversation() -> list[Said]:
 
 def test_what_the_author_brought_up_after_a_statement():
     said = _conversation()
-    assert brought_up(said, "user", _at(1)) == ("bus",)
-    assert brought_up(said, "user", _at(3)) == ()  # nothing since the bus
-    assert brought_up(said, "user", None) == ()  # when the older one was said is unknown
+    assert brought_up(introductions(said, "user"), _at(1)) == ("bus",)
+    assert brought_up(introductions(said, "user"), _at(3)) == ()  # nothing since the bus
+    assert (
+        brought_up(introductions(said, "user"), None) == ()
+    )  # when the older one was said is unknown
 
 
 def test_a_thing_already_talked_about_is_not_brought_up_again():
@@ -52,7 +54,7 @@ def test_a_thing_already_talked_about_is_not_brought_up_again():
         Said("User: Can I get a car with more room?", _at(3)),
         Said("User: I've had a change of plans: the 2nd.", _at(4)),
     ]
-    assert brought_up(said, "user", _at(1)) == ()
+    assert brought_up(introductions(said, "user"), _at(1)) == ()
 
 
 def test_only_the_authors_own_introductions_count():
@@ -61,5 +63,5 @@ def test_only_the_authors_own_introductions_count():
         Said("Assistant: Would you like a bus too?", _at(2)),
         Said("User: Actually, the 2nd.", _at(3)),
     ]
-    assert brought_up(said, "user", _at(1)) == ()
-    assert brought_up(said, "assistant", _at(1)) == ("bus",)
+    assert brought_up(introductions(said, "user"), _at(1)) == ()
+    assert brought_up(introductions(said, "assistant"), _at(1)) == ("bus",)

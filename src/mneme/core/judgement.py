@@ -89,7 +89,7 @@ from mneme.core.slots import (
     relate,
 )
 from mneme.core.statements import Statement, analyze, in_turn, wonders
-from mneme.core.topics import Said, brought_up
+from mneme.core.topics import Introduction, Said, brought_up, introductions
 from mneme.core.values import MONTH_NAMES
 from mneme.core.wordlists import ARTICLES, STOPWORDS
 
@@ -244,11 +244,17 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
     statement = answering(in_turn(analyze(new.text), new.turn), _question(new.answers))
     latest = _latest_of_kind(new, statement, neighbours)
     talking = _participants(new, statement, neighbours)
+    # What the author brought up in the conversation, once for every neighbour.
+    things = (
+        introductions(new.conversation, statement.author) if new.conversation is not None else None
+    )
     pairs: list[tuple[_Pair, Neighbour]] = []
     for nb in neighbours:
         if nb.status not in JUDGED_STATUSES:
             continue
-        pair = _slot_pair(new, statement, nb, latest.get(nb.unit_id, Latest()), config, talking)
+        pair = _slot_pair(
+            new, statement, nb, latest.get(nb.unit_id, Latest()), config, talking, things
+        )
         if pair is _UNDECIDED:
             pair = _compare(new, nb, config)
         if pair is None:
@@ -463,6 +469,7 @@ def _slot_pair(
     latest: Latest,
     config: JudgeConfig,
     participants: frozenset[str] = frozenset(),
+    things: Sequence[Introduction] | None = None,
 ) -> _Pair | None:
     """What the slot rules say of one neighbour (``mneme.core.slots``); ``_UNDECIDED`` when
     they cannot tell (then the text and claim rules below decide)."""
@@ -488,8 +495,8 @@ def _slot_pair(
         old_at=nb.when,
         prompt=_question(new.prompt),
         brought_up=(
-            brought_up(new.conversation, statement.author, nb.when)
-            if new.conversation is not None and same_author and _same_conversation(new, nb)
+            brought_up(things, nb.when)
+            if things is not None and same_author and _same_conversation(new, nb)
             else ()
         ),
         sibling_subjects=a is not None and b is not None and _siblings(a.subject, b.subject),

@@ -92,23 +92,33 @@ def _words(text: str) -> set[str]:
     return {singular(w.casefold()) for w in _WORD.findall(text) if w[:1].isalpha()}
 
 
-def brought_up(
-    conversation: Sequence[Said], author: str | None, since: dt.datetime | None
-) -> tuple[str, ...]:
-    """The things ``author`` brought up after ``since`` (strictly later), in order: heads of
-    the indefinite phrases no one in ``conversation`` (time order) had said before. Empty when
-    ``since`` is unknown."""
-    if since is None:
-        return ()
+@dataclass(frozen=True, slots=True)
+class Introduction:
+    """A thing a speaker brought up, and when."""
+
+    head: str
+    when: dt.datetime
+
+
+def introductions(conversation: Sequence[Said], author: str | None) -> tuple[Introduction, ...]:
+    """The things ``author`` brought up in ``conversation`` (time order): heads of the
+    indefinite phrases no one had said before, each with when it was said (a statement said at
+    an unknown time introduces nothing)."""
     seen: set[str] = set()
-    out: list[str] = []
+    out: list[Introduction] = []
     for said in conversation:
         statement = analyze(said.text)
-        if said.when is not None and said.when > since and statement.author == author:
+        if said.when is not None and statement.author == author:
             out += [
-                h
-                for h in introduced(said.text)
-                if h not in seen and h not in out and CUE.fullmatch(h) is None
+                Introduction(h, said.when)
+                for h in dict.fromkeys(introduced(said.text))
+                if h not in seen and CUE.fullmatch(h) is None
             ]
         seen |= _words(statement.body)
     return tuple(out)
+
+
+def brought_up(things: Sequence[Introduction], since: dt.datetime | None) -> tuple[str, ...]:
+    """The heads of ``things`` brought up after ``since`` (strictly later), in order; none
+    when ``since`` is unknown."""
+    return () if since is None else tuple(t.head for t in things if t.when > since)

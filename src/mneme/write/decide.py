@@ -353,15 +353,16 @@ class Judge:
                 # change).
                 # So is what its author brought up since the value it would change ("is
                 # there a bus from Vancouver?"): one more query, on the same condition.
+                # Both come from one read of the conversation.
+                recent = self._recent(bank_id, agent_id, session)
                 prompt = question or self._question(
-                    bank_id, agent_id, text, session, source_id, visibility, bare=False
-                )
+                    bank_id, agent_id, text, session, source_id, visibility, bare=False,
+                    recent=recent,
+                )  # fmt: skip
                 candidate = replace(
                     candidate,
                     prompt=prompt.text if prompt is not None else None,
-                    conversation=self._conversation(
-                        bank_id, agent_id, session, when, turn, visibility
-                    ),
+                    conversation=_conversation(recent, when, turn, visibility),
                 )
                 verdict = judge(candidate, nbs, self.config)
         target = None
@@ -402,20 +403,25 @@ class Judge:
         visibility: Visibility,
         *,
         bare: bool = True,
+        recent: Sequence[Unit] | None = None,
     ) -> Unit | None:
         """The question an atom answers: the latest earlier turn of its conversation, when
         another speaker of the same agent's transcript said it and it asks something (one
         query). With ``bare`` (for a bare answer, whose slot it names), only a question that
         asks for something; else any that ends asking ("Are you leaving on March 9th?"). A
-        private question is never named by a shared answer."""
+        private question is never named by a shared answer. ``recent``: the conversation's
+        latest units of any status, newest first, if already read (then no query)."""
         statement = analyze(text)
         if session is None or statement.speaker is None or (bare and not is_bare(statement)):
             return None
-        viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
-        recent = self.store.memories.list_units(
-            viewer, Filters(statuses=LIVE, session=session), ANSWER_WINDOW, lean=True
-        )
-        for u in recent:
+        if recent is None:
+            viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
+            live = self.store.memories.list_units(
+                viewer, Filters(statuses=LIVE, session=session), ANSWER_WINDOW, lean=True
+            )
+        else:
+            live = [u for u in recent if u.status in LIVE][:ANSWER_WINDOW]
+        for u in live:
             if source_id is not None and source_id in u.evidence:
                 continue  # an earlier atom of the same turn
             asked = analyze(u.text)
@@ -424,39 +430,22 @@ class Judge:
                 or asked.speaker is None
                 or asked.speaker.casefold() == statement.speaker.casefold()
                 or not (asked.asks if bare else asked.ends_asking)
-                or (u.visibility == Visibility.PRIVATE and visibility != Visibility.PRIVATE)
+                or _hidden(u, visibility)
             ):
                 return None
             return u
         return None
 
-    def _conversation(
-        self,
-        bank_id: str,
-        agent_id: str,
-        session: str | None,
-        when: dt.datetime | None,
-        turn: str | None,
-        visibility: Visibility,
-    ) -> tuple[Said, ...] | None:
-        """The atom's conversation as this agent may see it, oldest first: its latest
-        ``CONVERSATION_WINDOW`` statements of any status (a retired value was still said), and
-        the atom's own turn last (one query). A shared atom's verdict never depends on a
-        private statement: what another agent can see must not tell what was said privately."""
+    def _recent(self, bank_id: str, agent_id: str, session: str | None) -> list[Unit] | None:
+        """The conversation's latest ``CONVERSATION_WINDOW`` units of any status (a retired
+        value was still said) as this agent may see them, newest first (one query); None
+        outside a conversation."""
         if session is None:
             return None
         viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
-        recent = self.store.memories.list_units(
+        return self.store.memories.list_units(
             viewer, Filters(session=session), CONVERSATION_WINDOW, lean=True
         )
-        said = [
-            Said(u.text, said_at(u))
-            for u in reversed(recent)
-            if u.visibility != Visibility.PRIVATE or visibility == Visibility.PRIVATE
-        ]
-        if turn is not None:
-            said.append(Said(turn, when))
-        return tuple(said)
 
     def _questions(self, bank_id: str, agent_id: str, units: list[Unit]) -> dict[str, str]:
         """For the neighbours that were bare answers, the text of the question each answered
@@ -620,6 +609,28 @@ class Judge:
             ),
             v.errors,
         )
+
+
+def _hidden(unit: Unit, visibility: Visibility) -> bool:
+    """Whether ``unit`` is private and what is judged is not: a shared atom's verdict never
+    depends on (so never tells) what was said privately."""
+    return unit.visibility == Visibility.PRIVATE and visibility != Visibility.PRIVATE
+
+
+def _conversation(
+    recent: Sequence[Unit] | None,
+    when: dt.datetime | None,
+    turn: str | None,
+    visibility: Visibility,
+) -> tuple[Said, ...] | None:
+    """The atom's conversation, oldest first (``recent`` reversed, private statements left out
+    of a shared atom's), and its own turn last; None outside a conversation."""
+    if recent is None:
+        return None
+    said = [Said(u.text, said_at(u)) for u in reversed(recent) if not _hidden(u, visibility)]
+    if turn is not None:
+        said.append(Said(turn, when))
+    return tuple(said)
 
 
 def session_of(unit: Unit) -> str | None:
