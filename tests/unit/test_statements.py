@@ -309,6 +309,22 @@ def test_the_other_speaker_saying_back_a_name_grounds_it():
     assert rel(old, new, ctx(0.5, same_author=False, session=False)) != SlotRelation.SUPPORT
 
 
+def test_the_other_speaker_saying_a_plan_back_to_its_author_grounds_it():
+    plan = "User: I need a taxi to 12 Harbour Road."
+    back = "Assistant: I'll get you a taxi for 1 to 12 Harbour Road, is that okay?"
+    assert rel(plan, back, ctx(0.7, same_author=False)) == SlotRelation.SUPPORT
+    # Two people's own: "you" outside the value's stretch, a change cue, another value, or
+    # another conversation.
+    trip = "Caroline: I went to Sweden last year."
+    too = "Melanie: I went to Sweden too, did you like it?"
+    assert rel(trip, too, ctx(0.6, same_author=False)) == SlotRelation.DIFFERENT
+    moved = "Assistant: Now I've got you a taxi to 12 Harbour Road instead."
+    assert rel(plan, moved, ctx(0.7, same_author=False)) != SlotRelation.SUPPORT
+    other = "Assistant: I'll get you a taxi to 14 Quay Street, is that okay?"
+    assert rel(plan, other, ctx(0.7, same_author=False)) == SlotRelation.DIFFERENT
+    assert rel(plan, back, ctx(0.7, same_author=False, session=False)) == SlotRelation.DIFFERENT
+
+
 def test_an_answer_taking_up_a_name_the_other_speaker_offered_corroborates_the_offer():
     offer = "Omar: Would you like the Lisbon Suite or the Porto Room?"
     taken = "Ines: The Porto Room works for me."

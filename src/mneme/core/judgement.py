@@ -97,6 +97,7 @@ DESTRUCTIVE: frozenset[Verdict] = frozenset({Verdict.SUPERSEDE, Verdict.UPDATE, 
 
 #: Statuses a neighbour must have to be judged against: superseded, rejected and archived units
 #: are history (a rejected value is the tombstone's business, not the judge's).
+RETIRING = frozenset({Verdict.SUPERSEDE, Verdict.UPDATE})
 JUDGED_STATUSES: frozenset[str] = frozenset(
     {UnitStatus.ACTIVE.value, UnitStatus.PROPOSED.value, UnitStatus.CONFLICTED.value}
 )
@@ -277,15 +278,19 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
     if best is not None:
         _, pair, nb = best
         j = _judgement(pair, nb, tuple(u for u in also if u != nb.unit_id))
-        if pair.rule == "support":
+        if pair.rule == "support" or j.verdict in RETIRING:
             # A restatement is evidence for every statement it says back ("Please confirm: a cab
             # for 1 to Willard Hicks" restates "a cab for one" and "headed to Willard Hicks"),
-            # not only for the closest one.
+            # not only for the closest one; so is a statement that retires one value and says
+            # back another ("Please confirm: a shared ride to Egg Roll King" retires the
+            # confirmation of the old address and restates "could I go to Egg Roll King
+            # instead?").
+            gone = {nb.unit_id, *j.also}
             more = sorted(
                 (
                     (-o.similarity, o.unit_id)
                     for p, o in pairs
-                    if p.rule == "support" and o is not nb
+                    if p.rule == "support" and o.unit_id not in gone
                 ),
             )
             j = replace(j, supports=tuple(u for _, u in more[: config.max_related]))

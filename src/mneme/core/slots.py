@@ -178,7 +178,13 @@ def relate(
         )
     if not new.values or not old.values:
         return SlotJudgement(SlotRelation.UNKNOWN, "no values to compare")
-    if new.first_person and old.first_person and not ctx.same_author and _each_own(new, old):
+    if (
+        new.first_person
+        and old.first_person
+        and not ctx.same_author
+        and _each_own(new, old)
+        and not _says_back_to(new, old, ctx)
+    ):
         # "Caroline: I went to Sweden" and "Melanie: I went to Paris": two people, each
         # speaking of themselves.
         return SlotJudgement(SlotRelation.DIFFERENT, "two authors, each about themselves")
@@ -255,6 +261,30 @@ def _offered(old: Statement, ctx: Context) -> bool:
 
 
 _WE = re.compile(r"^\s*(?:\w+[,.!]?\s+)?(?:we|we're|we've|we'll|we'd|our|ours|us)\b", re.I)
+
+
+_YOU = frozenset({"you", "your", "you're", "you'd", "you'll", "yours"})
+
+
+def _says_back_to(new: Statement, old: Statement, ctx: Context) -> bool:
+    """Whether ``new`` speaks to the older one's author about what they said: the other
+    speaker in the same conversation, addressing them ("you") where it says a value of theirs
+    again, with no change cue and no value changed ("I need a cab to 1200 Callowhill
+    Street." / "I'll get you a shared ride cab to 1200 Callowhill Street"): one person's plan
+    said back, not two people's own."""
+    if ctx.same_author or not ctx.same_conversation or new.cue or _changes(new, old):
+        return False
+    body = new.body.casefold()
+    for v in new.values:
+        if v.norm not in old.norms:
+            continue
+        # The value's own stretch of the sentence speaks to them: not "I went to Sweden
+        # too, did you like it?".
+        start = max(body.rfind(",", 0, v.start), body.rfind(";", 0, v.start)) + 1
+        ends = [i for i in (body.find(",", v.end), body.find(";", v.end)) if i >= 0]
+        if not _YOU.isdisjoint(re.findall(r"[\w']+", body[start : min(ends, default=len(body))])):
+            return True
+    return False
 
 
 def _each_own(new: Statement, old: Statement) -> bool:

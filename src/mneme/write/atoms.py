@@ -350,19 +350,7 @@ class AtomWriter:
             if supported is None:
                 return
             # The other statements it says back count it as evidence too, each reported.
-            for other in a.supported:
-                if other.status in LIVE and other.id not in out.new_ids:
-                    also = self._support(plan, unit, other)
-                    if also is not None:
-                        out.decisions.append(
-                            Decision(
-                                Verdict.ADD,
-                                text,
-                                unit.id,
-                                also,
-                                f"{j.reason}; says this one back too",
-                            )
-                        )
+            self._support_also(plan, unit, a, out, f"{j.reason}; says this one back too")
             return
         if j.verdict in (Verdict.SUPERSEDE, Verdict.UPDATE) and not may_retire(unit, target):
             # A private memory may not retire what everyone else sees: both stand.
@@ -379,9 +367,20 @@ class AtomWriter:
         if j.verdict in (Verdict.SUPERSEDE, Verdict.UPDATE) and not a.ruling.ask:
             self._retire(plan, unit, target, j.verdict, j.reason, out)
             self._retire_also(plan, unit, a, out)
+            self._support_also(plan, unit, a, out, "says this one back")
             return
         # CONTRADICT, or a rewrite the charter holds back: both stand, a person decides.
         self._dispute(unit, target, j, a.ruling, out)
+
+    def _support_also(self, plan: Plan, unit: Unit, a: Assessment, out: Outcome, why: str) -> None:
+        """The other live statements the new unit says back count it as evidence, each
+        reported (a confirmation restates several; a correction's confirmation restates the
+        correction while it retires what it corrects)."""
+        for other in a.supported:
+            if other.status in LIVE and other.id not in out.new_ids:
+                also = self._support(plan, unit, other)
+                if also is not None:
+                    out.decisions.append(Decision(Verdict.ADD, unit.text, unit.id, also, why))
 
     def _retire_also(self, plan: Plan, unit: Unit, a: Assessment, out: Outcome) -> None:
         """The other statements of the value that changed, in the same conversation, go with

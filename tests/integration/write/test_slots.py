@@ -195,6 +195,49 @@ def test_a_confirmation_is_evidence_for_each_statement_it_says_back(mem, clock):
         assert mem.get(said.memory_ids[0]).status.value == "active"
 
 
+def test_a_read_back_of_a_correction_retires_the_old_read_back_and_supports_the_correction(
+    mem, clock
+):
+    # The assistant's new confirmation both retires its own stale one and says back the
+    # user's correction: one atom, two relations, both recorded.
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: I need a taxi to 12 Harbour Road.",
+            "Assistant: Please confirm: a taxi for 1 to 12 Harbour Road.",
+            "User: Sorry, could I go to the Casa Azul instead?",
+        ],
+        "d13",
+    )
+    stale, correction = said[1].memory_ids[0], said[2].memory_ids[0]
+    r = say(
+        mem, clock, "Assistant: Please confirm your booking for a taxi for 1 to the Casa Azul.",
+        session="d13",
+    )  # fmt: skip
+    assert (Verdict.SUPERSEDE, stale) in [(d.verdict, d.target_id) for d in r.decisions]
+    assert (Verdict.ADD, correction) in [(d.verdict, d.target_id) for d in r.decisions]
+    assert mem.get(stale).status.value == "superseded"
+    assert mem.get(correction).status.value == "active"
+    assert r.source_id in mem.get(correction).evidence
+
+
+def test_the_other_speaker_saying_back_your_plan_is_evidence_but_not_their_own_trip(mem, clock):
+    # "I" in both, two speakers: the second speaks *to* the first about the first's plan.
+    plan = say(mem, clock, "User: I need a taxi to 12 Harbour Road.", session="d14")
+    r = say(
+        mem, clock, "Assistant: I'll get you a taxi for 1 to 12 Harbour Road, is that okay?",
+        session="d14",
+    )  # fmt: skip
+    assert plan.memory_ids[0] in {d.target_id for d in r.decisions}
+    assert r.source_id in mem.get(plan.memory_ids[0]).evidence
+    # Speaking to the other about oneself is still two people's own trips.
+    trip = say(mem, clock, "Caroline: I went to Sweden last year.", session="d15")
+    r = say(mem, clock, "Melanie: I went to Sweden too, did you like it?", session="d15")
+    assert trip.memory_ids[0] not in {d.target_id for d in r.decisions}
+    assert r.source_id not in mem.get(trip.memory_ids[0]).evidence
+
+
 def test_taking_up_an_offered_name_is_evidence_for_the_offer(mem, clock):
     offer = say(mem, clock, "Omar: Would you like to watch Paddington or Wall-E?", session="d8")
     r = say(mem, clock, "Ines: Paddington works for me.", session="d8")
