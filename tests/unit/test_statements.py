@@ -266,6 +266,20 @@ def test_a_bare_correction_points_at_the_latest_statement_of_its_kind():
     assert rel(old, new, ctx(0.15)) == SlotRelation.DIFFERENT  # not the latest: no pointer
 
 
+def test_a_cued_value_in_a_role_points_at_that_role_s_own_statement():
+    # SGD dev 12_00067: "On the 5th from Los Angeles" ... "That would be Phoenix." (the
+    # destination) ... "How about something from San Francisco?" changes where from.
+    dest = "User: That would be Lisbon."
+    new = "User: How about something from Porto?"
+    c = Context(0.3, True, True, frozenset({Kind.NAME}))
+    assert rel(dest, new, c) == SlotRelation.UPDATE  # no statement "from" anywhere: the latest
+    c = replace(c, roles_said=frozenset({(Kind.NAME, "from"), (Kind.NAME, None)}))
+    assert rel(dest, new, c) == SlotRelation.DIFFERENT
+    origin = "User: On the 5th from Madrid please."
+    c = replace(c, latest_of_kind=frozenset(), latest_in_role=frozenset({(Kind.NAME, "from")}))
+    assert rel(origin, new, c) == SlotRelation.UPDATE
+
+
 def test_a_correction_said_once_covers_the_whole_turn():
     turn = "Dana: Sorry, the plans changed. The parcel goes to 14 Quay Street."
     assert turn_corrects(turn)

@@ -423,11 +423,13 @@ def _latest_of_kind(
     kinds = _latest_keys(mine, lambda s: s.kinds())
     roles = _latest_keys(mine, kinds_in_roles)
     last = mine[0].when if mine else None
+    said = frozenset().union(*roles.values())
     return {
         nb.unit_id: Latest(
             kinds.get(nb.unit_id, frozenset()),
             roles.get(nb.unit_id, frozenset()),
             said_last=nb.when == last,
+            said=said,
         )
         for nb in mine
     }
@@ -492,6 +494,7 @@ def _slot_pair(
         same_conversation=_same_conversation(new, nb),
         latest_of_kind=latest.kinds,
         latest_in_role=latest.roles,
+        roles_said=latest.said,
         said_last=latest.said_last,
         many_valued=many,
         same_claim_slot=one_slot,

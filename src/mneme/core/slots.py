@@ -80,6 +80,9 @@ class Context:
     #: Kinds in a role the older one is the latest of ("in Napa": a name in "in"), among the
     #: author's statements in the conversation.
     latest_in_role: frozenset[tuple[Kind, str | None]] = frozenset()
+    #: Every kind in a role the author said earlier in the conversation ("from Los Angeles":
+    #: a name in "from"): a cued value in a role that has its own statement points there.
+    roles_said: frozenset[tuple[Kind, str | None]] = frozenset()
     #: The older one is of the author's last turn before the newer one: the other speaker's
     #: question in between, if any, answered it ("you'd like to view it on March 14th?").
     said_last: bool = False
@@ -127,6 +130,9 @@ class Latest:
     kinds: frozenset[Kind] = frozenset()
     roles: frozenset[tuple[Kind, str | None]] = frozenset()
     said_last: bool = False  # of the author's last turn before the newer one
+    #: Every kind in a role the author said earlier in the conversation (the same for each
+    #: of their statements): whether a role has a statement of its own to correct.
+    said: frozenset[tuple[Kind, str | None]] = frozenset()
 
 
 def kinds_in_roles(statement: Statement) -> frozenset[tuple[Kind, str | None]]:
@@ -330,7 +336,10 @@ def _one_change(
     # A correction that says nothing but the new value ("change it to Big 4", "what about the
     # 14th?") points at the author's latest statement of that kind, however unlike it reads.
     pointed = (
-        cued and kind in ctx.latest_of_kind and (ctx.similarity >= config.cue_latest or _thin(new))
+        cued
+        and kind in ctx.latest_of_kind
+        and (ctx.similarity >= config.cue_latest or _thin(new))
+        and not _role_has_its_own(change, ctx)
     )
     own = ctx.same_author and ctx.same_conversation
     # The author's own latest statement of the kind, in the same role, is where a new value of
@@ -409,6 +418,18 @@ def _roles_apart(change: _Change, cued: bool) -> str | None:
     if change.kind in (Kind.DATE, Kind.TIME) and not change.same_role and not cued:
         return f"a {change.old_role} and a {change.role}"
     return None
+
+
+def _role_has_its_own(change: _Change, ctx: Context) -> bool:
+    """Whether a cued value in a named role ("How about something *from* San Francisco?") has
+    a statement of its kind in that role to correct ("On the 5th *from* Los Angeles"), other
+    than the older one in another role ("That would be Phoenix."): the cue points there, not
+    at the author's latest value of the kind."""
+    return (
+        change.role is not None
+        and not change.same_role
+        and (change.kind, change.role) in ctx.roles_said
+    )
 
 
 def _brought_up(ctx: Context) -> str | None:

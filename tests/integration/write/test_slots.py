@@ -611,3 +611,27 @@ def test_a_thing_brought_up_privately_leaves_a_shared_change_alone(mem, clock):
     say(mem, clock, "User: is there a bus from Vancouver?", session="t3", visibility="private")
     r = say(mem, clock, "User: Actually, make it the 2nd of this month.", session="t3")
     assert _changed(r, pickup)
+
+
+def test_a_cued_value_in_a_role_changes_that_role_not_the_latest_value(mem, clock):
+    # SGD dev 12_00067: "How about something from San Francisco?" after the origin ("from Los
+    # Angeles") and then the destination ("That would be Phoenix.") changes the origin.
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: I need a one way flight, please.",
+            "Assistant: On what date and where would you like to leave from?",
+            "User: On the 5th from Madrid please.",
+            "Assistant: And your destination?",
+            "User: That would be Lisbon.",
+            "Assistant: There is a TAP flight leaving at 10:20 pm.",
+        ],
+        "t4",
+    )
+    origin, destination = said[2].memory_ids[0], said[4].memory_ids[0]
+    r = say(mem, clock, "User: How about something from Porto?", session="t4")
+    assert not _changed(r, destination)
+    assert mem.get(destination).status.value == "active"
+    assert _changed(r, origin)
+    assert mem.get(origin).status.value == "superseded"
