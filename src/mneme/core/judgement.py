@@ -176,6 +176,8 @@ class Judgement:
     #: For an ADD that corroborates its target: the other live units it restates too, each
     #: counted as evidence like the target (a confirmation says back several statements).
     supports: tuple[str, ...] = ()
+    #: For a slot rule's SUPERSEDE or UPDATE: the value that stops holding, normalized.
+    old_value: str | None = None
 
     @property
     def destructive(self) -> bool:
@@ -566,6 +568,7 @@ def _judgement(pair: _Pair, nb: Neighbour, also: tuple[str, ...] = ()) -> Judgem
         _round(confidence),
         pair.conflict_type,
         also=also,
+        old_value=pair.old_value if pair.verdict in RETIRING else None,
     )
 
 

@@ -30,6 +30,7 @@ from mneme.core.judgement import (
 )
 from mneme.core.model import (
     ClaimRecord,
+    EdgeType,
     Scope,
     Unit,
     UnitStatus,
@@ -38,12 +39,12 @@ from mneme.core.model import (
     Viewer,
     Visibility,
 )
-from mneme.core.slots import is_bare, says_again
+from mneme.core.slots import is_bare, on_days, says_again
 from mneme.core.statements import analyze, in_turn, wonders
 from mneme.core.topics import Said
 from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLMError, LLMInvalid
-from mneme.store.protocol import Channels, Filters, Memories, Trust
+from mneme.store.protocol import Channels, Filters, Graph, Memories, Trust
 from mneme.store.ranking import best_rows
 from mneme.trust.claims import keys_of
 
@@ -54,6 +55,7 @@ class DecideStore(Protocol):
     memories: Memories
     channels: Channels
     trust: Trust
+    graph: Graph
 
 
 LIVE = frozenset(UnitStatus(s) for s in JUDGED_STATUSES)
@@ -365,6 +367,8 @@ class Judge:
                     conversation=_conversation(recent, when, turn, visibility),
                 )
                 verdict = judge(candidate, nbs, self.config)
+        if verdict.target_id is not None and verdict.old_value is not None:
+            verdict = self._with_echoes(bank_id, agent_id, verdict, session)
         target = None
         also: tuple[Unit, ...] = ()
         supported: tuple[Unit, ...] = ()
@@ -392,6 +396,41 @@ class Judge:
         return Assessment(
             verdict, claim, target, ruling, errors, rejected, also, question, supported
         )
+
+    def _with_echoes(
+        self, bank_id: str, agent_id: str, verdict: Judgement, session: str | None
+    ) -> Judgement:
+        """The verdict with the statements that said its target's changed value back, in the
+        same conversation, retired with it: what the write path recorded as restating the
+        target (a SUPPORTS edge: "Please confirm: a taxi to 12 Harbour Road" after "I need a
+        taxi to 12 Harbour Road") and still holding the value that stops holding. The judge
+        pairs echoes it finds among the neighbours itself; this finds those it read as
+        another frame ("Sorry, could I go to the Casa Azul instead?"). One query for the
+        target's edges, one for the echoes, only when a value is retired."""
+        assert verdict.target_id is not None
+        assert verdict.old_value is not None
+        if session is None:
+            return verdict
+        viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
+        known = {verdict.target_id, *verdict.also}
+        ids = [
+            e.src
+            for e in self.store.graph.edges_of(viewer, verdict.target_id)
+            if e.type == EdgeType.SUPPORTS and e.dst == verdict.target_id and e.src not in known
+        ]
+        if not ids:
+            return verdict
+        echoes = [
+            u
+            for u in self.store.memories.get_units(viewer, ids, lean=True).values()
+            if u.status in LIVE
+            and session_of(u) == session
+            and verdict.old_value in on_days(analyze(u.text), said_at(u)).norms
+        ]
+        if not echoes:
+            return verdict
+        echoes.sort(key=lambda u: (said_at(u), u.id))
+        return replace(verdict, also=(*verdict.also, *(u.id for u in echoes)))
 
     def _question(
         self,

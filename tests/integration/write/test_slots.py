@@ -198,14 +198,14 @@ def test_a_confirmation_is_evidence_for_each_statement_it_says_back(mem, clock):
 def test_a_read_back_of_a_correction_retires_the_old_read_back_and_supports_the_correction(
     mem, clock
 ):
-    # The assistant's new confirmation both retires its own stale one and says back the
+    # The assistant's new confirmation both retires its own stale statement and says back the
     # user's correction: one atom, two relations, both recorded.
     said = _dialogue(
         mem,
         clock,
         [
-            "User: I need a taxi to 12 Harbour Road.",
-            "Assistant: Please confirm: a taxi for 1 to 12 Harbour Road.",
+            "User: I need a taxi from the station.",
+            "Assistant: Your taxi for 1 goes to 12 Harbour Road.",
             "User: Sorry, could I go to the Casa Azul instead?",
         ],
         "d13",
@@ -635,3 +635,35 @@ def test_a_cued_value_in_a_role_changes_that_role_not_the_latest_value(mem, cloc
     assert mem.get(destination).status.value == "active"
     assert _changed(r, origin)
     assert mem.get(origin).status.value == "superseded"
+
+
+def test_a_correction_retires_a_read_back_of_the_old_value_in_another_frame(mem, clock):
+    # The read-back ("Please confirm: a taxi ... to 12 Harbour Road") was recorded as
+    # restating the plan; the correction reads it as another frame, yet it holds the old
+    # value: it goes with the plan, each with its record, and the correction is all that holds.
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: I need a taxi to 12 Harbour Road.",
+            "Assistant: Please confirm: a taxi for 1 to 12 Harbour Road.",
+        ],
+        "t5",
+    )
+    plan, read_back = said[0].memory_ids[0], said[1].memory_ids[0]
+    r = say(mem, clock, "User: Sorry, could I go to the Casa Azul instead?", session="t5")
+    retired = {d.target_id for d in r.decisions if d.verdict == Verdict.SUPERSEDE}
+    assert {plan, read_back} <= retired
+    for uid in (plan, read_back):
+        assert mem.get(uid).status.value == "superseded"
+    assert "Casa Azul" in first(mem, "Where is the taxi going now?").text
+    # A read-back said in another conversation is left alone.
+    plan = say(mem, clock, "Ines: I need a taxi to 4 Quay Street.", session="t6").memory_ids[0]
+    elsewhere = say(
+        mem, clock, "Omar: Please confirm: a taxi for 1 to 4 Quay Street.", session="t7"
+    )
+    assert plan in {d.target_id for d in elsewhere.decisions}  # recorded as restating it
+    r = say(mem, clock, "Ines: Sorry, could I go to the Quay Hotel instead?", session="t6")
+    assert plan in {d.target_id for d in r.decisions if d.verdict == Verdict.SUPERSEDE}
+    assert elsewhere.memory_ids[0] not in {d.target_id for d in r.decisions}
+    assert mem.get(elsewhere.memory_ids[0]).status.value == "active"
