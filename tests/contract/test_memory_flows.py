@@ -96,3 +96,24 @@ def test_streamed_batches_decide_as_retain_many_calls_do_on_every_backend(target
         mem.close()
     assert decisions["stream"] == decisions["calls"]
     assert len({v for v, *_ in decisions["stream"]}) >= 4
+
+
+def test_a_correction_retires_the_read_backs_of_the_old_value_on_every_backend(target: str) -> None:
+    # ADR 0074: the read-back is found through its SUPPORTS edge (the graph role of each
+    # backend), read through the agent's viewer, and retired with what it restated.
+    mem = mneme.Memory.open(target, embedder="hashing:15")
+    try:
+        turns = [
+            "User: I need a taxi to 12 Harbour Road.",
+            "Assistant: Please confirm: a taxi for 1 to 12 Harbour Road.",
+        ]
+        ids = [mem.retain(t, bank="b", agent="a", session="s").memory_ids[0] for t in turns]
+        r = mem.retain("User: Sorry, could I go to the Casa Azul instead?", bank="b", agent="a",
+                       session="s")  # fmt: skip
+        retired = {d.target_id for d in r.decisions if d.verdict.value == "SUPERSEDE"}
+        assert set(ids) <= retired
+        assert [mem.get(i).status for i in ids] == [UnitStatus.SUPERSEDED] * 2
+        # each retirement has its own record
+        assert all(mem.history(i) for i in ids)
+    finally:
+        mem.close()
