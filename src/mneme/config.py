@@ -68,7 +68,8 @@ class RecallConfig:
     blend_consensus: float = 0.05
     superseded_penalty: float = 0.5
     #: A question about now ranks, among this many best candidates, the newest statements of
-    #: what it asks for first (0: off; ADR 0026).
+    #: what it asks for first, a retired one counting for what no later statement changed
+    #: (0: off; ADR 0026, 0075).
     present_window: int = 10
     #: Of a question that names its subject, only candidates that say a word of it besides
     #: the subject, or whose cosine to it is at least this times the closest one's, are

@@ -65,6 +65,9 @@ ALIAS_EDGE = "ALIAS"
 #: share of the lowest score among its cited units that are candidates too (ADR 0051). What
 #: was said comes first; the observation that restates it follows.
 OBSERVATION_BELOW_EVIDENCE = 0.999
+#: How many successors of a superseded statement recall reads to see which of its values a
+#: later statement changed (a line of corrections rarely runs longer).
+SUCCESSION_STEPS = 4
 #: Derived networks and where their units name what they rest on: an insight ranks below its
 #: witnesses by the same rule (ADR 0056).
 _CITES = {
@@ -538,17 +541,22 @@ class Recaller:
         # best match shares with it (the cat): statements of another subject (the dog) are not
         # its answer, however new.
         about = frozenset() if named else _asked_subject(q.text, units.get(top[0].brief.id))
+        held = self._still_held(q, top, units, kinds, read)
         typed = [
             c
             for c in top
             if kinds
-            and c.brief.status != UnitStatus.SUPERSEDED
             and (u := units.get(c.brief.id)) is not None
             and (st := analyze(u.text))
             # A value of the asked kind besides what the question names: "Melanie signed up
             # for a pottery class." names Melanie, and states no place for "Where has Melanie
-            # camped?".
-            and {v.kind for v in st.values if v.norm not in named} & kinds
+            # camped?". A superseded statement answers only for the kinds it still holds.
+            and {v.kind for v in st.values if v.norm not in named}
+            & (
+                held.get(c.brief.id, frozenset())
+                if c.brief.status == UnitStatus.SUPERSEDED
+                else kinds
+            )
             and (
                 _about_named(st, u.text, named)
                 if named
@@ -591,6 +599,43 @@ class Recaller:
             scores[k] = min(scores[k], scores[k - 1] - 1e-9)  # strictly in the new order
         for c, score in zip(ordered, scores, strict=True):
             c.score = score
+
+    def _still_held(
+        self,
+        q: Query,
+        top: Iterable[_Candidate],
+        units: Mapping[str, Unit],
+        kinds: frozenset[Kind],
+        read: dict[str, Unit],
+    ) -> dict[str, frozenset[Kind]]:
+        """For each superseded candidate, the asked kinds no successor in its line says
+        anything of: a change of one value retires the whole statement ("Book a table for
+        Friday at 7 pm." / "Make it 8 pm instead."), yet it is still the newest word on the
+        others (the day), until a later successor says them ("Make it Saturday at 9 pm").
+        One lean read per step of the line (at most ``SUCCESSION_STEPS``), only for
+        superseded candidates."""
+        if not kinds:
+            return {}
+        held: dict[str, frozenset[Kind]] = {}
+        at: dict[str, str] = {}  # candidate -> the successor to read next
+        for c in top:
+            u = units.get(c.brief.id)
+            if c.brief.status == UnitStatus.SUPERSEDED and u is not None and u.superseded_by:
+                held[c.brief.id], at[c.brief.id] = kinds, u.superseded_by
+        for _ in range(SUCCESSION_STEPS):
+            if not at:
+                break
+            after = self._lean(q, at.values(), read)
+            step: dict[str, str] = {}
+            for uid, sid in at.items():
+                successor = after.get(sid)
+                if successor is None:
+                    continue  # out of sight: what it says is not known here
+                held[uid] = held[uid] - {v.kind for v in analyze(successor.text).values}
+                if held[uid] and successor.superseded_by:
+                    step[uid] = successor.superseded_by
+            at = step
+        return held
 
     def _open_disputes(self, q: Query, units: Iterable[Unit]) -> set[frozenset[str]]:
         """The pairs of these units that are in an open conflict."""

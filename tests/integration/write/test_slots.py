@@ -667,3 +667,19 @@ def test_a_correction_retires_a_read_back_of_the_old_value_in_another_frame(mem,
     assert plan in {d.target_id for d in r.decisions if d.verdict == Verdict.SUPERSEDE}
     assert elsewhere.memory_ids[0] not in {d.target_id for d in r.decisions}
     assert mem.get(elsewhere.memory_ids[0]).status.value == "active"
+
+
+def test_a_statement_retired_by_a_change_of_one_value_still_answers_for_the_others(mem, clock):
+    # "Make it 8 pm instead." retires "... for Friday at 7 pm." whole; the day did not change,
+    # and the retired statement is still the newest word on it.
+    booked = say(mem, clock, "User: Book me a table at Sino for Friday at 7 pm.", session="t8")
+    say(mem, clock, "Assistant: Sure, how many people?", session="t8")
+    r = say(mem, clock, "User: Two people. Actually, make it 8 pm instead.", session="t8")
+    assert _changed(r, booked.memory_ids[0])
+    day = first(mem, "What day is the table at Sino booked for?")
+    assert day.unit.id == booked.memory_ids[0]
+    assert day.unit.status.value == "superseded"  # flagged all the same
+    assert "8 pm" in first(mem, "What time is the table at Sino now?").text
+    # A successor that says the day again answers for the day.
+    again = say(mem, clock, "User: Make it Saturday at 9 pm instead.", session="t8")
+    assert first(mem, "What day is the table at Sino booked for?").unit.id == again.memory_ids[0]
