@@ -60,6 +60,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TypeVar
 
+from mneme.core.charter import REWRITES
 from mneme.core.claims import (
     REPLACING,
     STRONG_CHANGE,
@@ -90,14 +91,13 @@ from mneme.core.slots import (
 )
 from mneme.core.statements import Statement, analyze, in_turn, wonders
 from mneme.core.topics import Introduction, Said, brought_up, introductions
-from mneme.core.values import MONTH_NAMES
+from mneme.core.values import MONTH_NAMES, Kind
 from mneme.core.wordlists import ARTICLES, STOPWORDS
 
 DESTRUCTIVE: frozenset[Verdict] = frozenset({Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT})
 
 #: Statuses a neighbour must have to be judged against: superseded, rejected and archived units
 #: are history (a rejected value is the tombstone's business, not the judge's).
-RETIRING = frozenset({Verdict.SUPERSEDE, Verdict.UPDATE})
 JUDGED_STATUSES: frozenset[str] = frozenset(
     {UnitStatus.ACTIVE.value, UnitStatus.PROPOSED.value, UnitStatus.CONFLICTED.value}
 )
@@ -246,6 +246,9 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
     related: list[tuple[float, str]] = []
     statement = answering(in_turn(analyze(new.text), new.turn), _question(new.answers))
     latest = _latest_of_kind(new, statement, neighbours)
+    # Every kind in a role the author said in the conversation: whether a role has a statement
+    # of its own for a cued value to correct.
+    roles_said = frozenset().union(*(k.roles for k in latest.values()))
     talking = _participants(new, statement, neighbours)
     # What the author brought up in the conversation, once for every neighbour.
     things = (
@@ -256,8 +259,9 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
         if nb.status not in JUDGED_STATUSES:
             continue
         pair = _slot_pair(
-            new, statement, nb, latest.get(nb.unit_id, Latest()), config, talking, things
-        )
+            new, statement, nb, latest.get(nb.unit_id, Latest()), config, talking, things,
+            roles_said,
+        )  # fmt: skip
         if pair is _UNDECIDED:
             pair = _compare(new, nb, config)
         if pair is None:
@@ -280,7 +284,7 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
     if best is not None:
         _, pair, nb = best
         j = _judgement(pair, nb, tuple(u for u in also if u != nb.unit_id))
-        if pair.rule == "support" or j.verdict in RETIRING:
+        if pair.rule == "support" or j.verdict in REWRITES:
             # A restatement is evidence for every statement it says back ("Please confirm: a cab
             # for 1 to Willard Hicks" restates "a cab for one" and "headed to Willard Hicks"),
             # not only for the closest one; so is a statement that retires one value and says
@@ -383,7 +387,6 @@ _DEICTIC_SUBJECTS = frozenset({"user", "you", "we", "it", "they", "he", "she", "
 
 #: A neighbour the slot rules cannot judge (no values on one side): the text rules decide.
 _UNDECIDED = _Pair(Verdict.NOOP, "undecided", "")
-_DESTRUCTIVE = frozenset({Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT})
 
 
 def is_held(unit_type: UnitType) -> bool:
@@ -425,13 +428,11 @@ def _latest_of_kind(
     kinds = _latest_keys(mine, lambda s: s.kinds())
     roles = _latest_keys(mine, kinds_in_roles)
     last = mine[0].when if mine else None
-    said = frozenset().union(*roles.values())
     return {
         nb.unit_id: Latest(
             kinds.get(nb.unit_id, frozenset()),
             roles.get(nb.unit_id, frozenset()),
             said_last=nb.when == last,
-            said=said,
         )
         for nb in mine
     }
@@ -479,6 +480,7 @@ def _slot_pair(
     config: JudgeConfig,
     participants: frozenset[str] = frozenset(),
     things: Sequence[Introduction] | None = None,
+    roles_said: frozenset[tuple[Kind, str | None]] = frozenset(),
 ) -> _Pair | None:
     """What the slot rules say of one neighbour (``mneme.core.slots``); ``_UNDECIDED`` when
     they cannot tell (then the text and claim rules below decide)."""
@@ -496,7 +498,7 @@ def _slot_pair(
         same_conversation=_same_conversation(new, nb),
         latest_of_kind=latest.kinds,
         latest_in_role=latest.roles,
-        roles_said=latest.said,
+        roles_said=roles_said,
         said_last=latest.said_last,
         many_valued=many,
         same_claim_slot=one_slot,
@@ -568,7 +570,7 @@ def _judgement(pair: _Pair, nb: Neighbour, also: tuple[str, ...] = ()) -> Judgem
         _round(confidence),
         pair.conflict_type,
         also=also,
-        old_value=pair.old_value if pair.verdict in RETIRING else None,
+        old_value=pair.old_value if pair.verdict in REWRITES else None,
     )
 
 

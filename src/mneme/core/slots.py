@@ -130,9 +130,6 @@ class Latest:
     kinds: frozenset[Kind] = frozenset()
     roles: frozenset[tuple[Kind, str | None]] = frozenset()
     said_last: bool = False  # of the author's last turn before the newer one
-    #: Every kind in a role the author said earlier in the conversation (the same for each
-    #: of their statements): whether a role has a statement of its own to correct.
-    said: frozenset[tuple[Kind, str | None]] = frozenset()
 
 
 def kinds_in_roles(statement: Statement) -> frozenset[tuple[Kind, str | None]]:

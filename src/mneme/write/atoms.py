@@ -352,7 +352,7 @@ class AtomWriter:
             # The other statements it says back count it as evidence too, each reported.
             self._support_also(plan, unit, a, out, f"{j.reason}; says this one back too")
             return
-        if j.verdict in (Verdict.SUPERSEDE, Verdict.UPDATE) and not may_retire(unit, target):
+        if j.verdict in charter_rules.REWRITES and not may_retire(unit, target):
             # A private memory may not retire what everyone else sees: both stand.
             out.decisions.append(
                 Decision(
@@ -364,7 +364,7 @@ class AtomWriter:
                 )
             )
             return
-        if j.verdict in (Verdict.SUPERSEDE, Verdict.UPDATE) and not a.ruling.ask:
+        if j.verdict in charter_rules.REWRITES and not a.ruling.ask:
             self._retire(plan, unit, target, j.verdict, j.reason, out)
             self._retire_also(plan, unit, a, out)
             self._support_also(plan, unit, a, out, "says this one back")

@@ -420,17 +420,16 @@ class Judge:
         ]
         if not ids:
             return verdict
-        echoes = [
-            u
+        echoes = sorted(
+            (said_at(u), u.id)
             for u in self.store.memories.get_units(viewer, ids, lean=True).values()
             if u.status in LIVE
             and session_of(u) == session
             and verdict.old_value in on_days(analyze(u.text), said_at(u)).norms
-        ]
+        )
         if not echoes:
             return verdict
-        echoes.sort(key=lambda u: (said_at(u), u.id))
-        return replace(verdict, also=(*verdict.also, *(u.id for u in echoes)))
+        return replace(verdict, also=(*verdict.also, *(uid for _, uid in echoes)))
 
     def _question(
         self,
