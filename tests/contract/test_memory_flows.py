@@ -117,3 +117,43 @@ def test_a_correction_retires_the_read_backs_of_the_old_value_on_every_backend(t
         assert all(mem.history(i) for i in ids)
     finally:
         mem.close()
+
+
+def test_a_change_of_a_value_a_retired_statement_still_held_retires_it_for_that_one_too(
+    target: str,
+) -> None:
+    # ADR 0076: "Can you change the date?" after the time changed retires the first request
+    # for its date as well; it keeps its first successor, names the second, and recall does
+    # not offer it as still holding the date.
+    mem = mneme.Memory.open(target, embedder="hashing:15")
+    try:
+        first = mem.retain(
+            "User: Can you make an appointment for Wednesday next week at 4:45 pm?",
+            bank="b", agent="a", session="s",
+        ).memory_ids[0]  # fmt: skip
+        time = mem.retain(
+            "User: Can you change the time to 3:45 pm?", bank="b", agent="a", session="s"
+        )
+        (by_time,) = time.memory_ids
+        assert [(d.verdict.value, d.target_id) for d in time.decisions] == [("SUPERSEDE", first)]
+        date = mem.retain(
+            "User: Can you change the date to the 10th of March?", bank="b", agent="a", session="s"
+        )
+        (by_date,) = date.memory_ids
+        assert [(d.verdict.value, d.target_id) for d in date.decisions] == [("SUPERSEDE", first)]
+        retired = mem.get(first)
+        assert retired.status == UnitStatus.SUPERSEDED
+        assert retired.superseded_by == by_time
+        assert retired.metadata["also_superseded_by"] == [by_date]
+        assert first in mem.get(by_date).supersedes
+        assert mem.get(by_time).status == UnitStatus.ACTIVE
+        details = [str(e.detail) for e in mem.history(first)]
+        assert any(by_date in d for d in details), details
+        # a later date change is judged against the newest date, not the first request
+        again = mem.retain(
+            "User: Actually, change the date to the 12th of March.", bank="b", agent="a",
+            session="s",
+        )  # fmt: skip
+        assert [(d.verdict.value, d.target_id) for d in again.decisions] == [("SUPERSEDE", by_date)]
+    finally:
+        mem.close()

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TypeVar
@@ -158,6 +158,14 @@ class Neighbour:
     session: str | None = None
     when: dt.datetime | None = None
     answers: str | None = None  # the question it answered, as for a Candidate
+    #: For a retired (superseded) neighbour: the kinds of value it still holds, no successor
+    #: in its line having said them (``mneme.core.succession``). A later change of one of
+    #: them by its author is judged against it; nothing else is.
+    holds: frozenset[Kind] = frozenset()
+
+    @property
+    def retired(self) -> bool:
+        return self.status not in JUDGED_STATUSES
 
 
 @dataclass(frozen=True)
@@ -216,6 +224,8 @@ class _Pair:
     conflict_type: str | None = None
     #: For a slot rule: the value that stops holding (or is disputed), normalized.
     old_value: str | None = None
+    #: For a slot rule: the kind of the value that changed (or is disputed).
+    kind: Kind | None = None
 
 
 # Order in which pair outcomes win when several neighbours answer: an exact repeat first, then
@@ -256,12 +266,19 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
     )
     pairs: list[tuple[_Pair, Neighbour]] = []
     for nb in neighbours:
-        if nb.status not in JUDGED_STATUSES:
+        if nb.retired and not nb.holds:
             continue
         pair = _slot_pair(
             new, statement, nb, latest.get(nb.unit_id, Latest()), config, talking, things,
             roles_said,
         )  # fmt: skip
+        if nb.retired:
+            # A statement already retired for another value is judged only as the author's
+            # latest word on a value it still holds: a change of that value retires it for
+            # that one too ("Can you change the date?" after the time changed).
+            if pair is not None and _changes_held(pair, nb):
+                pairs.append((pair, nb))
+            continue
         if pair is _UNDECIDED:
             pair = _compare(new, nb, config)
         if pair is None:
@@ -419,14 +436,16 @@ def _latest_of_kind(
     mine = [
         nb
         for nb in neighbours
-        if nb.status in JUDGED_STATUSES
+        if (nb.status in JUDGED_STATUSES or nb.holds)
         and _same_conversation(new, nb)
         and _same_author(new, statement, nb)
         and (new.when is None or nb.when is None or nb.when <= new.when)
     ]
     mine.sort(key=lambda nb: _epoch(nb.when), reverse=True)
-    kinds = _latest_keys(mine, lambda s: s.kinds())
-    roles = _latest_keys(mine, kinds_in_roles)
+    kinds = _latest_keys(mine, lambda nb, s: _held(nb, s.kinds()))
+    roles = _latest_keys(
+        mine, lambda nb, s: frozenset(r for r in kinds_in_roles(s) if _held(nb, (r[0],)))
+    )
     last = mine[0].when if mine else None
     return {
         nb.unit_id: Latest(
@@ -441,14 +460,20 @@ def _latest_of_kind(
 _K = TypeVar("_K")
 
 
+def _held(nb: Neighbour, kinds: Iterable[Kind]) -> frozenset[Kind]:
+    """Of these kinds, those the neighbour holds: all of its own when live, else those its
+    line has not said since."""
+    return frozenset(k for k in kinds if not nb.retired or k in nb.holds)
+
+
 def _latest_keys(
-    newest_first: Sequence[Neighbour], keys: Callable[[Statement], frozenset[_K]]
+    newest_first: Sequence[Neighbour], keys: Callable[[Neighbour, Statement], frozenset[_K]]
 ) -> dict[str, frozenset[_K]]:
     """For each neighbour, the keys no later one has."""
     out: dict[str, frozenset[_K]] = {}
     seen: set[_K] = set()
     for nb in newest_first:
-        fresh = keys(analyze(nb.text)) - seen
+        fresh = keys(nb, analyze(nb.text)) - seen
         if fresh:
             out[nb.unit_id] = fresh
             seen |= fresh
@@ -539,7 +564,7 @@ def _slot_pair(
             kind = "own_correction"  # the author says it changed
         elif same_author and ctx.same_conversation:
             kind = "own_update"  # a new value from the author later in the conversation
-        return _Pair(Verdict.SUPERSEDE, "slot_update", j.reason, kind, j.old_value)
+        return _Pair(Verdict.SUPERSEDE, "slot_update", j.reason, kind, j.old_value, j.kind)
     if rel == SlotRelation.NEGATION:
         kind = "cross_agent" if _another_agent(new, nb) else "negation"
         return _Pair(Verdict.CONTRADICT, "slot_negation", j.reason, kind)
@@ -549,7 +574,17 @@ def _slot_pair(
         kind = "numbers"
     else:
         kind = "value" if same_author else "source"
-    return _Pair(Verdict.CONTRADICT, "slot_value", j.reason, kind, j.old_value)
+    return _Pair(Verdict.CONTRADICT, "slot_value", j.reason, kind, j.old_value, j.kind)
+
+
+def _changes_held(pair: _Pair, nb: Neighbour) -> bool:
+    """Whether the pair is the new atom's author changing a value the retired neighbour
+    still holds (an own correction or update, of a kind in ``nb.holds``)."""
+    return (
+        pair.rule == "slot_update"
+        and pair.conflict_type in ("own_correction", "own_update")
+        and pair.kind in nb.holds
+    )
 
 
 def _siblings(a: str, b: str) -> bool:

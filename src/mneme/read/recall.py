@@ -34,6 +34,7 @@ from mneme.core.model import (
 from mneme.core.questions import about_present, answer_kinds
 from mneme.core.slots import frame_words
 from mneme.core.statements import Statement, analyze
+from mneme.core.succession import still_held
 from mneme.core.timeexpr import query_time_range
 from mneme.core.values import Kind, find_values
 from mneme.embed.protocol import Embedder
@@ -65,9 +66,6 @@ ALIAS_EDGE = "ALIAS"
 #: share of the lowest score among its cited units that are candidates too (ADR 0051). What
 #: was said comes first; the observation that restates it follows.
 OBSERVATION_BELOW_EVIDENCE = 0.999
-#: How many successors of a superseded statement recall reads to see which of its values a
-#: later statement changed (a line of corrections rarely runs longer).
-SUCCESSION_STEPS = 4
 #: Derived networks and where their units name what they rest on: an insight ranks below its
 #: witnesses by the same rule (ADR 0056).
 _CITES = {
@@ -609,33 +607,16 @@ class Recaller:
         read: dict[str, Unit],
     ) -> dict[str, frozenset[Kind]]:
         """For each superseded candidate, the asked kinds no successor in its line says
-        anything of: a change of one value retires the whole statement ("Book a table for
-        Friday at 7 pm." / "Make it 8 pm instead."), yet it is still the newest word on the
-        others (the day), until a later successor says them ("Make it Saturday at 9 pm").
-        One lean read per step of the line (at most ``SUCCESSION_STEPS``), only for
+        anything of (``mneme.core.succession``): one lean read per step of the line, only for
         superseded candidates."""
         if not kinds:
             return {}
-        held: dict[str, frozenset[Kind]] = {}
-        at: dict[str, str] = {}  # candidate -> the successor to read next
-        for c in top:
-            u = units.get(c.brief.id)
-            if c.brief.status == UnitStatus.SUPERSEDED and u is not None and u.superseded_by:
-                held[c.brief.id], at[c.brief.id] = kinds, u.superseded_by
-        for _ in range(SUCCESSION_STEPS):
-            if not at:
-                break
-            after = self._lean(q, at.values(), read)
-            step: dict[str, str] = {}
-            for uid, sid in at.items():
-                successor = after.get(sid)
-                if successor is None:
-                    continue  # out of sight: what it says is not known here
-                held[uid] = held[uid] - {v.kind for v in analyze(successor.text).values}
-                if held[uid] and successor.superseded_by:
-                    step[uid] = successor.superseded_by
-            at = step
-        return held
+        retired = {
+            c.brief.id: (kinds, u)
+            for c in top
+            if c.brief.status == UnitStatus.SUPERSEDED and (u := units.get(c.brief.id)) is not None
+        }
+        return still_held(retired, lambda ids: self._lean(q, ids, read))
 
     def _open_disputes(self, q: Query, units: Iterable[Unit]) -> set[frozenset[str]]:
         """The pairs of these units that are in an open conflict."""

@@ -28,6 +28,7 @@ from mneme.core.model import (
 )
 from mneme.core.policy import REFUSAL as RETIRE_REFUSAL
 from mneme.core.policy import may_retire
+from mneme.core.succession import ALSO_SUPERSEDED_BY, successors
 from mneme.errors import Conflict, InvalidInput, NotFound
 from mneme.ids import new_id
 from mneme.store.protocol import (
@@ -288,6 +289,51 @@ class Conflicts:
             on_change=self.review.on_change,
             settle_conflicts=False,
         )
+
+
+def retire_held(
+    store: ConflictsStore,
+    winner: Unit,
+    loser: Unit,
+    *,
+    actor: str,
+    made_by: str,
+    reason: str,
+    now: dt.datetime,
+) -> None:
+    """The winner changes a value the loser, already superseded for another one, still held
+    (ADR 0076): the loser keeps its status, its first successor and its validity (its record
+    of retirement stands, and ``restore`` still undoes that one) and names the winner among
+    the later changes of what it held (``succession.ALSO_SUPERSEDED_BY``); the winner names
+    it among what it supersedes; both changes audited, and a SUPERSEDES edge links them."""
+    if not may_retire(winner, loser):
+        raise Conflict(f"{winner.id} cannot supersede {loser.id}: {RETIRE_REFUSAL}")
+    later = [u for u in successors(loser)[1:] if u != winner.id]
+    store.memories.update_unit(
+        loser.bank_id,
+        loser.id,
+        UnitChanges(metadata={ALSO_SUPERSEDED_BY: [*later, winner.id]}),
+        actor=actor,
+        reason=f"a value it still held changed: superseded by {winner.id} for it too",
+    )
+    store.memories.update_unit(
+        winner.bank_id,
+        winner.id,
+        UnitChanges(add_supersedes=(loser.id,)),
+        actor=actor,
+        reason=f"supersedes {loser.id}, already retired for another value: {reason}",
+    )
+    store.graph.put_edge(
+        Edge(
+            id=new_id("e_"),
+            bank_id=winner.bank_id,
+            src=winner.id,
+            dst=loser.id,
+            type=EdgeType.SUPERSEDES,
+            made_by=made_by,
+            created_at=now,
+        )
+    )
 
 
 def retire(

@@ -46,10 +46,13 @@ from mneme.embed.protocol import Embedder
 from mneme.ids import new_id
 from mneme.store.protocol import ClaimChanges, Graph, Memories, Trust
 from mneme.trust import claims as claim_layer
-from mneme.trust.conflicts import Conflicts, ConflictsStore, retire
+from mneme.trust.conflicts import Conflicts, ConflictsStore, retire, retire_held
 from mneme.trust.settle import DECISIONS, Settler
 from mneme.write.decide import LIVE, Assessment, Judge, is_merge
 from mneme.write.plan import Atom, Plan
+
+#: Reported with a change of a value a statement still held after it was retired for another.
+HELD_ONLY = "it was already retired for another value; now for this one too"
 
 
 class AtomsStore(ConflictsStore, Protocol):
@@ -399,6 +402,21 @@ class AtomWriter:
         self, plan: Plan, unit: Unit, loser: Unit, verdict: Verdict, why: str, out: Outcome
     ) -> None:
         """The rule's retirement of ``loser`` by ``unit``, recorded and reported."""
+        if loser.status == UnitStatus.SUPERSEDED:
+            # Already retired for another value; this one changes a value it still held.
+            retire_held(
+                self.store,
+                unit,
+                loser,
+                actor=plan.source.agent_id,
+                made_by="rule",
+                reason=f"{verdict.value.lower()}: {why}",
+                now=plan.source.recorded_at,
+            )
+            out.decisions.append(
+                Decision(verdict, unit.text, unit.id, loser.id, f"{why}; {HELD_ONLY}")
+            )
+            return
         retire(
             self.store,
             unit,

@@ -41,7 +41,9 @@ from mneme.core.model import (
 )
 from mneme.core.slots import is_bare, on_days, says_again
 from mneme.core.statements import analyze, in_turn, wonders
+from mneme.core.succession import still_held
 from mneme.core.topics import Said
+from mneme.core.values import Kind
 from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLMError, LLMInvalid
 from mneme.store.protocol import Channels, Filters, Graph, Memories, Trust
@@ -59,6 +61,8 @@ class DecideStore(Protocol):
 
 
 LIVE = frozenset(UnitStatus(s) for s in JUDGED_STATUSES)
+#: A statement retired by a change of one of its values (what it still holds is judged).
+RETIRED = frozenset({UnitStatus.SUPERSEDED})
 NEIGHBOURS = 8
 #: The latest live units of the atom's own conversation are judged too: a correction ("make it
 #: Big 4") names no slot; the conversation says which statement it corrects.
@@ -228,7 +232,8 @@ class Judge:
         """Whether an atom may correct an earlier statement of its conversation that the
         embedder finds far from it: a change cue (its own or its turn's: "I've changed my mind.
         ...") and a value ("change it to Big 4"). Only such atoms read the session's latest
-        units (one query each)."""
+        units, live and retired (two queries each, and one per step of a retired one's line
+        of successors)."""
         statement = in_turn(analyze(text), turn)
         return statement.cue and bool(statement.values)
 
@@ -243,12 +248,15 @@ class Judge:
         session: str | None = None,
         claim_text: str = "",
         turn: str | None = None,
-    ) -> list[tuple[Unit, float]]:
+    ) -> tuple[list[tuple[Unit, float]], dict[str, frozenset[Kind]]]:
+        """The units to judge the new atom against, with their similarity to it, and for
+        each retired one among them the kinds of value it still holds."""
         viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
         found: dict[str, float] = {}
         slot_units: list[str] = []
         near: list[tuple[str, float]] = []
         prefetched = False
+        holds: dict[str, frozenset[Kind]] = {}
         if vector is not None:
             near, prefetched = self._semantic(viewer, key, vector)
             found.update(near)
@@ -257,6 +265,10 @@ class Judge:
                 viewer, Filters(statuses=LIVE, session=session), SESSION_WINDOW, lean=True
             )
             slot_units += [u.id for u in recent if u.agent_id == agent_id]
+            # A correction may change a value a statement still holds after a change of
+            # another one retired it ("Can you change the date?" after the time changed).
+            holds = self._held_in(viewer, agent_id, session)
+            slot_units += list(holds)
         if claim is not None:
             # Same-slot units are judged even when the embedder finds them far apart
             # ("I live in Paris" / "I moved to Berlin last month").
@@ -268,7 +280,7 @@ class Judge:
                 viewer,
                 vector,
                 self.model_id,
-                Filters(statuses=LIVE, include_ids=missing),
+                Filters(statuses=LIVE | RETIRED if holds else LIVE, include_ids=missing),
                 len(missing),
             ):
                 found[s.unit_id] = s.score
@@ -277,7 +289,12 @@ class Judge:
         for uid in exclude:
             found.pop(uid, None)
         units = self.store.memories.get_units(viewer, list(found), lean=True)
-        out = [(units[u], found[u]) for u in found if u in units and units[u].status in LIVE]
+        out = [
+            (units[u], found[u])
+            for u in found
+            if u in units
+            and (units[u].status in LIVE or (u in holds and units[u].status in RETIRED))
+        ]
         if prefetched:
             # The search's share is its NEIGHBOURS best still live; slot units all stay.
             # (An excluded unit keeps its place, as it did in a search of its own.)
@@ -286,7 +303,26 @@ class Judge:
             ]
             dropped = set(semantic[NEIGHBOURS:]) - set(slot_units)
             out = [(u, sim) for u, sim in out if u.id not in dropped]
-        return out
+        return out, holds
+
+    def _held_in(self, viewer: Viewer, agent_id: str, session: str) -> dict[str, frozenset[Kind]]:
+        """The conversation's latest statements of this agent retired for a change of one of
+        their values, each with the kinds of value it still holds (no successor in its lines
+        said them: ``mneme.core.succession``). A later change of those is judged against it
+        (ADR 0076). One query for the retired units, one per step of their lines."""
+        retired = {
+            u.id: (analyze(u.text).kinds(), u)
+            for u in self.store.memories.list_units(
+                viewer, Filters(statuses=RETIRED, session=session), SESSION_WINDOW, lean=True
+            )
+            if u.agent_id == agent_id and u.superseded_by is not None
+        }
+        if not retired:
+            return {}
+        held = still_held(
+            retired, lambda ids: self.store.memories.get_units(viewer, list(ids), lean=True)
+        )
+        return {uid: kinds for uid, kinds in held.items() if kinds}
 
     def assess(
         self,
@@ -312,7 +348,9 @@ class Judge:
         # A question states no claim ("What is the CEO's name?" is no claim about "what"; "Does
         # the office open at 9am?" none about "does office").
         claim = None if said.asks or wonders(said) else extract_claim(text)
-        near = self.neighbours(bank_id, agent_id, claim, vector, exclude, key, session, text, turn)
+        near, holds = self.neighbours(
+            bank_id, agent_id, claim, vector, exclude, key, session, text, turn
+        )
         question = self._question(bank_id, agent_id, text, session, source_id, visibility)
         asked = self._questions(bank_id, agent_id, [u for u, _ in near])
         candidate = Candidate(
@@ -338,6 +376,7 @@ class Judge:
                 session=session_of(u),
                 when=said_at(u),
                 answers=asked.get(u.id),
+                holds=holds.get(u.id, frozenset()),
             )
             for u, sim in near
         ]
