@@ -710,6 +710,18 @@ def test_a_value_that_took_its_slot_from_the_conversation_is_not_where_a_named_o
     assert rel(origin, named, ctx(0.6, latest=(Kind.NAME,))) == SlotRelation.UPDATE
 
 
+def test_a_request_that_says_what_to_do_with_its_value_is_a_landing_place():
+    # SGD dev 3_00054 (ADR 0070, amended): "Can you find me some therapists in Santa Rosa?"
+    # stayed beside the user's "Search in Oakland.", read as a bare value; it asked for the
+    # city itself, unprompted.
+    named = "User: Can you find me some therapists in Santa Rosa?"
+    latest = ctx(0.39, latest=(Kind.NAME,))
+    for request in ("User: Search in Oakland.", "User: Find one in San Jose"):
+        assert rel(request, named, latest) == SlotRelation.UPDATE, request
+    # A value said with nothing else is still bare.
+    assert rel("User: In Oakland please.", named, latest) == SlotRelation.DIFFERENT
+
+
 def test_an_answer_is_about_what_the_question_it_answers_asked():
     # SGD dev 14_00027: "No, I'll check in on the 4th." (to "Will you check in on March
     # 11th?") superseded the user's "Alright, what about the weather on the 11th.".

@@ -452,8 +452,11 @@ def _lands(new: Statement, old: Statement, change: _Change, ctx: Context) -> boo
     (or of the kind in the value's role: "in Napa" / "in Santa Rosa"). Not when ``old`` says
     nothing but its value and ``new`` names what its value is of: the older one took its slot
     from the conversation around it ("From Philadelphia." to "Where from?"), which the newer
-    one, about something named ("a rental car from SD"), may have left."""
-    if _thin(old) and not _thin(new):
+    one, about something named ("a rental car from SD"), may have left. A request that says
+    only what to do with its value ("Search in Oakland.") is no bare answer: it asked for the
+    value itself, and the newer request lands on it ("Can you find me some therapists in
+    Santa Rosa?"; ADR 0070, amended in the thirteenth sitting)."""
+    if is_bare(old) and not _thin(new):
         return False
     return change.kind in ctx.latest_of_kind or (change.kind, change.role) in ctx.latest_in_role
 
