@@ -291,7 +291,7 @@ class Conflicts:
         )
 
 
-def retire_held(
+def _retire_held(
     store: ConflictsStore,
     winner: Unit,
     loser: Unit,
@@ -306,8 +306,6 @@ def retire_held(
     of retirement stands, and ``restore`` still undoes that one) and names the winner among
     the later changes of what it held (``succession.ALSO_SUPERSEDED_BY``); the winner names
     it among what it supersedes; both changes audited, and a SUPERSEDES edge links them."""
-    if not may_retire(winner, loser):
-        raise Conflict(f"{winner.id} cannot supersede {loser.id}: {RETIRE_REFUSAL}")
     later = [u for u in successors(loser)[1:] if u != winner.id]
     store.memories.update_unit(
         loser.bank_id,
@@ -323,6 +321,11 @@ def retire_held(
         actor=actor,
         reason=f"supersedes {loser.id}, already retired for another value: {reason}",
     )
+    _link(store, winner, loser, made_by, now)
+
+
+def _link(store: ConflictsStore, winner: Unit, loser: Unit, made_by: str, now: dt.datetime) -> None:
+    """The SUPERSEDES edge from the winner to the loser."""
     store.graph.put_edge(
         Edge(
             id=new_id("e_"),
@@ -353,10 +356,15 @@ def retire(
     Shared by every path that supersedes (the write path's judgement, a caller's explicit
     ``supersedes=``, a person resolving a conflict), so all of them leave the same trace. An
     open conflict between the two is settled by the supersession (``settle_conflicts``; a
-    person resolving that very conflict settles it themselves).
+    person resolving that very conflict settles it themselves). A loser already superseded
+    keeps that retirement and names the winner as a later change (``_retire_held``).
     """
     if not may_retire(winner, loser):
         raise Conflict(f"{winner.id} cannot supersede {loser.id}: {RETIRE_REFUSAL}")
+    if loser.status == UnitStatus.SUPERSEDED:
+        # Already retired for another value: retired for the one the winner changes too.
+        _retire_held(store, winner, loser, actor=actor, made_by=made_by, reason=reason, now=now)
+        return
     bank = winner.bank_id
     until = winner.valid_from or now
     if loser.valid_from is not None and until < loser.valid_from:
@@ -400,17 +408,7 @@ def retire(
         actor=actor,
         reason="supersedes " + loser.id,
     )
-    store.graph.put_edge(
-        Edge(
-            id=new_id("e_"),
-            bank_id=bank,
-            src=winner.id,
-            dst=loser.id,
-            type=EdgeType.SUPERSEDES,
-            made_by=made_by,
-            created_at=now,
-        )
-    )
+    _link(store, winner, loser, made_by, now)
     winners = {c.id for c in store.trust.find_claims(bank, unit_id=winner.id)}
     for claim in store.trust.find_claims(bank, unit_id=loser.id):
         if claim.status == ClaimStatus.ACTIVE and claim.id not in winners:

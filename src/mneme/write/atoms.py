@@ -46,7 +46,7 @@ from mneme.embed.protocol import Embedder
 from mneme.ids import new_id
 from mneme.store.protocol import ClaimChanges, Graph, Memories, Trust
 from mneme.trust import claims as claim_layer
-from mneme.trust.conflicts import Conflicts, ConflictsStore, retire, retire_held
+from mneme.trust.conflicts import Conflicts, ConflictsStore, retire
 from mneme.trust.settle import DECISIONS, Settler
 from mneme.write.decide import LIVE, Assessment, Judge, is_merge
 from mneme.write.plan import Atom, Plan
@@ -402,21 +402,7 @@ class AtomWriter:
         self, plan: Plan, unit: Unit, loser: Unit, verdict: Verdict, why: str, out: Outcome
     ) -> None:
         """The rule's retirement of ``loser`` by ``unit``, recorded and reported."""
-        if loser.status == UnitStatus.SUPERSEDED:
-            # Already retired for another value; this one changes a value it still held.
-            retire_held(
-                self.store,
-                unit,
-                loser,
-                actor=plan.source.agent_id,
-                made_by="rule",
-                reason=f"{verdict.value.lower()}: {why}",
-                now=plan.source.recorded_at,
-            )
-            out.decisions.append(
-                Decision(verdict, unit.text, unit.id, loser.id, f"{why}; {HELD_ONLY}")
-            )
-            return
+        held = loser.status == UnitStatus.SUPERSEDED  # retired for another value already
         retire(
             self.store,
             unit,
@@ -427,7 +413,8 @@ class AtomWriter:
             now=plan.source.recorded_at,
             on_change=self.conflicts.review.on_change,
         )
-        out.decisions.append(Decision(verdict, unit.text, unit.id, loser.id, why))
+        reason = f"{why}; {HELD_ONLY}" if held else why
+        out.decisions.append(Decision(verdict, unit.text, unit.id, loser.id, reason))
 
     def _support(self, plan: Plan, unit: Unit, target: Unit) -> str | None:
         """The new unit restates a value of ``target`` and says more: both stay, the new
