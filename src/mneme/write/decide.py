@@ -382,8 +382,11 @@ class Judge:
         ]
         errors: tuple[str, ...] = ()
         verdict = None
-        if self.llm_judge is not None and near:
-            verdict, errors = self._llm(text, near)
+        live = [(u, sim) for u, sim in near if u.status in LIVE]
+        if self.llm_judge is not None and live:
+            # The LLM judges live statements only: what a retired one still holds is the
+            # rules' reading (ADR 0076).
+            verdict, errors = self._llm(text, live)
         if verdict is None:
             verdict = judge(candidate, nbs, self.config)
             if verdict.verdict in DESTRUCTIVE:

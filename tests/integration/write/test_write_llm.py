@@ -241,3 +241,34 @@ def test_a_sweep_verdict_citing_nothing_it_was_given_is_not_applied(llm_mem, ser
     # the invented evidence is refused; the offline rules decide instead (and cite the record)
     assert report.reaccepted == (plan,)
     assert "llm" not in llm_mem._store.trust.review_events("r", plan)[-1].note
+
+
+def test_the_llm_judges_live_statements_only(llm_mem, server):
+    # ADR 0076: the rules read a retired statement for a value it still holds; the model is
+    # never offered one as a neighbour to rewrite.
+    turns = [
+        "User: Can you make an appointment for March 6th at 4:45 pm?",
+        "User: Can you change the time to 3:45 pm?",
+        "User: Can you change the date to the 10th of March?",
+    ]
+    ids: list[str] = []
+    for i, text in enumerate(turns):
+        server.push(facts({"text": text, "type": "fact", "network": "world"}))
+        if i == 1:
+            server.push(
+                openai_json(
+                    {"verdict": "SUPERSEDE", "target_id": ids[0], "reason": "r", "confidence": 0.9}
+                )
+            )
+        if i == 2:
+            server.push(
+                openai_json({"verdict": "ADD", "target_id": None, "reason": "r", "confidence": 0.9})
+            )
+        r = llm_mem.retain(
+            text, bank="b", agent="a1", session="s", occurred_at=T0 + dt.timedelta(minutes=i)
+        )
+        ids += r.memory_ids
+    assert llm_mem.get(ids[0]).status == mneme.UnitStatus.SUPERSEDED
+    offered = server.requests[-1].body["messages"][1]["content"]
+    assert ids[1] in offered
+    assert ids[0] not in offered
