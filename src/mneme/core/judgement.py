@@ -44,6 +44,11 @@ other value, one-valued attribute           CONTRADICT ``cross_agent`` (another 
                                             ``preference`` (a taste or plan) or ``value``
 =========================================  ===================================================
 
+Neighbours are live statements, and the author's statements of the conversation retired for a
+change of one of their values (``Neighbour.holds``): such a one is judged only as the author's
+latest word on the values it still holds, so a change of one of them retires it for that value
+too (ADR 0076).
+
 Confidence, in [0, 1]: each rule has a base certainty (``_BASE`` below: how often the rule is right
 when it fires, set from the decision benchmark in ``bench/decisions``); the final confidence is
 ``base * (0.75 + 0.25 * s)`` where ``s`` is the neighbour's cosine similarity clipped to [0, 1],
@@ -165,6 +170,7 @@ class Neighbour:
 
     @property
     def retired(self) -> bool:
+        """Whether it is history (superseded, rejected, archived), not a live statement."""
         return self.status not in JUDGED_STATUSES
 
 
@@ -436,7 +442,7 @@ def _latest_of_kind(
     mine = [
         nb
         for nb in neighbours
-        if (nb.status in JUDGED_STATUSES or nb.holds)
+        if (not nb.retired or nb.holds)
         and _same_conversation(new, nb)
         and _same_author(new, statement, nb)
         and (new.when is None or nb.when is None or nb.when <= new.when)
