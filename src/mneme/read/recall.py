@@ -34,7 +34,7 @@ from mneme.core.model import (
 from mneme.core.questions import about_present, answer_kinds
 from mneme.core.slots import frame_words
 from mneme.core.statements import Statement, analyze
-from mneme.core.succession import still_held
+from mneme.core.succession import still_held, successors
 from mneme.core.timeexpr import query_time_range
 from mneme.core.values import Kind, find_values
 from mneme.embed.protocol import Embedder
@@ -614,7 +614,9 @@ class Recaller:
         retired = {
             c.brief.id: (kinds, u)
             for c in top
-            if c.brief.status == UnitStatus.SUPERSEDED and (u := units.get(c.brief.id)) is not None
+            if c.brief.status == UnitStatus.SUPERSEDED
+            and (u := units.get(c.brief.id)) is not None
+            and successors(u)
         }
         return still_held(retired, lambda ids: self._lean(q, ids, read))
 

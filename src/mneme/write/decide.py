@@ -41,7 +41,7 @@ from mneme.core.model import (
 )
 from mneme.core.slots import is_bare, on_days, says_again
 from mneme.core.statements import analyze, in_turn, wonders
-from mneme.core.succession import still_held
+from mneme.core.succession import still_held, successors
 from mneme.core.topics import Said
 from mneme.core.values import Kind
 from mneme.llm.judge import LLMJudge
@@ -315,7 +315,7 @@ class Judge:
             for u in self.store.memories.list_units(
                 viewer, Filters(statuses=RETIRED, session=session), SESSION_WINDOW, lean=True
             )
-            if u.agent_id == agent_id and u.superseded_by is not None
+            if u.agent_id == agent_id and successors(u)
         }
         if not retired:
             return {}
