@@ -293,6 +293,52 @@ def test_a_correction_said_once_covers_the_whole_turn():
     assert not turn_corrects("Dana: No, that's all for the van. Book a room in Leeds.")
 
 
+def test_asking_for_another_before_naming_a_value_corrects_the_turn():
+    # SGD dev 8_00097: "Anything else available? Please find me one ticket for a bus to SD."
+    turn = "Dana: Anything else available? Please find me a van in Leeds."
+    assert turn_corrects(turn)
+    atom = analyze("Dana: Please find me a van in Leeds.")
+    assert not atom.cue
+    assert in_turn(atom, turn).cued == atom.norms
+    assert turn_corrects("Dana: Can you try again? Call the alarm Grocery run.")
+    # Asked after the values, it asks the other person about their life (LoCoMo conv-41
+    # D18:2): nothing the turn said is a change.
+    assert not turn_corrects("Dana: I hiked in Wales last week. Anything else cool happening?")
+    assert not turn_corrects("Dana: What else helps you out? It was a long week.")
+
+
+def test_asking_to_try_again_with_a_value_is_a_change_cue():
+    # SGD test 11_00062: "I'd like it to be at 3 pm." ... "Can you try again at 12 in the
+    # afternoon?"
+    for text in (
+        "User: Can you try again at 12 in the afternoon?",
+        "User: Please try again for the evening 7:30.",
+        "User: Could you find me something else on the 8th?",
+    ):
+        s = analyze(text)
+        assert s.cue, text
+        assert s.cued == s.norms, text
+    # Said of what one did, not asked of the other speaker, it changes nothing.
+    for text in ("Dana: I went to Lisbon again in May.", "Dana: The other team meets at 3 pm."):
+        assert not analyze(text).cue, text
+
+
+def test_a_cue_points_at_the_statement_that_says_the_same_of_its_value():
+    # SGD test 13_00039: "I want to pick it up on March 9th." ... "I will return it March
+    # 13th." ... "Is there anything else? I want to pick it up on the 7th." changes the
+    # pickup, not the return the author said last.
+    pickup = analyze("User: I want to pick it up on March 9th.")
+    back = "User: I will return it March 13th."
+    new = "User: I want to pick it up on the 7th instead."
+    c = Context(0.46, True, True, frozenset({Kind.DATE}))
+    assert rel(back, new, c) == SlotRelation.UPDATE  # nothing else said of a date: the latest
+    c = replace(c, own_statements=(pickup, analyze(back)))
+    assert rel(back, new, c) == SlotRelation.DIFFERENT
+    # A statement that says nothing of its value ("How about on Monday?") points nowhere.
+    c = replace(c, own_statements=(analyze("User: How about on Monday next week?"),))
+    assert rel(back, new, c) == SlotRelation.UPDATE
+
+
 def test_a_name_said_to_someone_is_no_value_and_no_antecedent():
     assert analyze("Joanna: Sounds like fun, Nate!").values == ()
     assert analyze("John: Yeah, Maria, I agree.").values == ()

@@ -262,9 +262,12 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
     related: list[tuple[float, str]] = []
     statement = answering(in_turn(analyze(new.text), new.turn), _question(new.answers))
     latest = _latest_of_kind(new, statement, neighbours)
-    # Every kind in a role the author said in the conversation: whether a role has a statement
-    # of its own for a cued value to correct.
-    roles_said = frozenset().union(*(k.roles for k in latest.values()))
+    # The author's statements in the conversation (live, or retired with a value still held)
+    # and every kind in a role they said, whether or not a later one said the kind since (a
+    # statement retired for its destination still says where from): whether a role has a
+    # statement of its own for a cued value to correct (ADR 0077).
+    own = tuple(analyze(nb.text) for nb in neighbours if nb.unit_id in latest)
+    roles_said = frozenset().union(*(kinds_in_roles(s) for s in own))
     talking = _participants(new, statement, neighbours)
     # What the author brought up in the conversation, once for every neighbour.
     things = (
@@ -276,7 +279,7 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
             continue
         pair = _slot_pair(
             new, statement, nb, latest.get(nb.unit_id, Latest()), config, talking, things,
-            roles_said,
+            roles_said, own,
         )  # fmt: skip
         if nb.retired:
             # A statement already retired for another value is judged only as the author's
@@ -512,6 +515,7 @@ def _slot_pair(
     participants: frozenset[str] = frozenset(),
     things: Sequence[Introduction] | None = None,
     roles_said: frozenset[tuple[Kind, str | None]] = frozenset(),
+    own: tuple[Statement, ...] = (),
 ) -> _Pair | None:
     """What the slot rules say of one neighbour (``mneme.core.slots``); ``_UNDECIDED`` when
     they cannot tell (then the text and claim rules below decide)."""
@@ -530,6 +534,7 @@ def _slot_pair(
         latest_of_kind=latest.kinds,
         latest_in_role=latest.roles,
         roles_said=roles_said,
+        own_statements=own,
         said_last=latest.said_last,
         many_valued=many,
         same_claim_slot=one_slot,

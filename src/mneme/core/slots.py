@@ -111,6 +111,10 @@ class Context:
     #: What the newer one's author brought up since the older one, in the same conversation
     #: ("is there a bus from Vancouver?" after the car's dates): their next value is its.
     brought_up: tuple[str, ...] = ()
+    #: The author's earlier statements in the conversation (live, or retired with a value
+    #: still held): a cued value whose clause says what one of them says of its value points
+    #: there, not at the author's latest value of the kind.
+    own_statements: tuple[Statement, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,16 +341,21 @@ def _one_change(
         and kind in ctx.latest_of_kind
         and (ctx.similarity >= config.cue_latest or _thin(new))
         and not _role_has_its_own(change, ctx)
+        and not _said_of_another(new, old, change, ctx)
     )
     own = ctx.same_author and ctx.same_conversation
     # The author's own latest statement of the kind, in the same role, is where a new value of
     # theirs lands however unlike the texts read ("I would like to book at Rosie Mccann's for
     # March 2nd" / "I want to eat there on the 4th"); the clause test below still tells two
     # things said apart (ADR 0039).
-    framed = change.same_role and (
-        ctx.similarity >= config.same_frame
-        or ctx.same_claim_slot
-        or (own and _lands(new, old, change, ctx))
+    framed = (
+        change.same_role
+        and (
+            ctx.similarity >= config.same_frame
+            or ctx.same_claim_slot
+            or (own and _lands(new, old, change, ctx))
+        )
+        and not _said_of_another(new, old, change, ctx)
     )
     counts = (change.role or "").startswith("count:") and (change.old_role or "").startswith(
         "count:"
@@ -427,6 +436,29 @@ def _role_has_its_own(change: _Change, ctx: Context) -> bool:
         and not change.same_role
         and (change.kind, change.role) in ctx.roles_said
     )
+
+
+def _said_of_another(new: Statement, old: Statement, change: _Change, ctx: Context) -> bool:
+    """Whether the cued value's clause says what another of the author's statements says of a
+    value of its kind in its role, while the older one's says something else ("I want to pick
+    it up on the 7th." after "I want to pick it up on March 9th." and "I will return it March
+    13th."): the cue points at that one, not at the author's latest value of the kind."""
+    words = _clause_words(new, change.new)
+    if not words or clauses_agree(new, old, change):
+        return False
+    return any(
+        v.kind == change.kind
+        and role_of(s, i) == change.role
+        and _agrees_with(_clause_words(s, v.norm), words)
+        for s in ctx.own_statements
+        if s.body != old.body
+        for i, v in enumerate(s.values)
+    )
+
+
+def _agrees_with(said: frozenset[str], words: frozenset[str]) -> bool:
+    """Whether a clause that says something of its value says what ``words`` say."""
+    return bool(said) and _words_agree(said, words)
 
 
 def _brought_up(ctx: Context) -> str | None:

@@ -12,8 +12,9 @@ a *body* (what is said), the *values* that fill its slot (:mod:`mneme.core.value
   name", "a table *at* a name"): in one frame, two values under different prepositions fill
   different slots;
 - a *change cue* marks a statement that replaces what was held ("changed", "moved", "instead",
-  "actually", "no longer", "make it", "how about"...), and the values it says no longer hold
-  ("moved *from* Berlin", "*instead of* tea", "*no longer* on Falcon") are kept apart;
+  "actually", "no longer", "make it", "how about", "can you try again at ..."...), and the
+  values it says no longer hold ("moved *from* Berlin", "*instead of* tea", "*no longer* on
+  Falcon") are kept apart;
 - a question that asks for something ("What is their phone number?") states nothing; a request
   that names a value ("Can you look at Mai instead?") states a choice.
 
@@ -200,6 +201,8 @@ def analyze(text: str) -> Statement:
     values = tuple(v for v in find_values(body) if not _vocative(body, v))
     low = body.casefold()
     cued = _cued(body, values)
+    if not cued and values and _asks_again(body):
+        cued = frozenset(v.norm for v in values)
     cue = bool(cued) or CUE.search(body) is not None
     contrasted = _contrasted(body, values)
     retired = tuple(dict.fromkeys(_retired(body, values) + tuple(v.norm for v in contrasted)))
@@ -300,13 +303,29 @@ _LEADING_MARK = re.compile(_LEADING_MARKER + r"[\s,.!]*", re.IGNORECASE)
 #: A change cue that says something changed (not a leading "No," or "Sorry,").
 _SAYS_CHANGED = re.compile(f"(?:{_MARKER_WORDS})|(?:{VERB_CUE.pattern})", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+#: Asking for another than what was offered, or for it to be done again ("Anything else?",
+#: "What other options are there?", "Can you try again?"): a change of what was asked before
+#: when the value to use follows (ADR 0077; SGD dev +21 updates, test +2, LoCoMo unchanged).
+_ASKS_OTHER = re.compile(r"\b(?:else|others?|alternatives?|again)\b", re.IGNORECASE)
+#: A request to the other speaker, after at most two words ("Yes. Can you ...", "Please ...").
+_ASKS_FOR = re.compile(r"^\s*(?:[\w']+[,.!]?\s+){0,2}?(?:please|can|could|would|will|try)\b", re.I)
+
+
+def _asks_again(body: str) -> bool:
+    """Whether a sentence asks the other speaker to do it again or find another, naming the
+    value to use: "Can you try again at 12 in the afternoon?", "Please try again for 7:30"."""
+    asking = body.rstrip().endswith("?") or _ASKS_FOR.match(body) is not None
+    return asking and _ASKS_OTHER.search(body) is not None
 
 
 @lru_cache(maxsize=8192)
 def turn_corrects(turn: str) -> bool:
     """Whether a turn corrects what came before with a sentence of its own that names no value:
     "I've changed my mind. I want to go to Mister Jiu's.", "No, sorry, I had the address wrong.
-    I need to go to 5988 Newpark Mall Road." The cue is said once for the whole turn."""
+    I need to go to 5988 Newpark Mall Road." The cue is said once for the whole turn. A
+    question asking for another ("Anything else available? Please find me one ticket to SD.")
+    corrects only when a sentence with a value follows it: asked last ("I hiked last week.
+    Anything else cool happening?") it asks the other person about their life (ADR 0077)."""
     _, body = split_speaker(turn)
     sentences = [x for x in _SENTENCE.split(_SPACE.sub(" ", body).strip()) if x]
     if len(sentences) < 2:
@@ -314,9 +333,14 @@ def turn_corrects(turn: str) -> bool:
     # Only a sentence that says something changed ("I've changed my mind", "a change of
     # plans", "actually"): a leading "No," or "Sorry," answers or apologises in its own
     # sentence ("No, that's all for the flight. Now a hotel in ...").
+    said = [bool(find_values(x)) for x in sentences]
     return any(
-        _SAYS_CHANGED.search(_LEADING_MARK.sub("", x)) is not None and not find_values(x)
-        for x in sentences
+        not said[i]
+        and (
+            _SAYS_CHANGED.search(_LEADING_MARK.sub("", x)) is not None
+            or (x.rstrip().endswith("?") and _ASKS_OTHER.search(x) is not None and any(said[i:]))
+        )
+        for i, x in enumerate(sentences)
     )
 
 

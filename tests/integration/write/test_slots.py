@@ -683,3 +683,45 @@ def test_a_statement_retired_by_a_change_of_one_value_still_answers_for_the_othe
     # A successor that says the day again answers for the day.
     again = say(mem, clock, "User: Make it Saturday at 9 pm instead.", session="t8")
     assert first(mem, "What day is the table at Sino booked for?").unit.id == again.memory_ids[0]
+
+
+def test_asking_for_another_then_naming_a_value_changes_it(mem, clock):
+    # SGD dev 2_00120 / 8_00097: "Are there any other ones available? ... I would like to go
+    # to Fresno, CA." after "I would like to go to San Diego." is a change of the search.
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: I need a bus ticket.",
+            "Assistant: Where are you going?",
+            "User: I would like to go to Leeds.",
+            "Assistant: There is a bus at 9 am for $24.",
+        ],
+        "t6",
+    )
+    leeds = said[2].memory_ids[0]
+    r = say(mem, clock, "User: Are there any other ones? I would like to go to York.", session="t6")
+    assert _changed(r, leeds)
+    assert mem.get(leeds).status.value == "superseded"
+
+
+def test_a_change_goes_to_what_was_said_of_the_same_thing_not_the_latest_value(mem, clock):
+    # SGD test 13_00039: the pickup day changes, the return day said last stays.
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: I need a rental car in Leeds.",
+            "Assistant: When do you want it?",
+            "User: I want to pick it up on March 9th.",
+            "Assistant: And when will you bring it back?",
+            "User: I will return it March 13th.",
+            "Assistant: I found a compact car for $40 a day.",
+        ],
+        "t7",
+    )
+    pickup, back = said[2].memory_ids[0], said[4].memory_ids[0]
+    r = say(mem, clock, "User: Actually, I want to pick it up on the 7th.", session="t7")
+    assert _changed(r, pickup)
+    assert not _changed(r, back)
+    assert mem.get(back).status.value == "active"
