@@ -334,29 +334,8 @@ def _one_change(
     apart = _roles_apart(change, cued) or _brought_up(ctx)
     if apart:
         return SlotJudgement(SlotRelation.DIFFERENT, f"{apart} ({said})")
-    # A correction that says nothing but the new value ("change it to Big 4", "what about the
-    # 14th?") points at the author's latest statement of that kind, however unlike it reads.
-    pointed = (
-        cued
-        and kind in ctx.latest_of_kind
-        and (ctx.similarity >= config.cue_latest or _thin(new))
-        and not _role_has_its_own(change, ctx)
-        and not _said_of_another(new, old, change, ctx)
-    )
     own = ctx.same_author and ctx.same_conversation
-    # The author's own latest statement of the kind, in the same role, is where a new value of
-    # theirs lands however unlike the texts read ("I would like to book at Rosie Mccann's for
-    # March 2nd" / "I want to eat there on the 4th"); the clause test below still tells two
-    # things said apart (ADR 0039).
-    framed = (
-        change.same_role
-        and (
-            ctx.similarity >= config.same_frame
-            or ctx.same_claim_slot
-            or (own and _lands(new, old, change, ctx))
-        )
-        and not _said_of_another(new, old, change, ctx)
-    )
+    framed, pointed = _lands_or_points(new, old, change, ctx, config, cued)
     counts = (change.role or "").startswith("count:") and (change.old_role or "").startswith(
         "count:"
     )
@@ -411,6 +390,35 @@ def _one_change(
         old_value,
         new_value,
     )
+
+
+def _lands_or_points(
+    new: Statement, old: Statement, change: _Change, ctx: Context, config: SlotConfig, cued: bool
+) -> tuple[bool, bool]:
+    """Whether the new value is said in ``old``'s frame (it lands there), and whether its cue
+    points at ``old``."""
+    # A correction that says nothing but the new value ("change it to Big 4", "what about the
+    # 14th?") points at the author's latest statement of that kind, however unlike it reads.
+    pointed = (
+        cued
+        and change.kind in ctx.latest_of_kind
+        and (ctx.similarity >= config.cue_latest or _thin(new))
+        and not _role_has_its_own(change, ctx)
+    )
+    # The author's own latest statement of the kind, in the same role, is where a new value of
+    # theirs lands however unlike the texts read ("I would like to book at Rosie Mccann's for
+    # March 2nd" / "I want to eat there on the 4th"); the clause test still tells two things
+    # said apart (ADR 0039).
+    framed = change.same_role and (
+        ctx.similarity >= config.same_frame
+        or ctx.same_claim_slot
+        or (ctx.same_author and ctx.same_conversation and _lands(new, old, change, ctx))
+    )
+    if (pointed or framed) and _said_of_another(new, old, change, ctx):
+        # A value whose clause says what another of the author's statements says of its value
+        # is that one's: it neither lands nor points here (ADR 0077).
+        return False, False
+    return framed, pointed
 
 
 def _roles_apart(change: _Change, cued: bool) -> str | None:
