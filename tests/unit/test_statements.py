@@ -57,6 +57,9 @@ from mneme.core.values import Kind, find_values, masked, normalize_value
         # a dot glued to the next sentence ends the address; an abbreviating dot does not
         ("Drop me at 42 Harbor Lane.Then wait.", [(Kind.NAME, "42 Harbor Lane")]),
         ("Meet at 7 N. Quay St. at noon", [(Kind.NAME, "7 N. Quay St"), (Kind.TIME, "noon")]),
+        # a number with a capital letter glued on is one identifier, never the number alone
+        ("The review moved to room 4B.", [(Kind.CODE, "4B")]),
+        ("Take exit 12A, then room 2.", [(Kind.CODE, "12A"), (Kind.NUMBER, "2")]),
     ],
 )
 def test_values_are_found_by_their_shape(text, expected):

@@ -142,7 +142,7 @@ _AMOUNT = re.compile(
 _CODE = re.compile(
     r"(?<![\w-])(?:#\d[\w-]*|\d{3}[-.\s]\d{3}[-.\s]\d{4}|\d{3}-\d{4}|"
     r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z\d]+(?:[-_/.][A-Za-z\d]+)+|"
-    r"[A-Za-z]+\d[\w]*|\d+[A-Za-z]{2,}\w*)(?![\w-])"
+    r"[A-Za-z]+\d[\w]*|\d+[A-Za-z]{2,}\w*|\d+[A-Z])(?![\w-])"
 )
 #: Gates for the two slow patterns (each tries a long alternation at every word start): a
 #: time needs a digit or a word that starts like one of its words (an hour word, "half",
