@@ -338,11 +338,7 @@ def turn_corrects(turn: str) -> bool:
         not said[i]
         and (
             _SAYS_CHANGED.search(_LEADING_MARK.sub("", x)) is not None
-            or (
-                x.rstrip().endswith("?")
-                and _ASKS_OTHER.search(x) is not None
-                and any(said[i + 1 :])
-            )
+            or (_asks_again(x) and any(said[i + 1 :]))
         )
         for i, x in enumerate(sentences)
     )
