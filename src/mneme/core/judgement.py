@@ -93,6 +93,7 @@ from mneme.core.slots import (
     answering,
     kinds_in_roles,
     relate,
+    role_of,
 )
 from mneme.core.statements import Statement, analyze, in_turn, wonders
 from mneme.core.topics import Introduction, Said, brought_up, introductions
@@ -163,10 +164,11 @@ class Neighbour:
     session: str | None = None
     when: dt.datetime | None = None
     answers: str | None = None  # the question it answered, as for a Candidate
-    #: For a retired (superseded) neighbour: the kinds of value it still holds, no successor
-    #: in its line having said them (``mneme.core.succession``). A later change of one of
+    #: For a retired (superseded) neighbour: the kinds of value, in their roles, it still
+    #: holds, no successor in its line having said them (``mneme.core.succession``): a
+    #: statement retired for its destination still holds where from. A later change of one of
     #: them by its author is judged against it; nothing else is.
-    holds: frozenset[Kind] = frozenset()
+    holds: frozenset[tuple[Kind, str | None]] = frozenset()
 
     @property
     def retired(self) -> bool:
@@ -453,7 +455,8 @@ def _latest_of_kind(
     mine.sort(key=lambda nb: _epoch(nb.when), reverse=True)
     kinds = _latest_keys(mine, lambda nb, s: _held(nb, s.kinds()))
     roles = _latest_keys(
-        mine, lambda nb, s: frozenset(r for r in kinds_in_roles(s) if _held(nb, (r[0],)))
+        mine,
+        lambda nb, s: frozenset(r for r in kinds_in_roles(s) if not nb.retired or r in nb.holds),
     )
     last = mine[0].when if mine else None
     return {
@@ -471,8 +474,11 @@ _K = TypeVar("_K")
 
 def _held(nb: Neighbour, kinds: Iterable[Kind]) -> frozenset[Kind]:
     """Of these kinds, those the neighbour holds: all of its own when live, else those its
-    line has not said since."""
-    return frozenset(k for k in kinds if not nb.retired or k in nb.holds)
+    line has not said since (in some role)."""
+    if not nb.retired:
+        return frozenset(kinds)
+    held = {k for k, _ in nb.holds}
+    return frozenset(k for k in kinds if k in held)
 
 
 def _latest_keys(
@@ -590,12 +596,17 @@ def _slot_pair(
 
 def _changes_held(pair: _Pair, nb: Neighbour) -> bool:
     """Whether the pair is the new atom's author changing a value the retired neighbour
-    still holds (an own correction or update, of a kind in ``nb.holds``)."""
-    return (
-        pair.rule == "slot_update"
-        and pair.conflict_type in ("own_correction", "own_update")
-        and pair.kind in nb.holds
-    )
+    still holds (an own correction or update of a value in a role ``nb.holds`` names; a
+    value not found as said, a date read as a calendar day, by its kind)."""
+    if pair.rule != "slot_update" or pair.conflict_type not in ("own_correction", "own_update"):
+        return False
+    said = analyze(nb.text)
+    roles = {
+        (v.kind, role_of(said, i)) for i, v in enumerate(said.values) if v.norm == pair.old_value
+    }
+    if roles:
+        return bool(roles & nb.holds)
+    return any(k == pair.kind for k, _ in nb.holds)
 
 
 def _siblings(a: str, b: str) -> bool:

@@ -34,7 +34,7 @@ from mneme.core.model import (
 from mneme.core.questions import about_present, answer_kinds
 from mneme.core.slots import frame_words
 from mneme.core.statements import Statement, analyze
-from mneme.core.succession import still_held, successors
+from mneme.core.succession import kinds_said, still_held, successors
 from mneme.core.timeexpr import query_time_range
 from mneme.core.values import Kind, find_values
 from mneme.embed.protocol import Embedder
@@ -618,7 +618,7 @@ class Recaller:
             and (u := units.get(c.brief.id)) is not None
             and successors(u)
         }
-        return still_held(retired, lambda ids: self._lean(q, ids, read))
+        return still_held(retired, lambda ids: self._lean(q, ids, read), kinds_said)
 
     def _open_disputes(self, q: Query, units: Iterable[Unit]) -> set[frozenset[str]]:
         """The pairs of these units that are in an open conflict."""

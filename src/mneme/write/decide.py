@@ -39,11 +39,10 @@ from mneme.core.model import (
     Viewer,
     Visibility,
 )
-from mneme.core.slots import is_bare, on_days, says_again
+from mneme.core.slots import is_bare, kinds_in_roles, on_days, says_again
 from mneme.core.statements import analyze, in_turn, wonders
-from mneme.core.succession import still_held, successors
+from mneme.core.succession import Role, roles_said, still_held, successors
 from mneme.core.topics import Said
-from mneme.core.values import Kind
 from mneme.llm.judge import LLMJudge
 from mneme.llm.protocol import LLMError, LLMInvalid
 from mneme.store.protocol import Channels, Filters, Graph, Memories, Trust
@@ -248,15 +247,15 @@ class Judge:
         session: str | None = None,
         claim_text: str = "",
         turn: str | None = None,
-    ) -> tuple[list[tuple[Unit, float]], dict[str, frozenset[Kind]]]:
+    ) -> tuple[list[tuple[Unit, float]], dict[str, frozenset[Role]]]:
         """The units to judge the new atom against, with their similarity to it, and for
-        each retired one among them the kinds of value it still holds."""
+        each retired one among them the kinds of value, in their roles, it still holds."""
         viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
         found: dict[str, float] = {}
         slot_units: list[str] = []
         near: list[tuple[str, float]] = []
         prefetched = False
-        holds: dict[str, frozenset[Kind]] = {}
+        holds: dict[str, frozenset[Role]] = {}
         if vector is not None:
             near, prefetched = self._semantic(viewer, key, vector)
             found.update(near)
@@ -305,13 +304,14 @@ class Judge:
             out = [(u, sim) for u, sim in out if u.id not in dropped]
         return out, holds
 
-    def _held_in(self, viewer: Viewer, agent_id: str, session: str) -> dict[str, frozenset[Kind]]:
+    def _held_in(self, viewer: Viewer, agent_id: str, session: str) -> dict[str, frozenset[Role]]:
         """The conversation's latest statements of this agent retired for a change of one of
-        their values, each with the kinds of value it still holds (no successor in its lines
-        said them: ``mneme.core.succession``). A later change of those is judged against it
-        (ADR 0076). One query for the retired units, one per step of their lines."""
+        their values, each with the kinds of value, in their roles, it still holds (no
+        successor in its lines said them: ``mneme.core.succession``). A later change of those
+        is judged against it (ADR 0076, 0077). One query for the retired units, one per step
+        of their lines."""
         retired = {
-            u.id: (analyze(u.text).kinds(), u)
+            u.id: (kinds_in_roles(analyze(u.text)), u)
             for u in self.store.memories.list_units(
                 viewer, Filters(statuses=RETIRED, session=session), SESSION_WINDOW, lean=True
             )
@@ -320,7 +320,9 @@ class Judge:
         if not retired:
             return {}
         held = still_held(
-            retired, lambda ids: self.store.memories.get_units(viewer, list(ids), lean=True)
+            retired,
+            lambda ids: self.store.memories.get_units(viewer, list(ids), lean=True),
+            roles_said,
         )
         return {uid: kinds for uid, kinds in held.items() if kinds}
 
