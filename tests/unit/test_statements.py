@@ -296,6 +296,18 @@ def test_a_correction_said_once_covers_the_whole_turn():
     assert not turn_corrects("Dana: No, that's all for the van. Book a room in Leeds.")
 
 
+def test_a_change_the_speaker_might_make_corrects_nothing():
+    # SGD test 20_00032: "I hope to fly there on the 2nd. I might be able to change that if
+    # there is nothing available." retired the return date (a destructive verdict).
+    assert not turn_corrects(
+        "Dana: The van comes on the 2nd. I might be able to change that if it rains."
+    )
+    assert not turn_corrects("Dana: We may move it. The van comes on the 2nd.")
+    # asked of the other speaker it is a request to change, and a correction
+    assert turn_corrects("Dana: Could you change that date? The van comes on the 2nd.")
+    assert turn_corrects("Dana: I could not wait, I changed it. The van comes on the 2nd.")
+
+
 def test_asking_for_another_before_naming_a_value_corrects_the_turn():
     # SGD dev 8_00097: "Anything else available? Please find me one ticket for a bus to SD."
     turn = "Dana: Anything else available? Please find me a van in Leeds."

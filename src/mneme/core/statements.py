@@ -303,6 +303,13 @@ _LEADING_MARK = re.compile(_LEADING_MARKER + r"[\s,.!]*", re.IGNORECASE)
 #: A change cue that says something changed (not a leading "No," or "Sorry,").
 _SAYS_CHANGED = re.compile(f"(?:{_MARKER_WORDS})|(?:{VERB_CUE.pattern})", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+#: A change the speaker says they might make ("I might be able to change that if there is
+#: nothing available", "we may move it"): a possibility, not a correction. Asked of the other
+#: speaker ("Could you change that date?") it is a request, and still one.
+_MIGHT_CHANGE = re.compile(
+    rf"\b(?:i|we)\s+(?:might|may|could)\b(?:\s+[\w']+){{0,3}}?\s+(?:{VERB_CUE.pattern})",
+    re.IGNORECASE,
+)
 #: Asking for another than what was offered, or for it to be done again ("Anything else?",
 #: "What other options are there?", "Can you try again?"): a change of what was asked before
 #: when the value to use follows (ADR 0077; SGD dev +21 updates, test +2, LoCoMo unchanged).
@@ -337,7 +344,10 @@ def turn_corrects(turn: str) -> bool:
     return any(
         not said[i]
         and (
-            _SAYS_CHANGED.search(_LEADING_MARK.sub("", x)) is not None
+            (
+                _SAYS_CHANGED.search(_LEADING_MARK.sub("", x)) is not None
+                and not _MIGHT_CHANGE.search(x)
+            )
             or (_asks_again(x) and any(said[i + 1 :]))
         )
         for i, x in enumerate(sentences)
