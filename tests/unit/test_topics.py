@@ -29,6 +29,16 @@ def test_a_count_is_no_thing():
     assert introduced("User: I need a bus of the night line") == ("bus",)
 
 
+def test_a_change_marker_ends_the_phrase():
+    # SGD dev 1_00099: "I want to find a round trip instead, make my return the 8th of March"
+    # brought up a trip (the head was read as "instead", a cue, so nothing), and the return
+    # date retired the one way flight's departure date.
+    assert introduced("User: I want a round trip instead, back on the 8th") == ("trip",)
+    assert introduced("User: Book a table now.") == ("table",)
+    # a change said as a noun phrase brings up nothing (its head is the cue)
+    assert introductions([Said("User: a last-minute change of plans", _at(0))], "User") == ()
+
+
 def _conversation() -> list[Said]:
     return [
         Said("User: I would like a rental car.", _at(0)),

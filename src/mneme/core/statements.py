@@ -63,6 +63,8 @@ _LEADING_MARKER = (
     rf"^\s*(?:(?:no|nope|nah)\b(?=\s*(?:[^\w\s]|$|(?:{_FUNCTION_WORDS})\b))|(?:sorry|wait|oops)\b)"
 )
 MARKER_CUE = re.compile(f"{_MARKER_WORDS}|{_LEADING_MARKER}", re.IGNORECASE)
+#: The markers alone, wherever they stand ("a round trip *instead*").
+CHANGE_MARKER = re.compile(_MARKER_WORDS, re.IGNORECASE)
 #: Verbs of change: they mark as changed only the values that follow them ("moved *to
 #: Berlin* in 2019" changed where, not when).
 VERB_CUE = re.compile(

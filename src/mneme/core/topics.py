@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from mneme.core.categories import singular
-from mneme.core.statements import CUE, analyze
+from mneme.core.statements import CHANGE_MARKER, CUE, analyze
 from mneme.core.values import NUMBER_WORDS
 from mneme.core.wordlists import (
     ADJECTIVE_PREPS,
@@ -72,8 +72,8 @@ def introduced(text: str) -> tuple[str, ...]:
         run: list[str] = []
         for nxt in words[i + 1 :]:
             low = nxt.casefold()
-            if not nxt[:1].isalpha() or low in _BOUNDARY:
-                break
+            if not nxt[:1].isalpha() or low in _BOUNDARY or CHANGE_MARKER.fullmatch(low):
+                break  # a change marker ends the phrase: "a round trip instead"
             run.append(low)
         after = [w.casefold() for w in words[i + 1 + len(run) : i + 3 + len(run)]]
         if len(after) == 2 and after[0] == "of" and _is_number(after[1]):
