@@ -60,3 +60,19 @@ def test_a_change_cue_still_points_a_bare_correction_at_the_latest_value() -> No
         analyze("User: No, make it March 9th."), analyze("System: Which day is the return?")
     )
     assert relate(new, old, OWN).relation == SlotRelation.UPDATE
+
+
+def test_an_answer_said_as_a_point_takes_the_end_of_the_span_asked_for() -> None:
+    # SGD test 16_00000: "When do you want it from?" ... "And until when?" asked for the two
+    # ends of one rental; "I need it on ..." answered each.
+    start = answering(analyze("User: I need it on the 9th."), analyze("System: From when?"))
+    end = answering(analyze("User: I need it on the 14th."), analyze("System: Until when?"))
+    assert start.governors == ("from",)
+    assert end.governors == ("until",)
+    assert relate(end, start, OWN).relation == SlotRelation.DIFFERENT
+    # a question that proposes a date asks nothing of a span's end; "to" may be an infinitive
+    kept = analyze("User: I need it on the 14th.")
+    proposed = answering(kept, analyze("System: Do you want it from the 9th?"))
+    assert proposed.governors == kept.governors
+    infinitive = answering(kept, analyze("System: When do you want to pick it up?"))
+    assert infinitive.governors == kept.governors

@@ -705,9 +705,34 @@ def answering(statement: Statement, question: Statement | None) -> Statement:
     """``statement`` as the answer to ``question`` (the other speaker's turn just before it):
     a bare value ("March 9th.", "In Sunnyvale please") says which slot it fills only through
     the question it answers. Anything else is returned as it is."""
-    if question is None or not question.asks or not is_bare(statement):
+    if question is None or not question.asks:
+        return statement
+    statement = _in_asked_span(statement, question)
+    if not is_bare(statement):
         return statement
     return replace(statement, answered=question.frame)
+
+
+#: The words a question asks for one end of a span with ("When do you want it from?", "And
+#: until when?"); "to" is left out, being also the infinitive's.
+_SPAN_ASKED = re.compile(r"\b(from|since|until|till|through)\b", re.IGNORECASE)
+
+
+def _in_asked_span(statement: Statement, question: Statement) -> Statement:
+    """An answer's date or time said as a point ("I need it on the 9th") takes the end of the
+    span its question asked for ("When do you want it from?"): the start, or the end ("until
+    when?")."""
+    if any(v.kind in (Kind.DATE, Kind.TIME) for v in question.values):
+        return statement
+    asked = {m.group(1).casefold() for m in _SPAN_ASKED.finditer(question.body)}
+    if len(asked) != 1:
+        return statement
+    (word,) = asked
+    governors = tuple(
+        word if v.kind in (Kind.DATE, Kind.TIME) and gov not in _STARTS | _ENDS else gov
+        for v, gov in zip(statement.values, statement.governors, strict=True)
+    )
+    return replace(statement, governors=governors)
 
 
 def is_bare(statement: Statement) -> bool:

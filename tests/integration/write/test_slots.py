@@ -264,6 +264,21 @@ def test_bare_answers_to_two_questions_fill_two_slots(mem, clock):
     assert mem.get(out.memory_ids[0]).status.value == "active"
 
 
+def test_answers_to_the_start_and_the_end_of_a_span_fill_two_slots(mem, clock):
+    # SGD test 16_00000: "When do you want it from?" / "I need it on the 9th of this month"
+    # / "And until when?" / "I need it on March 14th" retired the pickup date.
+    say(mem, clock, "Omar: When do you want it from?", session="d9")
+    start = say(mem, clock, "Ines: I need it on the 9th of this month", session="d9")
+    say(mem, clock, "Omar: And until when?", session="d9")
+    end = say(mem, clock, "Ines: I need it on June 14th", session="d9")
+    assert Verdict.SUPERSEDE not in verdicts(end)
+    assert mem.get(start.memory_ids[0]).status.value == "active"
+    # the end said again, later, is a change of the end
+    again = say(mem, clock, "Ines: Actually, make it until the 15th of June.", session="d9")
+    retired = {d.target_id for d in again.decisions if d.verdict == Verdict.SUPERSEDE}
+    assert retired == {end.memory_ids[0]}
+
+
 def test_a_shared_answer_never_names_a_private_question(mem, clock):
     q = say(mem, clock, "Omar: Which day is the dentist?", session="d7", visibility="private")
     mine = say(mem, clock, "Ines: The 3rd of July.", session="d7", visibility="private")
