@@ -531,7 +531,16 @@ def _same_values(
             return SlotJudgement(SlotRelation.UPDATE, "says it no longer holds")
         return SlotJudgement(SlotRelation.NEGATION, "one affirms what the other denies")
     agree = frames_agree(new, old)
-    if new.norms <= old.norms and agree and ctx.similarity >= config.same:
+    if (
+        new.norms <= old.norms
+        and frame_words(new.frame) <= frame_words(old.frame)
+        and (new.ends_asking or not old.ends_asking)
+        and ctx.similarity >= config.same
+    ):
+        # Merged as evidence only when it says nothing the older one does not: one that says
+        # more ("For now just find me a one way flight" after "That one sounds great") is
+        # kept, or what it adds is lost; and a statement asserts what a proposal ("What
+        # about Dumbo?") only offered.
         return SlotJudgement(SlotRelation.SAME, "the same values, restated")
     if moved_on:
         # "Lena handed the Thursday critique over to Marco" after "Lena runs the Thursday

@@ -26,6 +26,7 @@ from enum import StrEnum
 from functools import lru_cache
 
 from mneme.core.language import entity_mentions
+from mneme.core.wordlists import STOPWORDS
 
 
 class Kind(StrEnum):
@@ -224,6 +225,35 @@ _ORDINAL_SUFFIX = re.compile(r"(\d)(?:st|nd|rd|th)\b")
 _SPACE = re.compile(r"\s+")
 _DETERMINER_END = re.compile(r"\b(?:the|a|an|this|that|my|our|your|his|her|their|its)\s+$", re.I)
 _EDGE = "\"'“”‘’()[]{}.,;:!?"
+#: Determiners: "one" after one of them (a word between allowed: "a great one", "my 4th one")
+#: stands for a noun said elsewhere ("that one.", "the one with a pool"), unless a noun
+#: follows it ("that one room").
+_DETERMINERS = frozenset((
+    "the", "a", "an", "this", "that", "these", "those", "which", "each", "any", "every",
+    "another", "some", "my", "your", "his", "her", "our", "their", "its",
+))  # fmt: skip
+#: "a one way flight", "no one": never a count.
+_NEVER_ONE = frozenset(("a", "an", "no"))
+_WORDS = re.compile(r"[A-Za-z0-9']+")
+
+
+def _number_spans(numbers: re.Pattern[str], text: str) -> Iterator[tuple[int, int]]:
+    """Where the numbers are; "one" as a pronoun ("that one", "the one with a pool") or in a
+    compound ("a one way flight") counts nothing."""
+    for m in numbers.finditer(text):
+        if m.group().casefold() != "one" or not _pronoun_one(text, m.start(), m.end()):
+            yield m.start(), m.end()
+
+
+def _pronoun_one(text: str, start: int, end: int) -> bool:
+    """Whether the word "one" at ``start`` is a pronoun or part of a compound, not a count."""
+    before = [w.casefold() for w in _WORDS.findall(text, max(0, start - 40), start)[-2:]]
+    if before and before[-1] in _NEVER_ONE:
+        return True
+    if _DETERMINERS.isdisjoint(before):
+        return False
+    after = _WORDS.match(text, end + 1) if text[end : end + 1] == " " else None
+    return after is None or after.group().casefold() in STOPWORDS
 
 
 _DIGITS = {
@@ -531,8 +561,8 @@ def find_values(text: str) -> tuple[Value, ...]:
         add(Kind.CODE if _CODE.fullmatch(text, start, end) else Kind.NAME, start, end)
     for m in _CODE.finditer(text):
         add(Kind.CODE, m.start(), m.end())
-    for m in numbers.finditer(text):
-        add(Kind.NUMBER, m.start(), m.end())
+    for start, end in _number_spans(numbers, text):
+        add(Kind.NUMBER, start, end)
     return tuple(sorted(found, key=lambda v: v.start))
 
 

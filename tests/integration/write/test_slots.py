@@ -279,6 +279,18 @@ def test_answers_to_the_start_and_the_end_of_a_span_fill_two_slots(mem, clock):
     assert retired == {end.memory_ids[0]}
 
 
+def test_a_restatement_that_says_more_keeps_what_it_adds(mem, clock):
+    # SGD test 14_00108: the request for a flight merged into "That one sounds great." (both
+    # say "one"), so the flight was no memory of its own and recall could not return it.
+    say(mem, clock, "User: That one sounds great.", session="d10")
+    r = say(
+        mem, clock, "User: Not right now. For now just find me a one way flight.", session="d10"
+    )
+    assert Verdict.NOOP not in verdicts(r)
+    hit = first(mem, "Which flight does the user want?")
+    assert "flight" in hit.text
+
+
 def test_a_shared_answer_never_names_a_private_question(mem, clock):
     q = say(mem, clock, "Omar: Which day is the dentist?", session="d7", visibility="private")
     mine = say(mem, clock, "Ines: The 3rd of July.", session="d7", visibility="private")
