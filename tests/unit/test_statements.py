@@ -198,6 +198,23 @@ def test_a_spelled_out_amount_updates_and_restates_the_amount_in_digits():
     assert not says_again(analyze(echo.replace("$530", "$350")), analyze(asked), 0.7)
 
 
+def test_a_person_named_by_a_pronoun_after_an_opener_is_the_subject():
+    # SGD dev 6_00017: "Just to make sure, you want to watch Green Book with English
+    # subtitles." read Green Book as its subject, so the user's "Green Book sounds all right."
+    # shared "only the subject" with it and the read-back was evidence for nothing.
+    back = analyze("Assistant: Just to make sure, you want Green Book with Spanish subtitles.")
+    assert back.subjects == frozenset()
+    assert analyze("For the Kepler bid, we agreed the deadline is 4 June.").subjects == {"kepler"}
+    assert analyze("Hana is mentoring Dana on hiring.").subjects == {"hana"}
+    # LoCoMo conv-50: the "It" of "It's amazing what we can do" was read as "all my" (the
+    # subject of "As soon as I start, all my worries vanish").
+    atoms = split_atoms(
+        "Gina: As soon as I start, all my worries vanish. It's amazing what we can do for"
+        " our own mental health."
+    )
+    assert not any("all my's" in a for a in atoms)
+
+
 def test_a_statement_splits_its_source_and_keeps_each_value_s_role():
     s = analyze("The onboarding wiki gives the Falcon team's standup time as 09:15.")
     assert s.source == "the onboarding wiki"

@@ -459,6 +459,7 @@ _FIRST_PERSON = re.compile(
     re.IGNORECASE,
 )
 _PRONOUN_SUBJECTS = _words("i we you he she they it this that there")
+_PERSONS = _words("i we you he she they")
 _TOKEN = re.compile(r"[\w'’-]+")
 
 
@@ -475,7 +476,9 @@ def subject_end(body: str) -> int:
         after_number = counted
         counted = (low.isdigit() or low in NUMBER_WORDS) and not named
         named = word[:1].isupper() and low not in STOPWORDS
-        if i == 0 and low in _PRONOUN_SUBJECTS:
+        if low in _PERSONS if i else low in _PRONOUN_SUBJECTS:
+            # "Just to make sure, *you* want to watch Green Book": a person named by a
+            # pronoun is the subject, and what follows is what is said of them.
             return m.end()
         if low in _VERB_WORDS:
             return m.start()
