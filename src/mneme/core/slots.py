@@ -6,8 +6,9 @@ the two texts, whether one author said both in one conversation, and whether the
 that author's latest statement of the value's kind there). The answer is one
 :class:`SlotRelation`:
 
-- ``SAME``: the same values under the same frame (or a restatement of a value: "So you'd like
-  to go to 899 Sir Francis Drake Boulevard."): corroboration;
+- ``SAME``: the same values, the newer one saying nothing the older one does not (a
+  restatement: "So you'd like to go to 899 Sir Francis Drake Boulevard."), and no statement
+  of what a proposal only offered: corroboration, merged (ADR 0078);
 - ``SUPPORT``: it restates a value of the older one and adds more, or takes up a named value
   the other speaker's question offered ("Would you like True Grit?" / "I'll go with True
   Grit."): corroboration, kept apart;

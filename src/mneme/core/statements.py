@@ -476,7 +476,7 @@ def subject_end(body: str) -> int:
         after_number = counted
         counted = (low.isdigit() or low in NUMBER_WORDS) and not named
         named = word[:1].isupper() and low not in STOPWORDS
-        if low in _PERSONS if i else low in _PRONOUN_SUBJECTS:
+        if low in (_PERSONS if i else _PRONOUN_SUBJECTS):
             # "Just to make sure, *you* want to watch Green Book": a person named by a
             # pronoun is the subject, and what follows is what is said of them.
             return m.end()
