@@ -359,12 +359,18 @@ def test_asking_to_try_again_with_a_value_is_a_change_cue():
         "User: Can you try again at 12 in the afternoon?",
         "User: Please try again for the evening 7:30.",
         "User: Could you find me something else on the 8th?",
+        # SGD test 13_00112: "Can you find another therapist in Martinez?"
+        "User: Can you find another van in Leeds?",
     ):
         s = analyze(text)
         assert s.cue, text
         assert s.cued == s.norms, text
     # Said of what one did, not asked of the other speaker, it changes nothing.
-    for text in ("Dana: I went to Lisbon again in May.", "Dana: The other team meets at 3 pm."):
+    for text in (
+        "Dana: I went to Lisbon again in May.",
+        "Dana: The other team meets at 3 pm.",
+        "Dana: Another team meets at 3 pm.",
+    ):
         assert not analyze(text).cue, text
 
 
@@ -889,6 +895,8 @@ def test_a_request_to_the_other_speaker_disputes_nothing_they_reported():
         "User: Set it for the afternoon 3:45.",
         "User: Can you set the alarm for three pm?",
         "User: Good, please add another alarm for 4 pm.",
+        # a cue does not make a request a change of what the other one reported (ADR 0078)
+        "User: Actually, please set it for 7 am instead.",
     ):
         assert rel(report, ask, one_day) == SlotRelation.DIFFERENT, ask
     # Said as what holds, another source's value still disputes it.

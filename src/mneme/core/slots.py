@@ -230,13 +230,14 @@ def _no_change(
         # question right after the older one says it back ("You'd like to view it on March
         # 14th?" / "Actually, the 7th."): the answer changes it.
         return "answers another question"
-    if found.relation != SlotRelation.CONFLICT:
-        return None
-    if not ctx.same_author and _requests(new):
+    if not ctx.same_author and _requests(new) and not old.ends_asking:
         # "You have an alarm named Wake up set for 6 am." / "Set it for the afternoon 3:45.":
         # asking the other speaker for a value says what the author wants, not that what the
-        # other one reported is wrong.
+        # other one reported is wrong, nor that it changed, cue or not ("Please add another
+        # alarm for 4 pm."): the report holds until they report again.
         return "a request"
+    if found.relation != SlotRelation.CONFLICT:
+        return None
     if _offered(old, ctx):
         # "Are you wanting to check in on March 11th?" / "I'd like to check in on the 12th.":
         # another value than the one a question offered declines the offer; it disputes

@@ -315,7 +315,7 @@ _MIGHT_CHANGE = re.compile(
 #: Asking for another than what was offered, or for it to be done again ("Anything else?",
 #: "What other options are there?", "Can you try again?"): a change of what was asked before
 #: when the value to use follows (ADR 0077; SGD dev +21 updates, test +2, LoCoMo unchanged).
-_ASKS_OTHER = re.compile(r"\b(?:else|others?|alternatives?|again)\b", re.IGNORECASE)
+_ASKS_OTHER = re.compile(r"\b(?:else|(?:an)?others?|alternatives?|again)\b", re.IGNORECASE)
 #: A request to the other speaker, after at most two words ("Yes. Can you ...", "Please ...").
 _ASKS_FOR = re.compile(r"^\s*(?:[\w']+[,.!]?\s+){0,2}?(?:please|can|could|would|will|try)\b", re.I)
 

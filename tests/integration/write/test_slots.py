@@ -291,6 +291,21 @@ def test_a_restatement_that_says_more_keeps_what_it_adds(mem, clock):
     assert "flight" in hit.text
 
 
+def test_a_request_with_a_cue_leaves_the_other_speakers_report_standing(mem, clock):
+    # ADR 0078: "Please add another alarm for 4 pm." retired the assistant's report of the
+    # alarm it had set once "another" asked for one; a request is what the author wants.
+    report = say(
+        mem, clock, "Assistant: You have an alarm named Wake up set for 6 am.", session="d11"
+    )
+    ask = say(mem, clock, "User: Good, please add another alarm for 4 pm.", session="d11")
+    assert Verdict.SUPERSEDE not in verdicts(ask)
+    again = say(mem, clock, "User: Actually, please set it for 7 am instead.", session="d11")
+    assert report.memory_ids[0] not in {
+        d.target_id for d in again.decisions if d.verdict == Verdict.SUPERSEDE
+    }
+    assert mem.get(report.memory_ids[0]).status.value == "active"
+
+
 def test_a_shared_answer_never_names_a_private_question(mem, clock):
     q = say(mem, clock, "Omar: Which day is the dentist?", session="d7", visibility="private")
     mine = say(mem, clock, "Ines: The 3rd of July.", session="d7", visibility="private")
