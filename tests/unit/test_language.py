@@ -179,6 +179,16 @@ def test_they_after_a_coordinated_pair_resolves_to_the_pair() -> None:
     ]
 
 
+def test_they_is_never_one_name() -> None:
+    # LoCoMo conv-26/conv-41: "Thanks, Maria. They really help me stay centered." was stored
+    # as "Maria really help me stay centered", and "They're full of potholes" as "Maria're
+    # full of potholes": a statement about someone it is not about.
+    assert split_atoms("John: Thanks, Maria. They really help me stay centered.") == [
+        "John: Thanks, Maria. They really help me stay centered.",
+    ]
+    assert split_atoms("Oliver hid his bone. Their fur is soft.")[1] == "Their fur is soft."
+
+
 def test_pronoun_without_antecedent_is_left_alone() -> None:
     assert split_atoms("She lives in Porto with her sister.") == [
         "She lives in Porto with her sister."

@@ -173,8 +173,11 @@ def _antecedent(pronoun: str, before: str) -> str | None:
     if not names:
         return None
     last = names[-1]
-    if pronoun in ("They", "Their") and len(names) > 1 and f"{names[-2]} and {last}" in before:
-        return f"{names[-2]} and {last}"
+    if pronoun in ("They", "Their"):
+        # "They" is two people named together ("Alice and Bob"), never one name: "Oliver ...
+        # They are so sweet" is about the pets, and "Oliver are so sweet" says nothing.
+        pair = f"{names[-2]} and {last}" if len(names) > 1 else None
+        return pair if pair is not None and pair in before else None
     return last
 
 
