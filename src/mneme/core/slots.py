@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import lru_cache
 
 from mneme.core.statements import PREPOSITIONS, VERB_CUE, Statement, analyze, wonders
 from mneme.core.timeexpr import single_day
@@ -947,6 +948,7 @@ def _particle(m: re.Match[str]) -> str:
     return verb + m.group(2) if verb in _SAY_NOTHING else m.group(0)
 
 
+@lru_cache(maxsize=32768)
 def frame_words(frame: str) -> frozenset[str]:
     """A frame's content words, crudely stemmed ("going" / "go"), light words dropped; a verb
     and its particle are one word ("check in on a date": "checkin")."""
