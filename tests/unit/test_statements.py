@@ -910,3 +910,30 @@ def test_a_number_counts_the_word_after_it_and_a_named_number_ends_at_its_verb()
     assert analyze("User: Make it four nights.").subjects == frozenset()
     # A number that is part of a name is still in the subject ("Server 1 runs Linux.").
     assert analyze("Server 1 runs Linux.").subjects == {"1"}
+
+
+def test_a_new_value_meets_the_old_one_in_its_role_whatever_comes_before_it():
+    # SGD dev 3_00050: the counselor, a name in no role, came first and met "Santa Rosa"; the
+    # place in the same role ("in") is what changed.
+    old = "User: I need to find someone in Santa Rosa."
+    new = "User: I need a Family Counselor located in Gilroy."
+    judged = relate(analyze(new), analyze(old), ctx(0.44, latest=(Kind.NAME,)))
+    assert (judged.old_value, judged.new_value) == ("santa rosa", "gilroy")
+    assert judged.relation == SlotRelation.UPDATE
+
+
+def test_a_value_said_again_in_part_is_the_same_value_not_a_change():
+    # SGD dev 5_00114: the read-back writes "True grit" (read as "True"); its "with Spanish
+    # subtitles" shares the old one's role, yet the film is the one said again in part.
+    old = "User: Okay. I think I'll go with True Grit."
+    new = (
+        "Assistant: Please confirm that you want to rent the movie True grit with Spanish "
+        "subtitles."
+    )
+    judged = relate(analyze(new), analyze(old), ctx(0.5, same_author=False))
+    assert judged.relation == SlotRelation.SAME
+    # A fuller value is not met first: the other speaker's station is no refinement of the
+    # user's town (SGD dev 8_00002).
+    plan = "User: I will get the car half past 3 in the afternoon on the 10th in Fresno."
+    offer = "Assistant: There is a Standard Accord at Fresno Station on March 10th."
+    assert rel(plan, offer, ctx(0.5, same_author=False)) != SlotRelation.REFINE

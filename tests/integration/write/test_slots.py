@@ -767,3 +767,23 @@ def test_a_change_goes_to_what_was_said_of_the_same_thing_not_the_latest_value(m
     assert _changed(r, pickup)
     assert not _changed(r, back)
     assert mem.get(back).status.value == "active"
+
+
+def test_a_changed_count_meets_the_count_of_the_same_thing(mem, clock):
+    # SGD dev 12_00041: "Make that one room for 3 days instead" after "Six days ...": the room
+    # count came first and met the six days ("counts of other things"); the days changed.
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: I need a hotel in Bath.",
+            "Assistant: How long will you stay, and when do you check in?",
+            "User: Five nights, and make the check in next Monday.",
+            "Assistant: The Royal Crescent has rooms for five nights from Monday.",
+        ],
+        "t9",
+    )
+    stay = said[2].memory_ids[0]
+    r = say(mem, clock, "User: Make that one room for 2 nights instead please.", session="t9")
+    assert _changed(r, stay)
+    assert mem.get(stay).status.value == "superseded"
