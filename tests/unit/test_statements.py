@@ -259,6 +259,19 @@ def test_one_slot_new_value_is_an_update_for_the_author_and_a_question_across_so
     assert rel(old, new, ctx(0.8, same_author=False)) == SlotRelation.CONFLICT
 
 
+def test_a_request_has_no_subject_but_the_one_it_is_said_to():
+    # SGD dev 10_00034: "subtitles" (an -s word) was read as the verb of "Please confirm Mikey
+    # and Nicky with mandarin subtitles.", so the film was its subject, and the read-back
+    # shared "only the subject" with the user's "Mikey and Nicky is fine.".
+    old = "User: Mikey and Nicky is fine."
+    back = "Assistant: Please confirm Mikey and Nicky with mandarin subtitles."
+    assert analyze(back).subjects == frozenset()
+    assert analyze("No problem, please confirm: rent Green Book today.").subjects == frozenset()
+    assert rel(old, back, ctx(0.57, same_author=False)) == SlotRelation.SUPPORT
+    # "please" after what it asks for leaves the subject reading alone
+    assert analyze("Dana runs the Berlin office, please.").subjects == {"dana"}
+
+
 def test_two_subjects_or_two_roles_are_two_slots():
     kepler = "For the Kepler bid, the review deadline is 4 June."
     tycho = "For the Tycho bid, the review deadline is 9 June."

@@ -476,6 +476,10 @@ def subject_end(body: str) -> int:
         after_number = counted
         counted = (low.isdigit() or low in NUMBER_WORDS) and not named
         named = word[:1].isupper() and low not in STOPWORDS
+        if low == "please" and (i == 0 or body[: m.start()].rstrip().endswith((",", ":", "."))):
+            # "Please confirm Mikey and Nicky with mandarin subtitles.", "No problem, please
+            # confirm: ...": a request has no subject but the one it is said to.
+            return 0
         if low in (_PERSONS if i else _PRONOUN_SUBJECTS):
             # "Just to make sure, *you* want to watch Green Book": a person named by a
             # pronoun is the subject, and what follows is what is said of them.

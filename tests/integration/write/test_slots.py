@@ -787,3 +787,26 @@ def test_a_changed_count_meets_the_count_of_the_same_thing(mem, clock):
     r = say(mem, clock, "User: Make that one room for 2 nights instead please.", session="t9")
     assert _changed(r, stay)
     assert mem.get(stay).status.value == "superseded"
+
+
+def test_a_read_back_request_is_evidence_for_the_choice_it_says_back(mem, clock):
+    # SGD dev 10_00034: "Please confirm <film> with mandarin subtitles." read the film as its
+    # subject ("subtitles" as its verb) and corroborated the user's choice of nothing.
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: I want to rent a movie.",
+            "Assistant: I found 1 movie. What about Kind Hearts and Coronets?",
+            "User: Kind Hearts and Coronets is fine. Rent it with French subtitles.",
+        ],
+        "t10",
+    )
+    r = say(
+        mem,
+        clock,
+        "Assistant: Please confirm Kind Hearts and Coronets with French subtitles.",
+        session="t10",
+    )
+    assert set(said[2].memory_ids) & {d.target_id for d in r.decisions}
+    assert not any(d.verdict in (Verdict.SUPERSEDE, Verdict.CONTRADICT) for d in r.decisions)
