@@ -146,3 +146,28 @@ def test_the_visibility_filter_keeps_shared_units_only_inside_the_query(
     assert _names(world, [u.id for u in listed]) == {"mine", "theirs", "both"}
     private = store.memories.list_units(owner, Filters(visibility=Visibility.PRIVATE), 100)
     assert _names(world, [u.id for u in private]) == {"secret1", "secret2"}
+
+
+def test_evidence_texts_are_the_sources_a_unit_rests_on_that_the_viewer_may_see(
+    store: Store, make: Any, world: Any
+) -> None:
+    # The write path reads who said what a unit rests on (ADR 0079); another agent's private
+    # source names no one to a viewer who may not see it.
+    mine = world["mine"].id
+    said = make.source(agent="a1", text="User: Alice lives in Lisbon.")
+    echo = make.source(agent="a2", text="Assistant: Alice lives in Lisbon, right by the river.")
+    hidden = make.source(agent="a2", text="Bob: a private aside", visibility=Visibility.PRIVATE)
+    with store.transaction():
+        for i, src in enumerate((said, echo, hidden)):
+            store.memories.add_evidence("b1", mine, src.id, src.agent_id, make.t0.replace(minute=i))
+    shared = [said.text, echo.text]
+    team = Scope.COLLECTIVE
+    assert store.memories.evidence_texts(make.viewer("a1", team), [mine, "x"]) == {mine: shared}
+    assert store.memories.evidence_texts(make.viewer("a1"), [mine]) == {mine: [said.text]}
+    assert store.memories.evidence_texts(make.viewer("a2", team), [mine]) == {
+        mine: [*shared, hidden.text]
+    }
+    owner = make.viewer("a1", Scope.OWNER)
+    assert store.memories.evidence_texts(owner, [mine])[mine][-1] == hidden.text
+    assert store.memories.evidence_texts(make.viewer("a1", team, bank="b2"), [mine]) == {}
+    assert store.memories.evidence_texts(make.viewer("a1"), []) == {}

@@ -950,3 +950,18 @@ def test_a_value_said_again_in_part_is_the_same_value_not_a_change():
     plan = "User: I will get the car half past 3 in the afternoon on the 10th in Fresno."
     offer = "Assistant: There is a Standard Accord at Fresno Station on March 10th."
     assert rel(plan, offer, ctx(0.5, same_author=False)) != SlotRelation.REFINE
+
+
+def test_a_read_back_of_an_offer_the_other_speaker_took_up_is_said_back_to_them():
+    # SGD dev 10_00016: "Okay, Hellboy will do." was merged into the assistant's offer; the
+    # read-back "You want to rent Hellboy ..." then met only the assistant's own offer, "the
+    # same values, said of other things". The offer rests on the user's word too.
+    offer = "Assistant: There is 1 movie that you might enjoy, it is Hellboy."
+    back = "Assistant: You want to rent Hellboy with no subtitles, correct?"
+    alone = Context(0.65, True, True, frozenset({Kind.NAME, Kind.NUMBER}))
+    assert relate(analyze(back), analyze(offer), alone).relation == SlotRelation.UNKNOWN
+    taken = replace(alone, heard_others=True)
+    assert relate(analyze(back), analyze(offer), taken).relation == SlotRelation.SUPPORT
+    # in another conversation nothing is said back
+    elsewhere = replace(taken, same_conversation=False)
+    assert relate(analyze(back), analyze(offer), elsewhere).relation != SlotRelation.SUPPORT

@@ -169,6 +169,10 @@ class Neighbour:
     #: statement retired for its destination still holds where from. A later change of one of
     #: them by its author is judged against it; nothing else is.
     holds: frozenset[tuple[Kind, str | None]] = frozenset()
+    #: The transcript speakers (case-folded) of the sources it rests on, when read: another
+    #: speaker's restatement merged into it as evidence ("Okay, Hellboy will do." into "There
+    #: is 1 movie you might enjoy, it is Hellboy.") makes it theirs too.
+    voices: frozenset[str] = frozenset()
 
     @property
     def retired(self) -> bool:
@@ -537,6 +541,7 @@ def _slot_pair(
         similarity=nb.similarity,
         same_author=same_author,
         same_conversation=_same_conversation(new, nb),
+        heard_others=statement.author is not None and bool(nb.voices - {statement.author}),
         latest_of_kind=latest.kinds,
         latest_in_role=latest.roles,
         roles_said=roles_said,

@@ -117,6 +117,11 @@ class Context:
     #: still held): a cued value whose clause says what one of them says of its value points
     #: there, not at the author's latest value of the kind.
     own_statements: tuple[Statement, ...] = ()
+    #: The older one rests on the word of someone besides the newer one's author too (another
+    #: speaker's restatement was merged into it): said back by its author, it is said back to
+    #: them ("Okay, Hellboy will do." merged into "... it is Hellboy." / "You want to rent
+    #: Hellboy with no subtitles, correct?").
+    heard_others: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -568,8 +573,9 @@ _NAMING = frozenset({Kind.NAME, Kind.CODE})
 
 def _grounds(new: Statement, about: frozenset[str], ctx: Context) -> bool:
     """Whether ``new`` says back, in one conversation and from the other speaker, a named value
-    of what was said before (with no value changed: see :func:`relate`)."""
-    if ctx.same_author or not ctx.same_conversation or not about:
+    of what was said before (with no value changed: see :func:`relate`); a statement of its
+    own that the other speaker's word was merged into is theirs too."""
+    if (ctx.same_author and not ctx.heard_others) or not ctx.same_conversation or not about:
         return False
     return any(v.norm in about and v.kind in _NAMING for v in new.values)
 

@@ -40,7 +40,8 @@ from mneme.core.model import (
     Visibility,
 )
 from mneme.core.slots import is_bare, kinds_in_roles, on_days, says_again
-from mneme.core.statements import analyze, in_turn, wonders
+from mneme.core.speakers import split_speaker
+from mneme.core.statements import Statement, analyze, in_turn, wonders
 from mneme.core.succession import Role, roles_said, still_held, successors
 from mneme.core.topics import Said
 from mneme.llm.judge import LLMJudge
@@ -355,6 +356,7 @@ class Judge:
         )
         question = self._question(bank_id, agent_id, text, session, source_id, visibility)
         asked = self._questions(bank_id, agent_id, [u for u, _ in near])
+        voices = self._voices(bank_id, agent_id, said, session, [u for u, _ in near])
         candidate = Candidate(
             text=text,
             type=unit_type,
@@ -379,6 +381,7 @@ class Judge:
                 when=said_at(u),
                 answers=asked.get(u.id),
                 holds=holds.get(u.id, frozenset()),
+                voices=voices.get(u.id, frozenset()),
             )
             for u, sim in near
         ]
@@ -528,6 +531,28 @@ class Judge:
         return self.store.memories.list_units(
             viewer, Filters(session=session), CONVERSATION_WINDOW, lean=True
         )
+
+    def _voices(
+        self,
+        bank_id: str,
+        agent_id: str,
+        said: Statement,
+        session: str | None,
+        units: list[Unit],
+    ) -> dict[str, frozenset[str]]:
+        """For the neighbours of a transcript line's conversation, the speakers of the sources
+        each rests on (read through the store's scope: a source this agent may not see names
+        no one). One query, and none for a line without a speaker or a conversation."""
+        if said.speaker is None or session is None:
+            return {}
+        ids = [u.id for u in units if session_of(u) == session]
+        if not ids:
+            return {}
+        viewer = Viewer(bank_id, agent_id, Scope.COLLECTIVE)
+        return {
+            uid: frozenset(who.casefold() for t in texts if (who := split_speaker(t)[0]))
+            for uid, texts in self.store.memories.evidence_texts(viewer, ids).items()
+        }
 
     def _questions(self, bank_id: str, agent_id: str, units: list[Unit]) -> dict[str, str]:
         """For the neighbours that were bare answers, the text of the question each answered

@@ -810,3 +810,28 @@ def test_a_read_back_request_is_evidence_for_the_choice_it_says_back(mem, clock)
     )
     assert set(said[2].memory_ids) & {d.target_id for d in r.decisions}
     assert not any(d.verdict in (Verdict.SUPERSEDE, Verdict.CONTRADICT) for d in r.decisions)
+
+
+def test_a_read_back_of_an_offer_the_user_took_up_is_evidence_for_it(mem, clock):
+    # SGD dev 10_00016: the user's "Okay, Hellboy will do." is merged into the assistant's
+    # offer as evidence; the read-back is then said back to the user, who took it up.
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: I want to rent a fantasy movie.",
+            "Assistant: There is 1 movie that you might enjoy, it is Labyrinth.",
+            "User: Okay, Labyrinth will do.",
+        ],
+        "t11",
+    )
+    offer = said[1].memory_ids[0]
+    assert offer in said[2].memory_ids  # taken up: merged into the offer as evidence
+    r = say(
+        mem,
+        clock,
+        "Assistant: You want to rent Labyrinth with no subtitles, correct?",
+        session="t11",
+    )
+    assert offer in {d.target_id for d in r.decisions}
+    assert not any(d.verdict in (Verdict.SUPERSEDE, Verdict.CONTRADICT) for d in r.decisions)

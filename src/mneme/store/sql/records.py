@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from mneme.store.sql.dialect import Dialect
@@ -12,6 +12,16 @@ from mneme.store.tables import spec
 
 #: What a required time reads as when a row lacks it (rows written before the column was).
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+#: The most ids one IN list carries (SQLite's default limit on parameters is far above it).
+CHUNK = 500
+
+
+def chunks(ids: Sequence[str]) -> Iterator[list[str]]:
+    """``ids`` without repeats, in order, in lists of at most ``CHUNK``: one IN list each."""
+    unique = list(dict.fromkeys(ids))
+    for i in range(0, len(unique), CHUNK):
+        yield unique[i : i + CHUNK]
 
 
 class Columns:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mneme.core.model import Scope, Source, Viewer, Visibility
 from mneme.errors import Conflict
 from mneme.store.sql.part import Part
-from mneme.store.sql.records import EPOCH, Columns
+from mneme.store.sql.records import EPOCH, Columns, chunks
 
 SOURCE = Columns("sources")
 
@@ -37,12 +39,7 @@ class Sources(Part):
     def get_source(self, viewer: Viewer, source_id: str) -> Source | None:
         sql = f"SELECT {SOURCE.select} FROM sources s WHERE s.bank_id = ? AND s.id = ?"
         params: list[str] = [viewer.bank_id, source_id]
-        if viewer.scope != Scope.OWNER:
-            sql += " AND (s.visibility = 'shared' OR s.agent_id = ?)"
-            params.append(viewer.agent_id)
-        if viewer.scope == Scope.PERSONAL:
-            sql += " AND s.agent_id = ?"
-            params.append(viewer.agent_id)
+        sql, params = _visible(viewer, sql, params)
         rows = self.sql.rows(sql, params)
         if not rows:
             return None
@@ -51,6 +48,22 @@ class Sources(Part):
         v["visibility"] = Visibility(v["visibility"])
         v["metadata"] = v["metadata"] or {}
         return Source(**v)
+
+    def evidence_texts(self, viewer: Viewer, unit_ids: Sequence[str]) -> dict[str, list[str]]:
+        """The texts of the sources each of ``unit_ids`` rests on that the viewer may see,
+        oldest first (a unit with none is absent): one query a chunk of ids."""
+        out: dict[str, list[str]] = {}
+        for chunk in chunks(unit_ids):
+            among, values = self.sql.dialect.one_of("e.unit_id", chunk)
+            sql = (
+                "SELECT e.unit_id, s.text FROM unit_evidence e JOIN sources s "
+                "ON s.bank_id = e.bank_id AND s.id = e.source_id "
+                f"WHERE e.bank_id = ? AND {among}"
+            )
+            sql, params = _visible(viewer, sql, [viewer.bank_id, *values])
+            for uid, text in self.sql.rows(sql + " ORDER BY e.at, e.source_id", params):
+                out.setdefault(uid, []).append(text)
+        return out
 
     def locate(self, object_id: str) -> str | None:
         rows = self.sql.rows(
@@ -69,3 +82,14 @@ class Sources(Part):
             (source_id,),
         )
         return [str(r[0]) for r in rows]
+
+
+def _visible(viewer: Viewer, sql: str, params: list[str]) -> tuple[str, list[str]]:
+    """``sql`` (over sources ``s``) narrowed to the sources the viewer may see."""
+    if viewer.scope != Scope.OWNER:
+        sql += " AND (s.visibility = 'shared' OR s.agent_id = ?)"
+        params = [*params, viewer.agent_id]
+    if viewer.scope == Scope.PERSONAL:
+        sql += " AND s.agent_id = ?"
+        params = [*params, viewer.agent_id]
+    return sql, params

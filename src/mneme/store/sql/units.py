@@ -31,7 +31,7 @@ from mneme.store.protocol import (
 from mneme.store.sql.dialect import Dialect
 from mneme.store.sql.executor import Executor
 from mneme.store.sql.part import Part
-from mneme.store.sql.records import EPOCH, Columns
+from mneme.store.sql.records import EPOCH, Columns, chunks
 from mneme.store.sql.scoping import clause as scope_clause
 
 #: The columns of ``units`` a Unit is made from, in this order (``owner`` is derived).
@@ -80,10 +80,6 @@ def _vector_upsert(sql: Executor) -> str:
         f"VALUES (?, ?, ?, ?, {sql.dialect.vector_mark}) ON CONFLICT "
         "(bank_id, unit_id, model) DO UPDATE SET dim = excluded.dim, vector = excluded.vector"
     )
-
-
-#: The most ids one IN list carries (SQLite's default limit on parameters is far above it).
-CHUNK = 500
 
 
 def unit_record(
@@ -135,12 +131,6 @@ def forget_unit(memo: dict[Any, Any] | None, unit_id: str) -> None:
 
 def _owner(visibility: Visibility, agent_id: str) -> str:
     return agent_id if visibility == Visibility.PRIVATE else ""
-
-
-def _chunks(ids: Sequence[str]) -> Iterator[list[str]]:
-    unique = list(dict.fromkeys(ids))
-    for i in range(0, len(unique), CHUNK):
-        yield unique[i : i + CHUNK]
 
 
 class Units(Part):
@@ -296,7 +286,7 @@ class Units(Part):
     ) -> set[str]:
         owner = _owner(visibility, agent_id)
         held: set[str] = set()
-        for chunk in _chunks(content_keys):
+        for chunk in chunks(content_keys):
             among, values = self.sql.dialect.one_of("content_key", chunk)
             rows = self.sql.rows(
                 f"SELECT content_key FROM units WHERE bank_id = ? AND owner = ? AND {among}",
@@ -335,7 +325,7 @@ class Units(Part):
     def _fetch_units(self, viewer: Viewer, ids: Sequence[str], *, lean: bool) -> dict[str, Unit]:
         out: dict[str, Unit] = {}
         clause, params = scope_clause(self.sql.dialect, viewer, Filters())
-        for chunk in _chunks(ids):
+        for chunk in chunks(ids):
             among, values = self.sql.dialect.one_of("u.id", chunk)
             rows = self.sql.rows(
                 f"SELECT {UNIT_COLS} FROM units u WHERE {clause} AND {among}", (*params, *values)
@@ -347,7 +337,7 @@ class Units(Part):
         d = self.sql.dialect
         clause, params = scope_clause(d, viewer, Filters())
         out: dict[str, UnitBrief] = {}
-        for chunk in _chunks(ids):
+        for chunk in chunks(ids):
             among, values = d.one_of("u.id", chunk)
             rows = self.sql.rows(
                 "SELECT u.id, u.status, u.occurred_start, u.occurred_end, u.recorded_at, "
@@ -436,8 +426,8 @@ class Units(Part):
         for bank, uid in keys:
             by_bank.setdefault(bank, []).append(uid)
         for bank, ids in by_bank.items():
-            for i in range(0, len(ids), CHUNK):
-                among, values = self.sql.dialect.one_of(f"{prefix}unit_id", ids[i : i + CHUNK])
+            for chunk in chunks(ids):
+                among, values = self.sql.dialect.one_of(f"{prefix}unit_id", chunk)
                 rows = self.sql.rows(
                     f"{select} WHERE {prefix}bank_id = ? AND {among} {order}", (bank, *values)
                 )
@@ -450,7 +440,7 @@ class Units(Part):
         a unit without one is left out."""
         d = self.sql.dialect
         out: dict[str, Any] = {}
-        for chunk in _chunks(list(ids)):
+        for chunk in chunks(list(ids)):
             clause, params = scope_clause(d, viewer, Filters())
             among, values = d.one_of("u.id", chunk)
             rows = self.sql.rows(

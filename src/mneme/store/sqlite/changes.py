@@ -9,10 +9,11 @@ newest KEEP rows; a reader further behind than that reads the whole bank again.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mneme.store.sql.records import chunks
 from mneme.store.sqlite.database import Database
 
 #: Tables of SQLite's schema that are derived data, not moved by ``mneme db copy``.
@@ -20,8 +21,6 @@ DERIVED_TABLES = frozenset({"unit_changes"})
 #: The writer keeps this many of the newest log rows (pruned every PRUNE_EVERY generations).
 KEEP = 250_000
 PRUNE_EVERY = 512
-#: Ids per ``IN (...)`` statement.
-CHUNK = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +53,6 @@ def since(db: Database, bank_id: str, after: int) -> Changes | None:
         ids[unit_id] = None
         gone = gone or bool(was_deleted)
     return Changes(seq=max(seq, after), unit_ids=tuple(ids), gone=gone)
-
-
-def chunks(ids: Sequence[str]) -> Iterator[Sequence[str]]:
-    for start in range(0, len(ids), CHUNK):
-        yield ids[start : start + CHUNK]
 
 
 def knowers_of(db: Database, bank_id: str, unit_ids: Sequence[str]) -> dict[str, list[str]]:
