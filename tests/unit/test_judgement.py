@@ -6,6 +6,9 @@ once, rounded), so the rules are tested with realistic inputs without loading th
 
 from __future__ import annotations
 
+import datetime as dt
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,6 +20,7 @@ from mneme.core.judgement import (
     JudgeConfig,
     Judgement,
     Neighbour,
+    _names,
     judge,
     suggest_question,
 )
@@ -505,3 +509,23 @@ def test_an_add_to_a_many_valued_slot_says_so() -> None:
     other = decide("My cat is black.", "My dog sleeps all day on the sofa.", 0.6)
     assert other.verdict is Verdict.ADD
     assert "holds several" not in other.reason
+
+
+def test_a_conversation_knows_the_names_it_wrote_with_capitals_mid_sentence() -> None:
+    # SGD dev 10_00106: "What about Hackers?" / "Sure, let's go with hackers." A capital that
+    # opens a sentence names nothing (LoCoMo conv-30: "Dance is my passion." made every later
+    # "dance" a name, and "Wanna see my moves next Fri?" changed it to "fri").
+    t = dt.datetime(2024, 5, 1, tzinfo=dt.UTC)
+    offer = replace(neighbour("Assistant: What about Hackers?", 0.5), session="s", when=t)
+    said = "User: Sure, let's go with hackers."
+    new = replace(candidate(said), session="s", when=t + dt.timedelta(minutes=1))
+    taken = judge(new, [offer], CONFIG)
+    assert taken.target_id == "u1"
+    assert taken.verdict in (Verdict.ADD, Verdict.NOOP)
+    elsewhere = judge(replace(new, session="other"), [offer], CONFIG)
+    assert elsewhere.target_id is None  # in another conversation, "hackers" is just a word
+    # a capital that opens a sentence names nothing
+    opens = replace(
+        neighbour("Jon: Dance is my passion. We met Ana at Salsa Club.", 0.5), session="s"
+    )
+    assert _names(replace(new, text="Jon: I dance."), [opens]) == {"ana", "salsa club"}

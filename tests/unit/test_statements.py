@@ -13,7 +13,7 @@ import pytest
 from mneme.core.atomize import split_atoms
 from mneme.core.questions import about_present, answer_kinds
 from mneme.core.slots import Context, SlotRelation, frame_words, on_days, relate, says_again
-from mneme.core.statements import analyze, in_turn, turn_corrects, wonders
+from mneme.core.statements import analyze, analyze_knowing, in_turn, turn_corrects, wonders
 from mneme.core.values import Kind, find_values, masked, normalize_value
 
 
@@ -965,3 +965,20 @@ def test_a_read_back_of_an_offer_the_other_speaker_took_up_is_said_back_to_them(
     # in another conversation nothing is said back
     elsewhere = replace(taken, same_conversation=False)
     assert relate(analyze(back), analyze(offer), elsewhere).relation != SlotRelation.SUPPORT
+
+
+def test_a_name_the_conversation_wrote_with_capitals_is_a_name_in_lower_case_too():
+    # SGD dev 10_00106: "What about Hackers?" / "Sure, let's go with hackers.": the user's
+    # lower case read no value, so the acceptance took up nothing.
+    said = "User: Sure, let's go with hackers."
+    assert analyze(said).values == ()
+    known = analyze_knowing(said, frozenset({"hackers"}))
+    assert [(v.kind, v.text, v.norm) for v in known.values] == [(Kind.NAME, "hackers", "hackers")]
+    assert analyze_knowing(said, frozenset({"dogman"})) is analyze(said)  # nothing known in it
+    offer = analyze("Assistant: What about Hackers?")
+    c = Context(0.5, False, True)
+    assert relate(known, offer, c).relation != relate(analyze(said), offer, c).relation
+    # a name inside a longer word, or a value already read there, is left alone
+    assert analyze_knowing("User: I want hackersville.", frozenset({"hackers"})).values == ()
+    both = analyze_knowing("User: Book it for March 3rd at Mai.", frozenset({"march"}))
+    assert [v.kind for v in both.values] == [Kind.DATE, Kind.NAME]

@@ -95,7 +95,7 @@ from mneme.core.slots import (
     relate,
     role_of,
 )
-from mneme.core.statements import Statement, analyze, in_turn, wonders
+from mneme.core.statements import Statement, analyze, analyze_knowing, in_turn, wonders
 from mneme.core.topics import Introduction, Said, brought_up, introductions
 from mneme.core.values import MONTH_NAMES, Kind
 from mneme.core.wordlists import ARTICLES, STOPWORDS
@@ -266,7 +266,10 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
     """Decide what the new atom is against its neighbours (see the module docstring)."""
     best: tuple[tuple[int, float, float], _Pair, Neighbour] | None = None
     related: list[tuple[float, str]] = []
-    statement = answering(in_turn(analyze(new.text), new.turn), _question(new.answers))
+    names = _names(new, neighbours)
+    statement = answering(
+        in_turn(analyze_knowing(new.text, names), new.turn), _question(new.answers)
+    )
     latest = _latest_of_kind(new, statement, neighbours)
     # The author's statements in the conversation (live, or retired with a value still held)
     # and every kind in a role they said, whether or not a later one said the kind since (a
@@ -285,7 +288,7 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
             continue
         pair = _slot_pair(
             new, statement, nb, latest.get(nb.unit_id, Latest()), config, talking, things,
-            roles_said, own,
+            roles_said, own, names,
         )  # fmt: skip
         if nb.retired:
             # A statement already retired for another value is judged only as the author's
@@ -503,6 +506,32 @@ def _question(text: str | None) -> Statement | None:
     return analyze(text) if text else None
 
 
+def _names(new: Candidate, neighbours: Sequence[Neighbour]) -> frozenset[str]:
+    """The names the new atom's conversation wrote with capitals, as far as its neighbours
+    show (normal forms): one said there in lower case is the same name ("What about
+    Hackers?" / "Sure, let's go with hackers."). A one-word name that is a function word
+    ("After", a film) names nothing outside its capitals."""
+    if new.session is None:
+        return frozenset()
+    texts = [new.text] + [nb.text for nb in neighbours if nb.session == new.session]
+    return frozenset(
+        v.norm
+        for s in map(analyze, texts)
+        for v in s.values
+        if v.kind == Kind.NAME
+        and v.text != v.text.casefold()
+        and not _opens_sentence(s.body, v.start)
+        and (" " in v.norm or v.norm not in STOPWORDS)
+    )
+
+
+def _opens_sentence(body: str, start: int) -> bool:
+    """Whether a word at ``start`` opens a sentence, where any word has a capital ("Dance is
+    my passion."): a capital there says nothing of a name."""
+    before = body[:start].rstrip()
+    return not before or before[-1] in ".!?:;\"'([-"
+
+
 def _participants(
     new: Candidate, statement: Statement, neighbours: Sequence[Neighbour]
 ) -> frozenset[str]:
@@ -526,12 +555,13 @@ def _slot_pair(
     things: Sequence[Introduction] | None = None,
     roles_said: frozenset[tuple[Kind, str | None]] = frozenset(),
     own: tuple[Statement, ...] = (),
+    names: frozenset[str] = frozenset(),
 ) -> _Pair | None:
     """What the slot rules say of one neighbour (``mneme.core.slots``); ``_UNDECIDED`` when
     they cannot tell (then the text and claim rules below decide)."""
     if normalize_text(new.text) == normalize_text(nb.text):
         return _merge(new, nb, "exact", "the same text")
-    old = answering(analyze(nb.text), _question(nb.answers))
+    old = answering(analyze_knowing(nb.text, names), _question(nb.answers))
     same_author = _same_author(new, statement, nb)
     a, b = nb.claim, new.claim
     one_slot = a is not None and b is not None and claim_slot(a) == claim_slot(b)

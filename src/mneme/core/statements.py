@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from mneme.core.speakers import split_speaker
-from mneme.core.values import NUMBER_WORDS, Kind, Value, find_values, masked
+from mneme.core.values import NUMBER_WORDS, Kind, Value, find_values, masked, with_known_names
 from mneme.core.wordlists import STOPWORDS
 
 
@@ -197,10 +197,27 @@ def wonders(statement: Statement) -> bool:
 @lru_cache(maxsize=32768)
 def analyze(text: str) -> Statement:
     """The statement an atom makes. Pure and memoized; never raises on a string."""
+    return _analyze(text, frozenset())
+
+
+@lru_cache(maxsize=8192)
+def analyze_knowing(text: str, known: frozenset[str]) -> Statement:
+    """The statement an atom makes in a conversation whose names are ``known`` (normal forms
+    of the names its statements wrote with capitals): a name said there in lower case is
+    still a name ("Sure, let's go with hackers." after "What about Hackers?"). The same
+    statement as :func:`analyze` when the text says none of them otherwise."""
+    plain = analyze(text)
+    if not known or not any(k in plain.body.casefold() for k in known - plain.norms):
+        return plain
+    return _analyze(text, known)
+
+
+def _analyze(text: str, known: frozenset[str]) -> Statement:
     speaker, body = split_speaker(text)
     body = _SPACE.sub(" ", body).strip()
     source, body = _split_source(body)
-    values = tuple(v for v in find_values(body) if not _vocative(body, v))
+    found = with_known_names(body, find_values(body), known) if known else find_values(body)
+    values = tuple(v for v in found if not _vocative(body, v))
     low = body.casefold()
     cued = _cued(body, values)
     if not cued and values and _asks_again(body):

@@ -519,6 +519,24 @@ def _time_spans(text: str) -> Iterator[tuple[int, int]]:
 
 
 @lru_cache(maxsize=32768)
+def with_known_names(
+    text: str, values: tuple[Value, ...], known: frozenset[str]
+) -> tuple[Value, ...]:
+    """``values`` and every name of ``known`` (normal forms of names said in the conversation,
+    as someone wrote them with capitals) that ``text`` says in other case where no value is
+    read ("let's go with hackers" after "What about Hackers?"), in order."""
+    low = text.casefold()
+    extra: list[Value] = []
+    for name in sorted(known, key=len, reverse=True):
+        for m in re.finditer(rf"(?<![\w'’-]){re.escape(name)}(?![\w'’-])", low):
+            if any(m.start() < v.end and v.start < m.end() for v in (*values, *extra)):
+                continue
+            extra.append(Value(Kind.NAME, text[m.start() : m.end()], m.start(), m.end(), name))
+    if not extra:
+        return values
+    return tuple(sorted((*values, *extra), key=lambda v: v.start))
+
+
 def find_values(text: str) -> tuple[Value, ...]:
     """The values of one statement, in order; overlapping spans keep the earlier-listed kind,
     then the longer span (a time beats the number inside it, an address the number before it).

@@ -835,3 +835,16 @@ def test_a_read_back_of_an_offer_the_user_took_up_is_evidence_for_it(mem, clock)
     )
     assert offer in {d.target_id for d in r.decisions}
     assert not any(d.verdict in (Verdict.SUPERSEDE, Verdict.CONTRADICT) for d in r.decisions)
+
+
+def test_a_name_taken_up_in_lower_case_is_the_name_offered(mem, clock):
+    # SGD dev 10_00106: "What about Hackers?" / "Sure, let's go with hackers.": the lower case
+    # read no value and the acceptance took up nothing.
+    said = _dialogue(
+        mem,
+        clock,
+        ["User: Find me a thriller to watch.", "Assistant: What about Sneakers?"],
+        "t12",
+    )
+    r = say(mem, clock, "User: Sure, let's go with sneakers.", session="t12")
+    assert said[1].memory_ids[0] in {d.target_id for d in r.decisions}
