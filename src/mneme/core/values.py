@@ -518,7 +518,6 @@ def _time_spans(text: str) -> Iterator[tuple[int, int]]:
             yield m.start(), m.end()
 
 
-@lru_cache(maxsize=32768)
 def with_known_names(
     text: str, values: tuple[Value, ...], known: frozenset[str]
 ) -> tuple[Value, ...]:
@@ -537,6 +536,7 @@ def with_known_names(
     return tuple(sorted((*values, *extra), key=lambda v: v.start))
 
 
+@lru_cache(maxsize=32768)
 def find_values(text: str) -> tuple[Value, ...]:
     """The values of one statement, in order; overlapping spans keep the earlier-listed kind,
     then the longer span (a time beats the number inside it, an address the number before it).
