@@ -982,3 +982,15 @@ def test_a_name_the_conversation_wrote_with_capitals_is_a_name_in_lower_case_too
     assert analyze_knowing("User: I want hackersville.", frozenset({"hackers"})).values == ()
     both = analyze_knowing("User: Book it for March 3rd at Mai.", frozenset({"march"}))
     assert [v.kind for v in both.values] == [Kind.DATE, Kind.NAME]
+
+
+def test_counts_of_two_things_are_no_change_of_one():
+    # SGD dev 14_00085: "only one help" met "for 2 persons" ("counts of other things"), and
+    # the read-back of the address was evidence for nothing.
+    plan = "User: I need only one help which is to book a Cab for me to go to 2135 Franklin Street."
+    back = "Assistant: Please confirm to book a cab for 2 persons to 2135 Franklin Street."
+    assert rel(plan, back, ctx(0.75, same_author=False)) == SlotRelation.SUPPORT
+    # a count of the same thing still changes
+    assert rel("User: A cab for 2 persons.", "User: A cab for 3 persons.", ctx(0.8)) == (
+        SlotRelation.UPDATE
+    )

@@ -344,11 +344,6 @@ def _one_change(
         return SlotJudgement(SlotRelation.DIFFERENT, f"{apart} ({said})")
     own = ctx.same_author and ctx.same_conversation
     framed, pointed = _lands_or_points(new, old, change, ctx, config, cued)
-    counts = (change.role or "").startswith("count:") and (change.old_role or "").startswith(
-        "count:"
-    )
-    if counts and not change.same_role:
-        return SlotJudgement(SlotRelation.DIFFERENT, f"counts of other things ({said})")
     near = ctx.similarity >= config.near and not ctx.other_subjects
     # The claim rules read one slot ("I live in Paris" / "I moved to Berlin") and a cue
     # covers the new value: however unlike the texts, the value moved.
@@ -1050,8 +1045,16 @@ def _changes(new: Statement, old: Statement) -> list[_Change]:
         if not gone or not came:
             continue
         for (o, ro), (n, rn) in _by_role(gone, came):
+            if ro != rn and _counts(ro) and _counts(rn):
+                # "only one help" / "for 2 persons": counts of two things are no change of
+                # one; what else the two say decides (SGD dev 14_00085).
+                continue
             out.append(_Change(kind, o, n, rn, ro, ro == rn))
     return out
+
+
+def _counts(role: str | None) -> bool:
+    return role is not None and role.startswith("count:")
 
 
 #: For a time or a date, the prepositions that place it (on, at, for, by ...) are one role;
