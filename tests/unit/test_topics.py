@@ -75,3 +75,14 @@ def test_only_the_authors_own_introductions_count():
     ]
     assert brought_up(introductions(said, "user"), _at(1)) == ()
     assert brought_up(introductions(said, "assistant"), _at(1)) == ("bus",)
+
+
+def test_a_thing_added_with_too_is_brought_up_without_an_article():
+    # SGD dev 13_00071: "I'll need rental car too. I want to get it from SF." retired the
+    # flight's "I'm traveling from San Diego.": the car, said with no article, was no new thing.
+    assert introduced("Okay. I'll need rental car too. I want to get it from SF.") == ("car",)
+    assert introduced("I need a hotel too") == ("hotel",)
+    # what is no noun phrase of its own adds no thing
+    assert introduced("That is great too") == ()
+    assert introduced("I want to go there too") == ()
+    assert introduced("The food was cheap too") == ()

@@ -10,7 +10,8 @@ hotel room", "a one way flight": its head noun, the phrase's last word that is n
 and no one in the conversation has said that word before. Introducing is what the article
 says; "the weather" or "that hotel" refers to something (measured: counting definite phrases
 too cost three times the updates it saved, ADR 0071). A phrase whose head is a change cue ("a
-change of plans") or that counts ("a party of four") brings up nothing.
+change of plans") or that counts ("a party of four") brings up nothing. A thing added with
+"too" is brought up without an article ("I'll need rental car too", ADR 0079).
 
 Pure: the caller hands over the conversation's statements in time order.
 """
@@ -67,6 +68,10 @@ def introduced(text: str) -> tuple[str, ...]:
     words = _WORD.findall(analyze(text).body)
     out: list[str] = []
     for i, w in enumerate(words):
+        if w.casefold() == "too" and i > 1 and _thing_before(words, i):
+            # "I'll need rental car too": what is added is a thing of its own, article or not
+            out.append(singular(words[i - 1].casefold()))
+            continue
         if w.casefold() not in _INDEFINITE:
             continue
         run: list[str] = []
@@ -82,6 +87,13 @@ def introduced(text: str) -> tuple[str, ...]:
         if content:
             out.append(singular(content[-1]))
     return tuple(out)
+
+
+def _thing_before(words: list[str], i: int) -> bool:
+    """Whether the word before ``words[i]`` ends a noun phrase of two content words ("rental
+    car too"), no function word among them."""
+    a, b = words[i - 2].casefold(), words[i - 1].casefold()
+    return all(w[:1].isalpha() and w not in _BOUNDARY and w not in STOPWORDS for w in (a, b))
 
 
 def _is_number(word: str) -> bool:

@@ -848,3 +848,27 @@ def test_a_name_taken_up_in_lower_case_is_the_name_offered(mem, clock):
     )
     r = say(mem, clock, "User: Sure, let's go with sneakers.", session="t12")
     assert said[1].memory_ids[0] in {d.target_id for d in r.decisions}
+
+
+def test_a_thing_added_with_too_keeps_its_values_apart(mem, clock):
+    # SGD dev 13_00071: the car's pickup place ("get it from SF") retired the flight's origin.
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: I need a flight.",
+            "Assistant: Where are you flying from?",
+            "User: I'm traveling from Leeds.",
+            "Assistant: I found a flight at 9 am for $120.",
+        ],
+        "t13",
+    )
+    origin = said[2].memory_ids[0]
+    r = say(
+        mem,
+        clock,
+        "User: Okay. I'll need rental car too. I want to get it from York.",
+        session="t13",
+    )
+    assert not _changed(r, origin)
+    assert mem.get(origin).status.value == "active"
