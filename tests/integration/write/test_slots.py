@@ -769,72 +769,41 @@ def test_a_change_goes_to_what_was_said_of_the_same_thing_not_the_latest_value(m
     assert mem.get(back).status.value == "active"
 
 
-def test_a_changed_count_meets_the_count_of_the_same_thing(mem, clock):
-    # SGD dev 12_00041: "Make that one room for 3 days instead" after "Six days ...": the room
-    # count came first and met the six days ("counts of other things"); the days changed.
-    said = _dialogue(
-        mem,
-        clock,
-        [
-            "User: I need a hotel in Bath.",
-            "Assistant: How long will you stay, and when do you check in?",
-            "User: Five nights, and make the check in next Monday.",
-            "Assistant: The Royal Crescent has rooms for five nights from Monday.",
-        ],
-        "t9",
-    )
-    stay = said[2].memory_ids[0]
-    r = say(mem, clock, "User: Make that one room for 2 nights instead please.", session="t9")
-    assert _changed(r, stay)
-    assert mem.get(stay).status.value == "superseded"
-
-
-def test_a_read_back_request_is_evidence_for_the_choice_it_says_back(mem, clock):
+_READ_BACKS = [
     # SGD dev 10_00034: "Please confirm <film> with mandarin subtitles." read the film as its
     # subject ("subtitles" as its verb) and corroborated the user's choice of nothing.
-    said = _dialogue(
-        mem,
-        clock,
+    (
         [
             "User: I want to rent a movie.",
             "Assistant: I found 1 movie. What about Kind Hearts and Coronets?",
             "User: Kind Hearts and Coronets is fine. Rent it with French subtitles.",
         ],
-        "t10",
-    )
-    r = say(
-        mem,
-        clock,
         "Assistant: Please confirm Kind Hearts and Coronets with French subtitles.",
-        session="t10",
-    )
-    assert set(said[2].memory_ids) & {d.target_id for d in r.decisions}
-    assert not any(d.verdict in (Verdict.SUPERSEDE, Verdict.CONTRADICT) for d in r.decisions)
-
-
-def test_a_read_back_of_an_offer_the_user_took_up_is_evidence_for_it(mem, clock):
+        2,
+    ),
     # SGD dev 10_00016: the user's "Okay, Hellboy will do." is merged into the assistant's
     # offer as evidence; the read-back is then said back to the user, who took it up.
-    said = _dialogue(
-        mem,
-        clock,
+    (
         [
             "User: I want to rent a fantasy movie.",
             "Assistant: There is 1 movie that you might enjoy, it is Labyrinth.",
             "User: Okay, Labyrinth will do.",
         ],
-        "t11",
-    )
-    offer = said[1].memory_ids[0]
-    assert offer in said[2].memory_ids  # taken up: merged into the offer as evidence
-    r = say(
-        mem,
-        clock,
         "Assistant: You want to rent Labyrinth with no subtitles, correct?",
-        session="t11",
-    )
-    assert offer in {d.target_id for d in r.decisions}
-    assert not any(d.verdict in (Verdict.SUPERSEDE, Verdict.CONTRADICT) for d in r.decisions)
+        1,
+    ),
+]
+
+
+@pytest.mark.parametrize(("turns", "back", "chosen"), _READ_BACKS)
+def test_a_read_back_is_evidence_for_the_choice_it_says_back(mem, clock, turns, back, chosen):
+    said = _dialogue(mem, clock, turns, "t10")
+    choice = said[chosen].memory_ids
+    assert set(choice) <= set(said[-1].memory_ids)  # the user's own, or the offer taken up
+    bad = (Verdict.SUPERSEDE, Verdict.CONTRADICT)
+    r = say(mem, clock, back, session="t10")
+    assert set(choice) & {d.target_id for d in r.decisions}
+    assert not any(d.verdict in bad for d in r.decisions)
 
 
 def test_a_name_taken_up_in_lower_case_is_the_name_offered(mem, clock):
@@ -850,25 +819,36 @@ def test_a_name_taken_up_in_lower_case_is_the_name_offered(mem, clock):
     assert said[1].memory_ids[0] in {d.target_id for d in r.decisions}
 
 
-def test_a_thing_added_with_too_keeps_its_values_apart(mem, clock):
-    # SGD dev 13_00071: the car's pickup place ("get it from SF") retired the flight's origin.
-    said = _dialogue(
-        mem,
-        clock,
+_LATER = [
+    # SGD dev 12_00041: "Make that one room for 3 days instead" after "Six days ...": the room
+    # count came first and met the six days ("counts of other things"); the days changed.
+    (
+        [
+            "User: I need a hotel in Bath.",
+            "Assistant: How long will you stay, and when do you check in?",
+            "User: Five nights, and make the check in next Monday.",
+            "Assistant: The Royal Crescent has rooms for five nights from Monday.",
+        ],
+        "User: Make that one room for 2 nights instead please.",
+        "superseded",
+    ),
+    # SGD dev 13_00071: the car's pickup place ("get it from SF") retired the flight's origin;
+    # the car, added with "too", is a thing of its own.
+    (
         [
             "User: I need a flight.",
             "Assistant: Where are you flying from?",
             "User: I'm traveling from Leeds.",
             "Assistant: I found a flight at 9 am for $120.",
         ],
-        "t13",
-    )
-    origin = said[2].memory_ids[0]
-    r = say(
-        mem,
-        clock,
         "User: Okay. I'll need rental car too. I want to get it from York.",
-        session="t13",
-    )
-    assert not _changed(r, origin)
-    assert mem.get(origin).status.value == "active"
+        "active",
+    ),
+]
+
+
+@pytest.mark.parametrize(("turns", "later", "status"), _LATER)
+def test_what_a_later_statement_changes_of_the_authors_plan(mem, clock, turns, later, status):
+    said, r = _answered(mem, clock, turns, "t9", 2, later)
+    assert _changed(r, said) == (status == "superseded")
+    assert mem.get(said).status.value == status
