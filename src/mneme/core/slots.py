@@ -525,17 +525,25 @@ def _same_values(
             # and what holds now is named.
             return SlotJudgement(SlotRelation.UPDATE, "says what it held changed")
         one_thing = bool(about) and _same_roles(new, old, about)
-        if not (one_thing or _negation_frames_agree(new, old)):
+        if one_thing or _negation_frames_agree(new, old):
+            if new.cue and new.negated:
+                return SlotJudgement(SlotRelation.UPDATE, "says it no longer holds")
+            return SlotJudgement(SlotRelation.NEGATION, "one affirms what the other denies")
+        if not about or _denied_before(new, about) or _denied_before(old, about):
             # "Can't wait to hear about it" does not deny "Missed you", however alike two
             # short greetings read to the embedder: a denial says the same thing, of the same
             # value in the same role, with a "not".
             return SlotJudgement(SlotRelation.UNKNOWN, "a denial of something else")
-        if new.cue and new.negated:
-            return SlotJudgement(SlotRelation.UPDATE, "says it no longer holds")
-        return SlotJudgement(SlotRelation.NEGATION, "one affirms what the other denies")
+        # A "not" only after the shared value denies what follows it ("You want to watch
+        # Captain Marvel and don't mind no subtitles?" / "Captain Marvel is good."): what the
+        # two share is compared; no merge may lose the denial.
+        denies_else = True
+    else:
+        denies_else = False
     agree = frames_agree(new, old)
     if (
-        new.norms <= old.norms
+        not denies_else
+        and new.norms <= old.norms
         and frame_words(new.frame) <= frame_words(old.frame)
         and (new.ends_asking or not old.ends_asking)
         and ctx.similarity >= config.same
@@ -660,6 +668,20 @@ def _denied(statement: Statement, norm: str) -> bool:
 
 #: A denial just before a value, within its phrase: "is not *Bluebird*", "isn't on *Monday*".
 _DENIES = re.compile(r"(?:\b(?:not|never|no\s+longer)\b|n't\b)(?:\s+[\w'-]+){0,3}\s*$")
+
+
+def _denied_before(statement: Statement, norms: frozenset[str]) -> bool:
+    """Whether a "not" stands before one of these values in its clause ("I don't want Captain
+    Marvel"); one after it ("Captain Marvel and don't mind no subtitles") denies what follows."""
+    body = statement.body.casefold()
+    return any(
+        _NOT.search(_CLAUSE_SPLIT.split(body[: v.start])[-1]) is not None
+        for v in statement.values
+        if v.norm in norms
+    )
+
+
+_CLAUSE_SPLIT = re.compile(r"[.;:!?,]|\b(?:and|but|or)\b")
 
 
 def _clause_negated(statement: Statement, norms: frozenset[str]) -> bool:
