@@ -472,6 +472,17 @@ def test_a_denial_in_another_clause_denies_something_else():
     assert rel("Ines: The lab is in Maine.", "Ines: The lab is not in Maine.", ctx(0.9)) == (
         SlotRelation.NEGATION
     )
+    # SGD dev 10_00024: "don't mind no subtitles" denied nothing of the film, yet the read-back
+    # was "a denial of something else" and evidence for nothing.
+    old = "User: Captain Marvel is good."
+    back = "Assistant: You want to watch Captain Marvel and don't mind no subtitles?"
+    assert rel(old, back, ctx(0.6, same_author=False)) == SlotRelation.SUPPORT
+    # what it denies is kept: never merged into the statement it shares a value with
+    said = "User: I want Captain Marvel and I don't need subtitles."
+    assert rel("User: I want Captain Marvel.", said, ctx(0.9)) != SlotRelation.SAME
+    # a "not" before the shared value denies it: no evidence for it
+    denied = rel("User: I want Captain Marvel.", "User: I don't want Captain Marvel.", ctx(0.9))
+    assert denied not in (SlotRelation.SUPPORT, SlotRelation.SAME)
 
 
 def test_restatements_corroborate_and_denials_dispute():
@@ -994,17 +1005,3 @@ def test_counts_of_two_things_are_no_change_of_one():
     assert rel("User: A cab for 2 persons.", "User: A cab for 3 persons.", ctx(0.8)) == (
         SlotRelation.UPDATE
     )
-
-
-def test_a_denial_of_something_else_leaves_what_two_share_to_compare():
-    # SGD dev 10_00024: "don't mind no subtitles" denied nothing of the film, yet the read-back
-    # was "a denial of something else" and evidence for nothing.
-    old = "User: Captain Marvel is good."
-    back = "Assistant: You want to watch Captain Marvel and don't mind no subtitles?"
-    assert rel(old, back, ctx(0.6, same_author=False)) == SlotRelation.SUPPORT
-    # what it denies is kept: never merged into the statement it shares a value with
-    said = "User: I want Captain Marvel and I don't need subtitles."
-    assert rel("User: I want Captain Marvel.", said, ctx(0.9)) != SlotRelation.SAME
-    # a "not" before the shared value denies it: no evidence for it
-    denied = rel("User: I want Captain Marvel.", "User: I don't want Captain Marvel.", ctx(0.9))
-    assert denied not in (SlotRelation.SUPPORT, SlotRelation.SAME)
