@@ -407,6 +407,11 @@ def test_a_name_said_to_someone_is_no_value_and_no_antecedent():
     assert analyze("Joanna: Sounds like fun, Nate!").values == ()
     assert analyze("John: Yeah, Maria, I agree.").values == ()
     assert analyze("John: Hey Maria, long time no talk!").values == ()
+    # after an article it is a thing, not someone spoken to (SGD dev 6_00025: the read-back
+    # "The Invisibles, no subtitles: do you confirm?" read no value and asked for one)
+    back = analyze("Assistant: The Invisibles, no subtitles: do you confirm?")
+    assert [v.norm for v in back.values] == ["invisibles"]
+    assert not back.asks
     assert [v.text for v in analyze("Ana: I went to Paris, London, and Rome.").values] == [
         "Paris",
         "London",

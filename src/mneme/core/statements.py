@@ -30,7 +30,7 @@ from functools import lru_cache
 
 from mneme.core.speakers import split_speaker
 from mneme.core.values import NUMBER_WORDS, Kind, Value, find_values, masked, with_known_names
-from mneme.core.wordlists import STOPWORDS
+from mneme.core.wordlists import ARTICLES, STOPWORDS
 
 
 def _words(text: str) -> frozenset[str]:
@@ -278,9 +278,15 @@ def _vocative(body: str, value: Value) -> bool:
     after = body[value.end :].lstrip()
     if not before.endswith(","):
         # Opening the sentence after at most one word, and set off ("Hey Maria, long time
-        # no talk!", "Thanks Tim!").
+        # no talk!", "Thanks Tim!"); after an article it is a thing ("The Invisibles, no
+        # subtitles: do you confirm?").
         opening = _SENTENCE_START.split(before)[-1].split()
-        return len(opening) == 1 and opening[0].isalpha() and after[:1] in (",", "!")
+        return (
+            len(opening) == 1
+            and opening[0].isalpha()
+            and opening[0].casefold() not in ARTICLES
+            and after[:1] in (",", "!")
+        )
     return after[:1] in ("!", "?") or _AFTER_VOCATIVE.match(after) is not None
 
 
