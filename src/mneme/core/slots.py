@@ -519,7 +519,8 @@ def _same_values(
         and ctx.similarity >= config.cue_latest
         and not new.ends_asking
     )
-    if new.negated != old.negated and _denies_in_clause(new, old, about):
+    denies = new.negated != old.negated and _denies_in_clause(new, old, about)
+    if denies:
         if moved_on and new.negated:
             # "We renamed the puppy Waffles, Biscuit didn't suit him.": what it held is denied
             # and what holds now is named.
@@ -536,13 +537,10 @@ def _same_values(
             return SlotJudgement(SlotRelation.UNKNOWN, "a denial of something else")
         # A "not" only after the shared value denies what follows it ("You want to watch
         # Captain Marvel and don't mind no subtitles?" / "Captain Marvel is good."): what the
-        # two share is compared; no merge may lose the denial.
-        denies_else = True
-    else:
-        denies_else = False
+        # two share is compared below; no merge may lose the denial.
     agree = frames_agree(new, old)
     if (
-        not denies_else
+        not denies
         and new.norms <= old.norms
         and frame_words(new.frame) <= frame_words(old.frame)
         and (new.ends_asking or not old.ends_asking)
