@@ -86,3 +86,12 @@ def test_a_thing_added_with_too_is_brought_up_without_an_article():
     assert introduced("That is great too") == ()
     assert introduced("I want to go there too") == ()
     assert introduced("The food was cheap too") == ()
+
+
+def test_a_value_is_no_part_of_the_thing_brought_up():
+    # What is said of a thing (a day, a named kind) ends its phrase and is never its head.
+    assert introduced("User: I hoped to rent a small van Sunday next week.") == ("van",)
+    assert introduced("User: Search for a Dentist in Oakland.") == ()
+    assert introduced("User: How about a Festival, on May 2nd?") == ()
+    # A count still counts when its number is a value: "of four" is how many, not a thing.
+    assert introduced("User: we need a room for a group of five") == ("room",)

@@ -11,7 +11,9 @@ and no one in the conversation has said that word before. Introducing is what th
 says; "the weather" or "that hotel" refers to something (measured: counting definite phrases
 too cost three times the updates it saved, ADR 0071). A phrase whose head is a change cue ("a
 change of plans") or that counts ("a party of four") brings up nothing. A thing added with
-"too" is brought up without an article ("I'll need rental car too", ADR 0079).
+"too" is brought up without an article ("I'll need rental car too", ADR 0079). A value ends a
+phrase and is never its head ("a compact car Saturday" brings up a car, "a Psychiatrist" nothing:
+the value is what is said of a thing; ADR 0080).
 
 Pure: the caller hands over the conversation's statements in time order.
 """
@@ -65,7 +67,13 @@ def introduced(text: str) -> tuple[str, ...]:
     article to the first function word (a preposition, an article, a pronoun, an auxiliary,
     a conjunction) or punctuation; its head is its last word that is no stop word ("a one
     way *flight* there")."""
-    words = _WORD.findall(analyze(text).body)
+    said = analyze(text)
+    found = list(_WORD.finditer(said.body))
+    # A word inside a value ("a compact car Saturday", "a Psychiatrist") is no part of a
+    # phrase's head: the value is what is said of a thing, not the thing.
+    valued = [any(v.start < m.end() and m.start() < v.end for v in said.values) for m in found]
+    said_words = [m.group(0) for m in found]
+    words = [w if not inside else "," for w, inside in zip(said_words, valued, strict=True)]
     out: list[str] = []
     for i, w in enumerate(words):
         if w.casefold() == "too" and i > 1 and _thing_before(words, i):
@@ -80,7 +88,7 @@ def introduced(text: str) -> tuple[str, ...]:
             if not nxt[:1].isalpha() or low in _BOUNDARY or CHANGE_MARKER.fullmatch(low):
                 break  # a change marker ends the phrase: "a round trip instead"
             run.append(low)
-        after = [w.casefold() for w in words[i + 1 + len(run) : i + 3 + len(run)]]
+        after = [w.casefold() for w in said_words[i + 1 + len(run) : i + 3 + len(run)]]
         if len(after) == 2 and after[0] == "of" and _is_number(after[1]):
             continue  # "a party of four", "a group of 3": how many, not a thing
         content = [r for r in run if r not in STOPWORDS]
