@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
@@ -212,7 +212,7 @@ def relate(
     changes = _changes(new, old)
     if not changes:
         return _same_values(new, old, shared, ctx, config)
-    if len(changes) > 1 and not all(c.new in new.cued for c in changes):
+    if len(changes) > 1 and not _changed_together(changes, new, ctx):
         return SlotJudgement(
             SlotRelation.DIFFERENT, "more than one value differs: another subject or slot"
         )
@@ -223,6 +223,17 @@ def relate(
     if why:
         return replace(found, relation=SlotRelation.DIFFERENT, reason=f"{why}: {found.reason}")
     return found
+
+
+def _changed_together(changes: Sequence[_Change], new: Statement, ctx: Context) -> bool:
+    """Whether several changed values are one change of one statement: each new value is cued,
+    or one author gives each in the role its old value had, none of them a name ("change that
+    to a table for 1 at half past 12" after "a table for 2 at 6 in the evening"; ADR 0080). A
+    changed name with another value is another thing ("For the Tycho bid, the review deadline
+    is 9 June." after the Kepler bid's)."""
+    if all(c.new in new.cued for c in changes):
+        return True
+    return ctx.same_author and all(c.same_role and c.kind != Kind.NAME for c in changes)
 
 
 def _no_change(

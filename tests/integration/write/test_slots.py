@@ -646,6 +646,31 @@ def test_a_value_changed_within_the_thing_talked_about_still_supersedes(mem, clo
     assert mem.get(pickup).status.value == "superseded"
 
 
+def test_a_value_said_of_a_thing_is_not_a_new_thing(mem, clock):
+    # SGD dev 11_00116: "a compact car Saturday this week" read the day as the head of a new
+    # thing ("saturday"), so the change of day after the car's date was another thing's.
+    turns = [*_CAR, "Assistant: I have a Civic for March 3rd. Does that work?"]
+    pickup, r = _answered(
+        mem, clock, turns, "t4", 2, "User: What else is there? I hoped for a small car Sunday."
+    )
+    assert _changed(r, pickup)
+
+
+def test_one_author_changing_two_values_each_in_its_role_updates(mem, clock):
+    # SGD test 19_00062: "change that to table for 1 at half past 12" after "a table for 2 at
+    # 6 in the evening": two values changed at once were read as another slot.
+    turns = [
+        "User: I'd like a table at the Blue Door.",
+        "Assistant: For how many people and at what time?",
+        "User: I need a table for 4 at 7 in the evening.",
+    ]
+    booking, r = _answered(
+        mem, clock, turns, "t5", 2, "User: change that to a table for 3 at 1 in the afternoon"
+    )
+    assert _changed(r, booking)
+    assert mem.get(booking).status.value == "superseded"
+
+
 def test_a_thing_brought_up_privately_leaves_a_shared_change_alone(mem, clock):
     # What a shared write does must not tell another agent what was said privately: a private
     # "is there a bus from Vancouver?" does not stop the shared correction from landing.
