@@ -1010,3 +1010,15 @@ def test_counts_of_two_things_are_no_change_of_one():
     assert rel("User: A cab for 2 persons.", "User: A cab for 3 persons.", ctx(0.8)) == (
         SlotRelation.UPDATE
     )
+
+
+def test_a_value_judged_by_its_statement_is_said_of_whatever_the_conversation_is_about():
+    # SGD test 19_00075: "2 in the afternoon is perfect for us" says how the time suits, not
+    # what it is the time of; a later time for the reservation changes it.
+    old = "User: 7 in the evening is ideal for us"
+    new = "User: the right time for the dinner booking is 8 pm"
+    assert rel(old, new, ctx(0.6, latest=(Kind.TIME,))) == SlotRelation.UPDATE
+    # A value that is not the subject keeps its clause: two verbs, two slots.
+    assert rel("User: The shop opens at 9 am.", "User: The shop closes at 6 pm.", ctx(0.8)) == (
+        SlotRelation.DIFFERENT
+    )

@@ -41,7 +41,7 @@ from functools import lru_cache
 from mneme.core.statements import PREPOSITIONS, VERB_CUE, Statement, analyze, wonders
 from mneme.core.timeexpr import single_day
 from mneme.core.values import Kind, is_relative
-from mneme.core.wordlists import STOPWORDS
+from mneme.core.wordlists import AUX, COPULAS, STOPWORDS
 
 
 class SlotRelation(StrEnum):
@@ -728,8 +728,23 @@ def clauses_agree(new: Statement, old: Statement, change: _Change) -> bool:
 
 def _clause_words(statement: Statement, norm: str) -> frozenset[str]:
     """What a value's clause says of it: its words but those of asking and its prepositions
-    (the values' roles, compared on their own)."""
+    (the values' roles, compared on their own). A value that is its statement's subject ("2
+    in the afternoon is perfect for us") has its clause say how it suits, nothing of another
+    thing."""
+    if _judged(statement, norm):
+        return frozenset()
     return _clause_content(statement, norm) - _SAY_NOTHING - _ROLE_WORDS
+
+
+def _judged(statement: Statement, norm: str) -> bool:
+    """Whether a value opens its statement as the subject of a copula or an auxiliary ("2 in
+    the afternoon is perfect for us", "4:30 pm would be wonderful"): the rest says how it
+    suits."""
+    for v in statement.values:
+        if v.norm == norm and not statement.body[: v.start].strip(" ,.!"):
+            after = statement.body[v.end :].split()
+            return bool(after) and after[0].casefold() in COPULAS | AUX
+    return False
 
 
 def _words_agree(a: frozenset[str], b: frozenset[str]) -> bool:
