@@ -728,9 +728,9 @@ def clauses_agree(new: Statement, old: Statement, change: _Change) -> bool:
 
 def _clause_words(statement: Statement, norm: str) -> frozenset[str]:
     """What a value's clause says of it: its words but those of asking and its prepositions
-    (the values' roles, compared on their own). A value that is its statement's subject ("2
-    in the afternoon is perfect for us") has its clause say how it suits, nothing of another
-    thing."""
+    (the values' roles, compared on their own). A value its statement judges ("2 in the
+    afternoon is perfect for us", :func:`_judged`) has its clause say how it suits, nothing of
+    another thing: no words."""
     if _judged(statement, norm):
         return frozenset()
     return _clause_content(statement, norm) - _SAY_NOTHING - _ROLE_WORDS
