@@ -76,6 +76,7 @@ bench: $(STAMP)
 	$(PY) -m bench.portable
 	$(PY) -m bench.sgd.run
 	$(PY) -m bench.sgd.decisions
+	$(PY) -m bench.locomo.events
 	$(PY) -m bench.sgd.tombstones
 	$(PY) -m bench.sgd.dates
 	$(PY) -m bench.sgd.slot_pairs
