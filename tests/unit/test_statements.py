@@ -1042,3 +1042,14 @@ def test_two_events_of_one_person_are_two_slots(old: str, new: str) -> None:
     # one slot (seventeenth sitting, ADR 0080; not kept).
     for sim in (0.4, 0.7):
         assert rel(old, new, ctx(sim, latest=(Kind.DATE, Kind.TIME))) == SlotRelation.DIFFERENT
+
+
+def test_a_verb_of_change_ending_a_compound_noun_is_a_thing_not_a_change():
+    # LoCoMo events (bench.locomo.events): "John faces a power cut in the area ..." read "cut"
+    # as a verb of change and retired "John decides to run for office again".
+    assert not analyze("Ana faces a power cut at the lab.").cue
+    assert not analyze("We saw a price drop this week.").cue
+    # said in a tense, or without "a" before it, it is a verb
+    assert analyze("A colleague took over the weekly review.").cue
+    assert analyze("We cut the budget to $4,000.").cue
+    assert analyze("I've had a change of plans, I need it on the 5th.").cue

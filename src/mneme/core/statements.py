@@ -222,7 +222,7 @@ def _analyze(text: str, known: frozenset[str]) -> Statement:
     cued = _cued(body, values)
     if not cued and values and _asks_again(body):
         cued = frozenset(v.norm for v in values)
-    cue = bool(cued) or CUE.search(body) is not None
+    cue = bool(cued) or MARKER_CUE.search(body) is not None or bool(_verb_cues(body))
     contrasted = _contrasted(body, values)
     retired = tuple(dict.fromkeys(_retired(body, values) + tuple(v.norm for v in contrasted)))
     question = body.rstrip().endswith("?") or (
@@ -413,6 +413,23 @@ def _clause_frame(body: str, values: tuple[Value, ...], value: Value) -> str:
     return masked(body[start:end], own).casefold()
 
 
+def _verb_cues(body: str) -> list[re.Match[str]]:
+    """The verbs of change in ``body``, but one in its bare form that ends a compound noun after
+    "a" ("a power *cut*", "a price *drop*"): a thing, not a change (LoCoMo events: "John faces
+    a power cut" read as changing what John had decided; ADR 0080). Said in a tense it is a
+    verb ("A colleague *took over* the critique.")."""
+    return [
+        m
+        for m in VERB_CUE.finditer(body)
+        if _INFLECTED.match(m.group(0)) or _COMPOUND_BEFORE.search(body[: m.start()]) is None
+    ]
+
+
+_COMPOUND_BEFORE = re.compile(r"\b(?:a|an)\s+[a-z]+\s+$", re.IGNORECASE)
+#: A verb of change said in a tense ("moved", "took over", "changes"): a verb, never a noun.
+_INFLECTED = re.compile(r"\w+(?:ed|ing|s)\b|took\b", re.IGNORECASE)
+
+
 def _cued(body: str, values: tuple[Value, ...]) -> frozenset[str]:
     """The values a change cue applies to: all of them after a correction marker; after a
     verb of change, its target in the clause (the value after "to", else the first value
@@ -420,7 +437,7 @@ def _cued(body: str, values: tuple[Value, ...]) -> frozenset[str]:
     if MARKER_CUE.search(body):
         return frozenset(v.norm for v in values)
     out: set[str] = set()
-    for m in VERB_CUE.finditer(body):
+    for m in _verb_cues(body):
         end = _CLAUSE_END.search(body, m.end())
         stop = end.start() if end else len(body)
         after = [v for v in values if m.end() <= v.start < stop]
