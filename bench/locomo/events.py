@@ -27,18 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.locomo import data as data_mod
-from bench.locomo.run import RESULTS_DIR, offline_embedder, write_result
+from bench.locomo.run import RESULTS_DIR, ReplayClock, offline_embedder, write_result
 
 AGENT = "diary"
 CHANGES = ("SUPERSEDE", "UPDATE", "CONTRADICT")
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.now = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
-
-    def __call__(self) -> dt.datetime:
-        return self.now
 
 
 def diaries(conversation: dict[str, Any]) -> dict[str, list[tuple[dt.datetime, str]]]:
@@ -66,7 +58,7 @@ def measure(data: Path) -> dict[str, Any]:
     from mneme import Memory
 
     conversations = json.loads(data.read_text(encoding="utf-8"))
-    clock = _Clock()
+    clock = ReplayClock()
     verdicts: Counter[str] = Counter()
     destructive: list[dict[str, str]] = []
     events = 0

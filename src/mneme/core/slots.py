@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
 
-from mneme.core.statements import PREPOSITIONS, VERB_CUE, Statement, analyze, wonders
+from mneme.core.statements import PREPOSITIONS, Statement, analyze, verb_cues, wonders
 from mneme.core.timeexpr import single_day
 from mneme.core.values import Kind, is_relative
 from mneme.core.wordlists import AUX, COPULAS, STOPWORDS
@@ -1131,7 +1131,7 @@ def _goal_of_change(statement: Statement, i: int) -> bool:
     v = statement.values[i]
     if v.norm not in statement.cued:
         return False
-    return any(m.end() <= v.start for m in VERB_CUE.finditer(statement.body))
+    return any(m.end() <= v.start for m in verb_cues(statement.body))
 
 
 def _by_role(

@@ -222,7 +222,7 @@ def _analyze(text: str, known: frozenset[str]) -> Statement:
     cued = _cued(body, values)
     if not cued and values and _asks_again(body):
         cued = frozenset(v.norm for v in values)
-    cue = bool(cued) or MARKER_CUE.search(body) is not None or bool(_verb_cues(body))
+    cue = bool(cued) or _has_cue(body)
     contrasted = _contrasted(body, values)
     retired = tuple(dict.fromkeys(_retired(body, values) + tuple(v.norm for v in contrasted)))
     question = body.rstrip().endswith("?") or (
@@ -325,8 +325,9 @@ def unaddressed(body: str) -> str:
 
 
 _LEADING_MARK = re.compile(_LEADING_MARKER + r"[\s,.!]*", re.IGNORECASE)
-#: A change cue that says something changed (not a leading "No," or "Sorry,").
-_SAYS_CHANGED = re.compile(f"(?:{_MARKER_WORDS})|(?:{VERB_CUE.pattern})", re.IGNORECASE)
+#: A correction marker that says something changed (not a leading "No," or "Sorry,"); a verb
+#: of change is found by :func:`verb_cues`.
+_SAYS_CHANGED = re.compile(_MARKER_WORDS, re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")
 #: A change the speaker says they might make ("I might be able to change that if there is
 #: nothing available", "we may move it"): a possibility, not a correction. Asked of the other
@@ -369,10 +370,7 @@ def turn_corrects(turn: str) -> bool:
     return any(
         not said[i]
         and (
-            (
-                _SAYS_CHANGED.search(_LEADING_MARK.sub("", x)) is not None
-                and not _MIGHT_CHANGE.search(x)
-            )
+            (_says_changed(_LEADING_MARK.sub("", x)) and not _MIGHT_CHANGE.search(x))
             or (_asks_again(x) and any(said[i + 1 :]))
         )
         for i, x in enumerate(sentences)
@@ -413,7 +411,7 @@ def _clause_frame(body: str, values: tuple[Value, ...], value: Value) -> str:
     return masked(body[start:end], own).casefold()
 
 
-def _verb_cues(body: str) -> list[re.Match[str]]:
+def verb_cues(body: str) -> list[re.Match[str]]:
     """The verbs of change in ``body``, but one in its bare form that ends a compound noun after
     "a" ("a power *cut*", "a price *drop*"): a thing, not a change (LoCoMo events: "John faces
     a power cut" read as changing what John had decided; ADR 0080). Said in a tense it is a
@@ -437,7 +435,7 @@ def _cued(body: str, values: tuple[Value, ...]) -> frozenset[str]:
     if MARKER_CUE.search(body):
         return frozenset(v.norm for v in values)
     out: set[str] = set()
-    for m in _verb_cues(body):
+    for m in verb_cues(body):
         end = _CLAUSE_END.search(body, m.end())
         stop = end.start() if end else len(body)
         after = [v for v in values if m.end() <= v.start < stop]
@@ -479,10 +477,20 @@ def _contrasted(body: str, values: tuple[Value, ...]) -> tuple[Value, ...]:
     return tuple(out)
 
 
+def _has_cue(text: str) -> bool:
+    """Whether ``text`` holds a change cue: a correction marker or a verb of change."""
+    return MARKER_CUE.search(text) is not None or bool(verb_cues(text))
+
+
+def _says_changed(text: str) -> bool:
+    """Whether ``text`` says something changed: a correction marker or a verb of change."""
+    return _SAYS_CHANGED.search(text) is not None or bool(verb_cues(text))
+
+
 def _retired(body: str, values: tuple[Value, ...]) -> tuple[str, ...]:
     """Values a change says no longer hold: "moved *from Berlin*", "*instead of* tea", "*no
     longer* on Falcon", "rather than X", "not X anymore"."""
-    if CUE.search(body) is None:
+    if not _has_cue(body):
         return ()
     return tuple(v.norm for v in values if _RETIRED.search(body[: v.start]) is not None)
 
