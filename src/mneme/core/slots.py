@@ -566,6 +566,16 @@ def _same_values(
         # "Lena handed the Thursday critique over to Marco" after "Lena runs the Thursday
         # critique": everything the older one said, and what changed.
         return SlotJudgement(SlotRelation.UPDATE, "says what it held changed")
+    if (
+        about
+        and ctx.same_author
+        and ctx.same_conversation
+        and _said_of_other_things(new, old, about)
+    ):
+        # "I would like to check the weather on 8th of March." / "... and will fly out on 8th
+        # of March.": one author's date or number again, said of something else in each
+        # clause, is a coincidence of values, not the same fact said twice (ADR 0081).
+        return SlotJudgement(SlotRelation.UNKNOWN, "the same value said of another thing")
     if about and (agree or _same_roles(new, old, about)):
         # One value restated in its role, in other words or with more ("I'm headed to Willard
         # Hicks" / "So a shared cab for 1 to Willard Hicks?"): evidence, kept apart.
@@ -699,6 +709,19 @@ def _clause_negated(statement: Statement, norms: frozenset[str]) -> bool:
         for v, clause in zip(statement.values, statement.clauses, strict=True)
         if v.norm in norms
     )
+
+
+def _said_of_other_things(new: Statement, old: Statement, norms: frozenset[str]) -> bool:
+    """Whether every shared value is a count, date, time or amount (no name: one name said
+    twice is one thing talked of) that each statement's clause says something else of (the
+    clause test of :func:`clauses_agree`, for a value that did not change)."""
+    if any(v.norm in norms and v.kind in _NAMING for v in new.values):
+        return False
+    for n in norms:
+        a, b = _clause_words(new, n), _clause_words(old, n)
+        if not a or not b or _words_agree(a, b):
+            return False
+    return True
 
 
 def _same_roles(new: Statement, old: Statement, norms: frozenset[str]) -> bool:

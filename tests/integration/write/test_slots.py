@@ -877,3 +877,43 @@ def test_what_a_later_statement_changes_of_the_authors_plan(mem, clock, turns, l
     said, r = _answered(mem, clock, turns, "t9", 2, later)
     assert _changed(r, said) == (status == "superseded")
     assert mem.get(said).status.value == status
+
+
+_COINCIDENCES = [
+    # SGD dev 13_00035, 13_00078 and 14_00106: one date said of the weather (or tickets) and
+    # then of a trip (or a hotel); neither is evidence for the other, each clause saying what
+    # its date is of.
+    (
+        "User: I would like to check the weather in Porto on 9th of June.",
+        "User: That's fine. I'd like to find a train going there as well. I will leave on 9th "
+        "of June.",
+        False,
+    ),
+    (
+        "User: Can you find me the weather for the 3rd of this month?",
+        "User: Okay, can you find me some trains to Porto? I want to leave on the 3rd of this "
+        "month.",
+        False,
+    ),
+    (
+        "User: I'd like two concert tickets on the 2nd of this month.",
+        "User: Okay. I want to find a hotel also, something cheap on the 2nd of this month.",
+        False,
+    ),
+    # The same date said of the same thing again is evidence for it.
+    (
+        "User: I want to leave for Porto on the 9th of June.",
+        "User: Please find me a train, I want to leave on the 9th of June.",
+        True,
+    ),
+]
+
+
+@pytest.mark.parametrize(("first_said", "again", "evidence"), _COINCIDENCES)
+def test_one_date_said_of_two_things_is_no_evidence_for_either(
+    mem, clock, first_said, again, evidence
+):
+    old = say(mem, clock, first_said, session="t13").memory_ids[0]
+    r = say(mem, clock, again, session="t13")
+    assert (old in {d.target_id for d in r.decisions}) == evidence
+    assert mem.get(old).status.value == "active"
