@@ -375,7 +375,7 @@ def _one_change(
         # "The API timeout is 30 seconds." / "The database timeout is 5 seconds.": without a
         # cue, a value said of another subject is another slot.
         return SlotJudgement(SlotRelation.DIFFERENT, f"another {kind.value} of another subject")
-    if own and not cued and not claimed and not _asked_alike(new, old, change):
+    if own and not cued and not claimed and not _asked_alike(new, old, change.new, change.old):
         # A bare answer fills the slot its question asks for: "Thursday next week." to "What
         # date?" and "March 9th." to "Which day is the return flight?" are two slots.
         return SlotJudgement(
@@ -550,6 +550,11 @@ def _same_values(
         # Captain Marvel and don't mind no subtitles?" / "Captain Marvel is good."): what the
         # two share is compared below; no merge may lose the denial.
     agree = frames_agree(new, old)
+    if ctx.same_author and ctx.same_conversation and _asked_apart(new, old, about):
+        # "march 13th works" to "what date then?" (the car) and "yes march 13th" to "wanna
+        # visit it?" (the flat): one author's one value given for two questions is two slots,
+        # not one fact said twice; merged, a later change of either retires both (ADR 0081).
+        return SlotJudgement(SlotRelation.DIFFERENT, "the same value for another question")
     if (
         not denies
         and new.norms <= old.norms
@@ -575,7 +580,7 @@ def _same_values(
         # "I would like to check the weather on 8th of March." / "... and will fly out on 8th
         # of March.": one author's date or number again, said of something else in each
         # clause, is a coincidence of values, not the same fact said twice (ADR 0081).
-        return SlotJudgement(SlotRelation.UNKNOWN, "the same value said of another thing")
+        return SlotJudgement(SlotRelation.DIFFERENT, "the same value said of another thing")
     if about and (agree or _same_roles(new, old, about)):
         # One value restated in its role, in other words or with more ("I'm headed to Willard
         # Hicks" / "So a shared cab for 1 to Willard Hicks?"): evidence, kept apart.
@@ -824,7 +829,16 @@ def is_bare(statement: Statement) -> bool:
     return bool(statement.values) and not _said_besides(statement, ())
 
 
-def _asked_alike(new: Statement, old: Statement, change: _Change) -> bool:
+def _asked_apart(new: Statement, old: Statement, norms: frozenset[str]) -> bool:
+    """Whether a bare answer and another statement of the same values fill other slots as far
+    as the questions they answer tell (:func:`_asked_alike`, for a value that did not
+    change)."""
+    if new.answered is None and old.answered is None:
+        return False
+    return not all(_asked_alike(new, old, n, n) for n in norms)
+
+
+def _asked_alike(new: Statement, old: Statement, new_norm: str, old_norm: str) -> bool:
     """Whether two statements of one author fill one slot as far as the questions they answer
     tell: when either is a bare answer, what its question asks (its content words) must be
     what the other's question asks, or what the other says of its value, one perhaps saying
@@ -832,8 +846,8 @@ def _asked_alike(new: Statement, old: Statement, change: _Change) -> bool:
     ("Which day is the return flight?")."""
     if new.answered is None and old.answered is None:
         return True
-    a = _slot_words(new, change.new)
-    b = _slot_words(old, change.old)
+    a = _slot_words(new, new_norm)
+    b = _slot_words(old, old_norm)
     if a == b:
         return True
     return bool(a) and bool(b) and (a <= b or b <= a)

@@ -917,3 +917,37 @@ def test_one_date_said_of_two_things_is_no_evidence_for_either(
     r = say(mem, clock, again, session="t13")
     assert (old in {d.target_id for d in r.decisions}) == evidence
     assert mem.get(old).status.value == "active"
+
+
+_TWO_QUESTIONS = [
+    # SGD test 11_00114 (all lower case): the car's return date, then the flat's visit date,
+    # each "march 13th"; merged, a later change of the visit retired the car's date too.
+    [
+        "User: I want a rental car.",
+        "Assistant: until what date?",
+        "User: march 13th works",
+        "Assistant: $180 in total.",
+        "User: ok. and I need a flat too",
+        "Assistant: when do you want to see it?",
+        "User: yes march 13th",
+    ],
+    [
+        "User: I need a car.",
+        "Assistant: Which day will you return it?",
+        "User: The 9th works for me.",
+        "Assistant: Booked. Anything else?",
+        "User: Find me a dentist.",
+        "Assistant: Which day should I book the appointment?",
+        "User: the 9th",
+    ],
+]
+
+
+@pytest.mark.parametrize("turns", _TWO_QUESTIONS)
+def test_one_value_given_for_two_questions_is_two_memories(mem, clock, turns):
+    said = _dialogue(mem, clock, turns, "t14")
+    first_answer, second_answer = said[2], said[-1]
+    assert [d.verdict for d in second_answer.decisions] == [Verdict.ADD]
+    assert set(second_answer.memory_ids).isdisjoint(first_answer.memory_ids)
+    for uid in (*first_answer.memory_ids, *second_answer.memory_ids):
+        assert mem.get(uid).status.value == "active"
