@@ -19,7 +19,9 @@ that author's latest statement of the value's kind there). The answer is one
 - ``NEGATION``: the same values, one denies what the other affirms: a question (or an UPDATE
   when the newer one says it stopped);
 - ``DIFFERENT``: different slots: nothing to decide ("for the Kepler bid ... 4 June" and "for
-  the Tycho bid ... 9 June" differ in two values: two bids, not one deadline);
+  the Tycho bid ... 9 June" differ in two values: two bids, not one deadline); also one
+  author's same date or count said of another thing, or given for another question, which
+  is neither a restatement nor evidence (ADR 0081);
 - ``UNKNOWN``: no values to compare; the text rules decide.
 
 One slot is one frame: the values that differ are of one kind and sit under the same
