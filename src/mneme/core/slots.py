@@ -835,8 +835,6 @@ def _asked_apart(new: Statement, old: Statement, norms: frozenset[str]) -> bool:
     """Whether a bare answer and another statement of the same values fill other slots as far
     as the questions they answer tell (:func:`_asked_alike`, for a value that did not
     change)."""
-    if new.answered is None and old.answered is None:
-        return False
     return not all(_asked_alike(new, old, n, n) for n in norms)
 
 
