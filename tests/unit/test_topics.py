@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 
-from mneme.core.topics import Said, brought_up, introduced, introductions
+from mneme.core.topics import (
+    Said,
+    brought_up,
+    introduced,
+    introductions,
+    mentions,
+    named_things,
+    returned_to,
+)
 
 T0 = dt.datetime(2024, 5, 1, 9, 0, tzinfo=dt.UTC)
 
@@ -95,3 +103,53 @@ def test_a_value_is_no_part_of_the_thing_brought_up():
     assert introduced("User: How about a Festival, on May 2nd?") == ()
     # A count still counts when its number is a value: "of four" is how many, not a thing.
     assert introduced("User: we need a room for a group of five") == ("room",)
+
+
+def test_things_named_by_article_or_demonstrative():
+    heads = [
+        (p.head, p.back) for p in named_things("User: Let's book that hotel room, not the spa.")
+    ]
+    assert heads == [("room", True), ("spa", False)]
+    assert {p.head for p in named_things("User: I want to check the weather in NYC.")} == {
+        "weather"
+    }
+    assert named_things("User: I think that the 9th works.") == ()  # "that" opens no phrase
+
+
+def _weather_then_hotel() -> list[Said]:
+    return [
+        Said("User: I need a hotel in Denver.", _at(0)),
+        Said("Assistant: The Curtis has rooms.", _at(1)),
+        Said("User: What is the weather like there on the 9th?", _at(2)),
+        Said("Assistant: Sunny, 70 degrees.", _at(3)),
+        Said("User: Good, let's book that hotel.", _at(4)),
+        Said("User: I'm checking in on the 7th.", _at(5)),
+    ]
+
+
+def test_coming_back_to_a_thing_left_for_another():
+    said = _weather_then_hotel()
+    things, named = introductions(said, "user"), mentions(said, "user")
+    # after the weather's date, the author came back to the hotel
+    assert returned_to(things, named, _at(2)) == ("hotel",)
+    # pointing at the thing they were talking of all along is no return
+    assert returned_to(things, named, _at(0)) == ()
+    assert returned_to(things, named, None) == ()
+
+
+def test_pointing_back_at_the_current_thing_or_a_thing_never_brought_up_is_no_return():
+    said = [
+        Said("User: I want a table at Rosie's on March 2nd.", _at(0)),
+        Said("User: Can you check the menu?", _at(1)),
+        Said("User: OK, book that table for the 4th.", _at(2)),
+    ]
+    # by the older statement the author was talking of the table: coming back to it after
+    # the menu is the same thing
+    assert returned_to(introductions(said, "user"), mentions(said, "user"), _at(0)) == ()
+    said = [
+        Said("Assistant: Should I make a reservation?", _at(0)),
+        Said("User: Yes, a table on that day.", _at(1)),
+        Said("User: Book that reservation again at six pm.", _at(2)),
+    ]
+    # the reservation was the assistant's word: the author brought up no such thing
+    assert returned_to(introductions(said, "user"), mentions(said, "user"), _at(1)) == ()

@@ -96,7 +96,15 @@ from mneme.core.slots import (
     role_of,
 )
 from mneme.core.statements import Statement, analyze, analyze_knowing, in_turn, wonders
-from mneme.core.topics import Introduction, Said, brought_up, introductions
+from mneme.core.topics import (
+    Introduction,
+    Mention,
+    Said,
+    brought_up,
+    introductions,
+    mentions,
+    returned_to,
+)
 from mneme.core.values import MONTH_NAMES, Kind
 from mneme.core.wordlists import ARTICLES, STOPWORDS
 
@@ -282,13 +290,14 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
     things = (
         introductions(new.conversation, statement.author) if new.conversation is not None else None
     )
+    named = mentions(new.conversation, statement.author) if new.conversation is not None else ()
     pairs: list[tuple[_Pair, Neighbour]] = []
     for nb in neighbours:
         if nb.retired and not nb.holds:
             continue
         pair = _slot_pair(
             new, statement, nb, latest.get(nb.unit_id, Latest()), config, talking, things,
-            roles_said, own, names,
+            roles_said, own, names, named,
         )  # fmt: skip
         if nb.retired:
             # A statement already retired for another value is judged only as the author's
@@ -556,6 +565,7 @@ def _slot_pair(
     roles_said: frozenset[tuple[Kind, str | None]] = frozenset(),
     own: tuple[Statement, ...] = (),
     names: frozenset[str] = frozenset(),
+    named: Sequence[Mention] = (),
 ) -> _Pair | None:
     """What the slot rules say of one neighbour (``mneme.core.slots``); ``_UNDECIDED`` when
     they cannot tell (then the text and claim rules below decide)."""
@@ -585,6 +595,11 @@ def _slot_pair(
         prompt=_question(new.prompt),
         brought_up=(
             brought_up(things, nb.when)
+            if things is not None and same_author and _same_conversation(new, nb)
+            else ()
+        ),
+        returned_to=(
+            returned_to(things, named, nb.when)
             if things is not None and same_author and _same_conversation(new, nb)
             else ()
         ),

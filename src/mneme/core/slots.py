@@ -115,6 +115,9 @@ class Context:
     #: What the newer one's author brought up since the older one, in the same conversation
     #: ("is there a bus from Vancouver?" after the car's dates): their next value is its.
     brought_up: tuple[str, ...] = ()
+    #: What the newer one's author came back to since the older one, leaving what they talked
+    #: of then ("the weather" ... "Let's book that hotel."): their next value is its.
+    returned_to: tuple[str, ...] = ()
     #: The author's earlier statements in the conversation (live, or retired with a value
     #: still held): a cued value whose clause says what one of them says of its value points
     #: there, not at the author's latest value of the kind.
@@ -489,7 +492,11 @@ def _brought_up(ctx: Context) -> str | None:
     """Why a value is another thing's, if it is: its author brought up something new since the
     older one ("I need it for March 3rd." for the car, "is there a bus from Vancouver?",
     "Actually, the 2nd of this month."), cue or not (ADR 0071)."""
-    return f"said after bringing up {', '.join(ctx.brought_up)}" if ctx.brought_up else None
+    if ctx.brought_up:
+        return f"said after bringing up {', '.join(ctx.brought_up)}"
+    if ctx.returned_to:
+        return f"said after coming back to {', '.join(ctx.returned_to)}"
+    return None
 
 
 def _asked_elsewhere(prompt: Statement | None, old: Statement, change: _Change) -> bool:

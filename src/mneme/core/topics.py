@@ -15,6 +15,10 @@ change of plans") or that counts ("a party of four") brings up nothing. A thing 
 phrase and is never its head ("a compact car Saturday" brings up a car, "a Psychiatrist" nothing:
 the value is what is said of a thing; ADR 0080).
 
+A speaker *comes back* to a thing when they point at one they brought up earlier with a
+demonstrative ("let's book that hotel") after talking of another ("the weather on the 9th"):
+what they say next is the thing's they came back to (ADR 0082).
+
 Pure: the caller hands over the conversation's statements in time order.
 """
 
@@ -41,6 +45,7 @@ from mneme.core.wordlists import (
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+|[^\sA-Za-z\d]")
 _INDEFINITE = frozenset(("a", "an"))
+_DEMONSTRATIVES = frozenset(("that", "this", "those", "these"))
 _JOINING = frozenset((
     "they", "it", "him", "them", "us", "and", "or", "but", "so", "if", "because", "than",
     "as", "that", "which", "who", "whom", "where", "when", "there", "here", "then", "please",
@@ -67,6 +72,27 @@ def introduced(text: str) -> tuple[str, ...]:
     article to the first function word (a preposition, an article, a pronoun, an auxiliary,
     a conjunction) or punctuation; its head is its last word that is no stop word ("a one
     way *flight* there")."""
+    return tuple(p.head for p in _phrases(text, _INDEFINITE, added=True))
+
+
+@lru_cache(maxsize=4096)
+def named_things(text: str) -> tuple[Phrase, ...]:
+    """Every noun phrase of a text opened by an article or a demonstrative ("the weather",
+    "a hotel", "that hotel room"), read as :func:`introduced` reads the indefinite ones."""
+    return _phrases(text, ARTICLES, added=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """A noun phrase: its head, its content words (singular, lower case) and whether a
+    demonstrative opened it ("that hotel room": pointing back at a thing said before)."""
+
+    head: str
+    words: frozenset[str]
+    back: bool
+
+
+def _phrases(text: str, openers: frozenset[str], *, added: bool) -> tuple[Phrase, ...]:
     said = analyze(text)
     found = list(_WORD.finditer(said.body))
     # A word inside a value ("a compact car Saturday", "a Psychiatrist") is no part of a
@@ -74,13 +100,14 @@ def introduced(text: str) -> tuple[str, ...]:
     valued = [any(v.start < m.end() and m.start() < v.end for v in said.values) for m in found]
     said_words = [m.group(0) for m in found]
     words = [w if not inside else "," for w, inside in zip(said_words, valued, strict=True)]
-    out: list[str] = []
+    out: list[Phrase] = []
     for i, w in enumerate(words):
-        if w.casefold() == "too" and i > 1 and _thing_before(words, i):
+        if added and w.casefold() == "too" and i > 1 and _thing_before(words, i):
             # "I'll need rental car too": what is added is a thing of its own, article or not
-            out.append(singular(words[i - 1].casefold()))
+            head = singular(words[i - 1].casefold())
+            out.append(Phrase(head, frozenset((singular(words[i - 2].casefold()), head)), False))
             continue
-        if w.casefold() not in _INDEFINITE:
+        if w.casefold() not in openers:
             continue
         run: list[str] = []
         for nxt in words[i + 1 :]:
@@ -91,9 +118,10 @@ def introduced(text: str) -> tuple[str, ...]:
         after = [w.casefold() for w in said_words[i + 1 + len(run) : i + 3 + len(run)]]
         if len(after) == 2 and after[0] == "of" and _is_number(after[1]):
             continue  # "a party of four", "a group of 3": how many, not a thing
-        content = [r for r in run if r not in STOPWORDS]
+        content = [singular(r) for r in run if r not in STOPWORDS]
         if content:
-            out.append(singular(content[-1]))
+            back = w.casefold() in _DEMONSTRATIVES
+            out.append(Phrase(content[-1], frozenset(content), back))
     return tuple(out)
 
 
@@ -142,3 +170,42 @@ def brought_up(things: Sequence[Introduction], since: dt.datetime | None) -> tup
     """The heads of ``things`` brought up after ``since`` (strictly later), in order; none
     when ``since`` is unknown."""
     return () if since is None else tuple(t.head for t in things if t.when > since)
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A thing a speaker named with an article or a demonstrative, and when."""
+
+    phrase: Phrase
+    when: dt.datetime
+
+
+def mentions(conversation: Sequence[Said], author: str | None) -> tuple[Mention, ...]:
+    """The things ``author`` named in ``conversation`` (time order), each phrase opened by an
+    article or a demonstrative; a statement said at an unknown time names nothing."""
+    out: list[Mention] = []
+    for said in conversation:
+        if said.when is not None and analyze(said.text).author == author:
+            out += [Mention(p, said.when) for p in named_things(said.text)]
+    return tuple(out)
+
+
+def returned_to(
+    things: Sequence[Introduction], named: Sequence[Mention], since: dt.datetime | None
+) -> tuple[str, ...]:
+    """The things the author brought up by ``since`` and pointed back at after it with a
+    demonstrative ("Let's book that hotel."), when the last thing they named by ``since`` was
+    another ("the weather"): the author left that thing for one talked about before, so what
+    they say next is of the thing they came back to. None when ``since`` is unknown."""
+    if since is None:
+        return ()
+    before = [m for m in named if m.when <= since]
+    if not before:
+        return ()
+    current = before[-1].phrase.head
+    earlier = {t.head for t in things if t.when <= since} - {current}
+    out: list[str] = []
+    for m in named:
+        if m.when > since and m.phrase.back and current not in m.phrase.words:
+            out += sorted(m.phrase.words & earlier)
+    return tuple(dict.fromkeys(out))

@@ -671,6 +671,39 @@ def test_one_author_changing_two_values_each_in_its_role_updates(mem, clock):
     assert mem.get(booking).status.value == "superseded"
 
 
+def test_a_value_said_after_coming_back_to_an_earlier_thing_is_that_things(mem, clock):
+    # SGD dev 14_00030 / test 14_00032: the user asked for a hotel, then the weather on a day,
+    # then "let's book that hotel": the check-in day they gave next retired the weather's day.
+    turns = [
+        "User: I need a hotel in Denver.",
+        "Assistant: The Curtis is a 4 star hotel downtown.",
+        "User: Please check the weather there.",
+        "Assistant: Sunny, around 70 degrees today.",
+        "User: And how about on the 9th?",
+        "Assistant: Some rain, around 60 degrees.",
+        "User: Fine, let's book that hotel.",
+        "Assistant: Are you checking in on the 9th?",
+    ]
+    weather, r = _answered(mem, clock, turns, "t6", 4, "User: I am checking in on the 7th.")
+    assert not _changed(r, weather)
+    assert mem.get(weather).status.value == "active"
+
+
+def test_coming_back_to_the_thing_talked_of_all_along_still_changes_it(mem, clock):
+    turns = [
+        "User: I need a hotel in Denver, checking in on the 9th.",
+        "Assistant: The Curtis is a 4 star hotel downtown.",
+        "User: What will the weather be like there?",
+        "Assistant: Sunny, around 70 degrees.",
+        "User: Great, let's book that hotel.",
+    ]
+    check_in, r = _answered(
+        mem, clock, turns, "t7", 0, "User: Actually, I am checking in on the 7th."
+    )
+    assert _changed(r, check_in)
+    assert mem.get(check_in).status.value == "superseded"
+
+
 def test_a_thing_brought_up_privately_leaves_a_shared_change_alone(mem, clock):
     # What a shared write does must not tell another agent what was said privately: a private
     # "is there a bus from Vancouver?" does not stop the shared correction from landing.
