@@ -217,7 +217,7 @@ def relate(
     changes = _changes(new, old)
     if not changes:
         return _same_values(new, old, shared, ctx, config)
-    if len(changes) > 1 and not _changed_together(changes, new, ctx):
+    if len(changes) > 1 and not _changed_together(changes, new, old, ctx):
         return SlotJudgement(
             SlotRelation.DIFFERENT, "more than one value differs: another subject or slot"
         )
@@ -230,7 +230,9 @@ def relate(
     return found
 
 
-def _changed_together(changes: Sequence[_Change], new: Statement, ctx: Context) -> bool:
+def _changed_together(
+    changes: Sequence[_Change], new: Statement, old: Statement, ctx: Context
+) -> bool:
     """Whether several changed values are one change of one statement: each new value is cued,
     or one author gives each in the role its old value had, none of them a name ("change that
     to a table for 1 at half past 12" after "a table for 2 at 6 in the evening"; ADR 0080). A
@@ -238,7 +240,15 @@ def _changed_together(changes: Sequence[_Change], new: Statement, ctx: Context) 
     is 9 June." after the Kepler bid's)."""
     if all(c.new in new.cued for c in changes):
         return True
-    return ctx.same_author and all(c.same_role and c.kind != Kind.NAME for c in changes)
+    return ctx.same_author and all(
+        c.same_role and c.kind != Kind.NAME and not _of_subjects(c, new, old) for c in changes
+    )
+
+
+def _of_subjects(change: _Change, new: Statement, old: Statement) -> bool:
+    """Whether a changed value is what each statement is about ("*Service 3* runs on host h3"
+    / "*Service 4* runs on host h4"): another subject, as for one changed value."""
+    return change.old in old.subjects and change.new in new.subjects
 
 
 def _no_change(
@@ -340,7 +350,7 @@ def _one_change(
         # "yesterday" said on one day and "last Friday" on another are told from two days:
         # not two values of one date.
         return SlotJudgement(SlotRelation.DIFFERENT, f"dates told from other days ({said})")
-    if old_value in old.subjects and new_value in new.subjects:
+    if _of_subjects(change, new, old):
         return SlotJudgement(SlotRelation.DIFFERENT, f"another subject ({said})")
     if _extends(new_value, old_value) and (
         frames_agree(new, old) or ctx.similarity >= config.near or ctx.same_claim_slot

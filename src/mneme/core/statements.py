@@ -72,7 +72,7 @@ VERB_CUE = re.compile(
     r"updat(?:e|ed|es|ing)|replac(?:e|ed|es|ing)|reschedul\w*|postpon\w*|renam\w*|"
     r"rais(?:e|ed|es|ing)|lower(?:ed|s|ing)?|increas\w*|decreas\w*|reduc\w*|cut|cuts|"
     r"dropp?(?:ed|s|ing)?|bump(?:ed|s)?|"
-    r"hand(?:ed|s)?\s+(?:\w+\s+){0,5}?over|took\s+over|takes\s+over|taking\s+over)\b",
+    r"hand(?:ed|s)?\s+(?:[\w'’-]+\s+){0,5}?over|took\s+over|takes\s+over|taking\s+over)\b",
     re.IGNORECASE,
 )
 #: One change cue or the other (what a caller may look for).

@@ -69,13 +69,17 @@ _KEY_BLOCK_END = re.compile(
 #: The rest of a JSON web token: detect-secrets' pattern ends lazily, before the signature.
 _JWT_TAIL = re.compile(r"[A-Za-z0-9_\-+/=.]*")
 
-#: "my password is hunter2", "the wifi passcode was 'x7!k'", "PIN: 4831". The value must not
-#: be a plain word (that is how people talk about passwords: "my password is wrong", "the
-#: password is on the fridge"): it holds a digit or a symbol, or is quoted.
+#: "my password is hunter2", "the wifi passcode was 'x7!k'", "PIN: 4831", and a change of one
+#: ("the password is now x7k2", "changed the PIN to 4831", "the password was reset to
+#: 'q9!z'"). The value must not be a plain word (that is how people talk about passwords:
+#: "my password is wrong", "the password is on the fridge"): it holds a digit or a symbol, or
+#: is quoted.
 _SAID_PASSWORD = re.compile(
     r"\b(?:password|passcode|passphrase|passwd|pin(?: code| number)?)"
     r"(?:\s+(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w.-]{1,30})?"
-    r"\s*(?:is|was|=|:|-)\s*"
+    r"\s*(?:(?:(?:is|was|has\s+been|'s)\s+)?(?:now\s+|still\s+)?"
+    r"(?:(?:changed|set|updated|reset|switched|rotated)\s+)?to\b"
+    r"|(?:is|was|has\s+been|'s)(?:\s+(?:now|still))?\b|=|:|-)\s*"
     r"(?:(?P<q>[\"'`“‘])(?P<quoted>[^\"'`”’\s]{3,64})[\"'`”’]"
     r"|(?P<bare>(?=\S*[\d!#$%&*+/=?@^_~])[^\s\"'`,;]{4,64}?))"
     r"(?=[\s,;!?)\]]|[.](?:\s|$)|$)",

@@ -78,6 +78,29 @@ def test_a_password_said_in_words_is_found_only_when_it_looks_like_one(
     assert detector.find("my password is long and the code was easy") == []
 
 
+@pytest.mark.parametrize(
+    ("said", "secret"),
+    [
+        ("The Wi-Fi password changed to birch77.", "birch77"),
+        ("Set the wifi password to oak99 please.", "oak99"),
+        ("The password is now x7k2.", "x7k2"),
+        ("the password was reset to 'q9!z'", "q9!z"),
+        ("The password has been updated to Zeta#42 since Monday.", "Zeta#42"),
+    ],
+)
+def test_a_changed_password_is_found_as_the_first_one_was(
+    detector: Detector, said: str, secret: str
+) -> None:
+    # A new user's probe: "The Wi-Fi password is maple22." was redacted, and the change that
+    # followed it ("... changed to birch77.") was stored in the clear.
+    assert [said[f.start : f.end] for f in detector.find(said)] == [secret]
+
+
+def test_talk_of_changing_a_password_names_none(detector: Detector) -> None:
+    assert detector.find("I changed my password to something easier.") == []
+    assert detector.find("The password is now on the fridge.") == []
+
+
 def test_a_private_key_is_redacted_whole_block_and_not_the_text_after_it(
     detector: Detector,
 ) -> None:
