@@ -8,6 +8,7 @@ redaction of spans, and the audit summary, which names kinds and counts and neve
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -68,6 +69,12 @@ Tagger = Callable[[Kind, str], str]
 
 def placeholder(kind: Kind, tag: str = "") -> str:
     return f"[redacted:{kind.value}#{tag}]" if tag else f"[redacted:{kind.value}]"
+
+
+#: A placeholder as :func:`placeholder` writes it: one value where a secret was.
+PLACEHOLDER = re.compile(
+    r"\[redacted:(?:" + "|".join(k.value for k in Kind) + r")(?:#[0-9a-f]+)?\]"
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,14 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
 
-from mneme.core.statements import PREPOSITIONS, Statement, analyze, verb_cues, wonders
+from mneme.core.statements import (
+    PREPOSITIONS,
+    Statement,
+    analyze,
+    subject_end,
+    verb_cues,
+    wonders,
+)
 from mneme.core.timeexpr import single_day
 from mneme.core.values import Kind, is_relative
 from mneme.core.wordlists import AUX, COPULAS, STOPWORDS
@@ -188,7 +195,12 @@ def relate(
             return SlotJudgement(SlotRelation.SUPPORT, "takes up a value the other speaker offered")
         return SlotJudgement(SlotRelation.DIFFERENT, "a question states nothing")
     unread = [r for r in new.retired if r not in old.norms and _says(old.body, r)]
-    if unread and not (old.norms - new.norms) and ctx.similarity >= config.same_frame:
+    if (
+        unread
+        and not (old.norms - new.norms)
+        and ctx.similarity >= config.same_frame
+        and _held_moved(new, old, unread[0], ctx)
+    ):
         # "Dev took over the billing service from Marta." / "Marta owns the billing service.":
         # the name the older one opens with is no value of its own (a capital at a sentence's
         # start says nothing), but the newer one names it as what no longer holds.
@@ -209,7 +221,11 @@ def relate(
         return SlotJudgement(SlotRelation.DIFFERENT, "two authors, each about themselves")
     shared = new.norms & old.norms
     retired = set(new.retired) & old.norms
-    if retired and not (old.norms - new.norms - retired):
+    if (
+        retired
+        and not (old.norms - new.norms - retired)
+        and _held_moved(new, old, sorted(retired)[0], ctx)
+    ):
         value = sorted(retired)[0]
         return SlotJudgement(
             SlotRelation.UPDATE, f"says '{value}' no longer holds", old_value=value
@@ -228,6 +244,39 @@ def relate(
     if why:
         return replace(found, relation=SlotRelation.DIFFERENT, reason=f"{why}: {found.reason}")
     return found
+
+
+def _held_moved(new: Statement, old: Statement, value: str, ctx: Context) -> bool:
+    """Whether what ``old`` holds of a value ``new`` says no longer holds is what ``new``
+    moved. Its holder ("*Marta* owns the billing service") leaves what it held, so ``new``
+    names that ("Dev took over the *billing service* from Marta"; not "Marta is on the
+    platform team"); a place or thing left ("Alice lives in *Berlin*") is left by what
+    ``old`` is about, so ``new`` names that too, and no other subject ("Alice moved from
+    Berlin"; not "Alice's sister moved from Berlin", nor "We moved the offsite from Berlin"
+    for "The meetup is in Berlin")."""
+    end = subject_end(old.body)
+    held_by_value = value not in old.norms or any(
+        v.norm == value and v.start < end for v in old.values
+    )
+    if held_by_value:
+        verb = re.match(r"\s*\S+", old.body[end:])
+        held = _words_between(old, end + (verb.end() if verb else 0), len(old.body))
+        return held <= frame_words(new.frame)
+    held = _words_between(old, 0, end)
+    if ctx.other_subjects:
+        # Another subject moved from it ("Alice's sister"), unless what ``old`` is about is
+        # what ``new`` says moved ("Karl took over as *release manager* from Sara").
+        return bool(held) and held <= _words_between(new, subject_end(new.body), len(new.body))
+    return held <= frame_words(new.frame)
+
+
+def _words_between(statement: Statement, start: int, end: int) -> frozenset[str]:
+    """The content words of a stretch of a statement's body, its values left out."""
+    text = statement.body[start:end]
+    for v in sorted(statement.values, key=lambda v: -v.start):
+        if start <= v.start and v.end <= end:
+            text = text[: v.start - start] + " " + text[v.end - start :]
+    return frame_words(text.casefold())
 
 
 def _changed_together(
@@ -548,6 +597,7 @@ def _same_values(
         and old.norms < new.norms
         and ctx.similarity >= config.cue_latest
         and not new.ends_asking
+        and all(_held_moved(new, old, r, ctx) for r in set(new.retired) & old.norms)
     )
     denies = new.negated != old.negated and _denies_in_clause(new, old, about)
     if denies:

@@ -65,6 +65,8 @@ _LEADING_MARKER = (
 MARKER_CUE = re.compile(f"{_MARKER_WORDS}|{_LEADING_MARKER}", re.IGNORECASE)
 #: The markers alone, wherever they stand ("a round trip *instead*").
 CHANGE_MARKER = re.compile(_MARKER_WORDS, re.IGNORECASE)
+#: A hand-over ("handed the on-call rota over"): who hands something over no longer holds it.
+_HAND_OVER = r"hand(?:ed|s)?\s+(?:[\w'’-]+\s+){0,5}?over"
 #: Verbs of change: they mark as changed only the values that follow them ("moved *to
 #: Berlin* in 2019" changed where, not when).
 VERB_CUE = re.compile(
@@ -72,12 +74,13 @@ VERB_CUE = re.compile(
     r"updat(?:e|ed|es|ing)|replac(?:e|ed|es|ing)|reschedul\w*|postpon\w*|renam\w*|"
     r"rais(?:e|ed|es|ing)|lower(?:ed|s|ing)?|increas\w*|decreas\w*|reduc\w*|cut|cuts|"
     r"dropp?(?:ed|s|ing)?|bump(?:ed|s)?|"
-    r"hand(?:ed|s)?\s+(?:[\w'’-]+\s+){0,5}?over|took\s+over|takes\s+over|taking\s+over)\b",
+    rf"{_HAND_OVER}|took\s+over|takes\s+over|taking\s+over)\b",
     re.IGNORECASE,
 )
 #: One change cue or the other (what a caller may look for).
 CUE = re.compile(f"(?:{MARKER_CUE.pattern})|(?:{VERB_CUE.pattern})", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[.;!?]|,\s+(?:and|but)\b")
+_HANDED = re.compile(rf"\b{_HAND_OVER}\b", re.IGNORECASE)
 #: After a cue, the values a statement says no longer hold: "from Berlin", "instead of X",
 #: "no longer X", "rather than X", "not X anymore".
 _RETIRED = re.compile(
@@ -489,10 +492,16 @@ def _says_changed(text: str) -> bool:
 
 def _retired(body: str, values: tuple[Value, ...]) -> tuple[str, ...]:
     """Values a change says no longer hold: "moved *from Berlin*", "*instead of* tea", "*no
-    longer* on Falcon", "rather than X", "not X anymore"."""
+    longer* on Falcon", "rather than X", "not X anymore", and who handed something over
+    ("*Mira* handed the rota over to Dev")."""
     if not _has_cue(body):
         return ()
-    return tuple(v.norm for v in values if _RETIRED.search(body[: v.start]) is not None)
+    out = [v.norm for v in values if _RETIRED.search(body[: v.start]) is not None]
+    for m in _HANDED.finditer(body):
+        # the giver is said in the hand-over's clause, before it ("took over" names the taker)
+        begin = max((e.end() for e in _CLAUSE_END.finditer(body, 0, m.start())), default=0)
+        out += [v.norm for v in values if begin <= v.start and v.end <= m.start()]
+    return tuple(dict.fromkeys(out))
 
 
 #: Words that end a subject: auxiliaries and copulas (a closed class); a lowercase word

@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 from functools import lru_cache
+from itertools import chain
 
 from mneme.core.language import entity_mentions
+from mneme.core.sensitive import PLACEHOLDER
 from mneme.core.wordlists import STOPWORDS
 
 
@@ -555,7 +557,9 @@ def find_values(text: str) -> tuple[Value, ...]:
                 return
         found.append(Value(kind, text[start:end], start, end, _norm(kind, text[start:end])))
 
-    for m in _ADDRESSED.finditer(text):  # an e-mail address or a web address is one code
+    # A redacted secret ("[redacted:password#7ca1]"), an e-mail address or a web address is
+    # one code.
+    for m in chain(PLACEHOLDER.finditer(text), _ADDRESSED.finditer(text)):
         add(Kind.CODE, m.start(), m.end())
     times, dates, spelled = _may_hold(text)
     for start, end in _time_spans(text) if times else ():

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+import mneme
+from mneme.core.model import Verdict
 from mneme.core.sensitive import (
     Finding,
     Policy,
@@ -94,6 +96,22 @@ def test_a_changed_password_is_found_as_the_first_one_was(
     # A new user's probe: "The Wi-Fi password is maple22." was redacted, and the change that
     # followed it ("... changed to birch77.") was stored in the clear.
     assert [said[f.start : f.end] for f in detector.find(said)] == [secret]
+
+
+def test_a_changed_password_supersedes_the_first_and_no_secret_is_stored(tmp_path: Path) -> None:
+    mem = mneme.Memory.open(str(tmp_path / "pw.db"))
+    try:
+        first = mem.retain("The Wi-Fi password is maple22.", bank="b", agent="a", session="s")
+        r = mem.retain("The Wi-Fi password changed to birch77.", bank="b", agent="a", session="s")
+        assert [d.verdict for d in r.decisions] == [Verdict.SUPERSEDE]
+        assert r.decisions[0].target_id == first.memory_ids[0]
+        assert "birch77" not in (r.decisions[0].reason or "")
+    finally:
+        mem.close()
+    for stored in tmp_path.iterdir():  # the database, its WAL and its index files
+        if stored.is_file():
+            assert b"birch77" not in stored.read_bytes(), stored.name
+            assert b"maple22" not in stored.read_bytes(), stored.name
 
 
 def test_talk_of_changing_a_password_names_none(detector: Detector) -> None:
