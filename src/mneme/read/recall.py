@@ -26,6 +26,7 @@ from mneme.core.model import (
     ConflictRef,
     Hit,
     Network,
+    Scope,
     Unit,
     UnitStatus,
     UnitType,
@@ -698,13 +699,19 @@ class Recaller:
 
     def _with_conflicts(self, q: Query, hits: list[Hit]) -> list[Hit]:
         """Each hit's *open* conflicts: the conflict id, the other party and its sources.
-        A settled conflict is gone from hits; another party the viewer may not see is never
-        named."""
+        A settled conflict is gone from hits; another party the agent may not see is never
+        named. A personal recall still flags its hits disputed by another agent's shared
+        statement: what the agent recalls of its own is contested, whichever scope it asked
+        in (the other party is read in the collective scope, which holds no one else's
+        private statement)."""
         open_ = self._open_conflicts(q, (h.unit for h in hits))
         if not open_:
             return hits
         others = sorted({o for pairs in open_.values() for _, o in pairs})
-        units = self.store.memories.get_units(q.viewer, others)
+        seen = (
+            q.viewer if q.viewer.scope == Scope.OWNER else replace(q.viewer, scope=Scope.COLLECTIVE)
+        )
+        units = self.store.memories.get_units(seen, others)
         out = []
         for h in hits:
             refs = tuple(

@@ -225,6 +225,20 @@ def test_a_conflict_keeps_both_parties_and_links_them(mem):
     assert any(h.conflicts for h in hits)
 
 
+def test_a_personal_recall_flags_a_hit_another_agent_disputes(mem):
+    # A new user's probe: a1 asked in its own (personal) scope and got "3 May" with no
+    # conflict on it, though a2's shared "10 May" disputed it: the other party was looked up
+    # in the personal scope, where a2's statement is not, and the conflict was dropped.
+    cid, a, b = _conflict(mem, "c1p")
+    (hit,) = [h for h in mem.recall("When is the launch?", bank="c1p", agent="a1") if h.id == a]
+    assert [(c.conflict_id, c.unit_id) for c in hit.conflicts] == [(cid, b)]
+    # another agent's private statement is never named, in any scope
+    mem.retain("The launch date is 17 May.", bank="c1p", agent="a3", visibility="private")
+    for scope in ("personal", "collective"):
+        for h in mem.recall("When is the launch?", bank="c1p", agent="a1", scope=scope):
+            assert {c.unit_id for c in h.conflicts} <= {a, b}
+
+
 def test_resolving_as_supersede_retires_the_loser(mem):
     cid, a, b = _conflict(mem, "c2")
     mem.conflicts.resolve(cid, "supersede", actor="rev1", winner=b)
