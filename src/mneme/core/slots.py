@@ -283,15 +283,29 @@ def _changed_together(
     changes: Sequence[_Change], new: Statement, old: Statement, ctx: Context
 ) -> bool:
     """Whether several changed values are one change of one statement: each new value is cued,
-    or one author gives each in the role its old value had, none of them a name ("change that
-    to a table for 1 at half past 12" after "a table for 2 at 6 in the evening"; ADR 0080). A
-    changed name with another value is another thing ("For the Tycho bid, the review deadline
-    is 9 June." after the Kepler bid's)."""
+    or one author gives each in the role its old value had in one conversation, none of them a
+    name ("change that to a table for 1 at half past 12" after "a table for 2 at 6 in the
+    evening"; ADR 0080). A changed name with another value is another thing ("For the Tycho
+    bid, the review deadline is 9 June." after the Kepler bid's); so are two records said
+    outside any conversation whose values all differ ("log: db-1 disk usage at 19% at
+    2026-11-18 03:23" / "... 63% at 2026-11-22 02:48": two readings, ADR 0083)."""
     if all(c.new in new.cued for c in changes):
         return True
-    return ctx.same_author and all(
-        c.same_role and c.kind != Kind.NAME and not _of_subjects(c, new, old) for c in changes
+    return (
+        ctx.same_author
+        and ctx.same_conversation
+        and all(
+            c.same_role and c.kind != Kind.NAME and not _of_subjects(c, new, old) for c in changes
+        )
     )
+
+
+def _reports_past(statement: Statement) -> bool:
+    """Whether a statement reports what happened: its first verb, right after its subject, is
+    a regular past ("web-1 *restarted* at 22:38", "the certificate *renewed*")."""
+    end = subject_end(statement.body)
+    verb = re.match(r"\s*([a-z]+)\b", statement.body[end:]) if end else None
+    return verb is not None and len(verb.group(1)) > 4 and verb.group(1).endswith("ed")
 
 
 def _of_subjects(change: _Change, new: Statement, old: Statement) -> bool:
@@ -401,6 +415,18 @@ def _one_change(
         return SlotJudgement(SlotRelation.DIFFERENT, f"dates told from other days ({said})")
     if _of_subjects(change, new, old):
         return SlotJudgement(SlotRelation.DIFFERENT, f"another subject ({said})")
+    if (
+        kind == Kind.TIME
+        and not ctx.same_conversation
+        and change.new not in new.cued
+        and _reports_past(new)
+        and _reports_past(old)
+    ):
+        # "log: web-1 rotated logs at 2026-11-09 00:40" / "... at 03:29": what happened,
+        # said again at another time of day outside any conversation, happened again; a
+        # schedule ("The standup is at 9:15") or a conversation's plans change instead, and
+        # "I moved to Berlin in 2019" / "... in 2021" still disagree (ADR 0083).
+        return SlotJudgement(SlotRelation.DIFFERENT, f"another occurrence ({said})")
     if _extends(new_value, old_value) and (
         frames_agree(new, old) or ctx.similarity >= config.near or ctx.same_claim_slot
     ):

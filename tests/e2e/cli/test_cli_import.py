@@ -161,3 +161,31 @@ def test_a_line_with_its_own_source_id_keeps_it(run: Run, db: str, tmp_path: Pat
     shown = run("show", "m-1", "--json")
     assert shown.exit_code == 0
     assert json.loads(shown.stdout)["source"]["text"] == "Moles dig at night."
+
+
+def _log_lines(n: int) -> list[bytes]:
+    """Machine logs: readings and events of five hosts, each with its own date and time."""
+    hosts = ["web-1", "web-2", "db-1", "cache-3", "queue-2"]
+    events = [
+        "restarted", "deployed version 1.{i}.2", "disk usage at {p}%", "latency p95 {m} ms",
+        "rotated logs", "cpu at {p}%", "backup finished in {m} s", "certificate renewed",
+    ]  # fmt: skip
+    out = []
+    for i in range(n):
+        what = events[(i * 5) % len(events)].format(i=i % 30, p=10 + (i * 37) % 89, m=50 + i * 7)
+        when = f"2026-11-{1 + (i * 11) % 28:02d} {(i * 7) % 24:02d}:{(i * 13) % 60:02d}"
+        out.append(json.dumps({"text": f"log: {hosts[i % 5]} {what} at {when}"}).encode())
+    return out
+
+
+def test_log_lines_imported_outside_a_conversation_are_readings_not_disputes(
+    run: Run, tmp_path: Path
+) -> None:
+    # A new user's probe: 400 "log: ..." lines imported with no session left 365 for a
+    # person's review ("db-1 disk usage at 19% at 11-18" / "... 63% at 11-22": two
+    # readings; "web-1 rotated logs at 00:40" / "... at 03:29": it happened twice).
+    path = write(tmp_path / "logs.jsonl", _log_lines(120))
+    assert run("import", str(path), "--bank", "ops", "--agent", "ingest").exit_code == 0
+    listed = run("--json", "conflicts", "list", "--bank", "ops")
+    assert listed.exit_code == 0
+    assert len(json.loads(listed.output)["conflicts"]) <= 3
