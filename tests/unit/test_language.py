@@ -412,6 +412,34 @@ def test_sentence_initial_word_before_a_name_verb_is_an_entity() -> None:
     assert names("Yesterday Alice moved to Berlin.") == [("Alice", "person"), ("Berlin", "place")]
 
 
+@pytest.mark.parametrize(
+    ("atom", "name"),
+    [
+        ("Mira owns the on-call rota.", "Mira"),
+        ("Dana leads the ingestion rewrite.", "Dana"),
+        ("Priya chairs our design review.", "Priya"),
+    ],
+)
+def test_a_lone_capital_before_a_verb_and_its_object_is_a_name(atom: str, name: str) -> None:
+    # A new user's probe: names the given-name list does not hold were no values when they
+    # opened a sentence with a verb outside the list ("owns", "leads"), so "Who leads the
+    # ingestion rewrite?" found "His name is Pepper." first (it named someone).
+    assert [n for n, _ in names(atom)] == [name]
+
+
+@pytest.mark.parametrize(
+    "atom",
+    [
+        "Pizza sounds good.",
+        "Everyone loves the new office.",
+        "Movie marathons with friends and popcorn, right?",
+        "Music helps me relax.",
+    ],
+)
+def test_a_capital_before_a_plural_or_a_verb_without_object_names_nothing(atom: str) -> None:
+    assert extract_entities(atom) == []
+
+
 def test_organizations_places_and_people_by_context() -> None:
     assert names("We walked through Central Park with my friend Zed from Acme Corp.") == [
         ("Central Park", "place"),

@@ -92,6 +92,9 @@ _NAME_FOLLOWERS = _PERSON_VERBS | _wordset(
     is was has had will can could would should does did and has isn wasn won
     """
 )
+#: What opens a verb's object right after it: determiners and possessives (closed classes).
+#: Not prepositions: "Movie marathons with friends" has a plural noun before one.
+_OBJECT_OPENERS = _wordset("the a an my our your his her their its this that these those")
 _RELATION_WORDS = _wordset(
     """
     friend friends sister brother mom mother dad father wife husband partner son daughter boss
@@ -395,7 +398,18 @@ def _accept_sentence_initial(words: list[str], run: _Run, toks: list[str]) -> bo
     if len(words[0]) > 5 and words[0].casefold().endswith("ing"):
         return False  # a gerund opening the sentence ("Gaming has brought me so much")
     nxt = toks[run.end].casefold() if run.end < len(toks) else ""
-    return nxt in _NAME_FOLLOWERS or (nxt.endswith("ed") and len(nxt) > 4)
+    if nxt in _NAME_FOLLOWERS or (nxt.endswith("ed") and len(nxt) > 4):
+        return True
+    # "Mira owns the rota", "Dana leads the rewrite": a verb in -s with its object after it
+    # (a determiner or a possessive opens it); "Pizza sounds good" names none.
+    after = toks[run.end + 1].casefold() if run.end + 1 < len(toks) else ""
+    return (
+        len(nxt) > 3
+        and toks[run.end].islower()
+        and nxt.endswith("s")
+        and not nxt.endswith(("ss", "us", "is"))
+        and after in _OBJECT_OPENERS
+    )
 
 
 def _acronym_after(run: _Run, toks: list[str]) -> str | None:

@@ -52,6 +52,7 @@ STOPWORDS: frozenset[str] = _wordset(
 #: (an entity, or the speaker of a transcript line: "Note: ..." is no speaker).
 NON_NAMES: frozenset[str] = STOPWORDS | _wordset(
     """
+    everyone everybody nobody somebody anybody
     hi hello hey wow haha hahaha lol omg yay aw aww ah oops hmm um uh well sure cool nice great
     good awesome amazing congrats congratulations sorry thanks welcome yep nope alright anyway
     actually honestly basically definitely absolutely totally seriously sounds glad happy
