@@ -573,6 +573,8 @@ def _slot_pair(
         return _merge(new, nb, "exact", "the same text")
     old = answering(analyze_knowing(nb.text, names), _question(nb.answers))
     same_author = _same_author(new, statement, nb)
+    # What the author brought up, or came back to, in the conversation they both belong to.
+    talk = things if same_author and _same_conversation(new, nb) else None
     a, b = nb.claim, new.claim
     one_slot = a is not None and b is not None and claim_slot(a) == claim_slot(b)
     many = one_slot and a is not None and not is_single_valued(a)
@@ -593,16 +595,8 @@ def _slot_pair(
         new_at=new.when,
         old_at=nb.when,
         prompt=_question(new.prompt),
-        brought_up=(
-            brought_up(things, nb.when)
-            if things is not None and same_author and _same_conversation(new, nb)
-            else ()
-        ),
-        returned_to=(
-            returned_to(things, named, nb.when)
-            if things is not None and same_author and _same_conversation(new, nb)
-            else ()
-        ),
+        brought_up=brought_up(talk, nb.when) if talk is not None else (),
+        returned_to=returned_to(talk, named, nb.when) if talk is not None else (),
         sibling_subjects=a is not None and b is not None and _siblings(a.subject, b.subject),
         other_subjects=a is not None
         and b is not None
