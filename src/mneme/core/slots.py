@@ -44,6 +44,7 @@ from mneme.core.statements import (
     PREPOSITIONS,
     Statement,
     analyze,
+    asks_about,
     subject_end,
     verb_cues,
     wonders,
@@ -168,7 +169,13 @@ def relate(
     new: Statement, old: Statement, ctx: Context, config: SlotConfig = SlotConfig()
 ) -> SlotJudgement:
     """What ``new`` does to ``old`` (see the module docstring)."""
-    if new.asks:
+    # What one author asks in a conversation ("What is the weather in Alamo on March 4th?")
+    # states the values it asks about; their next question or proposal with another value
+    # ("What about in Hayward?") moves what they ask about.
+    asked = (
+        ctx.same_author and ctx.same_conversation and asks_about(old) and new.ends_asking
+    )
+    if new.asks and not (asked and asks_about(new)):
         return SlotJudgement(SlotRelation.DIFFERENT, "a question states nothing")
     # Who talks and who is talked to ("Caroline: Thanks, Melanie!") is not what is said.
     speakers = frozenset(s.casefold() for s in (new.speaker, old.speaker) if s)
@@ -184,7 +191,7 @@ def relate(
         # Friday, I went to a workshop" are two events (LoCoMo: 4 more open conflicts when
         # every such pair compared as days).
         new, old = on_days(new, ctx.new_at), on_days(old, ctx.old_at)
-    if old.asks or (wonders(old) and not ctx.same_author):
+    if (old.asks and not asked) or (wonders(old) and not ctx.same_author):
         # A question states nothing, whether it asks for a value or whether one holds: the
         # other speaker's "0 checked bags are allowed." answers "Are two checked bags
         # allowed?", it does not contradict it. The author's own "Is Monday next week good?"

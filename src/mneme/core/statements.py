@@ -197,6 +197,18 @@ def wonders(statement: Statement) -> bool:
     return statement.ends_asking and _WONDERS.match(statement.body) is not None
 
 
+def asks_about(statement: Statement) -> bool:
+    """Whether a statement asks for something of the values it names ("What is the weather in
+    Alamo on March 4th?"): the values are what its author asks about, not an offer ("Would you
+    like True Grit?") or a request."""
+    return (
+        statement.asks
+        and statement.ends_asking
+        and bool(statement.values)
+        and _ASKS_WH.match(statement.body) is not None
+    )
+
+
 @lru_cache(maxsize=32768)
 def analyze(text: str) -> Statement:
     """The statement an atom makes. Pure and memoized; never raises on a string."""

@@ -1035,3 +1035,21 @@ def test_one_value_given_for_two_questions_is_two_memories(mem, clock, turns):
     assert set(second_answer.memory_ids).isdisjoint(first_answer.memory_ids)
     for uid in (*first_answer.memory_ids, *second_answer.memory_ids):
         assert mem.get(uid).status.value == "active"
+
+
+def test_asking_again_about_another_value_moves_what_the_author_asks_about(mem, clock):
+    # SGD dev 3_00106 / 3_00107, test 13_00054: "What is the expected weather in Inverness on
+    # March 10th?" then "What about in Union City?": the city asked about changed, and the
+    # first question stayed current beside the second.
+    asked = say(mem, clock, "User: What's the tide table for Whitstable on Saturday?", session="q1")
+    say(mem, clock, "Assistant: High tide at 6:10 and 18:40.", session="q1")
+    again = say(mem, clock, "User: And what about in Margate?", session="q1")
+    assert _changed(again, asked.memory_ids[0])
+    assert mem.get(asked.memory_ids[0]).status.value == "superseded"
+    # A question changes no statement ("I sail to Margate on Saturday" still holds), and another
+    # speaker asking about another value moves nothing of the first speaker's.
+    plan = say(mem, clock, "User: I sail from Whitstable on Saturday.", session="q2")
+    asks = say(mem, clock, "User: What's the tide table for Margate on Saturday?", session="q2")
+    assert not _changed(asks, plan.memory_ids[0])
+    theirs = say(mem, clock, "Assistant: What's the tide table for Ramsgate on Saturday?", session="q2")
+    assert not _changed(theirs, asks.memory_ids[0])
