@@ -1051,5 +1051,7 @@ def test_asking_again_about_another_value_moves_what_the_author_asks_about(mem, 
     plan = say(mem, clock, "User: I sail from Whitstable on Saturday.", session="q2")
     asks = say(mem, clock, "User: What's the tide table for Margate on Saturday?", session="q2")
     assert not _changed(asks, plan.memory_ids[0])
-    theirs = say(mem, clock, "Assistant: What's the tide table for Ramsgate on Saturday?", session="q2")
+    theirs = say(
+        mem, clock, "Assistant: What's the tide table for Ramsgate on Saturday?", session="q2"
+    )
     assert not _changed(theirs, asks.memory_ids[0])
