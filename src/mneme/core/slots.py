@@ -172,9 +172,7 @@ def relate(
     # What one author asks in a conversation ("What is the weather in Alamo on March 4th?")
     # states the values it asks about; their next question or proposal with another value
     # ("What about in Hayward?") moves what they ask about.
-    asked = (
-        ctx.same_author and ctx.same_conversation and asks_about(old) and new.ends_asking
-    )
+    asked = ctx.same_author and ctx.same_conversation and asks_about(old) and new.ends_asking
     if new.asks and not (asked and asks_about(new)):
         return SlotJudgement(SlotRelation.DIFFERENT, "a question states nothing")
     # Who talks and who is talked to ("Caroline: Thanks, Melanie!") is not what is said.
