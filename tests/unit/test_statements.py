@@ -387,6 +387,30 @@ def test_asking_to_try_again_with_a_value_is_a_change_cue():
         assert not analyze(text).cue, text
 
 
+def test_asking_for_an_attempt_cues_its_time_date_or_count_not_its_name():
+    # SGD test 14_00057 / dev 3_00021: "Try to book a table at 11:00" after "I want to reserve
+    # at 11:15", "Can you retry with 3:30 pm?" after "Set it at 4:15 in the evening.": another
+    # attempt at another time. SGD dev 1_00020: "Try to book me a table at Tanchito's" names the
+    # restaurant for the first time; a name is what to try, not another one.
+    s = analyze("User: Could you try to get us seats for 5 at 19:30?")
+    assert s.cued == s.norms
+    s = analyze("User: Can you retry with the 9th?")
+    assert s.norms
+    assert s.cued == s.norms
+    s = analyze("User: Try to get me a room at the Grand Budapest on the 4th.")
+    assert s.cued == {v.norm for v in s.values if v.kind == Kind.DATE}
+    assert s.cued
+    assert s.cued != s.norms  # the hotel's name is what to try
+    # Said of one's own efforts, not asked of the other speaker (LoCoMo: "I'm trying to stay
+    # positive" beside a photo of two turtles), it cues nothing.
+    for text in (
+        "Nate: I'm trying to stay positive with my 2 turtles.",
+        "Nate: We try to walk 3 times a week.",
+        "Nate: I want to try to run 5 miles.",
+    ):
+        assert not analyze(text).cued, text
+
+
 def test_a_cue_points_at_the_statement_that_says_the_same_of_its_value():
     # SGD test 13_00039: "I want to pick it up on March 9th." ... "I will return it March
     # 13th." ... "Is there anything else? I want to pick it up on the 7th." changes the

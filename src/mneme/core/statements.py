@@ -237,6 +237,8 @@ def _analyze(text: str, known: frozenset[str]) -> Statement:
     cued = _cued(body, values)
     if not cued and values and _asks_again(body):
         cued = frozenset(v.norm for v in values)
+    elif not cued and _RETRY.search(body) is not None:
+        cued = frozenset(v.norm for v in values if v.kind in _ATTEMPTED)
     cue = bool(cued) or _has_cue(body)
     contrasted = _contrasted(body, values)
     retired = tuple(dict.fromkeys(_retired(body, values) + tuple(v.norm for v in contrasted)))
@@ -357,6 +359,22 @@ _MIGHT_CHANGE = re.compile(
 _ASKS_OTHER = re.compile(r"\b(?:else|(?:an)?others?|alternatives?|again)\b", re.IGNORECASE)
 #: A request to the other speaker, after at most two words ("Yes. Can you ...", "Please ...").
 _ASKS_FOR = re.compile(r"^\s*(?:[\w']+[,.!]?\s+){0,2}?(?:please|can|could|would|will|try)\b", re.I)
+
+
+#: Asking for an attempt ("Try to book a table at 11:00", "Can you retry with 3:30 pm?"), not
+#: saying one's own ("I'm trying to stay positive", "we try to walk daily", "I'll try booking
+#: it", "you can try for Deardorf"): the
+#: time, date or count it names is another than the last attempt's. A name it names is what to
+#: try, often said for the first time ("Try to book me a table at Tanchito's").
+_RETRY = re.compile(
+    r"(?<!\bi )(?<!\bwe )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?<!\bto )(?<!\bcan )(?<!'ll )"
+    r"(?<!\bwill )"
+    r"\btry\s+(?:to|for|at|with|and|booking|making|reserving|getting|finding)\b|\bretry\b",
+    re.IGNORECASE,
+)
+
+
+_ATTEMPTED = frozenset({Kind.TIME, Kind.DATE, Kind.NUMBER, Kind.AMOUNT})
 
 
 def _asks_again(body: str) -> bool:

@@ -1055,3 +1055,15 @@ def test_asking_again_about_another_value_moves_what_the_author_asks_about(mem, 
         mem, clock, "Assistant: What's the tide table for Ramsgate on Saturday?", session="q2"
     )
     assert not _changed(theirs, asks.memory_ids[0])
+
+
+def test_another_attempt_at_another_time_changes_the_time(mem, clock):
+    # SGD test 14_00057 / dev 4_00098: "Try to book a table at 11:00" after "I want to reserve
+    # at 11:15" and a failed booking was kept beside the old time.
+    turns = [
+        "User: I'd like to reserve a court at the sports hall at 17:45.",
+        "Assistant: Sorry, the 17:45 slot is taken.",
+    ]
+    court, r = _answered(mem, clock, turns, "a1", 0, "User: Try to book a slot at 19:15.")
+    assert _changed(r, court)
+    assert mem.get(court).status.value == "superseded"
