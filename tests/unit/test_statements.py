@@ -387,6 +387,18 @@ def test_asking_to_try_again_with_a_value_is_a_change_cue():
         assert not analyze(text).cue, text
 
 
+def test_on_second_thought_is_a_change_cue():
+    # SGD dev 12_00025 / 8_00024, test 14_00088: "So on second thought, let's get a table for 1
+    # on March 14th." changed the table's count and day and read as another table.
+    for text in (
+        "Dana: On second thought, the offsite should be in Porto.",
+        "Dana: We'll need 6 seats on second thoughts.",
+    ):
+        s = analyze(text)
+        assert s.cue, text
+        assert s.cued == s.norms, text
+
+
 def test_asking_for_an_attempt_cues_its_time_date_or_count_not_its_name():
     # SGD test 14_00057 / dev 3_00021: "Try to book a table at 11:00" after "I want to reserve
     # at 11:15", "Can you retry with 3:30 pm?" after "Set it at 4:15 in the evening.": another

@@ -53,7 +53,8 @@ _LINKERS = _words(
 #: longer", "make it", "how about", a leading "No," / "Sorry," / "Wait,".
 _MARKER_WORDS = (
     r"\b(?:no\s+longer|any\s*more|instead|nowadays|these\s+days|actually|make\s+it(?!\s+to\b)|"
-    r"rather|how\s+about|what\s+about|correction|corrected|changed\s+my\s+mind|now)\b"
+    r"rather|how\s+about|what\s+about|correction|corrected|changed\s+my\s+mind|now|"
+    r"on\s+second\s+thoughts?)\b"
 )
 #: A leading "No" is a correction when it stands alone ("No, the 4th.", "No I want it today"):
 #: followed by a mark, the end or a function word. Before a content word it is a determiner
