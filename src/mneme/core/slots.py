@@ -228,7 +228,7 @@ def relate(
     retired = set(new.retired) & old.norms
     if (
         retired
-        and not (old.norms - new.norms - retired)
+        and not _kinds_of(old, old.norms - new.norms - retired) & _kinds_of(old, retired)
         and _held_moved(new, old, sorted(retired)[0], ctx)
     ):
         value = sorted(retired)[0]
@@ -249,6 +249,11 @@ def relate(
     if why:
         return replace(found, relation=SlotRelation.DIFFERENT, reason=f"{why}: {found.reason}")
     return found
+
+
+def _kinds_of(statement: Statement, norms: Iterable[str]) -> frozenset[Kind]:
+    wanted = frozenset(norms)
+    return frozenset(v.kind for v in statement.values if v.norm in wanted)
 
 
 def _held_moved(new: Statement, old: Statement, value: str, ctx: Context) -> bool:

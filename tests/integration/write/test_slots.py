@@ -1067,3 +1067,22 @@ def test_another_attempt_at_another_time_changes_the_time(mem, clock):
     court, r = _answered(mem, clock, turns, "a1", 0, "User: Try to book a slot at 19:15.")
     assert _changed(r, court)
     assert mem.get(court).status.value == "superseded"
+
+
+def test_a_value_said_to_no_longer_hold_retires_its_statement_whatever_else_it_held(mem, clock):
+    # SGD dev 6_00035: "No. I will be staying for seven days, not eight." left "... a
+    # reservation for eight days and will be checking in on the 2nd of March." current: the
+    # date, which did not change, kept the retired count standing.
+    held = say(
+        mem,
+        clock,
+        "User: I need the cabin for 5 nights, arriving on the 12th of June.",
+        session="t9",
+    )
+    say(mem, clock, "Assistant: Booking the cabin for 5 nights from June 12th.", session="t9")
+    r = say(mem, clock, "User: No. I'll stay for 4 nights, not 5.", session="t9")
+    assert _changed(r, held.memory_ids[0])
+    assert mem.get(held.memory_ids[0]).status.value == "superseded"
+    # The day did not change: the retired statement still answers for it (ADR 0075).
+    day = first(mem, "What day do I arrive at the cabin?")
+    assert "12th" in day.text
