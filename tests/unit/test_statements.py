@@ -399,6 +399,23 @@ def test_on_second_thought_is_a_change_cue():
         assert s.cued == s.norms, text
 
 
+def test_saying_that_is_wrong_opens_a_correction_and_denies_nothing():
+    # SGD test 14_00076 / 19_00079: "That is not right, because I want the reservation to be
+    # for three people at seven in the evening." read as a new claim that denied something.
+    for text in (
+        "Dana: That's not right, the workshop is on the 9th.",
+        "Dana: That is wrong. We need 4 laptops.",
+        "Dana: this was incorrect, the budget is $400",
+    ):
+        s = analyze(text)
+        assert s.cue, text
+        assert s.cued == s.norms, text
+        assert not s.negated, text
+    # Said of something else, it is an opinion, no correction.
+    s = analyze("Dana: It is not right that the park closes at 6pm.")
+    assert not s.cued
+
+
 def test_asking_for_an_attempt_cues_its_time_date_or_count_not_its_name():
     # SGD test 14_00057 / dev 3_00021: "Try to book a table at 11:00" after "I want to reserve
     # at 11:15", "Can you retry with 3:30 pm?" after "Set it at 4:15 in the evening.": another

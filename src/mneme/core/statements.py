@@ -60,8 +60,12 @@ _MARKER_WORDS = (
 #: followed by a mark, the end or a function word. Before a content word it is a determiner
 #: ("No problem, please confirm ... at 3 pm": an assistant's confirmation, not a change).
 _FUNCTION_WORDS = "|".join(re.escape(w) for w in sorted(STOPWORDS, key=len, reverse=True))
+#: Saying what was said back is wrong opens a correction ("That is not right, because I want
+#: the reservation for three people"): it denies nothing of what follows.
+_SAYS_WRONG = r"(?:that|this)(?:'s|’s|\s+is|\s+was)\s+(?:not\s+(?:right|correct)|wrong|incorrect)\b"
 _LEADING_MARKER = (
-    rf"^\s*(?:(?:no|nope|nah)\b(?=\s*(?:[^\w\s]|$|(?:{_FUNCTION_WORDS})\b))|(?:sorry|wait|oops)\b)"
+    rf"^\s*(?:(?:no|nope|nah)\b(?=\s*(?:[^\w\s]|$|(?:{_FUNCTION_WORDS})\b))|(?:sorry|wait|oops)\b|"
+    rf"{_SAYS_WRONG})"
 )
 MARKER_CUE = re.compile(f"{_MARKER_WORDS}|{_LEADING_MARKER}", re.IGNORECASE)
 #: The markers alone, wherever they stand ("a round trip *instead*").
@@ -98,7 +102,7 @@ _TAG = re.compile(
     r"(?:it|you|they|we|he|she|there|that|i)\s*\?\s*$",
     re.IGNORECASE,
 )
-_LEADING_NO = re.compile(r"^\s*(?:no|nope|nah)\b[\s,.!]*", re.IGNORECASE)
+_LEADING_NO = re.compile(rf"^\s*(?:no|nope|nah|{_SAYS_WRONG})\b[\s,.!]*", re.IGNORECASE)
 
 #: Reporting frames: "according to X, S", "S, according to X", "X says (that) S", "X gives Y
 #: as V" (then the body is "Y is V").
