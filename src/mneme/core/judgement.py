@@ -85,7 +85,6 @@ from mneme.core.keys import normalize_text
 from mneme.core.language import tokens
 from mneme.core.model import UnitStatus, UnitType, Verdict
 from mneme.core.slots import (
-    MEASURES,
     Context,
     Latest,
     SlotConfig,
@@ -105,7 +104,7 @@ from mneme.core.topics import (
     mentions,
     returned_to,
 )
-from mneme.core.values import MONTH_NAMES, Kind
+from mneme.core.values import MEASURES, MONTH_NAMES, Kind
 from mneme.core.wordlists import ARTICLES, STOPWORDS
 
 DESTRUCTIVE: frozenset[Verdict] = frozenset({Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT})

@@ -50,7 +50,7 @@ from mneme.core.statements import (
     wonders,
 )
 from mneme.core.timeexpr import single_day
-from mneme.core.values import Kind, is_relative
+from mneme.core.values import MEASURES, Kind, is_relative
 from mneme.core.wordlists import AUX, COPULAS, STOPWORDS
 
 
@@ -161,10 +161,6 @@ def kinds_in_roles(statement: Statement) -> frozenset[tuple[Kind, str | None]]:
     return frozenset((v.kind, role_of(statement, i)) for i, v in enumerate(statement.values))
 
 
-#: Kinds whose values are amounts or moments: a slot holds one of them at a time.
-MEASURES = frozenset({Kind.TIME, Kind.DATE, Kind.AMOUNT, Kind.NUMBER})
-
-
 def relate(
     new: Statement, old: Statement, ctx: Context, config: SlotConfig = SlotConfig()
 ) -> SlotJudgement:
@@ -252,6 +248,7 @@ def relate(
 
 
 def _kinds_of(statement: Statement, norms: Iterable[str]) -> frozenset[Kind]:
+    """The kinds of the statement's values among ``norms``."""
     wanted = frozenset(norms)
     return frozenset(v.kind for v in statement.values if v.norm in wanted)
 

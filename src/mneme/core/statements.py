@@ -29,7 +29,15 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from mneme.core.speakers import split_speaker
-from mneme.core.values import NUMBER_WORDS, Kind, Value, find_values, masked, with_known_names
+from mneme.core.values import (
+    MEASURES,
+    NUMBER_WORDS,
+    Kind,
+    Value,
+    find_values,
+    masked,
+    with_known_names,
+)
 from mneme.core.wordlists import ARTICLES, STOPWORDS
 
 
@@ -243,7 +251,7 @@ def _analyze(text: str, known: frozenset[str]) -> Statement:
     if not cued and values and _asks_again(body):
         cued = frozenset(v.norm for v in values)
     elif not cued and _RETRY.search(body) is not None:
-        cued = frozenset(v.norm for v in values if v.kind in _ATTEMPTED)
+        cued = frozenset(v.norm for v in values if v.kind in MEASURES)
     cue = bool(cued) or _has_cue(body)
     contrasted = _contrasted(body, values)
     retired = tuple(dict.fromkeys(_retired(body, values) + tuple(v.norm for v in contrasted)))
@@ -368,18 +376,15 @@ _ASKS_FOR = re.compile(r"^\s*(?:[\w']+[,.!]?\s+){0,2}?(?:please|can|could|would|
 
 #: Asking for an attempt ("Try to book a table at 11:00", "Can you retry with 3:30 pm?"), not
 #: saying one's own ("I'm trying to stay positive", "we try to walk daily", "I'll try booking
-#: it", "you can try for Deardorf"): the
-#: time, date or count it names is another than the last attempt's. A name it names is what to
-#: try, often said for the first time ("Try to book me a table at Tanchito's").
+#: it", "you can try for Deardorf"): the time, date, count or amount it names (a measure) is
+#: another than the last attempt's. A name it names is what to try, often said for the first
+#: time ("Try to book me a table at Tanchito's"). ADR 0084.
 _RETRY = re.compile(
     r"(?<!\bi )(?<!\bwe )(?<!\bthey )(?<!\bhe )(?<!\bshe )(?<!\bto )(?<!\bcan )(?<!'ll )"
     r"(?<!\bwill )"
     r"\btry\s+(?:to|for|at|with|and|booking|making|reserving|getting|finding)\b|\bretry\b",
     re.IGNORECASE,
 )
-
-
-_ATTEMPTED = frozenset({Kind.TIME, Kind.DATE, Kind.NUMBER, Kind.AMOUNT})
 
 
 def _asks_again(body: str) -> bool:

@@ -40,6 +40,10 @@ class Kind(StrEnum):
     NAME = "name"
 
 
+#: Kinds whose values are amounts or moments: a slot holds one of them at a time.
+MEASURES = frozenset({Kind.TIME, Kind.DATE, Kind.AMOUNT, Kind.NUMBER})
+
+
 #: The word a masked frame puts where a value of each kind was.
 MASK_WORD: dict[Kind, str] = {
     Kind.TIME: "a time",
