@@ -365,19 +365,25 @@ def test_asking_for_another_before_naming_a_value_corrects_the_turn():
     assert not turn_corrects("Dana: What else helps you out? It was a long week.")
 
 
+def _cues_every_value(*texts: str) -> None:
+    for text in texts:
+        s = analyze(text)
+        assert s.cue, text
+        assert s.norms, text
+        assert s.cued == s.norms, text
+        assert not s.negated, text
+
+
 def test_asking_to_try_again_with_a_value_is_a_change_cue():
     # SGD test 11_00062: "I'd like it to be at 3 pm." ... "Can you try again at 12 in the
     # afternoon?"
-    for text in (
+    _cues_every_value(
         "User: Can you try again at 12 in the afternoon?",
         "User: Please try again for the evening 7:30.",
         "User: Could you find me something else on the 8th?",
         # SGD test 13_00112: "Can you find another therapist in Martinez?"
         "User: Can you find another van in Leeds?",
-    ):
-        s = analyze(text)
-        assert s.cue, text
-        assert s.cued == s.norms, text
+    )
     # Said of what one did, not asked of the other speaker, it changes nothing.
     for text in (
         "Dana: I went to Lisbon again in May.",
@@ -390,27 +396,20 @@ def test_asking_to_try_again_with_a_value_is_a_change_cue():
 def test_on_second_thought_is_a_change_cue():
     # SGD dev 12_00025 / 8_00024, test 14_00088: "So on second thought, let's get a table for 1
     # on March 14th." changed the table's count and day and read as another table.
-    for text in (
+    _cues_every_value(
         "Dana: On second thought, the offsite should be in Porto.",
         "Dana: We'll need 6 seats on second thoughts.",
-    ):
-        s = analyze(text)
-        assert s.cue, text
-        assert s.cued == s.norms, text
+    )
 
 
 def test_saying_that_is_wrong_opens_a_correction_and_denies_nothing():
     # SGD test 14_00076 / 19_00079: "That is not right, because I want the reservation to be
     # for three people at seven in the evening." read as a new claim that denied something.
-    for text in (
+    _cues_every_value(
         "Dana: That's not right, the workshop is on the 9th.",
         "Dana: That is wrong. We need 4 laptops.",
         "Dana: this was incorrect, the budget is $400",
-    ):
-        s = analyze(text)
-        assert s.cue, text
-        assert s.cued == s.norms, text
-        assert not s.negated, text
+    )
     # Said of something else, it is an opinion, no correction.
     s = analyze("Dana: It is not right that the park closes at 6pm.")
     assert not s.cued
