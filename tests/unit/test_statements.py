@@ -215,6 +215,16 @@ def test_a_person_named_by_a_pronoun_after_an_opener_is_the_subject():
     assert not any("all my's" in a for a in atoms)
 
 
+def test_a_value_named_by_the_noun_before_of_takes_that_noun_s_preposition():
+    # SGD dev 1_00031: "I'm traveling to the city of Atlanta." / "Find me something to New
+    # York.": Atlanta's role was "of", so the destination did not change.
+    assert analyze("We fly to the city of Porto on Friday.").governors[0] == "to"
+    assert analyze("She lives in the town of Lewes.").governors == ("in",)
+    # A part of something keeps "of" (LoCoMo: "to any of the real Potter places").
+    assert analyze("Have you been to any of the Lisbon museums?").governors == ("of",)
+    assert analyze("I saw most of the Prado collection.").governors == ("of",)
+
+
 def test_a_statement_splits_its_source_and_keeps_each_value_s_role():
     s = analyze("The onboarding wiki gives the Falcon team's standup time as 09:15.")
     assert s.source == "the onboarding wiki"
