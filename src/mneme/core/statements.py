@@ -620,14 +620,19 @@ def _governor(body: str, value: Value) -> str | None:
     """The preposition right before a value (determiners skipped, and one noun that names
     what the value is: "in *room* Maple"), or None when the value is a subject or a direct
     object."""
-    words: list[str] = _WORD.findall(body[: value.start].casefold())
+    return _governor_before(_WORD.findall(body[: value.start].casefold()))
+
+
+def _governor_before(words: list[str]) -> str | None:
+    """The preposition governing what follows ``words`` (see :func:`_governor`)."""
     noun = False  # one noun that names what the value is may stand between ("in room Maple")
     for i in range(len(words) - 1, max(len(words) - 5, -1), -1):
         w = words[i]
-        if w == "of" and i > 0:
+        if w == "of" and i > 0 and words[i - 1] not in _PARTS:
             # "to the city of Atlanta": the noun before "of" names what the value is; the
-            # preposition before that noun is the value's.
-            outer = _governor_of_noun(words[:i])
+            # preposition before that noun is the value's. A part of something keeps "of"
+            # ("to any of", "in one of": the value is where the part is from).
+            outer = _governor_before(words[:i])
             if outer is not None:
                 return outer
         if w in PREPOSITIONS:
@@ -640,30 +645,12 @@ def _governor(body: str, value: Value) -> str | None:
     return None
 
 
-#: Words that take a part of what follows "of" ("all of", "most of", "the rest of").
-_PARTITIVES = _words("all most many much none both few several part rest lot lots plenty half")
-
-
-def _governor_of_noun(words: list[str]) -> str | None:
-    """The preposition before a noun phrase ending ``words`` ("to the city"), if any; none
-    before a part of something ("to any of", "in one of": the value is where the part is
-    from, not what it is)."""
-    last = words[-1] if words else ""
-    if (
-        not last.isalpha()
-        or last in _VERB_WORDS
-        or last in PREPOSITIONS
-        or last in _LINKERS
-        or last in _PARTITIVES
-        or last in NUMBER_WORDS
-    ):
-        return None
-    for w in reversed(words[-3:-1]):
-        if w in PREPOSITIONS:
-            return w
-        if w not in _LINKERS:
-            return None
-    return None
+#: Words that take a part of what follows "of" ("all of", "most of", "one of").
+_PARTS = (
+    _LINKERS
+    | NUMBER_WORDS
+    | _words("all most many much none both few several part rest lot lots plenty half")
+)
 
 
 def _counted(body: str, value: Value) -> str | None:
