@@ -157,3 +157,35 @@ def test_a_change_of_a_value_a_retired_statement_still_held_retires_it_for_that_
         assert [(d.verdict.value, d.target_id) for d in again.decisions] == [("SUPERSEDE", by_date)]
     finally:
         mem.close()
+
+
+def test_a_change_retires_the_authors_retired_statement_with_the_newer_echo_it_outranks(
+    target: str,
+) -> None:
+    # The author's statement, retired for its date, still holds the stay; the other speaker
+    # asks it back; the author changes the stay. The newest statement of the old value (the
+    # echo) is the target, and the author's own statement goes with it: it must not keep
+    # answering for the stay it no longer holds.
+    mem = mneme.Memory.open(target, embedder="hashing:15")
+    try:
+        (first,) = mem.retain(
+            "User: I plan on checking in on the 2nd, and staying for eleven days.",
+            bank="b", agent="a", session="s",
+        ).memory_ids  # fmt: skip
+        date = mem.retain(
+            "User: Make the check-in date March 4th instead.", bank="b", agent="a", session="s"
+        )
+        assert ("SUPERSEDE", first) in [(d.verdict.value, d.target_id) for d in date.decisions]
+        echo = mem.retain(
+            "Assistant: Are you still staying for 11 days?", bank="b", agent="a", session="s"
+        ).memory_ids[-1]
+        stay = mem.retain(
+            "User: No. I'll instead be staying for 8 days.", bank="b", agent="a", session="s"
+        )
+        retired = {d.target_id for d in stay.decisions if d.verdict.value == "SUPERSEDE"}
+        assert {first, echo} <= retired, stay.decisions
+        (by_stay,) = stay.memory_ids
+        assert mem.get(first).metadata["also_superseded_by"] == [by_stay]
+        assert mem.get(echo).status == UnitStatus.SUPERSEDED
+    finally:
+        mem.close()

@@ -388,11 +388,14 @@ class AtomWriter:
     def _retire_also(self, plan: Plan, unit: Unit, a: Assessment, out: Outcome) -> None:
         """The other statements of the value that changed, in the same conversation, go with
         the target (each with its own record, each restorable); one the new unit may not
-        retire stays."""
+        retire stays. So does the author's own statement already retired for another value
+        that still held this one: the judgement pairs a retired statement only then (ADR 0076),
+        and the newer echo it outranks by recency must not leave it answering for the value."""
         j = a.judgement
         why = f"{j.reason}; the same value said earlier in the conversation"
         for other in a.also:
-            if other.status not in LIVE or other.id in out.new_ids:
+            held = other.status == UnitStatus.SUPERSEDED
+            if not (other.status in LIVE or held) or other.id in out.new_ids:
                 continue
             if not may_retire(unit, other) or self._ruling(unit, other, j).ask:
                 continue
