@@ -1045,6 +1045,24 @@ def test_a_read_back_of_an_offer_the_other_speaker_took_up_is_said_back_to_them(
     assert relate(analyze(back), analyze(offer), elsewhere).relation != SlotRelation.SUPPORT
 
 
+def test_a_first_person_read_back_put_to_the_other_speaker_is_said_back_to_them():
+    # SGD dev 19_00014: "I am reserving 2 tickets to see the Trojans Vs Bulldogs. Is this
+    # correct?" speaks for the user's plan in the assistant's first person; read as two
+    # people each about themselves, it corroborated nothing.
+    said = analyze("User: No, actually, I want to see the Rockets Vs Comets.")
+    back = analyze("Assistant: Okay, I am reserving 2 tickets to see the Rockets Vs Comets.")
+    told = Context(0.66, False, True)
+    assert relate(back, said, told).relation == SlotRelation.DIFFERENT
+    asked = replace(told, asks_back=True)
+    assert relate(back, said, asked).relation == SlotRelation.SUPPORT
+    # two people each about themselves stay apart when the turn asks about another value
+    other = analyze("Melanie: I am going to see the Hawks Vs Owls.")
+    assert relate(other, said, asked).relation == SlotRelation.DIFFERENT
+    # and in another conversation nothing is said back
+    elsewhere = replace(asked, same_conversation=False)
+    assert relate(back, said, elsewhere).relation == SlotRelation.DIFFERENT
+
+
 def test_a_name_the_conversation_wrote_with_capitals_is_a_name_in_lower_case_too():
     # SGD dev 10_00106: "What about Hackers?" / "Sure, let's go with hackers.": the user's
     # lower case read no value, so the acceptance took up nothing.

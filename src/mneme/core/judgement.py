@@ -583,6 +583,7 @@ def _slot_pair(
         same_author=same_author,
         same_conversation=_same_conversation(new, nb),
         heard_others=statement.author is not None and bool(nb.voices - {statement.author}),
+        asks_back=(new.turn or "").rstrip().endswith("?"),
         latest_of_kind=latest.kinds,
         latest_in_role=latest.roles,
         roles_said=roles_said,

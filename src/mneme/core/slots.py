@@ -135,6 +135,9 @@ class Context:
     #: them ("Okay, Hellboy will do." merged into "... it is Hellboy." / "You want to rent
     #: Hellboy with no subtitles, correct?").
     heard_others: bool = False
+    #: The newer one's turn ends asking the other speaker ("So I'll rent Little, and play it
+    #: with no subtitles, okay?", "... Is this correct?"): what it says is put to them.
+    asks_back: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,6 +388,10 @@ def _says_back_to(new: Statement, old: Statement, ctx: Context) -> bool:
     said back, not two people's own."""
     if ctx.same_author or not ctx.same_conversation or new.cue or _changes(new, old):
         return False
+    if ctx.asks_back and old.norms <= new.norms:
+        # Every value of theirs said again in a turn put to them for confirmation ("I'd like
+        # to rent Little" / "So I'll rent Little, and play it with no subtitles, okay?").
+        return True
     body = new.body.casefold()
     for v in new.values:
         if v.norm not in old.norms:

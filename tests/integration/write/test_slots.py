@@ -901,6 +901,17 @@ _READ_BACKS = [
         "Assistant: You want to rent Labyrinth with no subtitles, correct?",
         1,
     ),
+    # SGD dev 19_00014: the assistant's first person speaks for the user's plan in a turn put
+    # to the user for confirmation; it was read as two people, each about themselves.
+    (
+        [
+            "User: I want tickets to a game.",
+            "Assistant: There is the Rockets Vs Comets on the 3rd.",
+            "User: No, actually, I want to see the Sharks Vs Giants.",
+        ],
+        "Assistant: Okay, I am reserving 2 tickets to see the Sharks Vs Giants. Is this correct?",
+        2,
+    ),
 ]
 
 
