@@ -1063,6 +1063,22 @@ def test_a_first_person_read_back_put_to_the_other_speaker_is_said_back_to_them(
     assert relate(back, said, elsewhere).relation == SlotRelation.DIFFERENT
 
 
+def test_every_value_said_back_in_other_words_for_confirmation_is_evidence():
+    # SGD dev 4_00092 and 6_00027: the read-back's words differ ("book at table" / "make the
+    # reservation", "play it" / "watch it"), so its values read as said of other things.
+    said = analyze("User: Can you instead make the reservation at 2:45 pm for 4 people?")
+    back = analyze("Assistant: Okay. You would rather book at table for 4 at 2:45 pm?")
+    told = Context(0.55, False, True)
+    assert relate(back, said, told).relation == SlotRelation.UNKNOWN
+    asked = replace(told, asks_back=True)
+    assert relate(back, said, asked).relation == SlotRelation.SUPPORT
+    # a read-back with another value changes or disputes it; it corroborates nothing
+    other = analyze("Assistant: Okay. You would rather book at table for 4 at 3:45 pm?")
+    assert relate(other, said, asked).relation != SlotRelation.SUPPORT
+    # one's own words asked again are no read-back
+    assert relate(back, said, replace(asked, same_author=True)).relation != SlotRelation.SUPPORT
+
+
 def test_a_name_the_conversation_wrote_with_capitals_is_a_name_in_lower_case_too():
     # SGD dev 10_00106: "What about Hackers?" / "Sure, let's go with hackers.": the user's
     # lower case read no value, so the acceptance took up nothing.

@@ -699,6 +699,11 @@ def _same_values(
         # first one said, with nothing changed ("I want to see Dogman." / "Please confirm:
         # watch Dogman with no subtitles."): grounding, evidence kept apart.
         return SlotJudgement(SlotRelation.SUPPORT, "the other speaker restates a named value")
+    if ctx.asks_back and not ctx.same_author and ctx.same_conversation and shared == old.norms:
+        # Every value said again, in other words, in a turn put to its author for confirmation
+        # ("Can you instead make the reservation at 1:15 pm for 3 people?" / "You would rather
+        # book at table for 3 at 1:15 pm?"): a read-back, whatever the words around.
+        return SlotJudgement(SlotRelation.SUPPORT, "says every value back for confirmation")
     return SlotJudgement(SlotRelation.UNKNOWN, "the same values, said of other things")
 
 
