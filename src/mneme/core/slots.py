@@ -51,7 +51,7 @@ from mneme.core.statements import (
 )
 from mneme.core.timeexpr import single_day
 from mneme.core.values import MEASURES, Kind, is_relative
-from mneme.core.wordlists import AUX, COPULAS, STOPWORDS
+from mneme.core.wordlists import AUX, COPULAS, IRREGULAR_PAST, STOPWORDS
 
 
 class SlotRelation(StrEnum):
@@ -310,12 +310,25 @@ def _changed_together(
     )
 
 
+def _first_verb(statement: Statement) -> str | None:
+    """The word right after the statement's subject, as written (lower case only)."""
+    end = subject_end(statement.body)
+    verb = re.match(r"\s*([a-z]+)\b", statement.body[end:]) if end else None
+    return verb.group(1) if verb is not None else None
+
+
 def _reports_past(statement: Statement) -> bool:
     """Whether a statement reports what happened: its first verb, right after its subject, is
     a regular past ("web-1 *restarted* at 22:38", "the certificate *renewed*")."""
-    end = subject_end(statement.body)
-    verb = re.match(r"\s*([a-z]+)\b", statement.body[end:]) if end else None
-    return verb is not None and len(verb.group(1)) > 4 and verb.group(1).endswith("ed")
+    verb = _first_verb(statement)
+    return verb is not None and len(verb) > 4 and verb.endswith("ed")
+
+
+def _tells_past(statement: Statement) -> bool:
+    """Whether a statement tells what happened, in a regular or an irregular past ("I *went*
+    to a concert in Paris", "we *hiked* around Lake Tahoe")."""
+    verb = _first_verb(statement)
+    return _reports_past(statement) or verb in IRREGULAR_PAST or verb in ("was", "were")
 
 
 def _of_subjects(change: _Change, new: Statement, old: Statement) -> bool:
@@ -328,7 +341,7 @@ def _no_change(
     found: SlotJudgement, new: Statement, old: Statement, change: _Change, ctx: Context
 ) -> str | None:
     """Why a change or a dispute of one value, read in its conversation, is neither, if it is."""
-    if not ctx.said_last and _asked_elsewhere(ctx.prompt, old, change):
+    if not ctx.said_last and _asked_elsewhere(ctx.prompt, old, change, ctx):
         # "Would you like to visit on March 6th?" / "No, I'd like to see it on the 7th.": the
         # answer changes what the other speaker's question asked about (the visit), not the
         # author's "I want to pick it up on the 6th", said turns before of something else. A
@@ -485,7 +498,11 @@ def _one_change(
         return SlotJudgement(
             SlotRelation.DIFFERENT, f"another {kind.value} asked for by another question"
         )
-    if own and not cued and not (claimed or clauses_agree(new, old, change)):
+    if (
+        own
+        and not cued
+        and not (claimed or _in_one_role(change, new, old) or clauses_agree(new, old, change))
+    ):
         # No cue, and each value said of something else in its own clause ("I want to fly
         # this Saturday" / "I want to return next Monday"), however alike the texts: two
         # slots of one plan, not a change.
@@ -537,6 +554,41 @@ def _lands_or_points(
         # is that one's: it neither lands nor points here (ADR 0077).
         return False, False
     return framed, pointed
+
+
+def _in_one_role(change: _Change, new: Statement, old: Statement) -> bool:
+    """Whether both values fill one named role: a name governed by one preposition that ends
+    its phrase ("a therapist *in* El Cerrito" / "a Family Counselor *in* Santa Rosa"). What is
+    said around it names what is sought, and that changes with the search; the role is what
+    the value is. A name that modifies the noun after it ("to a Study Abroad program", "to
+    explore Irish music") names a kind of that thing, not the role's value. Only what is asked
+    for moves so: one of the two asks or requests. Where one works and where one lives ("I
+    work in Berlin" / "I live in Potsdam") are two slots, and two things that happened in two
+    places ("I went to a concert in Paris" / "I had dinner in London") two events."""
+    return (
+        change.kind == Kind.NAME
+        and change.same_role
+        and change.role is not None
+        and _ends_phrase(new, change.new)
+        and _ends_phrase(old, change.old)
+        and any(s.ends_asking or _requests(s) for s in (new, old))
+        and not (_tells_past(new) or _tells_past(old))
+    )
+
+
+_NEXT_WORD = re.compile(r"\s*([A-Za-z][\w'’-]*)")
+
+
+def _ends_phrase(statement: Statement, norm: str) -> bool:
+    """Whether each place the statement says the value ends its phrase: no content word
+    follows it ("in Santa Rosa, so ...", "around New York.", not "Irish music")."""
+    for v in statement.values:
+        if v.norm != norm:
+            continue
+        m = _NEXT_WORD.match(statement.body, v.end)
+        if m is not None and m.group(1).casefold() not in STOPWORDS:
+            return False
+    return True
 
 
 def _roles_apart(change: _Change, cued: bool) -> str | None:
@@ -598,11 +650,21 @@ def _brought_up(ctx: Context) -> str | None:
     return None
 
 
-def _asked_elsewhere(prompt: Statement | None, old: Statement, change: _Change) -> bool:
+def _asked_elsewhere(
+    prompt: Statement | None, old: Statement, change: _Change, ctx: Context
+) -> bool:
     """Whether the question an answer follows asks about values of the changed kind, each said
     of something other than what ``old`` says its value of (both clauses name something the
-    other does not): the answer is about that, not about ``old``."""
+    other does not): the answer is about that, not about ``old``. Not when the question reads
+    the author's plan back, ``old``'s value with another of theirs ("okay so you want 1 room
+    for 4 days ... on march 4th?" after "i want to check in on the 4th"): it asks about
+    ``old``, in its own words."""
     if prompt is None or not prompt.ends_asking:
+        return False
+    if ctx.new_at is not None:
+        prompt = on_days(prompt, ctx.new_at)
+    theirs = old.norms.union(*(s.norms for s in ctx.own_statements))
+    if change.old in prompt.norms and len(prompt.norms & theirs) > 1:
         return False
     b = _clause_words(old, change.old)
     asked = [_clause_words(prompt, v.norm) for v in prompt.values if v.kind == change.kind]

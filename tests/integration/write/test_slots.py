@@ -1097,3 +1097,55 @@ def test_a_value_said_to_no_longer_hold_retires_its_statement_whatever_else_it_h
     # The day did not change: the retired statement still answers for it (ADR 0075).
     day = first(mem, "What day do I arrive at the cabin?")
     assert "12th" in day.text
+
+
+_ONE_ROLE = [
+    # SGD dev 13_00120: the place a search is for moves with the search, whatever is
+    # said around it ("help me find a therapist" / "anyone you can recommend"); the clause
+    # test read two things.
+    (
+        "User: Hello! Can you help me find a dentist in El Cerrito?",
+        "User: Is there anyone you can recommend in Santa Rosa?",
+        True,
+    ),
+    # where one works and where one lives are two slots: nothing is asked for
+    ("User: I work in Berlin.", "User: I live in Potsdam.", False),
+    # two things that happened in two places are two events, asked about or not
+    ("User: I went to a concert in Paris.", "User: Can you find me a hotel in London?", False),
+    # a name that modifies the noun after it names a kind of that thing, not the place
+    (
+        "User: Can you find me some Irish music in town?",
+        "User: Can you find me some Cuban music in town?",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(("said", "then", "moved"), _ONE_ROLE)
+def test_a_name_asked_for_in_one_role_moves_with_the_request(mem, clock, said, then, moved):
+    first_id = say(mem, clock, said, session="t-role").memory_ids[0]
+    r = say(mem, clock, then, session="t-role")
+    retired = {d.target_id for d in r.decisions if d.verdict == Verdict.SUPERSEDE}
+    assert (first_id in retired) is moved, r.decisions
+
+
+def test_an_answer_to_a_read_back_of_the_plan_changes_the_value_it_read_back(mem, clock):
+    # SGD dev 20_00072: the other speaker's question reads the user's plan back (the date
+    # with the stay), in other words than the user's; the answer's new date changes the
+    # user's date, it answers no other question.
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: i want to check in on march 4th.",
+            "Assistant: how long will your stay be?",
+            "User: i'll be there for 4 days.",
+            "Assistant: okay so you want 1 room for 4 days at the hotel lumen in lyon on "
+            "march 4th?",
+        ],
+        "d-plan",
+    )
+    check_in = said[0].memory_ids[0]
+    r = say(mem, clock, "User: actually, can you make my check in date the 8th of march?",
+            session="d-plan")  # fmt: skip
+    assert any(d.target_id == check_in and d.verdict == Verdict.SUPERSEDE for d in r.decisions)
