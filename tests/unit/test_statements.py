@@ -403,6 +403,23 @@ def test_asking_to_try_again_with_a_value_is_a_change_cue():
         assert not analyze(text).cue, text
 
 
+def test_a_question_that_cues_its_value_proposes_it():
+    # SGD dev 8_00069: "What would be available if I went to LAX instead?" asks, and its
+    # "instead" says which value it would change to: a proposal, not a question that states
+    # nothing.
+    proposal = analyze("User: What would be available if I went to Boise instead?")
+    assert not proposal.asks
+    assert proposal.cued == {"boise"}
+    plan = analyze("User: I'll be going to Reno from Vegas on March 13th.")
+    own = Context(0.41, True, True, frozenset({Kind.NAME, Kind.DATE}))
+    assert relate(proposal, plan, own).relation == SlotRelation.UPDATE
+    # an offer with the cue still asks the other speaker to decide; so does a question with
+    # no value of its own or no cue
+    assert analyze("Assistant: Would you like Boise instead?").asks
+    assert analyze("User: What else is there instead?").asks
+    assert analyze("User: What would be available in Boise?").asks
+
+
 def test_on_second_thought_is_a_change_cue():
     # SGD dev 12_00025 / 8_00024, test 14_00088: "So on second thought, let's get a table for 1
     # on March 14th." changed the table's count and day and read as another table.

@@ -263,6 +263,8 @@ def _analyze(text: str, known: frozenset[str]) -> Statement:
         question
         and (not values or _ASKS_WH.match(body) is not None or _OFFERS.search(body) is not None)
         and not _PROPOSES.match(body)
+        # "What would be available if I went to LAX instead?" proposes what it cues.
+        and not (cued and MARKER_CUE.search(body) and not _OFFERS.search(body))
     )
     core = _LEADING_NO.sub("", low)  # a leading "No," corrects; it negates nothing
     if contrasted:  # "Thursday, not Tuesday" affirms Thursday
