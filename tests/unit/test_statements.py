@@ -1062,38 +1062,38 @@ def test_a_read_back_of_an_offer_the_other_speaker_took_up_is_said_back_to_them(
     assert relate(analyze(back), analyze(offer), elsewhere).relation != SlotRelation.SUPPORT
 
 
-def test_a_first_person_read_back_put_to_the_other_speaker_is_said_back_to_them():
-    # SGD dev 19_00014: "I am reserving 2 tickets to see the Trojans Vs Bulldogs. Is this
-    # correct?" speaks for the user's plan in the assistant's first person; read as two
+_READ_BACKS = [
+    # SGD dev 19_00014: the assistant's first person speaks for the user's plan; read as two
     # people each about themselves, it corroborated nothing.
-    said = analyze("User: No, actually, I want to see the Rockets Vs Comets.")
-    back = analyze("Assistant: Okay, I am reserving 2 tickets to see the Rockets Vs Comets.")
-    told = Context(0.66, False, True)
-    assert relate(back, said, told).relation == SlotRelation.DIFFERENT
-    asked = replace(told, asks_back=True)
-    assert relate(back, said, asked).relation == SlotRelation.SUPPORT
-    # two people each about themselves stay apart when the turn asks about another value
-    other = analyze("Melanie: I am going to see the Hawks Vs Owls.")
-    assert relate(other, said, asked).relation == SlotRelation.DIFFERENT
-    # and in another conversation nothing is said back
-    elsewhere = replace(asked, same_conversation=False)
-    assert relate(back, said, elsewhere).relation == SlotRelation.DIFFERENT
-
-
-def test_every_value_said_back_in_other_words_for_confirmation_is_evidence():
+    (
+        "User: No, actually, I want to see the Rockets Vs Comets.",
+        "Assistant: Okay, I am reserving 2 tickets to see the Rockets Vs Comets.",
+        "Melanie: I am going to see the Hawks Vs Owls.",
+        SlotRelation.DIFFERENT,
+    ),
     # SGD dev 4_00092 and 6_00027: the read-back's words differ ("book at table" / "make the
     # reservation", "play it" / "watch it"), so its values read as said of other things.
-    said = analyze("User: Can you instead make the reservation at 2:45 pm for 4 people?")
-    back = analyze("Assistant: Okay. You would rather book at table for 4 at 2:45 pm?")
-    told = Context(0.55, False, True)
-    assert relate(back, said, told).relation == SlotRelation.UNKNOWN
+    (
+        "User: Can you instead make the reservation at 2:45 pm for 4 people?",
+        "Assistant: Okay. You would rather book at table for 4 at 2:45 pm?",
+        "Assistant: Okay. You would rather book at table for 4 at 3:45 pm?",
+        SlotRelation.UNKNOWN,
+    ),
+]
+
+
+@pytest.mark.parametrize(("said", "back", "other", "unasked"), _READ_BACKS)
+def test_every_value_said_back_in_a_turn_put_to_its_author_is_evidence(
+    said: str, back: str, other: str, unasked: SlotRelation
+) -> None:
+    told = Context(0.6, False, True)
+    assert relate(analyze(back), analyze(said), told).relation == unasked
     asked = replace(told, asks_back=True)
-    assert relate(back, said, asked).relation == SlotRelation.SUPPORT
-    # a read-back with another value changes or disputes it; it corroborates nothing
-    other = analyze("Assistant: Okay. You would rather book at table for 4 at 3:45 pm?")
-    assert relate(other, said, asked).relation != SlotRelation.SUPPORT
-    # one's own words asked again are no read-back
-    assert relate(back, said, replace(asked, same_author=True)).relation != SlotRelation.SUPPORT
+    assert relate(analyze(back), analyze(said), asked).relation == SlotRelation.SUPPORT
+    # another value, or another conversation: no read-back
+    assert relate(analyze(other), analyze(said), asked).relation != SlotRelation.SUPPORT
+    elsewhere = replace(asked, same_conversation=False)
+    assert relate(analyze(back), analyze(said), elsewhere).relation != SlotRelation.SUPPORT
 
 
 def test_a_name_the_conversation_wrote_with_capitals_is_a_name_in_lower_case_too():
