@@ -347,6 +347,11 @@ def test_a_correction_said_once_covers_the_whole_turn():
     assert not turn_corrects("Dana: Change the lid to Blue. The box is 14 kg.")
     # a leading "No," answers in its own sentence: it says nothing changed
     assert not turn_corrects("Dana: No, that's all for the van. Book a room in Leeds.")
+    # unless the sentence is a "No" and an apology, and nothing of its own (SGD dev 6_00079:
+    # "No, again, I'm sorry. I will only need the room for one day.")
+    assert turn_corrects("Dana: No, again, I'm sorry. I need the van for 2 days.")
+    assert turn_corrects("Dana: Nope, sorry. The van comes on the 2nd.")
+    assert not turn_corrects("Dana: The van comes on the 2nd. No, sorry.")  # nothing follows
 
 
 def test_a_change_the_speaker_might_make_corrects_nothing():

@@ -361,6 +361,7 @@ _LEADING_MARK = re.compile(_LEADING_MARKER + r"[\s,.!]*", re.IGNORECASE)
 #: of change is found by :func:`verb_cues`.
 _SAYS_CHANGED = re.compile(_MARKER_WORDS, re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+_APOLOGY = frozenset(("sorry", "again", "i'm", "im"))
 #: A change the speaker says they might make ("I might be able to change that if there is
 #: nothing available", "we may move it"): a possibility, not a correction. Asked of the other
 #: speaker ("Could you change that date?") it is a request, and still one.
@@ -416,10 +417,20 @@ def turn_corrects(turn: str) -> bool:
         not said[i]
         and (
             (_says_changed(_LEADING_MARK.sub("", x)) and not _MIGHT_CHANGE.search(x))
-            or (_asks_again(x) and any(said[i + 1 :]))
+            or ((_asks_again(x) or _only_no(x)) and any(said[i + 1 :]))
         )
         for i, x in enumerate(sentences)
     )
+
+
+def _only_no(sentence: str) -> bool:
+    """Whether a sentence is a "No" and nothing more than an apology ("No, again, I'm
+    sorry."): it answers nothing of its own, so the value said next corrects (not "No, that's
+    all for the flight.")."""
+    if _LEADING_NO.match(sentence) is None:
+        return False
+    rest = _LEADING_MARK.sub("", _LEADING_NO.sub("", sentence)).casefold()
+    return all(w in STOPWORDS or w in _APOLOGY for w in _WORD.findall(rest))
 
 
 def in_turn(statement: Statement, turn: str | None) -> Statement:
