@@ -399,12 +399,14 @@ def _says_back_to(new: Statement, old: Statement, ctx: Context) -> bool:
     again, with no change cue and no value changed ("I need a cab to 1200 Callowhill
     Street." / "I'll get you a shared ride cab to 1200 Callowhill Street"): one person's plan
     said back, not two people's own."""
-    if ctx.same_author or not ctx.same_conversation or new.cue or _changes(new, old):
+    if new.cue or _changes(new, old):
         return False
-    if ctx.asks_back and old.norms <= new.norms:
+    if _put_back(new, old, ctx):
         # Every value of theirs said again in a turn put to them for confirmation ("I'd like
         # to rent Little" / "So I'll rent Little, and play it with no subtitles, okay?").
         return True
+    if ctx.same_author or not ctx.same_conversation:
+        return False
     body = new.body.casefold()
     for v in new.values:
         if v.norm not in old.norms:
@@ -416,6 +418,18 @@ def _says_back_to(new: Statement, old: Statement, ctx: Context) -> bool:
         if not _YOU.isdisjoint(re.findall(r"[\w']+", body[start : min(ends, default=len(body))])):
             return True
     return False
+
+
+def _put_back(new: Statement, old: Statement, ctx: Context) -> bool:
+    """Whether the other speaker, in one conversation, says every value of the older one
+    again in a turn that asks them back (``ctx.asks_back``): a read-back for confirmation."""
+    return (
+        ctx.asks_back
+        and not ctx.same_author
+        and ctx.same_conversation
+        and bool(old.norms)
+        and old.norms <= new.norms
+    )
 
 
 def _each_own(new: Statement, old: Statement) -> bool:
@@ -761,7 +775,7 @@ def _same_values(
         # first one said, with nothing changed ("I want to see Dogman." / "Please confirm:
         # watch Dogman with no subtitles."): grounding, evidence kept apart.
         return SlotJudgement(SlotRelation.SUPPORT, "the other speaker restates a named value")
-    if ctx.asks_back and not ctx.same_author and ctx.same_conversation and shared == old.norms:
+    if _put_back(new, old, ctx):
         # Every value said again, in other words, in a turn put to its author for confirmation
         # ("Can you instead make the reservation at 1:15 pm for 3 people?" / "You would rather
         # book at table for 3 at 1:15 pm?"): a read-back, whatever the words around.

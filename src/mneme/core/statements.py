@@ -259,12 +259,13 @@ def _analyze(text: str, known: frozenset[str]) -> Statement:
         _WH.match(body) is not None and not body.rstrip().endswith(".")
     )
     # "What about the 14th?" proposes a value; "What is their phone number?" asks for one.
+    offers = _OFFERS.search(body) is not None
     asks = (
         question
-        and (not values or _ASKS_WH.match(body) is not None or _OFFERS.search(body) is not None)
+        and (not values or _ASKS_WH.match(body) is not None or offers)
         and not _PROPOSES.match(body)
         # "What would be available if I went to LAX instead?" proposes what it cues.
-        and not (cued and MARKER_CUE.search(body) and not _OFFERS.search(body))
+        and not (cued and MARKER_CUE.search(body) and not offers)
     )
     core = _LEADING_NO.sub("", low)  # a leading "No," corrects; it negates nothing
     if contrasted:  # "Thursday, not Tuesday" affirms Thursday
@@ -361,7 +362,8 @@ _LEADING_MARK = re.compile(_LEADING_MARKER + r"[\s,.!]*", re.IGNORECASE)
 #: of change is found by :func:`verb_cues`.
 _SAYS_CHANGED = re.compile(_MARKER_WORDS, re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")
-_APOLOGY = frozenset(("sorry", "again", "i'm", "im"))
+#: Words of an apology that are no stop words ("No, again, I'm sorry.").
+_APOLOGY = frozenset(("sorry", "i'm"))
 #: A change the speaker says they might make ("I might be able to change that if there is
 #: nothing available", "we may move it"): a possibility, not a correction. Asked of the other
 #: speaker ("Could you change that date?") it is a request, and still one.
