@@ -25,6 +25,10 @@ from mneme.core.values import Kind, find_values, masked, normalize_value
         ("No, the appointment needs to be at evening 5.", [(Kind.TIME, "evening 5")]),
         ("on the 4th of this month", [(Kind.DATE, "the 4th of this month")]),
         ("Their phone number is 408-247-8880.", [(Kind.CODE, "408-247-8880")]),
+        # a phone number that ends like a year is still one number, no date
+        ("Their phone number is 707-242-1989.", [(Kind.CODE, "707-242-1989")]),
+        ("Call 707.242.2019 today", [(Kind.CODE, "707.242.2019"), (Kind.DATE, "today")]),
+        ("It ran from 2019-2020.", [(Kind.DATE, "2019"), (Kind.DATE, "2020")]),
         ("its part number is RX-5531.", [(Kind.CODE, "RX-5531")]),
         ("My email is ana@old.com.", [(Kind.CODE, "ana@old.com")]),
         (

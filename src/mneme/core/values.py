@@ -111,7 +111,8 @@ _DATE = re.compile(
     rf"the\s+{_ORD}\b|"
     rf"(?:the\s+)?day\s+after\s+tomorrow|today|tomorrow|tonight|yesterday|"
     rf"(?:next|last|this)\s+(?:week(?:end)?|month|year)|"
-    rf"(?:19|20)\d{{2}}"
+    # A year is no group of a phone number ("1989" in "707-242-1989").
+    rf"(?<!(?<!\d)\d{{3}}[-.])(?:19|20)\d{{2}}(?!\d)"
     rf")",
     re.IGNORECASE,
 )
