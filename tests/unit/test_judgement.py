@@ -27,7 +27,7 @@ from mneme.core.judgement import (
 from mneme.core.keys import normalize_text
 from mneme.core.language import classify
 from mneme.core.model import UnitStatus, Verdict
-from mneme.core.statements import analyze
+from mneme.core.statements import analyze, analyze_knowing
 
 CONFIG = JudgeConfig()
 
@@ -529,3 +529,26 @@ def test_a_conversation_knows_the_names_it_wrote_with_capitals_mid_sentence() ->
         neighbour("Jon: Dance is my passion. We met Ana at Salsa Club.", 0.5), session="s"
     )
     assert _names(replace(new, text="Jon: I dance."), [opens]) == {"ana", "salsa club"}
+
+
+def test_a_function_word_two_speakers_capitalize_mid_sentence_is_a_title() -> None:
+    # SGD dev 6_00015: "I've located 1 movie, called After." / "let's go ahead and go with
+    # After.": the film is a word that is otherwise a preposition. One speaker's capital inside
+    # a sentence may be loose typing ("Ok, Shall I get bus"); two speakers agreeing name it.
+    t = dt.datetime(2024, 5, 1, tzinfo=dt.UTC)
+    offer = replace(
+        neighbour("Assistant: Sure, i've located 1 movie, called After.", 0.5), session="s", when=t
+    )
+    said = "User: that sounds good, let's go ahead and go with After."
+    new = replace(candidate(said), session="s", when=t + dt.timedelta(minutes=1))
+    taken = judge(new, [offer], CONFIG)
+    assert taken.target_id == "u1"
+    assert taken.verdict in (Verdict.ADD, Verdict.NOOP)
+    assert "after" in _names(new, [offer])
+    # one speaker alone, or the word opening a sentence, names nothing
+    loose = replace(neighbour("User: Ok, Shall I get bus. After that a cab.", 0.5), session="s")
+    opens = replace(neighbour("Assistant: Shall I book it? After 5 pm?", 0.5), session="s")
+    assert _names(replace(new, text="User: Then Shall we go?"), [loose, opens]) == frozenset()
+    # once a title, the word is one only where it is written with its capital
+    lunch = replace(candidate("User: I'll call after lunch."), session="s")
+    assert "after" not in {v.norm for v in analyze_knowing(lunch.text, _names(new, [offer])).values}

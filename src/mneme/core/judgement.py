@@ -522,15 +522,32 @@ def _names(new: Candidate, neighbours: Sequence[Neighbour]) -> frozenset[str]:
     if new.session is None:
         return frozenset()
     texts = [new.text] + [nb.text for nb in neighbours if nb.session == new.session]
+    said = [analyze(t) for t in texts]
     return frozenset(
         v.norm
-        for s in map(analyze, texts)
+        for s in said
         for v in s.values
         if v.kind == Kind.NAME
         and v.text != v.text.casefold()
         and not _opens_sentence(s.body, v.start)
         and (" " in v.norm or v.norm not in STOPWORDS)
-    )
+    ) | _titles(said)
+
+
+_CAPITALIZED = re.compile(r"\b[A-Z][a-z]+\b")
+
+
+def _titles(said: Sequence[Statement]) -> frozenset[str]:
+    """Function words that two speakers of a conversation each write with a capital inside a
+    sentence ("I've located 1 movie, called After." / "let's go with After."): a title.
+    Either one alone may capitalize loosely ("Ok, Shall I get bus"); two agreeing do not."""
+    writers: dict[str, set[str | None]] = {}
+    for s in said:
+        for m in _CAPITALIZED.finditer(s.body):
+            word = m.group(0).casefold()
+            if word in STOPWORDS and not _opens_sentence(s.body, m.start()):
+                writers.setdefault(word, set()).add(s.speaker)
+    return frozenset(w for w, who in writers.items() if len(who) > 1)
 
 
 def _opens_sentence(body: str, start: int) -> bool:

@@ -530,11 +530,14 @@ def with_known_names(
 ) -> tuple[Value, ...]:
     """``values`` and every name of ``known`` (normal forms of names said in the conversation,
     as someone wrote them with capitals) that ``text`` says in other case where no value is
-    read ("let's go with hackers" after "What about Hackers?"), in order."""
+    read ("let's go with hackers" after "What about Hackers?"), in order; a name that is a
+    function word ("After") only where it is written with its capital."""
     low = text.casefold()
     extra: list[Value] = []
     for name in sorted(known, key=len, reverse=True):
         for m in re.finditer(rf"(?<![\w'’-]){re.escape(name)}(?![\w'’-])", low):
+            if name in STOPWORDS and not text[m.start()].isupper():
+                continue  # a title that is a function word ("After") is one only in capitals
             if any(m.start() < v.end and v.start < m.end() for v in (*values, *extra)):
                 continue
             extra.append(Value(Kind.NAME, text[m.start() : m.end()], m.start(), m.end(), name))
