@@ -518,7 +518,8 @@ def _names(new: Candidate, neighbours: Sequence[Neighbour]) -> frozenset[str]:
     """The names the new atom's conversation wrote with capitals, as far as its neighbours
     show (normal forms): one said there in lower case is the same name ("What about
     Hackers?" / "Sure, let's go with hackers."). A one-word name that is a function word
-    ("After", a film) names nothing outside its capitals."""
+    ("After", a film) is one only when two speakers write it so (``_titles``), and only
+    where it is written with its capital."""
     if new.session is None:
         return frozenset()
     texts = [new.text] + [nb.text for nb in neighbours if nb.session == new.session]
