@@ -45,6 +45,7 @@ from mneme.core.statements import (
     Statement,
     analyze,
     asks_about,
+    proposes,
     subject_end,
     verb_cues,
     wonders,
@@ -713,6 +714,7 @@ def _same_values(
         and old.norms < new.norms
         and ctx.similarity >= config.cue_latest
         and not new.ends_asking
+        and not (proposes(new) and not ctx.same_author)
         and all(_held_moved(new, old, r, ctx) for r in set(new.retired) & old.norms)
     )
     denies = new.negated != old.negated and _denies_in_clause(new, old, about)

@@ -222,6 +222,12 @@ def asks_about(statement: Statement) -> bool:
     )
 
 
+def proposes(statement: Statement) -> bool:
+    """Whether a statement proposes its values ("How about Psychologist Cassie L. O'Brien in
+    Santa Clara", "What about the 14th?"), with or without a question mark."""
+    return _PROPOSES.match(statement.body) is not None
+
+
 @lru_cache(maxsize=32768)
 def analyze(text: str) -> Statement:
     """The statement an atom makes. Pure and memoized; never raises on a string."""

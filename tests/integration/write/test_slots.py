@@ -1149,3 +1149,31 @@ def test_an_answer_to_a_read_back_of_the_plan_changes_the_value_it_read_back(mem
     r = say(mem, clock, "User: actually, can you make my check in date the 8th of march?",
             session="d-plan")  # fmt: skip
     assert any(d.target_id == check_in and d.verdict == Verdict.SUPERSEDE for d in r.decisions)
+
+
+def test_the_other_speakers_proposal_retires_nothing(mem, clock):
+    # SGD dev 3_00055: the assistant's "How about Psychologist Cassie L. O'Brien in Santa
+    # Clara" (no question mark) says everything the user's request said and more, after a
+    # change cue ("how about"), and retired it as "says what it held changed"; the user's next
+    # change ("another psychiatrist in Napa") then had no live statement of the city to change.
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: Can you help me find a therapist in Santa Clara.",
+            "Assistant: Do you need a Psychiatrist or a Family Counselor?",
+            "User: I need a Psychologist please",
+        ],
+        "d3",
+    )
+    request = said[0].memory_ids[0]
+    offer = say(
+        mem,
+        clock,
+        "Assistant: How about Psychologist Cassie L. O'Brien in Santa Clara",
+        session="d3",
+    )
+    assert not _changed(offer, request)
+    assert mem.get(request).status.value == "active"
+    moved = say(mem, clock, "User: Try to find me another psychiatrist in Napa", session="d3")
+    assert any(d.target_id == request and d.verdict == Verdict.SUPERSEDE for d in moved.decisions)
