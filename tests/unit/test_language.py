@@ -521,3 +521,27 @@ def test_query_terms_never_raise_and_are_nonempty_for_alphanumeric_input(text: s
     assert len(terms) == len(set(terms))
     if tokens(text):
         assert terms
+
+
+def test_a_contracted_pronoun_names_nothing() -> None:
+    """ "You're" capitalized after a colon is a pronoun and a verb, not a name (SGD: "Okay,
+    let's confirm: You're renting Green Book" read "you're" as a second value)."""
+    names = [m.name for m in extract_entities("Okay, let's confirm: You're renting Green Book.")]
+    assert names == ["Green Book"]
+    assert extract_entities("Note: We'll send it. That's Mira's.")[-1].name == "Mira"
+
+
+def test_it_after_a_contracted_pronoun_subject_keeps_its_own_words() -> None:
+    """A clause whose subject is "It's" or "I'm" names no thing for the next "It" to be:
+    LoCoMo's "It's kinda freeing, just putting my feelings on the canvas ... It's like a cool
+    form of self-expression." became "just putting my's like a cool form of self-expression."."""
+    atoms = split_atoms(
+        "It's kinda freeing, just putting my feelings on the canvas without too much of a "
+        "plan. It's like a cool form of self-expression."
+    )
+    assert atoms[-1] == "It's like a cool form of self-expression."
+    atoms = split_atoms(
+        "I'm after Marley flooring, which is what dance studios usually use. It's great "
+        "'cause it's grippy."
+    )
+    assert atoms[-1].startswith("It's great")

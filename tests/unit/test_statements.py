@@ -1175,3 +1175,17 @@ def test_a_verb_of_change_ending_a_compound_noun_is_a_thing_not_a_change():
     assert analyze("A colleague took over the weekly review.").cue
     assert analyze("We cut the budget to $4,000.").cue
     assert analyze("I've had a change of plans, I need it on the 5th.").cue
+
+
+def test_a_contracted_pronoun_is_the_subject() -> None:
+    """ "I'd like to rent Josie and the Pussycats ... with Spanish subtitles": the subject is
+    "I", and the values are what is said of them, not what the statement is about."""
+    assert (
+        analyze("Yes, I'd like to rent Josie and the Pussycats with Spanish subtitles.").subjects
+        == frozenset()
+    )
+    assert (
+        analyze("Okay, let's confirm: You're renting Green Book with no subtitles.").subjects
+        == frozenset()
+    )
+    assert analyze("For the Kepler bid, the deadline is 4 June.").subjects == frozenset({"kepler"})

@@ -360,11 +360,20 @@ def _collect_runs(toks: list[str]) -> list[_Run]:
 
 def _trim(run: _Run) -> list[str]:
     words = list(run.words)
-    while words and words[0].casefold().rstrip(".") in NON_NAMES - _TITLES:
+    while words and _plain(words[0]).rstrip(".") in NON_NAMES - _TITLES:
         words.pop(0)
-    while words and (words[-1].casefold() in NON_NAMES or words[-1].casefold() in _NAME_PARTICLES):
+    while words and (_plain(words[-1]) in NON_NAMES or words[-1].casefold() in _NAME_PARTICLES):
         words.pop()
     return words
+
+
+_CONTRACTION = re.compile(r"['’](?:re|ve|ll|d|m|s|t)$")
+
+
+def _plain(word: str) -> str:
+    """A word folded, a contraction's ending dropped: "You're" is "you", a function word
+    however it is written (capitalized after "Please confirm:", it named nothing)."""
+    return _CONTRACTION.sub("", word.casefold())
 
 
 def _kind(words: list[str], run: _Run, toks: list[str]) -> str:

@@ -579,6 +579,8 @@ _FIRST_PERSON = re.compile(
 _PRONOUN_SUBJECTS = _words("i we you he she they it this that there")
 _PERSONS = _words("i we you he she they")
 _TOKEN = re.compile(r"[\w'’-]+")
+#: A pronoun's contracted verb ("I'd", "you're", "we've", "it's"): the pronoun is still the subject.
+_CONTRACTED = re.compile(r"['’](?:re|ve|ll|d|m|s)$")
 
 
 def subject_end(body: str) -> int:
@@ -598,7 +600,7 @@ def subject_end(body: str) -> int:
             # "Please confirm Mikey and Nicky with mandarin subtitles.", "No problem, please
             # confirm: ...": a request has no subject but the one it is said to.
             return 0
-        if low in (_PERSONS if i else _PRONOUN_SUBJECTS):
+        if _CONTRACTED.sub("", low) in (_PERSONS if i else _PRONOUN_SUBJECTS):
             # "Just to make sure, *you* want to watch Green Book": a person named by a
             # pronoun is the subject, and what follows is what is said of them.
             return m.end()
