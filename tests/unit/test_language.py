@@ -545,3 +545,47 @@ def test_it_after_a_contracted_pronoun_subject_keeps_its_own_words() -> None:
         "'cause it's grippy."
     )
     assert atoms[-1].startswith("It's great")
+
+
+@pytest.mark.parametrize(
+    ("text", "it_clause"),
+    [
+        # LoCoMo turns (conv-42, conv-43): what came before the first verb was no thing, and
+        # "It's great to ..." says "it" of the clause that follows; these became "No's great
+        # to support each other", "Woohoo's pretty wild" and "The inspired me to make some art".
+        (
+            "No worries, Nate! It's great to support each other in reaching our goals.",
+            "It's great to support each other in reaching our goals.",
+        ),
+        (
+            "Woohoo, thanks Nate! It's pretty wild to see it come alive.",
+            "It's pretty wild to see it come alive.",
+        ),
+        (
+            "The room was electric with energy and support! The posters were amazing, so much "
+            "pride and strength! It inspired me to make some art.",
+            "It inspired me to make some art.",
+        ),
+    ],
+)
+def test_it_stands_for_no_words_that_are_not_a_thing(text: str, it_clause: str) -> None:
+    assert split_atoms(text)[-1].endswith(it_clause)
+
+
+def test_it_stands_for_a_thing_the_clause_before_names() -> None:
+    assert (
+        split_atoms("The Osprey router failed again; its replacement part number is RX-5531.")[-1]
+        == "The Osprey router's replacement part number is RX-5531."
+    )
+    assert split_atoms("The energy in the room was wild. It gave me a boost.")[-1] == (
+        "The energy in the room gave me a boost."
+    )
+    assert split_atoms("We visited NYC last spring. NYC is huge. It has so much to see.")[-1] == (
+        "NYC has so much to see."
+    )
+    assert split_atoms("Your boldness really inspired me. It reminded me of a sunset.")[-1] == (
+        "Your boldness reminded me of a sunset."
+    )
+    assert split_atoms("The infrastructure wasn't great. It's reminding me we need to fix it.")[
+        -1
+    ] == ("The infrastructure's reminding me we need to fix it.")

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 
-from mneme.core.language import person_names
+from mneme.core.language import extract_entities, person_names
 from mneme.core.speakers import split_speaker
 from mneme.core.statements import addressees, subject_end
+from mneme.core.wordlists import STOPWORDS
 
 
 def _wordset(words: str) -> frozenset[str]:
@@ -187,11 +188,17 @@ _BARE_SUBJECTS = frozenset({"i", "we", "you", "he", "she", "they", "it", "this",
 
 def _topic(clause: str) -> str | None:
     """The subject of a clause ("The Osprey router" of "The Osprey router failed again."),
-    when it names a thing: not a pronoun, not a person (He/She resolve those)."""
+    when it names a thing: a name, or a noun phrase a determiner opens ("the energy", "my
+    favorite dairy-free treat"); not a pronoun, not a person (He/She resolve those), and not
+    whatever words came before the first verb ("No", "Thinking about the", "Woohoo": LoCoMo
+    turned "It's great to support each other" into "No's great to support each other")."""
     end = subject_end(clause)
     # An opening phrase set off by a comma ("Last week, I had ...") is not the subject.
     subject = clause[:end].strip(" ,;:").rsplit(",", 1)[-1].strip()
     words = subject.split()
+    while len(words) > 1 and words[-1].islower() and words[-1].endswith("ly"):
+        words.pop()  # an adverb before the verb ("Your boldness really reminded me")
+    subject = " ".join(words)
     if not words or len(words) > 6:
         return None
     # A subject with a person in it ("I", "my wife and I", "there's a chance I'll") names no
@@ -200,7 +207,39 @@ def _topic(clause: str) -> str | None:
         return None
     if person_names(subject) and len(words) <= 3:
         return None
-    return subject
+    if _determined(words) or _named(subject, clause):
+        return subject
+    return None
+
+
+_DETERMINERS = _wordset("the a an my our your his her their this that these those")
+
+
+def _determined(words: list[str]) -> bool:
+    """A noun phrase a determiner opens, with a content word after it ("the energy"; not "The"
+    alone, nor "Those both")."""
+    return words[0].casefold() in _DETERMINERS and any(
+        w.isalpha() and w.casefold() not in STOPWORDS for w in words[1:]
+    )
+
+
+def _named(subject: str, clause: str) -> bool:
+    """Whether the subject is a thing the clause names ("NYC", "The Hobbit", "Chicago")."""
+    bare = _ARTICLE.sub("", subject.strip("\"'“”"))
+    return any(_ARTICLE.sub("", m.name) == bare for m in extract_entities(clause))
+
+
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+
+#: "It's great to ...", "It was so cool seeing ...": "it" stands for the clause that follows
+#: (extraposition), not for anything said before. A copula, at most two words with no
+#: determiner among them (an adjective and its adverb), then the clause.
+_DUMMY_IT = re.compile(
+    r"^(?:'s|’s|\s+is|\s+was|\s+will\s+be|'ll\s+be|\s+would\s+be|\s+feels|\s+felt|\s+seems"
+    r"|\s+seemed)\s+(?:(?!(?:a|an|the|my|our|your|his|her|their|this|that)\b)[\w-]+\s+){1,2}"
+    r"(?:to|that|how|when|if|what|being|seeing|having|knowing|hearing|watching)\b",
+    re.IGNORECASE,
+)
 
 
 def _resolve_it(atom: str, line: list[str]) -> str:
@@ -208,6 +247,8 @@ def _resolve_it(atom: str, line: list[str]) -> str:
     line: "its replacement part number is RX-5531" is about the Osprey router."""
     m = _LEADING_IT.match(atom)
     if not m or not line:
+        return atom
+    if m.group("p") == "It" and _DUMMY_IT.match(m.group("rest")):
         return atom
     topic = _topic(line[-1])
     if topic is None:

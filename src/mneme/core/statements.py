@@ -604,7 +604,8 @@ def subject_end(body: str) -> int:
             # "Just to make sure, *you* want to watch Green Book": a person named by a
             # pronoun is the subject, and what follows is what is said of them.
             return m.end()
-        if low in _VERB_WORDS:
+        if low in _VERB_WORDS or low.endswith(("n't", "n’t")):
+            # A negated auxiliary ("wasn't", "don't", "can't") is a verb however it is spelled.
             return m.start()
         plain = word.islower() and "'" not in word and "’" not in word and len(word) > 3
         if (
