@@ -589,3 +589,20 @@ def test_it_stands_for_a_thing_the_clause_before_names() -> None:
     assert split_atoms("The infrastructure wasn't great. It's reminding me we need to fix it.")[
         -1
     ] == ("The infrastructure's reminding me we need to fix it.")
+
+
+def test_a_sentence_end_typed_without_its_space_still_ends_it() -> None:
+    """SGD users type "No.I would like to go to San Fran." and "I understand.Find me ...": the
+    glued "No.I" was read as one name, a value the statement does not hold."""
+    assert split_atoms("User: No.I would like to go to San Fran.") == [
+        "User: No. I would like to go to San Fran."
+    ]
+    assert split_atoms("I understand the fees.Find me a round trip flight in economy class.") == [
+        "I understand the fees.",
+        "Find me a round trip flight in economy class.",
+    ]
+    # An address keeps its dots, and "No." before a number abbreviates it.
+    assert split_atoms("Mail john.Smith@example.com today.") == [
+        "Mail john.Smith@example.com today."
+    ]
+    assert split_atoms("He lives at No. 5 Main Street.") == ["He lives at No. 5 Main Street."]

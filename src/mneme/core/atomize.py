@@ -34,6 +34,10 @@ _PREV_WORD = re.compile(r"(\S+)$")
 _DOTTED = re.compile(r"^(?:[A-Za-z]\.)+[A-Za-z]$")
 
 # Abbreviations after which a period never ends a sentence.
+#: A sentence end typed without its space ("No.I would like to go to San Fran.", "I
+#: understand.Find me a round trip flight"): a word, the mark, a capitalized word that is no
+#: part of an address ("john.Smith@example.com").
+_GLUED = re.compile(r"(?<=[a-z])([.!?])(?=[A-Z][a-z]*\b(?![@.\-/]))")
 _NEVER_END = _wordset(
     """
     dr mr mrs ms prof st mt jr sr gen col capt lt sgt rev hon vs fig approx ca no nos vol
@@ -85,6 +89,9 @@ def _ends_sentence(line: str, m: re.Match[str]) -> bool:
     prev = _PREV_WORD.search(line, 0, m.start())
     word = prev.group(1).lstrip("\"'“‘([") if prev else ""
     low = word.casefold()
+    if low == "no":
+        # "No. 5" abbreviates a number; "No. I would like ..." answers.
+        return not next_word[:1].isdigit()
     if low in _NEVER_END or (len(word) == 1 and word.isupper()):
         return False
     if low in _MAYBE_END or _DOTTED.match(word):
@@ -307,7 +314,7 @@ def _lines(text: str) -> list[tuple[str | None, str]]:
         named, line = split_speaker(line)
         if named:
             speaker = named
-        line = _BULLET.sub("", line).strip()
+        line = _GLUED.sub(r"\1 ", _BULLET.sub("", line)).strip()
         if line:
             out.append((speaker, line))
     return out
