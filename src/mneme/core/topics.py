@@ -32,7 +32,7 @@ from functools import lru_cache
 
 from mneme.core.categories import singular
 from mneme.core.statements import CHANGE_MARKER, CUE, analyze
-from mneme.core.values import NUMBER_WORDS
+from mneme.core.values import MASK_WORD, NUMBER_WORDS
 from mneme.core.wordlists import (
     ADJECTIVE_PREPS,
     ARTICLES,
@@ -148,10 +148,17 @@ class Introduction:
     when: dt.datetime
 
 
+#: The words for the kinds of value ("a time", "a number"): a phrase they head names a value,
+#: not a thing that holds one. "look for a different time, like 14:45" brings up the time it
+#: asks for, and "Do you have a contact number for them?" brings up nothing a table's time
+#: could be said of.
+_KIND_WORDS = frozenset(w.split()[-1] for w in MASK_WORD.values())
+
+
 def introductions(conversation: Sequence[Said], author: str | None) -> tuple[Introduction, ...]:
     """The things ``author`` brought up in ``conversation`` (time order): heads of the
     indefinite phrases no one had said before, each with when it was said (a statement said at
-    an unknown time introduces nothing)."""
+    an unknown time introduces nothing), but a head that names a kind of value."""
     seen: set[str] = set()
     out: list[Introduction] = []
     for said in conversation:
@@ -160,7 +167,7 @@ def introductions(conversation: Sequence[Said], author: str | None) -> tuple[Int
             out += [
                 Introduction(h, said.when)
                 for h in dict.fromkeys(introduced(said.text))
-                if h not in seen and CUE.fullmatch(h) is None
+                if h not in seen and CUE.fullmatch(h) is None and h not in _KIND_WORDS
             ]
         seen |= _words(statement.body)
     return tuple(out)

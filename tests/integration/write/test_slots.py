@@ -1177,3 +1177,42 @@ def test_the_other_speakers_proposal_retires_nothing(mem, clock):
     assert mem.get(request).status.value == "active"
     moved = say(mem, clock, "User: Try to find me another psychiatrist in Napa", session="d3")
     assert any(d.target_id == request and d.verdict == Verdict.SUPERSEDE for d in moved.decisions)
+
+
+def test_a_phrase_that_names_a_kind_of_value_brings_up_no_thing(mem, clock):
+    # SGD 14_00075 / 11_00109: "Do you have a contact number for them?" and "look for a
+    # different time" were read as bringing up a new thing (a number, a time), so the next
+    # time was taken for that thing's and retired nothing; a phrase headed by the name of a
+    # kind of value names a value, not a thing that holds one.
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: Could you book me a table at the cafe?",
+            "Assistant: What time works best?",
+            "User: 1:15 in the afternoon.",
+            "Assistant: A table for 2 at 1:15 pm on March 1st. Is that right?",
+            "User: Yes. Do you have a contact number for them?",
+            "Assistant: I was unable to book that for you.",
+        ],
+        "d4",
+    )
+    first = said[2].memory_ids[0]
+    again = say(
+        mem, clock, "User: Could you try again but try for 1:30 in the afternoon.", session="d4"
+    )
+    assert any(d.target_id == first and d.verdict == Verdict.SUPERSEDE for d in again.decisions)
+    # A thing brought up still keeps its own values apart (ADR 0071).
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: I need a rental car from the 3rd of March.",
+            "Assistant: I found a compact car.",
+            "User: Is there a bus to Fresno as well?",
+        ],
+        "d5",
+    )
+    car = said[0].memory_ids[0]
+    bus = say(mem, clock, "User: I want to leave on the 5th of March.", session="d5")
+    assert not _changed(bus, car)
