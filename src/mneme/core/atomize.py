@@ -18,7 +18,7 @@ import re
 from mneme.core.language import extract_entities, person_names
 from mneme.core.speakers import split_speaker
 from mneme.core.statements import addressees, subject_end
-from mneme.core.wordlists import STOPWORDS
+from mneme.core.wordlists import ARTICLES, OWNERS, STOPWORDS
 
 
 def _wordset(words: str) -> frozenset[str]:
@@ -33,11 +33,11 @@ _NEXT_WORD = re.compile(r"\s*[\"'“‘(\[]?([\w']+)")
 _PREV_WORD = re.compile(r"(\S+)$")
 _DOTTED = re.compile(r"^(?:[A-Za-z]\.)+[A-Za-z]$")
 
-# Abbreviations after which a period never ends a sentence.
 #: A sentence end typed without its space ("No.I would like to go to San Fran.", "I
 #: understand.Find me a round trip flight"): a word, the mark, a capitalized word that is no
 #: part of an address ("john.Smith@example.com").
 _GLUED = re.compile(r"(?<=[a-z])([.!?])(?=[A-Z][a-z]*\b(?![@.\-/]))")
+# Abbreviations after which a period never ends a sentence.
 _NEVER_END = _wordset(
     """
     dr mr mrs ms prof st mt jr sr gen col capt lt sgt rev hon vs fig approx ca no nos vol
@@ -219,13 +219,13 @@ def _topic(clause: str) -> str | None:
     return None
 
 
-_DETERMINERS = _wordset("the a an my our your his her their this that these those")
+_NOUN_PHRASE_OPENERS = ARTICLES | OWNERS
 
 
 def _determined(words: list[str]) -> bool:
-    """A noun phrase a determiner opens, with a content word after it ("the energy"; not "The"
-    alone, nor "Those both")."""
-    return words[0].casefold() in _DETERMINERS and any(
+    """A noun phrase an article, a demonstrative or a possessive opens, with a content word
+    after it ("the energy"; not "The" alone, nor "Those both")."""
+    return words[0].casefold() in _NOUN_PHRASE_OPENERS and any(
         w.isalpha() and w.casefold() not in STOPWORDS for w in words[1:]
     )
 

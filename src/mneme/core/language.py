@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from mneme.core.model import Network, UnitType
 from mneme.core.speakers import split_speaker, strip_speaker
-from mneme.core.wordlists import NON_NAMES, STOPWORDS
+from mneme.core.wordlists import CONTRACTION, NON_NAMES, STOPWORDS
 
 # ---------------------------------------------------------------------------------------------
 # Lexicons
@@ -367,13 +367,10 @@ def _trim(run: _Run) -> list[str]:
     return words
 
 
-_CONTRACTION = re.compile(r"['’](?:re|ve|ll|d|m|s|t)$")
-
-
 def _plain(word: str) -> str:
     """A word folded, a contraction's ending dropped: "You're" is "you", a function word
     however it is written (capitalized after "Please confirm:", it named nothing)."""
-    return _CONTRACTION.sub("", word.casefold())
+    return CONTRACTION.sub("", word.casefold())
 
 
 def _kind(words: list[str], run: _Run, toks: list[str]) -> str:

@@ -38,7 +38,7 @@ from mneme.core.values import (
     masked,
     with_known_names,
 )
-from mneme.core.wordlists import ARTICLES, STOPWORDS
+from mneme.core.wordlists import ARTICLES, CONTRACTION, STOPWORDS
 
 
 def _words(text: str) -> frozenset[str]:
@@ -579,8 +579,6 @@ _FIRST_PERSON = re.compile(
 _PRONOUN_SUBJECTS = _words("i we you he she they it this that there")
 _PERSONS = _words("i we you he she they")
 _TOKEN = re.compile(r"[\w'’-]+")
-#: A pronoun's contracted verb ("I'd", "you're", "we've", "it's"): the pronoun is still the subject.
-_CONTRACTED = re.compile(r"['’](?:re|ve|ll|d|m|s)$")
 
 
 def subject_end(body: str) -> int:
@@ -600,7 +598,8 @@ def subject_end(body: str) -> int:
             # "Please confirm Mikey and Nicky with mandarin subtitles.", "No problem, please
             # confirm: ...": a request has no subject but the one it is said to.
             return 0
-        if _CONTRACTED.sub("", low) in (_PERSONS if i else _PRONOUN_SUBJECTS):
+        if CONTRACTION.sub("", low) in (_PERSONS if i else _PRONOUN_SUBJECTS):
+            # A pronoun with a contracted verb ("I'd", "you're", "it's") is the pronoun.
             # "Just to make sure, *you* want to watch Green Book": a person named by a
             # pronoun is the subject, and what follows is what is said of them.
             return m.end()

@@ -117,6 +117,8 @@ RELATIVE_TIME = _wordset(
 )
 
 ARTICLES = _wordset("a an the this that these those")
+#: A contracted ending ("you're", "I'd", "it's", "don't"): what is left is the word it contracts.
+CONTRACTION = re.compile(r"['’](?:re|ve|ll|d|m|s|t)$")
 POSSESSIVE_DETS = _wordset("his her their its your")
 PRONOUNS = {"i": "user", "me": "user", "we": "we", "you": "you", "he": "he", "she": "she"}
 PRONOUNS.update({"they": "they", "it": "it"})
