@@ -52,7 +52,7 @@ from mneme.core.statements import (
 )
 from mneme.core.timeexpr import single_day
 from mneme.core.values import MEASURES, Kind, is_relative
-from mneme.core.wordlists import AUX, COPULAS, IRREGULAR_PAST, STOPWORDS
+from mneme.core.wordlists import ASKING_WORDS, AUX, COPULAS, IRREGULAR_PAST, STOPWORDS
 
 
 class SlotRelation(StrEnum):
@@ -1254,24 +1254,7 @@ def _stem(word: str) -> str:
 
 
 #: What a bare correction says besides its value: verbs of asking and changing.
-_CORRECTION_WORDS = frozenset(
-    [
-        "change",
-        "changed",
-        "make",
-        "try",
-        "look",
-        "find",
-        "book",
-        "check",
-        "search",
-        "get",
-        "switch",
-        "sorry",
-        "mind",
-        "let",
-    ]
-)
+_CORRECTION_WORDS = ASKING_WORDS
 
 
 _SAY_NOTHING = frozenset(_stem(w) for w in _CORRECTION_WORDS)

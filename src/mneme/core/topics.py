@@ -36,6 +36,7 @@ from mneme.core.values import MASK_WORD, NUMBER_WORDS
 from mneme.core.wordlists import (
     ADJECTIVE_PREPS,
     ARTICLES,
+    ASKING_WORDS,
     AUX,
     COPULAS,
     PRONOUNS,
@@ -158,7 +159,8 @@ _KIND_WORDS = frozenset(w.split()[-1] for w in MASK_WORD.values())
 def introductions(conversation: Sequence[Said], author: str | None) -> tuple[Introduction, ...]:
     """The things ``author`` brought up in ``conversation`` (time order): heads of the
     indefinite phrases no one had said before, each with when it was said (a statement said at
-    an unknown time introduces nothing), but a head that names a kind of value."""
+    an unknown time introduces nothing), but a head that names a kind of value or an asking
+    ("take a look at Tiburon": the look is the asking, not a thing the place is of)."""
     seen: set[str] = set()
     out: list[Introduction] = []
     for said in conversation:
@@ -167,7 +169,10 @@ def introductions(conversation: Sequence[Said], author: str | None) -> tuple[Int
             out += [
                 Introduction(h, said.when)
                 for h in dict.fromkeys(introduced(said.text))
-                if h not in seen and CUE.fullmatch(h) is None and h not in _KIND_WORDS
+                if h not in seen
+                and CUE.fullmatch(h) is None
+                and h not in _KIND_WORDS
+                and h not in ASKING_WORDS
             ]
         seen |= _words(statement.body)
     return tuple(out)

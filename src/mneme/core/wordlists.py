@@ -117,6 +117,11 @@ RELATIVE_TIME = _wordset(
 )
 
 ARTICLES = _wordset("a an the this that these those")
+#: Verbs of asking and changing: what a bare correction says besides its value ("try 3 pm",
+#: "make it 4"), and no thing a phrase brings up ("take a look at Tiburon").
+ASKING_WORDS = _wordset(
+    "change changed make try look find book check search get switch sorry mind let"
+)
 #: A contracted ending ("you're", "I'd", "it's", "don't"): what is left is the word it contracts.
 CONTRACTION = re.compile(r"['’](?:re|ve|ll|d|m|s|t)$")
 POSSESSIVE_DETS = _wordset("his her their its your")

@@ -1216,3 +1216,31 @@ def test_a_phrase_that_names_a_kind_of_value_brings_up_no_thing(mem, clock):
     car = said[0].memory_ids[0]
     bus = say(mem, clock, "User: I want to leave on the 5th of March.", session="d5")
     assert not _changed(bus, car)
+
+
+def test_taking_a_look_brings_up_no_thing(mem, clock):
+    # SGD dev 3_00101: "Yes, take a look at Tiburon." brought up "a look" as a new thing, so
+    # the user's next day was taken for the look's own and the day they asked about before
+    # stayed current. A phrase headed by a verb of asking is the asking, not a thing.
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: I need some quiet, outdoor harmony to balance out a wild day of back-to-back "
+            "meetings. What kind of weather do you show for March 10th 2019, please?",
+            "Assistant: Ready to assist you. Tell me the city you want to check and I can let "
+            "you know.",
+            "User: Yes, take a look at Tiburon.",
+            "Assistant: Okay. It is reported that the average day's high is expected to be 85 "
+            "degrees Fahrenheit with a 15 percent possibility that it will rain.",
+        ],
+        "d6",
+    )
+    first = said[0].memory_ids[-1]
+    later = say(
+        mem,
+        clock,
+        "User: Well, now, and what's the weatherman saying for the 5th of March 2019?",
+        session="d6",
+    )
+    assert _changed(later, first)
