@@ -483,12 +483,17 @@ def test_a_cue_points_at_the_statement_that_says_the_same_of_its_value():
     back = "User: I will return it March 13th."
     new = "User: I want to pick it up on the 7th instead."
     c = Context(0.46, True, True, frozenset({Kind.DATE}))
-    assert rel(back, new, c) == SlotRelation.UPDATE  # nothing else said of a date: the latest
-    c = replace(c, own_statements=(pickup, analyze(back)))
+    # A return is the rental's end, another slot than the day one picks it up, cue or not.
     assert rel(back, new, c) == SlotRelation.DIFFERENT
+    # A date said of something else, with no end of a span named, is where the cue points
+    # when nothing else is said of a date: the latest.
+    other = "User: I will need it for the wedding on March 13th."
+    assert rel(other, new, c) == SlotRelation.UPDATE
+    c = replace(c, own_statements=(pickup, analyze(other)))
+    assert rel(other, new, c) == SlotRelation.DIFFERENT
     # A statement that says nothing of its value ("How about on Monday?") points nowhere.
     c = replace(c, own_statements=(analyze("User: How about on Monday next week?"),))
-    assert rel(back, new, c) == SlotRelation.UPDATE
+    assert rel(other, new, c) == SlotRelation.UPDATE
 
 
 def test_a_name_said_to_someone_is_no_value_and_no_antecedent():
@@ -1189,3 +1194,22 @@ def test_a_contracted_pronoun_is_the_subject() -> None:
         == frozenset()
     )
     assert analyze("For the Kepler bid, the deadline is 4 June.").subjects == frozenset({"kepler"})
+
+
+def test_a_date_takes_the_end_of_a_span_its_words_name() -> None:
+    """A date or a time said with a word that starts or ends a span (a trip's departure and
+    return, a rental's pick-up and drop-off, a stay's check-in and check-out) is that end: the
+    nearest such word before it, else the noun right after it."""
+
+    def ends(text: str) -> tuple[str | None, ...]:
+        return analyze(text).span_ends
+
+    assert ends("I need to leave on the 8th of this month.") == ("start",)
+    assert ends("How about round trip flights that return on the 10th?") == ("end",)
+    assert ends("Now find me a round trip flight with a March 7th return date") == ("end",)
+    assert ends("I will pick it up on the 7th and drop it off on the 9th.") == ("start", "end")
+    assert ends("We check in on March 3rd and checking out March 5th.") == ("start", "end")
+    assert ends("How about next Tuesday?") == (None,)
+    # Only dates and times have ends; a word in another clause is not theirs.
+    assert ends("I'll return it. The office is on Main Street.") == (None,)
+    assert ends("I want to return the favour. Friday works.") == (None,)

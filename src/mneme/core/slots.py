@@ -46,6 +46,7 @@ from mneme.core.statements import (
     analyze,
     asks_about,
     proposes,
+    span_named,
     subject_end,
     verb_cues,
     wonders,
@@ -482,7 +483,7 @@ def _one_change(
     if _extends(old_value, new_value):
         return SlotJudgement(SlotRelation.SAME, f"says less than what is held ({said})")
     cued = new_value in new.cued
-    apart = _roles_apart(change, cued) or _brought_up(ctx)
+    apart = _roles_apart(change, cued, new, old) or _brought_up(ctx)
     if apart:
         return SlotJudgement(SlotRelation.DIFFERENT, f"{apart} ({said})")
     own = ctx.same_author and ctx.same_conversation
@@ -606,7 +607,7 @@ def _ends_phrase(statement: Statement, norm: str) -> bool:
     return True
 
 
-def _roles_apart(change: _Change, cued: bool) -> str | None:
+def _roles_apart(change: _Change, cued: bool, new: Statement, old: Statement) -> str | None:
     """Why a changed date or time in another role is another slot, if it is: a start and an
     end whatever the cue or the claim rules ("until March 9th" / "but make it from the 7th");
     a moment and an end (or a start) unless a cue says the value moved ("I will need the car
@@ -616,7 +617,23 @@ def _roles_apart(change: _Change, cued: bool) -> str | None:
         return "a start and an end"
     if change.kind in (Kind.DATE, Kind.TIME) and not change.same_role and not cued:
         return f"a {change.old_role} and a {change.role}"
+    if {change.role, change.old_role} == {"point", "end"} and (
+        _ends_span(new, change.new) or _ends_span(old, change.old)
+    ):
+        # A moment said for a thing is when it starts, so the end a verb or a noun names is
+        # another slot whatever the cue ("I need to leave on the 8th" / "How about round trip
+        # flights that return on the 10th?"). "To" alone is no such word ("No, I meant to
+        # say the 14th").
+        return "a moment and an end"
     return None
+
+
+def _ends_span(statement: Statement, norm: str) -> bool:
+    """Whether a word of the value's clause names it the end of a span ("return on the 10th")."""
+    return any(
+        v.norm == norm and end == "end"
+        for v, end in zip(statement.values, statement.span_ends, strict=True)
+    )
 
 
 def _role_has_its_own(change: _Change, ctx: Context) -> bool:
@@ -989,6 +1006,11 @@ def answering(statement: Statement, question: Statement | None) -> Statement:
     statement = _in_asked_span(statement, question)
     if not is_bare(statement):
         return statement
+    end = span_named(question.body)
+    if end is not None:
+        # "March 9th." to "Which day is the return flight?" is the trip's end.
+        ends = tuple(end if v.kind in (Kind.DATE, Kind.TIME) else None for v in statement.values)
+        statement = replace(statement, span_ends=ends)
     return replace(statement, answered=question.frame)
 
 
@@ -1082,6 +1104,7 @@ def _without(statement: Statement, norms: frozenset[str]) -> Statement:
         values=values,
         governors=tuple(statement.governors[i] for i in keep),
         counted=tuple(statement.counted[i] for i in keep),
+        span_ends=tuple(statement.span_ends[i] for i in keep),
         clauses=tuple(statement.clauses[i] for i in keep),
         cued=statement.cued - norms,
         subjects=statement.subjects - norms,
@@ -1330,7 +1353,13 @@ def role_of(statement: Statement, i: int) -> str | None:
         # is $40,000"), not a destination.
         gov = None
     if v.kind in (Kind.DATE, Kind.TIME):
-        return "start" if gov in _STARTS else "end" if gov in _ENDS else "point"
+        if gov in _STARTS:
+            return "start"
+        if gov in _ENDS:
+            return "end"
+        # A moment said for a thing is when it starts (the day one leaves, picks the car up,
+        # checks in): a verb that starts a span says the moment, one that ends it the end.
+        return "end" if statement.span_ends[i] == "end" else "point"
     if v.kind == Kind.NUMBER and statement.counted[i] is not None:
         return "count:" + str(statement.counted[i])
     return gov

@@ -307,3 +307,15 @@ CHANGED_TO = _wordset(
 #: Participles that move a thing in time or place: "the sync was moved to Friday" says when,
 #: "the office was moved to Ghent" where.
 MOVED_TO = _wordset("moved relocated rescheduled postponed pushed delayed brought")
+
+#: The words that name one end of a span a date or a time is said for: a trip's departure and
+#: return, a rental's pick-up and drop-off, a stay's check-in and check-out. Read by
+#: ``statements._span_end`` with a verb's particle joined on ("pick it up" -> "pickup").
+#: Measured on SGD dev (ADR 0088).
+SPAN_START_WORDS = _wordset(
+    "leave leaves leaving depart departs departing departure start starts starting begin begins"
+    " beginning pickup checkin"
+)
+SPAN_END_WORDS = _wordset(
+    "return returns returning end ends ending finish finishes finishing dropoff checkout"
+)

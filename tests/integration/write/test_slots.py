@@ -1244,3 +1244,28 @@ def test_taking_a_look_brings_up_no_thing(mem, clock):
         session="d6",
     )
     assert _changed(later, first)
+
+
+def test_a_return_date_does_not_retire_the_departure_date(mem, clock):
+    # SGD dev 1_00106: "How about round trip flights that return on the 10th?" superseded "I
+    # need to leave on the 8th of this month.": the cue ("How about") pointed at the latest
+    # date, but a trip's return is another slot than the day one leaves, cue or not.
+    said = _dialogue(
+        mem,
+        clock,
+        [
+            "User: I need to leave on the 8th of this month.",
+            "Assistant: Where are you flying to?",
+            "User: I'm going to New York.",
+            "Assistant: I found 1 flight with United Airlines that leaves at 6:10 pm.",
+        ],
+        "d7",
+    )
+    leave = said[0].memory_ids[0]
+    back = say(
+        mem, clock, "User: How about round trip flights that return on the 10th?", session="d7"
+    )
+    assert not _changed(back, leave)
+    # The day one leaves, said again with a cue, still moves.
+    again = say(mem, clock, "User: Actually, I'd rather leave on the 9th.", session="d7")
+    assert _changed(again, leave)
