@@ -79,6 +79,7 @@ bench: $(STAMP)
 	$(PY) -m bench.locomo.events
 	$(PY) -m bench.sgd.tombstones
 	$(PY) -m bench.sgd.dates
+	$(PY) -m bench.sgd.roles --ablate
 	$(PY) -m bench.sgd.slot_pairs
 	$(PY) -m bench.decisions.run
 	$(PY) -m bench.behaviour.run

@@ -1196,20 +1196,18 @@ def test_a_contracted_pronoun_is_the_subject() -> None:
     assert analyze("For the Kepler bid, the deadline is 4 June.").subjects == frozenset({"kepler"})
 
 
-def test_a_date_takes_the_end_of_a_span_its_words_name() -> None:
-    """A date or a time said with a word that starts or ends a span (a trip's departure and
-    return, a rental's pick-up and drop-off, a stay's check-in and check-out) is that end: the
-    nearest such word before it, else the noun right after it."""
+def test_a_date_said_as_the_end_of_a_span_is_an_end() -> None:
+    """A date or a time its clause says as the end of a span (a trip's return) is an end: a
+    word before it in its clause, or the noun right after it, names the end."""
 
-    def ends(text: str) -> tuple[str | None, ...]:
+    def ends(text: str) -> tuple[bool, ...]:
         return analyze(text).span_ends
 
-    assert ends("I need to leave on the 8th of this month.") == ("start",)
-    assert ends("How about round trip flights that return on the 10th?") == ("end",)
-    assert ends("Now find me a round trip flight with a March 7th return date") == ("end",)
-    assert ends("I will pick it up on the 7th and drop it off on the 9th.") == ("start", "end")
-    assert ends("We check in on March 3rd and checking out March 5th.") == ("start", "end")
-    assert ends("How about next Tuesday?") == (None,)
-    # Only dates and times have ends; a word in another clause is not theirs.
-    assert ends("I'll return it. The office is on Main Street.") == (None,)
-    assert ends("I want to return the favour. Friday works.") == (None,)
+    assert ends("I need to leave on the 8th of this month.") == (False,)
+    assert ends("How about round trip flights that return on the 10th?") == (True,)
+    assert ends("Now find me a round trip flight with a March 7th return date") == (True,)
+    assert ends("I'm leaving on the 3rd, returning on the 9th.") == (False, True)
+    assert ends("How about next Tuesday?") == (False,)
+    # Only dates and times are ends; a word in another clause is not theirs.
+    assert ends("I'll return it to Anna. Friday works.") == (False, False)
+    assert ends("I want to return the favour. Friday works.") == (False,)

@@ -45,8 +45,8 @@ from mneme.core.statements import (
     Statement,
     analyze,
     asks_about,
+    names_end,
     proposes,
-    span_named,
     subject_end,
     verb_cues,
     wonders,
@@ -631,8 +631,7 @@ def _roles_apart(change: _Change, cued: bool, new: Statement, old: Statement) ->
 def _ends_span(statement: Statement, norm: str) -> bool:
     """Whether a word of the value's clause names it the end of a span ("return on the 10th")."""
     return any(
-        v.norm == norm and end == "end"
-        for v, end in zip(statement.values, statement.span_ends, strict=True)
+        v.norm == norm and end for v, end in zip(statement.values, statement.span_ends, strict=True)
     )
 
 
@@ -1006,10 +1005,9 @@ def answering(statement: Statement, question: Statement | None) -> Statement:
     statement = _in_asked_span(statement, question)
     if not is_bare(statement):
         return statement
-    end = span_named(question.body)
-    if end is not None:
+    if names_end(question.body):
         # "March 9th." to "Which day is the return flight?" is the trip's end.
-        ends = tuple(end if v.kind in (Kind.DATE, Kind.TIME) else None for v in statement.values)
+        ends = tuple(v.kind in (Kind.DATE, Kind.TIME) for v in statement.values)
         statement = replace(statement, span_ends=ends)
     return replace(statement, answered=question.frame)
 
@@ -1357,9 +1355,7 @@ def role_of(statement: Statement, i: int) -> str | None:
             return "start"
         if gov in _ENDS:
             return "end"
-        # A moment said for a thing is when it starts (the day one leaves, picks the car up,
-        # checks in): a verb that starts a span says the moment, one that ends it the end.
-        return "end" if statement.span_ends[i] == "end" else "point"
+        return "end" if statement.span_ends[i] else "point"
     if v.kind == Kind.NUMBER and statement.counted[i] is not None:
         return "count:" + str(statement.counted[i])
     return gov

@@ -38,7 +38,7 @@ from mneme.core.values import (
     masked,
     with_known_names,
 )
-from mneme.core.wordlists import ARTICLES, CONTRACTION, SPAN_END_WORDS, SPAN_START_WORDS, STOPWORDS
+from mneme.core.wordlists import ARTICLES, CONTRACTION, SPAN_END_WORDS, STOPWORDS
 
 
 def _words(text: str) -> frozenset[str]:
@@ -160,9 +160,9 @@ class Statement:
     values: tuple[Value, ...]  # positions are in ``body``
     governors: tuple[str | None, ...]  # the preposition governing each value, or None
     counted: tuple[str | None, ...]  # for a number, the noun it counts ("3 *people*"), or None
-    #: For a date or a time, the end of a span its clause's verb or noun names ("leave *on the
-    #: 8th*" starts a trip, "a March 7th *return* date" ends one): "start", "end" or None.
-    span_ends: tuple[str | None, ...]
+    #: For each value, whether it is a date or a time its clause says as the end of a span
+    #: ("flights that return *on the 10th*", "a *March 7th* return date").
+    span_ends: tuple[bool, ...]
     frame: str  # ``body`` with its values masked, case folded
     #: For each value, the frame of its own clause ("I want to fly on *the 10th*. I'll be back
     #: on the 12th." -> "i want to fly on the date"): what that value is said of.
@@ -290,7 +290,7 @@ def _analyze(text: str, known: frozenset[str]) -> Statement:
         values=values,
         governors=tuple(_governor(body, v) for v in values),
         counted=tuple(_counted(body, v) for v in values),
-        span_ends=tuple(_span_end(body, values, v) for v in values),
+        span_ends=tuple(_ends_span(body, values, v) for v in values),
         frame=masked(body, values).casefold(),
         clauses=tuple(_clause_frame(body, values, v) for v in values),
         cue=cue,
@@ -485,40 +485,25 @@ def _clause_frame(body: str, values: tuple[Value, ...], value: Value) -> str:
     return masked(body[start:end], own).casefold()
 
 
-def _span_end(body: str, values: tuple[Value, ...], value: Value) -> str | None:
-    """Which end of a span a date or a time names by the word its clause says it with: the
-    nearest such word before it ("I need to *leave* on the 8th", "round trip flights that
-    *return* on the 10th", "I'll *pick* it *up* on the 7th"), else the noun right after it ("a
-    March 7th *return* date"). A start and an end are two slots whatever the cue (SGD's
-    departure and return dates, pick-up and drop-off, check-in and check-out)."""
+def _ends_span(body: str, values: tuple[Value, ...], value: Value) -> bool:
+    """Whether a date or a time is said as the end of a span: a word of its clause before it
+    names an end ("round trip flights that *return* on the 10th"), or the noun right after it
+    does ("a March 7th *return* date"). See ``wordlists.SPAN_END_WORDS``."""
     if value.kind not in (Kind.DATE, Kind.TIME):
-        return None
+        return False
     start, end = _clause_bounds(body, values, value)
-    before = _WORD.findall(_PHRASAL.sub(r"\1\2", body[start : value.start].casefold()))
-    after = _WORD.findall(_PHRASAL.sub(r"\1\2", body[value.end : end].casefold()))[:1]
-    for word in [*reversed(before), *after]:
-        if word in SPAN_START_WORDS:
-            return "start"
-        if word in SPAN_END_WORDS:
-            return "end"
-    return None
+    if not SPAN_END_WORDS.isdisjoint(_WORD.findall(body[start : value.start].casefold())):
+        return True
+    # After it, the word names the end only as a noun before the noun it modifies ("the 8th
+    # *returning* on ..." is another clause's verb).
+    after = _WORD.findall(body[value.end : end].casefold())[:2]
+    return len(after) == 2 and after[0] in SPAN_END_WORDS and not after[0].endswith(("ing", "s"))
 
 
-def span_named(text: str) -> str | None:
-    """The one end of a span ``text`` names ("Which day is the *return* flight?", "When will
-    you *pick up* the car?"), or None when it names none or both: what a bare answer to it is
-    the date of."""
-    words = set(_WORD.findall(_PHRASAL.sub(r"\1\2", text.casefold())))
-    ends = {"start"} if words & SPAN_START_WORDS else set()
-    ends |= {"end"} if words & SPAN_END_WORDS else set()
-    return ends.pop() if len(ends) == 1 else None
-
-
-#: A verb with its particle, said as one word ("pick it up" -> "pickup", "checking out" ->
-#: "checkout") for :func:`_span_end`.
-_PHRASAL = re.compile(
-    r"\b(pick|check|drop)(?:s|ed|ped|ing|ping)?[\s-]*(?:(?:it|them|him|her)\s+)?(up|in|out|off)\b"
-)
+def names_end(text: str) -> bool:
+    """Whether ``text`` names the end of a span ("Which day is the *return* flight?"): what a
+    bare answer to it is the date of."""
+    return not SPAN_END_WORDS.isdisjoint(_WORD.findall(text.casefold()))
 
 
 def verb_cues(body: str) -> list[re.Match[str]]:
