@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from bench.sgd.roles import _read, _truth, main
 
 
@@ -21,7 +25,9 @@ def test_the_reading_is_the_role_of_the_value_under_the_span() -> None:
     assert _read("I need it in Boston.", "Boston") is None
 
 
-def test_a_run_reports_both_splits_without_writing(capsys, tmp_path) -> None:
+def test_a_run_reports_both_splits_without_writing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     assert main(["--no-write", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "| dev | end |" in out
