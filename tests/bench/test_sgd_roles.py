@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from bench.sgd.roles import _read, _truth, main
 
 
