@@ -610,15 +610,17 @@ def _ends_phrase(statement: Statement, norm: str) -> bool:
 def _roles_apart(change: _Change, cued: bool, new: Statement, old: Statement) -> str | None:
     """Why a changed date or time in another role is another slot, if it is: a start and an
     end whatever the cue or the claim rules ("until March 9th" / "but make it from the 7th");
-    a moment and an end (or a start) unless a cue says the value moved ("I will need the car
-    on the 13th" / "I need the car until the 14th", but "Likely from the 7th" / "for pickup
-    on Wednesday next week instead")."""
+    a moment and an end a word of its clause names, whatever the cue ("I need to leave on the
+    8th" / "How about round trip flights that return on the 10th?", ADR 0088); a moment and
+    any other end (or a start) unless a cue says the value moved ("I will need the car on the
+    13th" / "I need the car until the 14th", but "Likely from the 7th" / "for pickup on
+    Wednesday next week instead")."""
     if {change.role, change.old_role} == {"start", "end"}:
         return "a start and an end"
     if change.kind in (Kind.DATE, Kind.TIME) and not change.same_role and not cued:
         return f"a {change.old_role} and a {change.role}"
     if {change.role, change.old_role} == {"point", "end"} and (
-        _ends_span(new, change.new) or _ends_span(old, change.old)
+        _said_as_end(new, change.new) or _said_as_end(old, change.old)
     ):
         # A moment said for a thing is when it starts, so the end a verb or a noun names is
         # another slot whatever the cue ("I need to leave on the 8th" / "How about round trip
@@ -628,8 +630,9 @@ def _roles_apart(change: _Change, cued: bool, new: Statement, old: Statement) ->
     return None
 
 
-def _ends_span(statement: Statement, norm: str) -> bool:
-    """Whether a word of the value's clause names it the end of a span ("return on the 10th")."""
+def _said_as_end(statement: Statement, norm: str) -> bool:
+    """Whether a word of the value's clause names it the end of a span ("return on the 10th"):
+    ``Statement.span_ends``."""
     return any(
         v.norm == norm and end for v, end in zip(statement.values, statement.span_ends, strict=True)
     )
