@@ -1211,3 +1211,10 @@ def test_a_date_said_as_the_end_of_a_span_is_an_end() -> None:
     # Only dates and times are ends; a word in another clause is not theirs.
     assert ends("I'll return it to Anna. Friday works.") == (False, False)
     assert ends("I want to return the favour. Friday works.") == (False,)
+
+
+def test_an_intensifier_opening_a_sentence_is_no_name() -> None:
+    # LoCoMo conv-26: "I'm gonna show my paintings. Super stoked!" read "Super" as a name,
+    # and "Gonna be a great night featuring LGBTQ artists ..." superseded it as a changed one.
+    assert analyze("Caroline: I'm gonna show my paintings. Super stoked!").values == ()
+    assert analyze("John: Woohoo, Maria! Super pumped for your next adventure!").values == ()

@@ -55,7 +55,7 @@ NON_NAMES: frozenset[str] = STOPWORDS | _wordset(
     everyone everybody nobody somebody anybody
     hi hello hey wow haha hahaha lol omg yay aw aww ah oops hmm um uh well sure cool nice great
     good awesome amazing congrats congratulations sorry thanks welcome yep nope alright anyway
-    actually honestly basically definitely absolutely totally seriously sounds glad happy
+    actually honestly basically definitely absolutely totally seriously sounds glad happy super
     today yesterday tomorrow tonight morning evening afternoon night now later soon earlier
     recently lately sometimes often usually always never once last next first second third
     finally meanwhile besides still though although since unless whenever perhaps plus
