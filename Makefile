@@ -80,6 +80,7 @@ bench: $(STAMP)
 	$(PY) -m bench.sgd.tombstones
 	$(PY) -m bench.sgd.dates
 	$(PY) -m bench.sgd.roles --ablate
+	$(PY) -m bench.sgd.names
 	$(PY) -m bench.sgd.slot_pairs
 	$(PY) -m bench.decisions.run
 	$(PY) -m bench.behaviour.run

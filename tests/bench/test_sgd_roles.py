@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bench.sgd.names import is_name_span
 from bench.sgd.roles import _read, _truth, main
 
 
@@ -32,3 +33,10 @@ def test_a_run_reports_both_splits_without_writing(
     assert "| dev | end |" in out
     assert "| test | end |" in out
     assert not list(tmp_path.iterdir())
+
+
+def test_the_names_bench_scores_multi_word_capitalized_spans() -> None:
+    assert is_name_span("Best Western Plus Sutter House")
+    assert not is_name_span("Fresno")
+    assert not is_name_span("March 9th")
+    assert not is_name_span("the 9th of March")

@@ -1218,3 +1218,16 @@ def test_an_intensifier_opening_a_sentence_is_no_name() -> None:
     # and "Gonna be a great night featuring LGBTQ artists ..." superseded it as a changed one.
     assert analyze("Caroline: I'm gonna show my paintings. Super stoked!").values == ()
     assert analyze("John: Woohoo, Maria! Super pumped for your next adventure!").values == ()
+
+
+def test_a_small_talk_word_opens_a_name_inside_a_sentence() -> None:
+    # Cut where it opens a sentence (above); inside one the capital is the name's own, and a
+    # function word is cut anywhere, so one title reads alike wherever it is said.
+    assert [v.norm for v in analyze("Jon: I ate at Great Wall Restaurant.").values] == [
+        "great wall restaurant"
+    ]
+    assert [v.norm for v in analyze("Jon: I love the Super Bowl.").values] == ["super bowl"]
+    said = analyze("User: Yeah, The Man Who Knew Too Much sounds good.")
+    back = analyze("Assistant: So you want to watch The Man Who Knew Too Much?")
+    assert said.norms == back.norms
+    assert analyze("Hey, Thanks Sam!").norms == frozenset({"sam"})

@@ -359,8 +359,13 @@ def _collect_runs(toks: list[str]) -> list[_Run]:
 
 
 def _trim(run: _Run) -> list[str]:
+    """The run's words without the ones that never name at its ends. A leading word of small
+    talk ("Wow", "Great", "Super") is cut only from a run that opens a sentence, where a
+    capital says nothing; inside a sentence it is the name's own ("at Great Wall Restaurant",
+    ADR 0089). A function word ("The") is cut anywhere."""
     words = list(run.words)
-    while words and _plain(words[0]).rstrip(".") in NON_NAMES - _TITLES:
+    cut = NON_NAMES - _TITLES if run.sentence_start else STOPWORDS
+    while words and _plain(words[0]).rstrip(".") in cut:
         words.pop(0)
     while words and (_plain(words[-1]) in NON_NAMES or words[-1].casefold() in _NAME_PARTICLES):
         words.pop()

@@ -1,0 +1,59 @@
+"""How often mneme reads a multi-word name exactly as SGD's slot spans give it.
+
+    python -m bench.sgd.names
+
+The truth is the data set's own annotation: every slot span (either speaker) whose text opens
+with a capital, has two words or more and no digit ("Best Western Plus Sutter House", "The
+Last Dragon", "Castro Valley"). A span is read when ``language.extract_entities`` over its
+utterance finds an entity with exactly that text (case folded). Reported per split
+(``bench.sgd.data.split_of``, ADR 0060). Pure: no embedder, about 10 s.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+
+from bench.sgd.data import DATA_DIR, split_of
+from mneme.core.language import extract_entities
+
+
+def is_name_span(text: str) -> bool:
+    """A span this bench scores: capitalized, two words or more, no digit."""
+    return text[:1].isupper() and len(text.split()) >= 2 and not any(c.isdigit() for c in text)
+
+
+def measure() -> dict[str, Counter[str]]:
+    out: dict[str, Counter[str]] = {}
+    for path in sorted(DATA_DIR.glob("dialogues_*.json")):
+        for d in json.loads(path.read_text(encoding="utf-8")):
+            counts = out.setdefault(split_of(path.name, d["dialogue_id"]), Counter())
+            for turn in d["turns"]:
+                text = turn["utterance"]
+                spans = [
+                    text[s["start"] : s["exclusive_end"]]
+                    for frame in turn["frames"]
+                    for s in frame["slots"]
+                ]
+                spans = [s for s in spans if is_name_span(s)]
+                if not spans:
+                    continue
+                read = {e.name.casefold() for e in extract_entities(text)}
+                for span in spans:
+                    counts["spans"] += 1
+                    counts["read"] += span.casefold() in read
+    return out
+
+
+def main() -> int:
+    for split, c in sorted(measure().items()):
+        print(
+            f"{split}: {c['read']} of {c['spans']} name spans read exactly "
+            f"({c['read'] / max(c['spans'], 1):.3f})"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
