@@ -11,11 +11,10 @@ utterance finds an entity with exactly that text (case folded). Reported per spl
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 
-from bench.sgd.data import DATA_DIR, split_of
+from bench.sgd.data import load_dialogues
 from mneme.core.language import extract_entities
 
 
@@ -26,23 +25,16 @@ def is_name_span(text: str) -> bool:
 
 def measure() -> dict[str, Counter[str]]:
     out: dict[str, Counter[str]] = {}
-    for path in sorted(DATA_DIR.glob("dialogues_*.json")):
-        for d in json.loads(path.read_text(encoding="utf-8")):
-            counts = out.setdefault(split_of(path.name, d["dialogue_id"]), Counter())
-            for turn in d["turns"]:
-                text = turn["utterance"]
-                spans = [
-                    text[s["start"] : s["exclusive_end"]]
-                    for frame in turn["frames"]
-                    for s in frame["slots"]
-                ]
-                spans = [s for s in spans if is_name_span(s)]
-                if not spans:
-                    continue
-                read = {e.name.casefold() for e in extract_entities(text)}
-                for span in spans:
-                    counts["spans"] += 1
-                    counts["read"] += span.casefold() in read
+    for d in load_dialogues():
+        counts = out.setdefault(d.split, Counter())
+        for turn in d.turns:
+            spans = [s.value for s in turn.spans if is_name_span(s.value)]
+            if not spans:
+                continue
+            read = {e.name.casefold() for e in extract_entities(turn.utterance)}
+            for span in spans:
+                counts["spans"] += 1
+                counts["read"] += span.casefold() in read
     return out
 
 

@@ -23,13 +23,12 @@ import argparse
 import contextlib
 import datetime as dt
 import io
-import json
 import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench.sgd.data import DATA_DIR, split_of
+from bench.sgd.data import load_dialogues
 from bench.sgd.harness import write_results
 from mneme.core import statements
 from mneme.core.slots import role_of
@@ -64,20 +63,16 @@ def _truth(slot: str) -> str | None:
 
 def _spans(split: str) -> Iterator[tuple[str, str, str, str]]:
     """(split, utterance, spanned text, true end) for every user span of a span slot."""
-    for path in sorted(DATA_DIR.glob("dialogues_*.json")):
-        for d in json.loads(path.read_text(encoding="utf-8")):
-            which = split_of(path.name, d["dialogue_id"])
-            if split not in ("all", which):
+    for d in load_dialogues():
+        if split not in ("all", d.split):
+            continue
+        for turn in d.turns:
+            if turn.speaker != "USER":
                 continue
-            for turn in d["turns"]:
-                if turn["speaker"] != "USER":
-                    continue
-                text = turn["utterance"]
-                for frame in turn["frames"]:
-                    for s in frame["slots"]:
-                        truth = _truth(s["slot"])
-                        if truth is not None:
-                            yield which, text, text[s["start"] : s["exclusive_end"]], truth
+            for span in turn.spans:
+                truth = _truth(span.slot)
+                if truth is not None:
+                    yield d.split, turn.utterance, span.value, truth
 
 
 def _read(text: str, spanned: str) -> str | None:

@@ -622,10 +622,8 @@ def _roles_apart(change: _Change, cued: bool, new: Statement, old: Statement) ->
     if {change.role, change.old_role} == {"point", "end"} and (
         _said_as_end(new, change.new) or _said_as_end(old, change.old)
     ):
-        # A moment said for a thing is when it starts, so the end a verb or a noun names is
-        # another slot whatever the cue ("I need to leave on the 8th" / "How about round trip
-        # flights that return on the 10th?"). "To" alone is no such word ("No, I meant to
-        # say the 14th").
+        # A moment is when a thing starts. An end read from "to" alone keeps the rule above
+        # ("No, I meant to say the 14th").
         return "a moment and an end"
     return None
 
