@@ -123,6 +123,15 @@ def test_find_claims_by_key_slot_and_unit_in_creation_order(store: Store, make: 
     assert store.trust.find_claims("b2", slot_key="alice|lives_in") == []
     assert store.trust.claim_unit_ids("b1", porto.id) == sorted([u.id, "u-other"])
     assert store.trust.claim_unit_ids("b1", lisbon.id) == []
+    # A slot's units in one query: claim by claim (created_at, id), each claim's by id.
+    with store.transaction():
+        store.trust.link_claim_unit("b1", lisbon.id, "u-z")
+    assert store.trust.slot_unit_ids("b1", "alice|lives_in") == [
+        "u-z",
+        *sorted([u.id, "u-other"]),
+    ]
+    assert store.trust.slot_unit_ids("b1", "bob|lives_in") == []
+    assert store.trust.slot_unit_ids("b2", "alice|lives_in") == []
 
 
 def test_update_claim_merges_refs_counts_new_evidence_once_and_is_audited(

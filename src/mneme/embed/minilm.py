@@ -160,6 +160,17 @@ class MiniLMEmbedder:
         """Where the weights are read from (inside site-packages; never a hub cache)."""
         return packaged_model_path()
 
+    def warm(self) -> None:
+        """Load and compile every encoder this embedder uses now, not on first use: the batch
+        path (OpenVINO, compiled for this CPU, else torch) and the query path (ONNX Runtime,
+        else torch). A server or a timed import calls it once before its first write.
+
+        Raises:
+            BackendUnavailable: the packaged model cannot be loaded.
+        """
+        self.embed(["warm"] * BF16_MIN_BATCH)
+        self._embed_query_uncached("warm")
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed texts: shape (len(texts), 384), float32, unit length rows.
 

@@ -272,8 +272,7 @@ class Judge:
         if claim is not None:
             # Same-slot units are judged even when the embedder finds them far apart
             # ("I live in Paris" / "I moved to Berlin last month").
-            for c in self.store.trust.find_claims(bank_id, slot_key=keys_of(claim)[1]):
-                slot_units += self.store.trust.claim_unit_ids(bank_id, c.id)
+            slot_units += self.store.trust.slot_unit_ids(bank_id, keys_of(claim)[1])
         missing = frozenset(u for u in slot_units if u not in found)
         if missing and vector is not None:
             for s in self.store.channels.search_semantic(

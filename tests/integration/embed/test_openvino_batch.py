@@ -73,6 +73,18 @@ def test_the_embedder_uses_it_for_batches_and_keeps_torch_for_one_text() -> None
     assert float(single[0] @ exact[0]) > 0.99999
 
 
+def test_warm_loads_both_paths_before_the_first_write() -> None:
+    embedder = MiniLMEmbedder(query_cache_size=0)
+    assert embedder._batcher is None
+    assert embedder._onnx is None
+    embedder.warm()
+    # the batch path is ready (OpenVINO compiled, or torch when it fell back) and so is the
+    # query path: the first write and the first recall load nothing
+    assert embedder.batch_fallback is not None or embedder._batcher is not None
+    assert embedder._onnx is not None or embedder.query_backend != "auto"
+    assert embedder.embed(TEXTS[:BF16_MIN_BATCH]).shape == (BF16_MIN_BATCH, 384)
+
+
 def test_torch_can_be_chosen_and_the_backend_is_validated() -> None:
     with pytest.raises(InvalidInput, match="batch_backend"):
         MiniLMEmbedder(batch_backend="tensorrt")

@@ -156,6 +156,18 @@ class Claims(Part):
         )
         return [r[0] for r in rows]
 
+    def slot_unit_ids(self, bank_id: str, slot_key: str) -> list[str]:
+        """The units linked to any claim of one slot, claim by claim (oldest first), each
+        claim's units by id: what ``find_claims(slot_key=)`` then ``claim_unit_ids`` per claim
+        gives, in one query that decodes no claim."""
+        rows = self.sql.rows(
+            "SELECT cu.unit_id FROM claims c JOIN claim_units cu "
+            "ON cu.bank_id = c.bank_id AND cu.claim_id = c.id "
+            "WHERE c.bank_id = ? AND c.slot_key = ? ORDER BY c.created_at, c.id, cu.unit_id",
+            (bank_id, slot_key),
+        )
+        return [r[0] for r in rows]
+
     def review_queue(
         self, bank_id: str, review_statuses: Sequence[ReviewStatus], limit: int
     ) -> list[ClaimRecord]:
