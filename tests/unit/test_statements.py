@@ -183,6 +183,22 @@ def test_one_after_a_determiner_is_no_count_unless_a_noun_follows(text, counts):
     assert [v.norm for v in find_values(text) if v.kind == Kind.NUMBER] == counts
 
 
+@pytest.mark.parametrize(
+    ("text", "days"),
+    [("Her desk is on the third floor.", []), ("I like the second one.", []),
+     ("I went surfing for the first time.", []), ("It was the first movie we saw.", []),
+     ("This might be the first.", []), ("Book the first therapist.", []),
+     ("Can we do it on the fifth?", ["5"]), ("Until the tenth at noon.", ["10"]),
+     ("Book it for the first.", ["1"]), ("from the third to the fifth", ["3", "5"]),
+     ("the fifth of May", ["may 5"]), ("I'd fly out on the 3rd going to Toronto.", ["3"]),
+     ("the 12th would be great", ["12"])],
+)  # fmt: skip
+def test_a_spelled_ordinal_is_a_day_only_after_a_preposition_of_time_and_before_no_noun(text, days):
+    # SGD and LoCoMo dev: 45 spelled ordinals without a month were read as days, none of them
+    # one ("the first one", "the second flight", "the third time"); digit ordinals stay days.
+    assert [v.norm for v in find_values(text) if v.kind == Kind.DATE] == days
+
+
 def test_one_as_a_pronoun_does_not_join_the_amount_after_it():
     assert [(v.kind, v.norm) for v in find_values("I want the one for five hundred dollars.")] == [
         (Kind.AMOUNT, "$500"),

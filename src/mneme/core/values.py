@@ -546,6 +546,35 @@ def with_known_names(
     return tuple(sorted((*values, *extra), key=lambda v: v.start))
 
 
+_SPELLED_ORDINAL = re.compile(rf"the\s+{_ORDINAL_WORD}", re.IGNORECASE)
+#: What a day of the month is said after when it is spelled out: "on the fifth", "for the
+#: third", "until the tenth".
+_DAY_BEFORE = re.compile(
+    r"\b(?:on|by|for|to|until|till|before|after|from|since)\s+$", re.IGNORECASE
+)
+_NEXT_WORD = re.compile(r"\s*([A-Za-z][\w'’-]*)")
+
+
+def _ordinal_of_a_thing(text: str, m: re.Match[str]) -> bool:
+    """Whether a date match is a spelled-out ordinal that counts things, not a day: "the
+    third floor", "the first one", "for the first time", "It was the first." A spelled ordinal
+    with no month is a day only after a preposition of time and before no noun of its own ("on
+    the fifth", "until the tenth at noon"). Measured: of the spelled ordinals without a month
+    read as dates, none is a day in SGD (37, both speakers: "the first one", "the first day",
+    "the second flight") nor in LoCoMo dev (8: "the first time", "the third time"); digit
+    ordinals ("on the 12th", "the 3rd going to Toronto") are days there and stay dates."""
+    if not _SPELLED_ORDINAL.fullmatch(m.group(0)):
+        return False
+    if not _DAY_BEFORE.search(text, 0, m.start()):
+        return True
+    after = _NEXT_WORD.match(text, m.end())
+    if after is None:
+        return False
+    word = after.group(1)
+    folded = word.casefold()
+    return folded in ("one", "ones") or (word[0].islower() and folded not in STOPWORDS)
+
+
 @lru_cache(maxsize=32768)
 def find_values(text: str) -> tuple[Value, ...]:
     """The values of one statement, in order; overlapping spans keep the earlier-listed kind,
@@ -576,7 +605,8 @@ def find_values(text: str) -> tuple[Value, ...]:
     for m in amounts.finditer(text):  # before dates: "$2000" is money, not a year
         add(Kind.AMOUNT, m.start(), m.end())
     for m in _DATE.finditer(text) if dates else ():
-        add(Kind.DATE, m.start(), m.end())
+        if not _ordinal_of_a_thing(text, m):
+            add(Kind.DATE, m.start(), m.end())
     for m in _ADDRESS.finditer(text):
         add(Kind.NAME, m.start(), m.end())
     for start, name in entity_mentions(text):
