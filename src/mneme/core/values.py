@@ -575,6 +575,11 @@ def _ordinal_of_a_thing(text: str, m: re.Match[str]) -> bool:
     return folded in ("one", "ones") or (word[0].islower() and folded not in STOPWORDS)
 
 
+def _dates(text: str) -> Iterator[re.Match[str]]:
+    """The date matches of ``text`` that name days (see ``_ordinal_of_a_thing``)."""
+    return (m for m in _DATE.finditer(text) if not _ordinal_of_a_thing(text, m))
+
+
 @lru_cache(maxsize=32768)
 def find_values(text: str) -> tuple[Value, ...]:
     """The values of one statement, in order; overlapping spans keep the earlier-listed kind,
@@ -604,9 +609,8 @@ def find_values(text: str) -> tuple[Value, ...]:
     amounts, numbers = (_AMOUNT, _NUMBER) if spelled else (_AMOUNT_DIGITS, _NUMBER_DIGITS)
     for m in amounts.finditer(text):  # before dates: "$2000" is money, not a year
         add(Kind.AMOUNT, m.start(), m.end())
-    for m in _DATE.finditer(text) if dates else ():
-        if not _ordinal_of_a_thing(text, m):
-            add(Kind.DATE, m.start(), m.end())
+    for m in _dates(text) if dates else ():
+        add(Kind.DATE, m.start(), m.end())
     for m in _ADDRESS.finditer(text):
         add(Kind.NAME, m.start(), m.end())
     for start, name in entity_mentions(text):
