@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -572,12 +572,15 @@ class Recaller:
             bar = ratio * max(c.similarity for c in typed)
             subject = frame_words(" ".join(named))
             asked = frame_words(q.text.casefold()) - subject
-            typed = [
+            kept = [
                 c
                 for c in typed
                 if c.similarity >= bar
                 or asked & (frame_words(units[c.brief.id].text.casefold()) - subject)
             ]
+            typed = kept + _moved_on(
+                [c for c in typed if c not in kept], kept, units, said, named, kinds
+            )
         typed.sort(key=lambda c: (said.get(c.brief.id, c.brief.recorded_at), c.brief.id))
         typed.reverse()
         ordered = typed + [c for c in top if c not in typed]
@@ -781,6 +784,37 @@ def _of_another_subject(text: str, about: frozenset[str], question: str) -> bool
     claim = extract_claim(text)
     own = frame_words(claim.subject.casefold()) if claim is not None else frozenset()
     return bool(own) and not own & frame_words(question.casefold())
+
+
+def _moved_on(
+    others: Sequence[_Candidate],
+    kept: Sequence[_Candidate],
+    units: Mapping[str, Unit],
+    said: Mapping[str, dt.datetime],
+    named: set[str],
+    kinds: frozenset[Kind],
+) -> list[_Candidate]:
+    """Of the statements a named present question's similarity bar left out, the ones that
+    say again, later, every value of the asked kind a kept statement answers with, and a new
+    one beside it: "Lucy left Google and joined Stripe." after "Lucy works at Google." for
+    "Where does Lucy work?". Naming the held value ties them to its slot however unlike the
+    question they read; "Nora moved to Berlin." names no value of "Who is Nora's manager?"."""
+
+    def asked_values(c: _Candidate) -> frozenset[str]:
+        return frozenset(
+            v.norm
+            for v in analyze(units[c.brief.id].text).values
+            if v.kind in kinds and v.norm not in named
+        )
+
+    held = [(said.get(k.brief.id, k.brief.recorded_at), asked_values(k)) for k in kept]
+    out = []
+    for c in others:
+        values = asked_values(c)
+        at = said.get(c.brief.id, c.brief.recorded_at)
+        if any(old and old < values and when < at for when, old in held):
+            out.append(c)
+    return out
 
 
 def _about_named(st: Statement, text: str, named: set[str]) -> bool:

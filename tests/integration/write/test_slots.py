@@ -527,6 +527,27 @@ def test_a_present_question_naming_its_subject_is_answered_from_the_slot_it_asks
     assert tool.text == "Nora's team switched from Tableau to Looker."
 
 
+def test_a_later_statement_naming_the_held_value_and_a_new_one_answers_the_present(mem, clock):
+    # Neither reads like the question, and no cue word joins them: the later one names the
+    # value the earlier one answers with (Google, Jenkins) and another of its kind beside it.
+    for bank, old, new, question in (
+        ("lucy", "Lucy works at Google.", "Lucy left Google and joined Stripe.",
+         "Where does Lucy work?"),
+        ("ci", "Our CI runs on Jenkins.", "We migrated CI from Jenkins to GitHub Actions.",
+         "What does our CI run on?"),
+    ):  # fmt: skip
+        say(mem, clock, old, bank=bank)
+        clock.now += dt.timedelta(days=3)
+        say(mem, clock, new, bank=bank)
+        assert first(mem, question, bank=bank).text == new
+    # What names another value of the question's subject is no answer to this slot.
+    clock.now += dt.timedelta(days=3)
+    say(mem, clock, "Lucy moved to Dublin.", bank="lucy")
+    assert first(mem, "Where does Lucy work?", bank="lucy").text == (
+        "Lucy left Google and joined Stripe."
+    )
+
+
 def test_bad_inputs_get_a_clear_decision_or_a_clear_error(mem, clock):
     with pytest.raises(mneme.InvalidInput, match="only a speaker"):
         say(mem, clock, "User:")
