@@ -504,9 +504,11 @@ def _one_change(
         return SlotJudgement(
             SlotRelation.DIFFERENT, f"another {kind.value} beside the others: nothing replaced"
         )
-    if own and not cued and not claimed and ctx.sibling_subjects:
-        # "The API timeout is 30 seconds." / "The database timeout is 5 seconds.": without a
-        # cue, a value said of another subject is another slot.
+    if not cued and not claimed and ctx.sibling_subjects:
+        # "The API timeout is 30 seconds." / "The database timeout is 5 seconds.", "The
+        # staging server has 16 GB of RAM." / (another agent) "The production server has 64
+        # GB of RAM.": without a cue, a value said of another subject is another slot, whoever
+        # says it.
         return SlotJudgement(SlotRelation.DIFFERENT, f"another {kind.value} of another subject")
     if own and not cued and not claimed and not _asked_alike(new, old, change.new, change.old):
         # A bare answer fills the slot its question asks for: "Thursday next week." to "What

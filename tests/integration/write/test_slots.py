@@ -500,6 +500,11 @@ def test_subjects_of_one_kind_are_two_slots_and_our_is_one_organisation(mem, clo
     say(mem, clock, "My flight out is on the 12th.", bank="trip", session="s2")
     back = say(mem, clock, "My flight back is on the 19th.", bank="trip", session="s2")
     assert not {Verdict.SUPERSEDE, Verdict.CONTRADICT} & set(verdicts(back))
+    # Who says it does not make it another slot's: another agent's value of a sibling subject
+    # is no dispute either.
+    say(mem, clock, "The staging server has 16 GB of RAM.", bank="infra")
+    prod = say(mem, clock, "The production server has 64 GB of RAM.", bank="infra", agent="a2")
+    assert not {Verdict.SUPERSEDE, Verdict.CONTRADICT} & set(verdicts(prod))
     # Two agents writing "our SLA" into one bank speak of one SLA: a question for a person.
     say(mem, clock, "Our SLA is 99.9% uptime.", bank="ops")
     sla = say(mem, clock, "Our SLA guarantees 99.5% uptime.", bank="ops", agent="a2")
