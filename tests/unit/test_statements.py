@@ -806,7 +806,7 @@ def test_a_question_asks_for_a_kind_and_about_now_or_then(question, kinds, now):
         ("The release codename is not Bluebird.", "The release codename is Bluebird.", 0.9, False),
         ("Which codename, Bluebird or Kestrel?", "The release codename is Bluebird.", 0.7, False),
         # the same name far from what was rejected: something else called that
-        ("Bluebird Cafe has pancakes.", "The release codename is Bluebird.", 0.2, False),
+        ("Bluebird Cafe has pancakes.", "The release codename is Bluebird.", 0.1, False),
         # a bare number names nothing ("a cab for 1" / "have a good one"), and need not come
         # back with the values that do
         ("Assistant: Have a good one!", "User: I need a cab for 1.", 0.35, False),

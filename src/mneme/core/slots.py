@@ -82,7 +82,7 @@ class SlotConfig:
     #: Statements that share only their subject are one fact only when this close.
     same_subject: float = 0.6
     #: Every value of a rejected statement said again this close is that value back (ADR 0062).
-    said_again: float = 0.3
+    said_again: float = 0.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +289,26 @@ def _words_between(statement: Statement, start: int, end: int) -> frozenset[str]
         if start <= v.start and v.end <= end:
             text = text[: v.start - start] + " " + text[v.end - start :]
     return frame_words(text.casefold())
+
+
+def _other_subjects(new: Statement, old: Statement) -> bool:
+    """Whether two statements name what they are about in words that share nothing ("*My
+    dentist appointment* is on 14 May" / "*The launch* is on 14 May"): the same value said of
+    two things. A pronoun ("I", "it") or a subject left unsaid names nothing to compare."""
+    a, b = _subject_words(new), _subject_words(old)
+    return bool(a) and bool(b) and a.isdisjoint(b)
+
+
+_LEAD_IN = re.compile(r"[,:;]\s*")
+
+
+def _subject_words(statement: Statement) -> frozenset[str]:
+    """The content words of a statement's subject, its values left out, after any lead-in
+    set off by a comma or a colon ("Just to confirm, *you* ...", "For the Kepler bid, *the
+    deadline* is ..."): a lead-in says how or of what, not who."""
+    end = subject_end(statement.body)
+    start = max((m.end() for m in _LEAD_IN.finditer(statement.body, 0, end)), default=0)
+    return _words_between(statement, start, end)
 
 
 def _changed_together(
@@ -787,7 +807,7 @@ def _same_values(
         # of March.": one author's date or number again, said of something else in each
         # clause, is a coincidence of values, not the same fact said twice (ADR 0081).
         return SlotJudgement(SlotRelation.DIFFERENT, "the same value said of another thing")
-    if about and (agree or _same_roles(new, old, about)):
+    if about and (agree or _same_roles(new, old, about)) and not _other_subjects(new, old):
         # One value restated in its role, in other words or with more ("I'm headed to Willard
         # Hicks" / "So a shared cab for 1 to Willard Hicks?"): evidence, kept apart.
         return SlotJudgement(SlotRelation.SUPPORT, "restates a value")

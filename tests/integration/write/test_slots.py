@@ -391,6 +391,33 @@ def test_a_rejected_value_in_other_words_goes_to_review_not_active(mem, clock):
     assert all("14" not in h.text for h in hits if h.unit.status.value == "active")
 
 
+def test_a_read_back_with_more_values_brings_a_rejected_date_back_to_review(mem, clock):
+    # SGD dev (Buses_1): an assistant's confirmation says the rejected date among four other
+    # values; the text reads far from the short statement (cosine 0.26), the day is the same.
+    clock.now = dt.datetime(2019, 3, 1, 9, 0, tzinfo=dt.UTC)  # "the 14th" is March's
+    said = say(mem, clock, "User: I intend to leave on the 14th.", session="bus")
+    mem.review.reject(said.memory_ids[0], "wrong day", "reviewer")
+    back = say(
+        mem,
+        clock,
+        "Assistant: Okay. To confirm, you like to purchase a ticket for 1 person on the bus "
+        "that departs for Portland from Seattle on March 14th at 6:30 am",
+        session="bus",
+    )
+    assert any(q.conflict_type == "tombstoned" for q in back.questions)
+
+
+def test_the_same_value_said_of_another_subject_is_no_evidence_for_it(mem, clock):
+    launch = say(mem, clock, "The launch is on 14 May.", bank="cal")
+    for text in ("My dentist appointment is on 14 May.", "Anna's sister lives in Berlin."):
+        other = say(mem, clock, text, bank="cal")
+        assert launch.memory_ids[0] not in {d.target_id for d in other.decisions}, text
+    # A lead-in set off by a comma is not what the statement is about: a read-back still
+    # restates ("Just to confirm, the launch is on 14 May").
+    again = say(mem, clock, "Just to confirm, the launch is on 14 May.", bank="cal")
+    assert launch.memory_ids[0] in {d.target_id for d in again.decisions}
+
+
 def test_a_rejected_name_said_in_another_frame_stays_rejected_and_a_denial_is_admitted(mem, clock):
     r = say(mem, clock, "The release codename is Bluebird.")
     mem.review.reject(r.memory_ids[0], "not the codename", "reviewer")
