@@ -818,6 +818,8 @@ def test_a_question_asks_for_a_kind_and_about_now_or_then(question, kinds, now):
         ("Dell supplies our laptops.", "The vendor for laptops is Dell.", 0.6, True),
         ("Dell does not supply our laptops.", "The vendor for laptops is Dell.", 0.6, False),
         ("Delta flies there.", "The vendor for laptops is Dell.", 0.4, False),
+        # a name said again in full is its short form said again (SGD dev: "San Fran")
+        ("They are also in San Francisco.", "User: I want to eat out in San Fran.", 0.3, True),
     ],
 )
 def test_a_rejected_statement_is_said_again_when_every_value_comes_back(

@@ -873,7 +873,7 @@ def says_again(
     if new.asks or old.asks or not old.values:
         return False
     speakers = frozenset(s.casefold() for s in (new.speaker, old.speaker) if s)
-    new, old = _without(new, speakers), _without(old, speakers)
+    new, old = _one_name(_without(new, speakers), _without(old, speakers))
     if new_when is not None and old_when is not None:
         new, old = on_days(new, new_when), on_days(old, old_when)
     # A bare number names nothing ("search for one in Santa Rosa" / "may be a good one"): what
