@@ -820,6 +820,15 @@ def test_a_question_asks_for_a_kind_and_about_now_or_then(question, kinds, now):
         ("Delta flies there.", "The vendor for laptops is Dell.", 0.4, False),
         # a name said again in full is its short form said again (SGD dev: "San Fran")
         ("They are also in San Francisco.", "User: I want to eat out in San Fran.", 0.3, True),
+        # a place said again without its region (SGD dev: "Long Beach, CA" / "to Long Beach")
+        (
+            "Please confirm 2 bus tickets to Long Beach at 8:15 pm.",
+            "User: I need tickets for two to Long Beach, CA.",
+            0.3,
+            True,
+        ),
+        # ...but not its name inside another's ("the AC Hotel by Marriott Paris Porte Maillot")
+        ("How about the Hotel Sacramento Midtown?", "User: A place in Sacramento, CA.", 0.4, False),
     ],
 )
 def test_a_rejected_statement_is_said_again_when_every_value_comes_back(

@@ -880,8 +880,8 @@ def says_again(
     # must come back is every other value, and there must be one.
     wanted = frozenset(
         v.norm
-        for v, c in zip(old.values, old.counted, strict=True)
-        if not (v.kind == Kind.NUMBER and c is None)
+        for i, (v, c) in enumerate(zip(old.values, old.counted, strict=True))
+        if not (v.kind == Kind.NUMBER and c is None) and not _region_of(old, i)
     )
     if not wanted or similarity < config.said_again:
         return False
@@ -889,10 +889,38 @@ def says_again(
     # sentence: "Dell supplies our laptops.") is still said again when its words are.
     named = frozenset(v.norm for v in old.values if v.kind in _NAMING)
     unread = wanted - new.norms
-    if unread - named or not all(_says(new.body, n) for n in unread):
+    if unread - named or not all(_says_alone(new, n) for n in unread):
         return False
     denied = _clause_negated(new, wanted & new.norms) or (bool(unread) and new.negated)
     return not denied or _clause_negated(old, wanted)
+
+
+def _says_alone(statement: Statement, norm: str) -> bool:
+    """Whether the statement says a value's words somewhere that is not inside another of its
+    values: "Paris" in "the AC Hotel by Marriott Paris Porte Maillot" names the hotel, not
+    Paris."""
+    body = statement.body.casefold()
+    for m in re.finditer(rf"(?<!\w){re.escape(norm)}(?!\w)", body):
+        if not any(
+            v.start <= m.start() and m.end() <= v.end and v.norm != norm for v in statement.values
+        ):
+            return True
+    return False
+
+
+def _region_of(statement: Statement, i: int) -> bool:
+    """Whether the statement's ``i``-th value is a name set after another by a comma, ending
+    the phrase: the region of a place ("Long Beach*, CA*", "Nairobi*, Kenya*"), which says
+    where the place is, not another value; the place said again without it is said again."""
+    if i == 0:
+        return False
+    v, before = statement.values[i], statement.values[i - 1]
+    return (
+        v.kind == Kind.NAME
+        and before.kind == Kind.NAME
+        and statement.body[before.end : v.start].strip() == ","
+        and _ends_phrase(statement, v.norm)
+    )
 
 
 def _says(text: str, norm: str) -> bool:
