@@ -575,6 +575,31 @@ def _ordinal_of_a_thing(text: str, m: re.Match[str]) -> bool:
     return folded in ("one", "ones") or (word[0].islower() and folded not in STOPWORDS)
 
 
+#: What a thing is called, after "called" / "named" / "titled", up to a mark or a word that
+#: goes on to say something else of it ("an alarm called *music practice* set for 4:15 pm").
+_CALLED = re.compile(
+    r"\b(?:called|named|titled)\s+"
+    r"(?!(?:me|him|her|us|them|it|you|back|off|out|up|in|on|for|to|about|a|an)\b)"
+    r"(?:the\s+)?(?P<name>[\w'’&-]+(?:\s+(?!(?:at|on|for|in|and|or|but|with|set|that|which|"
+    r"who|is|was|are|were|will|would|to|from|by|near|please|today|tomorrow)\b)[\w'’&-]+){0,5})",
+    re.IGNORECASE,
+)
+#: Who calls someone ("I called my sister") is no naming.
+_CALLER = re.compile(r"\b(?:i|we|you|he|she|they|who|just|also|already|never|then)\s+$", re.I)
+
+
+def _called(text: str) -> Iterator[tuple[int, int]]:
+    """The spans of what the text says a thing is called when no capital marks it ("an alarm
+    called cleaning", "a hotel called the argonaut hotel"). Measured on SGD (every speaker): 368 of the 390
+    phrases after these words are the annotated span of a slot, 36 of them read as no value
+    before (lower case: "cleaning", "music practice"); LoCoMo dev's 13 are names too."""
+    for m in _CALLED.finditer(text):
+        # A name in capitals is the name reader's ("a film called The Man Who Knew Too Much"):
+        # this reads what no capital marks.
+        if m.group("name")[:1].islower() and _CALLER.search(text, 0, m.start()) is None:
+            yield m.start("name"), m.end("name")
+
+
 def _dates(text: str) -> Iterator[re.Match[str]]:
     """The date matches of ``text`` that name days (see ``_ordinal_of_a_thing``)."""
     return (m for m in _DATE.finditer(text) if not _ordinal_of_a_thing(text, m))
@@ -613,6 +638,8 @@ def find_values(text: str) -> tuple[Value, ...]:
         add(Kind.DATE, m.start(), m.end())
     for m in _ADDRESS.finditer(text):
         add(Kind.NAME, m.start(), m.end())
+    for start, end in _called(text):
+        add(Kind.NAME, start, end)
     for start, name in entity_mentions(text):
         end = start + len(name)
         if start < 0 or text[start:end] != name:
