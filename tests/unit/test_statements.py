@@ -199,6 +199,13 @@ def test_a_spelled_ordinal_is_a_day_only_after_a_preposition_of_time_and_before_
     assert [v.norm for v in find_values(text) if v.kind == Kind.DATE] == days
 
 
+def test_a_spelled_ordinal_before_a_noun_counts_that_thing():
+    said = analyze("Her desk is on the third floor.")
+    assert [(v.kind, v.norm) for v in said.values] == [(Kind.NUMBER, "3")]
+    assert said.counted == ("floor",)
+    assert [v.kind for v in find_values("I like the second one.")] == []
+
+
 @pytest.mark.parametrize(
     ("text", "names"),
     [("Please confirm a 4 pm alarm called cleaning.", ["cleaning"]),

@@ -606,6 +606,20 @@ def _dates(text: str) -> Iterator[re.Match[str]]:
     return (m for m in _DATE.finditer(text) if not _ordinal_of_a_thing(text, m))
 
 
+def _ordinals_of_things(text: str) -> Iterator[tuple[int, int]]:
+    """The spelled ordinals that count a thing named right after them ("the *third* floor"):
+    a number of that thing."""
+    for m in _DATE.finditer(text):
+        if not _ordinal_of_a_thing(text, m):
+            continue
+        after = _NEXT_WORD.match(text, m.end())
+        noun = after is not None and after.group(1)[0].islower()
+        if noun and after is not None and after.group(1).casefold() not in STOPWORDS:
+            word = re.search(_ORDINAL_WORD, m.group(0), re.IGNORECASE)
+            if word is not None:
+                yield m.start() + word.start(), m.start() + word.end()
+
+
 @lru_cache(maxsize=32768)
 def find_values(text: str) -> tuple[Value, ...]:
     """The values of one statement, in order; overlapping spans keep the earlier-listed kind,
@@ -651,7 +665,9 @@ def find_values(text: str) -> tuple[Value, ...]:
         add(Kind.CODE if _CODE.fullmatch(text, start, end) else Kind.NAME, start, end)
     for m in _CODE.finditer(text):
         add(Kind.CODE, m.start(), m.end())
-    for start, end in _number_spans(numbers, text):
+    for start, end in chain(
+        _ordinals_of_things(text) if dates else (), _number_spans(numbers, text)
+    ):
         add(Kind.NUMBER, start, end)
     return tuple(sorted(found, key=lambda v: v.start))
 

@@ -59,6 +59,15 @@ def first(mem: mneme.Memory, query: str, **kw: object) -> mneme.Hit:
     return hits[0]
 
 
+def test_a_spelled_ordinal_of_a_thing_is_a_value_a_move_changes(mem, clock):
+    say(mem, clock, "Priya's desk is on the third floor.")
+    moved = say(mem, clock, "Priya moved her desk to the fifth floor.")
+    assert verdicts(moved) == [Verdict.SUPERSEDE]
+    assert first(mem, "Which floor is Priya's desk on?").text == (
+        "Priya moved her desk to the fifth floor."
+    )
+
+
 def test_moved_from_a_to_b_retires_a(mem, clock):
     say(mem, clock, "Alice lives in Berlin.")
     r = say(mem, clock, "Alice moved from Berlin to Munich.")
