@@ -151,6 +151,9 @@ class Retainer:
         if current is None:
             return
         self.prepare(current)
+        # The worker embeds beside this thread, which writes meanwhile: on one CPU fewer when
+        # the embedder can (``MiniLMEmbedder.embed_beside``), so the two do not take turns.
+        embed_ahead = getattr(self.embedder, "embed_beside", self.embedder.embed)
         with ThreadPoolExecutor(1, thread_name_prefix="mneme-embed-ahead") as worker:
             while current is not None:
                 upcoming: Sequence[Plan] | None = None
@@ -162,7 +165,7 @@ class Retainer:
                     if upcoming is not None:
                         todo = self._todo(upcoming)
                         if todo:
-                            ahead = worker.submit(self.embedder.embed, list(todo.values()))
+                            ahead = worker.submit(embed_ahead, list(todo.values()))
                 except Exception as exc:  # raised in order, after the current batch
                     failure, upcoming = exc, None
                 try:

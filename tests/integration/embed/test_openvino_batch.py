@@ -85,6 +85,23 @@ def test_warm_loads_both_paths_before_the_first_write() -> None:
     assert embedder.embed(TEXTS[:BF16_MIN_BATCH]).shape == (BF16_MIN_BATCH, 384)
 
 
+def test_embed_beside_gives_the_same_vectors_on_one_cpu_fewer() -> None:
+    embedder = MiniLMEmbedder(query_cache_size=0)
+    together = embedder.embed(TEXTS)
+    beside = embedder.embed_beside(TEXTS)
+    assert beside.shape == together.shape
+    assert min(float(a @ b) for a, b in zip(together, beside, strict=True)) > 0.9999
+    if embedder.batch_fallback is None and embedder._batch_threads() > 1:
+        assert embedder._beside is not None
+        assert embedder._beside is not embedder._batcher
+    # a short list, as embed: torch
+    assert embedder.embed_beside(TEXTS[:1]).shape == (1, 384)
+    # one thread: nothing fewer to give, the batch encoder serves
+    one = MiniLMEmbedder(num_threads=1)
+    one.embed_beside(TEXTS[:BF16_MIN_BATCH])
+    assert one._beside is None
+
+
 def test_torch_can_be_chosen_and_the_backend_is_validated() -> None:
     with pytest.raises(InvalidInput, match="batch_backend"):
         MiniLMEmbedder(batch_backend="tensorrt")
