@@ -47,14 +47,14 @@ def free_port() -> int:
 class Server:
     """``mneme serve`` in a subprocess; its stderr lines are collected as they come."""
 
-    def __init__(self, db: Path, *extra: str) -> None:
+    def __init__(self, db: Path, *extra: str, embedder: str = "hashing") -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc = subprocess.Popen(
             [
                 MNEME,
                 "--embedder",
-                "hashing",
+                embedder,
                 "--db",
                 str(db),
                 "serve",
@@ -148,6 +148,16 @@ def test_serve_first_run_prints_the_urls_and_one_admin_token(
     me = httpx.get(f"{server.base}/v1/whoami", headers={"Authorization": f"Bearer {secret}"})
     assert me.json()["role"] == "admin"
     assert me.json()["bank"] == "*"
+
+
+def test_serve_loads_the_default_embedder_while_it_starts_answering(tmp_path: Path) -> None:
+    srv = Server(tmp_path / "warm.db", embedder="minilm")
+    try:
+        srv.ready()  # the port answers before the model is loaded
+        srv.wait_for("  embedder     ready (", timeout=120)
+        assert "not loaded ahead" not in srv.stderr
+    finally:
+        srv.stop()
 
 
 def test_served_api_page_and_guard(server: Server) -> None:
