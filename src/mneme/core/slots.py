@@ -899,8 +899,7 @@ def _says_alone(statement: Statement, norm: str) -> bool:
     """Whether the statement says a value's words somewhere that is not inside another of its
     values: "Paris" in "the AC Hotel by Marriott Paris Porte Maillot" names the hotel, not
     Paris."""
-    body = statement.body.casefold()
-    for m in re.finditer(rf"(?<!\w){re.escape(norm)}(?!\w)", body):
+    for m in _as_words(norm).finditer(statement.body.casefold()):
         if not any(
             v.start <= m.start() and m.end() <= v.end and v.norm != norm for v in statement.values
         ):
@@ -925,7 +924,12 @@ def _region_of(statement: Statement, i: int) -> bool:
 
 def _says(text: str, norm: str) -> bool:
     """Whether ``text`` says the words of a value's normal form, as words."""
-    return re.search(rf"(?<!\w){re.escape(norm)}(?!\w)", text.casefold()) is not None
+    return _as_words(norm).search(text.casefold()) is not None
+
+
+def _as_words(norm: str) -> re.Pattern[str]:
+    """A value's normal form matched as whole words (lower case)."""
+    return re.compile(rf"(?<!\w){re.escape(norm)}(?!\w)")
 
 
 def _denies_in_clause(new: Statement, old: Statement, about: frozenset[str]) -> bool:

@@ -601,23 +601,26 @@ def _called(text: str) -> Iterator[tuple[int, int]]:
             yield m.start("name"), m.end("name")
 
 
-def _dates(text: str) -> Iterator[re.Match[str]]:
-    """The date matches of ``text`` that name days (see ``_ordinal_of_a_thing``)."""
-    return (m for m in _DATE.finditer(text) if not _ordinal_of_a_thing(text, m))
-
-
-def _ordinals_of_things(text: str) -> Iterator[tuple[int, int]]:
-    """The spelled ordinals that count a thing named right after them ("the *third* floor"):
-    a number of that thing."""
+def _read_dates(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The date matches of ``text`` in one pass: (the spans that name days, the spelled
+    ordinals that count the thing named right after them: "the *third* floor", a number of
+    floors). See ``_ordinal_of_a_thing``."""
+    days: list[tuple[int, int]] = []
+    counts: list[tuple[int, int]] = []
     for m in _DATE.finditer(text):
         if not _ordinal_of_a_thing(text, m):
+            days.append((m.start(), m.end()))
             continue
         after = _NEXT_WORD.match(text, m.end())
-        noun = after is not None and after.group(1)[0].islower()
-        if noun and after is not None and after.group(1).casefold() not in STOPWORDS:
-            word = re.search(_ORDINAL_WORD, m.group(0), re.IGNORECASE)
-            if word is not None:
-                yield m.start() + word.start(), m.start() + word.end()
+        if after is None or not after.group(1)[0].islower():
+            continue
+        word = _ORDINAL_IN.search(m.group(0))
+        if after.group(1).casefold() not in STOPWORDS and word is not None:
+            counts.append((m.start() + word.start(), m.start() + word.end()))
+    return days, counts
+
+
+_ORDINAL_IN = re.compile(_ORDINAL_WORD, re.IGNORECASE)
 
 
 @lru_cache(maxsize=32768)
@@ -649,8 +652,9 @@ def find_values(text: str) -> tuple[Value, ...]:
     amounts, numbers = (_AMOUNT, _NUMBER) if spelled else (_AMOUNT_DIGITS, _NUMBER_DIGITS)
     for m in amounts.finditer(text):  # before dates: "$2000" is money, not a year
         add(Kind.AMOUNT, m.start(), m.end())
-    for m in _dates(text) if dates else ():
-        add(Kind.DATE, m.start(), m.end())
+    days, counts = _read_dates(text) if dates else ([], [])
+    for start, end in days:
+        add(Kind.DATE, start, end)
     for start, end in chain(((m.start(), m.end()) for m in _ADDRESS.finditer(text)), _called(text)):
         add(Kind.NAME, start, end)
     for start, name in entity_mentions(text):
@@ -665,9 +669,7 @@ def find_values(text: str) -> tuple[Value, ...]:
         add(Kind.CODE if _CODE.fullmatch(text, start, end) else Kind.NAME, start, end)
     for m in _CODE.finditer(text):
         add(Kind.CODE, m.start(), m.end())
-    for start, end in chain(
-        _ordinals_of_things(text) if dates else (), _number_spans(numbers, text)
-    ):
+    for start, end in chain(counts, _number_spans(numbers, text)):
         add(Kind.NUMBER, start, end)
     return tuple(sorted(found, key=lambda v: v.start))
 
