@@ -425,6 +425,7 @@ class Queue(Protocol):
     """The ingest buffer: persisted before acknowledged, done in the write's own transaction."""
 
     def enqueue(self, item: QueueItem) -> None: ...
+    def has_pending(self) -> bool: ...  # a read: no write lock when the queue is empty
     def claim_queued(self, now: dt.datetime) -> QueueItem | None: ...  # oldest pending
     def finish_queued(
         self,

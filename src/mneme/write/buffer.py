@@ -176,6 +176,10 @@ class IngestBuffer:
                 self._wake.clear()
 
     def _one(self) -> bool:
+        # Looked at first with a read: an idle worker polls without taking the write lock
+        # from the writers it shares the file with (every half second, each process).
+        if not self.store.queue.has_pending():
+            return False
         with self.store.transaction():
             item = self.store.queue.claim_queued(self.clock())
         if item is None:

@@ -159,11 +159,17 @@ class Claims(Part):
     def slot_unit_ids(self, bank_id: str, slot_key: str) -> list[str]:
         """The units linked to any claim of one slot, claim by claim (oldest first), each
         claim's units by id: what ``find_claims(slot_key=)`` then ``claim_unit_ids`` per claim
-        gives, in one query that decodes no claim."""
+        gives, in one query that decodes no claim.
+
+        ``CROSS JOIN`` keeps the claims first (SQLite takes a cross join's order as written;
+        PostgreSQL plans it as any join): with no statistics SQLite otherwise walks every
+        claim unit of the bank and looks each claim up, 160 us a call on one LoCoMo
+        conversation against 4 us (ADR 0024, twenty-sixth sitting)."""
         rows = self.sql.rows(
-            "SELECT cu.unit_id FROM claims c JOIN claim_units cu "
-            "ON cu.bank_id = c.bank_id AND cu.claim_id = c.id "
-            "WHERE c.bank_id = ? AND c.slot_key = ? ORDER BY c.created_at, c.id, cu.unit_id",
+            "SELECT cu.unit_id FROM claims c CROSS JOIN claim_units cu "
+            "WHERE c.bank_id = ? AND c.slot_key = ? "
+            "AND cu.bank_id = c.bank_id AND cu.claim_id = c.id "
+            "ORDER BY c.created_at, c.id, cu.unit_id",
             (bank_id, slot_key),
         )
         return [r[0] for r in rows]

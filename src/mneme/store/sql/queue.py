@@ -40,6 +40,11 @@ class Queue(Part):
             (item.bank_id, item.id, d.encode("json", dict(item.payload)), at, at),
         )
 
+    def has_pending(self) -> bool:
+        """Whether any item waits: a read, so an idle worker takes no write lock to find the
+        queue empty."""
+        return bool(self.sql.rows("SELECT 1 FROM ingest_queue WHERE status = 'pending' LIMIT 1"))
+
     def claim_queued(self, now: dt.datetime) -> QueueItem | None:
         d = self.sql.dialect
         rows = self.sql.write_rows(
