@@ -611,8 +611,9 @@ class Memory:
         """Retain batch after batch, each as ``retain_many`` would (validated whole, one
         transaction), while the next batch is embedded in a worker thread (ADR 0024).
 
-        A generator: it yields each batch's results once the batch is committed, and takes
-        the next batch from ``batches`` only then. A bad batch (or an error from ``batches``
+        A generator: it yields each batch's results once the batch is committed. The next
+        batch is taken from ``batches`` (and validated) before the current one commits, so
+        its embedding can run meanwhile. A bad batch (or an error from ``batches``
         itself) is raised after the batches before it are committed; nothing of it is stored.
         This is the fast path for imports: on LoCoMo here it is about 1.3x the rate of the
         same batches through ``retain_many`` one after another.
