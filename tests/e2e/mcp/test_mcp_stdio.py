@@ -145,9 +145,9 @@ def test_stdio_refuses_a_principal_no_token_could_stand_for(tmp_path: Path) -> N
 class RawServer:
     """The server process driven line by line, to see every byte it puts on stdout."""
 
-    def __init__(self, db: Path, embedder: str | None) -> None:
+    def __init__(self, db: Path, embedder: str | None, command: list[str] | None = None) -> None:
         self.proc = subprocess.Popen(
-            [MNEME, *argv(db, embedder, "--bank", "team", "--agent", "agent-1")],
+            command or [MNEME, *argv(db, embedder, "--bank", "team", "--agent", "agent-1")],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -258,6 +258,47 @@ def test_stdout_carries_only_the_protocol_and_the_server_exits_when_stdin_closes
 def test_the_default_embedder_loads_inside_a_session_without_touching_stdout(
     tmp_path: Path,
 ) -> None:
-    server = RawServer(tmp_path / "minilm.db", None)
+    db = tmp_path / "minilm.db"
+    who = ("--bank", "team", "--agent", "agent-1", "--log-level", "info")
+    server = RawServer(db, None, [MNEME, *argv(db, None, *who)])
     replies = converse(server)
     check_conversation(server, replies)
+    # Loaded in the background from the start, not on the first call; said on stderr.
+    assert "embedder ready (" in "".join(server.stderr)
+
+
+#: A server whose embedder writes to stdout as a careless library would: with ``print`` and
+#: straight to file descriptor 1, on every call and from a thread of its own while it "loads".
+NOISY_SERVER = """
+import os, sys, threading
+from mneme import Memory
+from mneme.embed import HashingEmbedder
+from mneme.surfaces.authority import Principal
+from mneme.surfaces.mcp.server import run_stdio
+
+class Noisy(HashingEmbedder):
+    def embed(self, texts):
+        print("noise from print")
+        os.write(1, b"noise from fd 1\\n")
+        return super().embed(texts)
+
+    def warm(self):
+        os.write(1, b"noise while loading\\n")
+
+memory = Memory.open(sys.argv[1], embedder=Noisy())
+run_stdio(memory, Principal("stdio", "team", "agent-1", "agent", "test"))
+memory.close()
+"""
+
+
+def test_nothing_but_the_protocol_reaches_stdout_even_written_to_its_file_descriptor(
+    tmp_path: Path,
+) -> None:
+    command = [sys.executable, "-c", NOISY_SERVER, str(tmp_path / "noisy.db")]
+    server = RawServer(tmp_path / "noisy.db", None, command)
+    replies = converse(server)
+    check_conversation(server, replies)
+    err = "".join(server.stderr)
+    assert "noise from print" in err  # what was written lands in the log, not nowhere
+    assert "noise from fd 1" in err
+    assert "noise while loading" in err

@@ -7,9 +7,11 @@ can name another agent or bank. The defaults (bank ``default``, agent ``assistan
 ``agent``) give an AI client its own memories and no review decisions; a person who reviews
 through an MCP client starts one with ``--role reviewer``.
 
-stdout is the protocol: logs go to stderr, and anything printed while the store opens (or a
-model loads later) is kept off stdout. The MCP SDK's stdio transport also points file
-descriptor 1 at stderr while it serves, so even native libraries cannot write into the stream.
+stdout is the protocol: logs go to stderr, and anything printed while the store opens is kept
+off stdout. While it serves, ``run_stdio`` writes the protocol on a private duplicate of file
+descriptor 1 and points descriptor 1 itself at stderr, so nothing else (a print, a native
+library loading the model) can write into the stream; the default embedder loads in the
+background meanwhile, so the first call does not wait for it.
 """
 
 from __future__ import annotations

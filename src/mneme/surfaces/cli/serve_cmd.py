@@ -12,8 +12,6 @@ import os
 import shutil
 import sys
 import tempfile
-import threading
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from typing import Any
 import click
 
 from mneme import config as config_mod
+from mneme.embed.warming import warm_in_background
 from mneme.errors import InvalidInput
 from mneme.memory import Memory
 from mneme.surfaces.authority import ALL_BANKS, ROLES, Principal, check_principal
@@ -299,33 +298,14 @@ def serve(
     reloads = Reloads(memory, server_file, base)
     reloads.start()
     output.note("\n".join(lines))
-    _warm_in_background(memory)
+    # The embedder loads while the port already answers; the first write need not wait.
+    warm_in_background(memory.embedder, lambda how: output.note(f"  embedder     {how}"))
     try:
         config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on")
         uvicorn.Server(config).run()
     finally:
         reloads.close()
     return 0
-
-
-def _warm_in_background(memory: Memory) -> None:
-    """Load and compile the embedder while the server starts answering, so the first write
-    or recall does not wait seconds for it; says when it is ready. An embedder with nothing to
-    load (hashing, a remote API) has no ``warm``."""
-    warm = getattr(memory.embedder, "warm", None)
-    if not callable(warm):
-        return
-
-    def run() -> None:
-        started = time.perf_counter()
-        try:
-            warm()
-        except Exception as exc:  # the first call loads it instead, and says why if it can't
-            output.note(f"  embedder     not loaded ahead: {exc}")
-            return
-        output.note(f"  embedder     ready ({time.perf_counter() - started:.1f} s)")
-
-    threading.Thread(target=run, name="mneme-warm", daemon=True).start()
 
 
 # -- token --------------------------------------------------------------------------------

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable
-from contextlib import asynccontextmanager
+import os
+import sys
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from contextlib import asynccontextmanager, contextmanager, suppress
 from importlib.metadata import PackageNotFoundError, version
+from io import TextIOWrapper
 from typing import Any
 
 try:
@@ -26,6 +29,7 @@ try:
     from mcp.server.fastmcp.exceptions import ResourceError, ToolError
     from mcp.server.fastmcp.utilities.func_metadata import FuncMetadata
     from mcp.server.lowlevel.helper_types import ReadResourceContents
+    from mcp.server.stdio import stdio_server
     from mcp.server.transport_security import TransportSecuritySettings
     from mcp.types import CallToolResult, Icon, ToolAnnotations
     from mcp.types import Tool as MCPTool
@@ -36,7 +40,9 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
         "the mneme MCP server needs the 'server' extra: pip install 'mneme[server]'"
     ) from exc
 
+from mneme.embed.warming import warm_in_background
 from mneme.errors import InvalidInput, MnemeError
+from mneme.memory import Memory
 from mneme.surfaces.authority import (
     ALL_BANKS,
     OPERATIONS,
@@ -389,9 +395,46 @@ def streamable_http_app(
 def run_stdio(
     memory: MemorySource, principal: Principal, tools_profile: str = DEFAULT_PROFILE
 ) -> None:
-    """Serve MCP over this process's stdin/stdout, as ``principal``, until the client hangs up."""
+    """Serve MCP over this process's stdin/stdout, as ``principal``, until the client hangs up.
+
+    Standard output is the protocol's alone while it serves: the messages go out on a private
+    duplicate of file descriptor 1, and descriptor 1 itself (and ``sys.stdout``) point at
+    stderr, so a ``print`` or a native library writing to stdout (a model loading) lands in
+    the log instead of breaking the client's stream. A ``Memory`` given as is has its embedder
+    loaded in the background meanwhile (logged on stderr), so the first call does not wait
+    for the model."""
     server = build_server(memory, principal=principal, tools_profile=tools_profile)
-    anyio.run(server.run_stdio_async)
+    with _protocol_stdout() as out:
+        if isinstance(memory, Memory):
+            warm_in_background(memory.embedder, lambda how: log.info("embedder %s", how))
+        anyio.run(_serve_stdio, server, out)
+
+
+async def _serve_stdio(server: MnemeServer, out: Any) -> None:
+    """FastMCP's ``run_stdio_async``, with the protocol written to ``out``."""
+    async with stdio_server(stdout=out) as (read_stream, write_stream):
+        lowlevel = server._mcp_server
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
+@contextmanager
+def _protocol_stdout() -> Iterator[Any]:
+    """An async text stream on a duplicate of descriptor 1, with descriptor 1 and
+    ``sys.stdout`` pointing at stderr until the block ends (then both are put back)."""
+    sys.stdout.flush()
+    protocol_fd = os.dup(1)
+    saved = sys.stdout
+    text = TextIOWrapper(os.fdopen(protocol_fd, "wb", closefd=False), "utf-8", newline="\n")
+    try:
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+        yield anyio.wrap_file(text)
+    finally:
+        sys.stdout = saved
+        with suppress(OSError, ValueError):
+            text.flush()
+        os.dup2(protocol_fd, 1)
+        os.close(protocol_fd)
 
 
 __all__ = ["CallToolResult", "MnemeServer", "build_server", "run_stdio", "streamable_http_app"]
