@@ -50,6 +50,13 @@ class RecallConfig:
     temporal_weight: float = 0.7
     candidates: int = 60  # per channel
     semantic_floor: float = 0.1  # cosine below this is noise, not a semantic match
+    #: The semantic channel ranks its candidates by CSLS (ADR 0092): cosine less this times a
+    #: candidate's mean cosine to its ``hub_neighbours`` nearest fellow candidates, so generic
+    #: statements near everything ("What was it about?") stop crowding it. 0 turns it off.
+    hub_weight: float = 0.5
+    #: How many nearest fellow candidates a candidate's density is the mean cosine to (a pool
+    #: of this many or fewer is left in cosine order).
+    hub_neighbours: int = 10
     #: BM25 matches scoring below this fraction of the best one are dropped before fusion: a
     #: lone common term (a speaker's name on every line) must not outvote a strong match.
     lexical_floor: float = 0.15

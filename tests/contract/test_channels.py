@@ -6,6 +6,7 @@ import datetime as dt
 import itertools
 from typing import Any
 
+import numpy as np
 import pytest
 
 from mneme.core.model import Scope, UnitStatus, UnitType
@@ -174,3 +175,25 @@ def test_temporal_prefers_windows_inside_the_range_then_closeness(store: Store, 
         )
         == 1
     )
+
+
+def test_semantic_vectors_are_the_stored_ones_of_the_units_the_viewer_may_see(
+    store: Store, make: Any, corpus: Any
+) -> None:
+    """What recall reads to re-rank the semantic channel (ADR 0092): the vector each visible
+    unit was searched by, and nothing of a unit the viewer may not see."""
+    from mneme.core.model import Visibility
+
+    hidden = make.unit("Erin keeps a private diary", agent="a2", visibility=Visibility.PRIVATE)
+    v = make.viewer()
+    # The channel has searched the bank once, as recall does before it asks.
+    store.channels.search_semantic(v, make.vec("diary"), make.model, make.filters(), 3)
+    got = store.channels.semantic_vectors(v, ["u00", "u05", hidden.id, "nope"], make.model)
+    assert set(got) == {"u00", "u05"}
+    for uid, text in (("u00", CORPUS[0]), ("u05", CORPUS[5])):
+        assert got[uid].dtype == np.float32
+        assert np.allclose(got[uid], make.vec(text), atol=1e-6)
+    owner = make.viewer(agent="a2")
+    store.channels.search_semantic(owner, make.vec("diary"), make.model, make.filters(), 3)
+    assert set(store.channels.semantic_vectors(owner, [hidden.id], make.model)) == {hidden.id}
+    assert store.channels.semantic_vectors(v, [], make.model) == {}

@@ -14,6 +14,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+import numpy as np
+
 from mneme import validate
 from mneme.config import RecallConfig
 from mneme.core import ranking
@@ -252,6 +254,7 @@ class Recaller:
                 )
                 if s.score >= cfg.semantic_floor
             ]
+            semantic = self._less_hubs(q.viewer, semantic)
             lexical_hits = lexical.result()
             temporal_hits = temporal.result() if temporal is not None else None
         except BaseException:
@@ -285,6 +288,30 @@ class Recaller:
         cands = self._candidates(q, order, channels, graph)
         self._score(cands, fused, graph, q.text)
         return cands
+
+    def _less_hubs(self, viewer: Viewer, semantic: list[Scored]) -> list[Scored]:
+        """The semantic channel's candidates in CSLS order (``ranking.less_hubs``), each
+        keeping its cosine: only the order the fusion reads changes. One read of the
+        candidates' stored vectors; a candidate without one keeps its place at the end."""
+        cfg = self.config
+        if cfg.hub_weight <= 0 or len(semantic) < 3:
+            return semantic
+        ids = [s.unit_id for s in semantic]
+        vectors = self.store.channels.semantic_vectors(viewer, ids, self.embedder.model_id)
+        have = [s for s in semantic if s.unit_id in vectors]
+        if len(have) < 3:
+            return semantic
+        matrix = np.stack([vectors[s.unit_id] for s in have])
+        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+        order = ranking.less_hubs(
+            [s.unit_id for s in have],
+            [s.score for s in have],
+            matrix,
+            cfg.hub_neighbours,
+            cfg.hub_weight,
+        )
+        by_id = {s.unit_id: s for s in semantic}
+        return [by_id[u] for u in order] + [s for s in semantic if s.unit_id not in vectors]
 
     def _aliases(self, q: Query, cands: dict[str, _Candidate]) -> None:
         """An alias statement among the best candidates bridges the query to the other name.

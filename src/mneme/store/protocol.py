@@ -403,6 +403,9 @@ class Searches(Protocol):
     def search_temporal(
         self, viewer: Viewer, start: dt.datetime, end: dt.datetime, filters: Filters, limit: int
     ) -> list[Scored]: ...
+    def semantic_vectors(  # the vectors the semantic channel holds for visible units among ids
+        self, viewer: Viewer, ids: Sequence[str], model: str
+    ) -> dict[str, npt.NDArray[np.float32]]: ...
 
 
 class Channels(Searches, Protocol):

@@ -11,9 +11,13 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
+
 from mneme.core.model import Viewer
 from mneme.store.postgres.database import Database
 from mneme.store.postgres.lexical import BM25
+from mneme.store.postgres.rows import portable
 from mneme.store.postgres.scoping import where
 from mneme.store.postgres.vectors import semantic_query
 from mneme.store.protocol import Filters, Scored, Vector
@@ -63,6 +67,22 @@ class RecallChannels:
         rows = self.db.query(query, params)
         rows.sort(key=lambda r: (-float(r[1]), r[2]))
         return [Scored(r[0], float(r[1])) for r in rows[:limit]]
+
+    def semantic_vectors(
+        self, viewer: Viewer, ids: Sequence[str], model: str
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        """The stored ``model`` vectors of the visible units among ``ids``, in one query."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        clause, params = where(viewer, Filters())
+        rows = self.db.query(
+            "SELECT u.id, e.vector::text FROM embeddings e JOIN units u "
+            "ON u.bank_id = e.bank_id AND u.id = e.unit_id "
+            f"WHERE e.model = %s AND e.bank_id = %s AND u.id = ANY(%s::text[]) AND {clause}",
+            (model, viewer.bank_id, wanted, *params),
+        )
+        return {r[0]: np.asarray(portable("vector", r[1]), dtype=np.float32) for r in rows}
 
     def search_semantic_many(
         self, viewer: Viewer, vectors: Sequence[Vector], model: str, filters: Filters, limit: int

@@ -13,7 +13,7 @@ import datetime as dt
 import functools
 import math
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -484,6 +484,15 @@ class VectorIndex:
             if int(mask.sum()) >= limit or probes >= ivf.lists:
                 return rows, runs, mask
             probes *= 4
+
+    @_locked
+    def vectors(self, viewer: Viewer, unit_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The rows of the units among ``unit_ids`` the viewer may see (copies)."""
+        rows = self._rows_of(unit_ids)
+        if len(rows) == 0:
+            return {}
+        seen = rows[self._mask(viewer, Filters(), rows)]
+        return {self._ids[int(r)]: self._mat[int(r)].copy() for r in seen}
 
     @_locked
     def search(self, viewer: Viewer, query: Vector, filters: Filters, limit: int) -> list[Scored]:
