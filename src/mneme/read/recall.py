@@ -294,12 +294,13 @@ class Recaller:
         keeping its cosine: only the order the fusion reads changes. One read of the
         candidates' stored vectors; a candidate without one keeps its place at the end."""
         cfg = self.config
-        if cfg.hub_weight <= 0 or len(semantic) < 3:
+        # A pool no larger than the neighbours keeps its order (``less_hubs``): no read.
+        if cfg.hub_weight <= 0 or len(semantic) <= cfg.hub_neighbours:
             return semantic
         ids = [s.unit_id for s in semantic]
         vectors = self.store.channels.semantic_vectors(viewer, ids, self.embedder.model_id)
         have = [s for s in semantic if s.unit_id in vectors]
-        if len(have) < 3:
+        if len(have) <= cfg.hub_neighbours:
             return semantic
         matrix = np.stack([vectors[s.unit_id] for s in have])
         matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
