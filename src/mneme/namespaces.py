@@ -27,6 +27,7 @@ from mneme.core.erasure import PurgeReport
 from mneme.core.model import Bank, Category, ConflictRecord, Rule, Unit
 from mneme.deprecation import warn_moved
 from mneme.embed.protocol import Embedder
+from mneme.embed.warming import warm_in_background
 from mneme.errors import NotFound
 from mneme.presence import Presence
 from mneme.store import backup as store_backup
@@ -134,6 +135,14 @@ class AdminNamespace:
         self._watchdog = watchdog
         self._create_banks = create_banks
         self.sensitive_policy = defence.view
+
+    def warm_embedder(self, say: Callable[[str], None]) -> bool:
+        """Load and compile the embedder on a background thread, so the first write or
+        recall does not wait seconds for its model (servers call this as they start). ``say``
+        hears how it went: "ready (2.3 s)", or "not loaded ahead: <why>" (then the first call
+        loads it). False, and nothing started, when the embedder has nothing to load
+        (hashing, a remote API)."""
+        return warm_in_background(self._embedder, say) is not None
 
     def retune(self, defence: Defence, *, create_banks: bool) -> None:
         """Take a reloaded configuration's defence and bank rule (ADR 0057)."""

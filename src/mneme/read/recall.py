@@ -42,7 +42,7 @@ from mneme.core.timeexpr import query_time_range
 from mneme.core.values import Kind, find_values
 from mneme.embed.protocol import Embedder
 from mneme.errors import InvalidInput
-from mneme.read import aliases, relevance, smoothing
+from mneme.read import aliases, hubs, relevance, smoothing
 from mneme.store.protocol import Banks, Channels, Filters, Memories, Scored, Trust, UnitBrief
 
 
@@ -290,7 +290,7 @@ class Recaller:
         return cands
 
     def _less_hubs(self, viewer: Viewer, semantic: list[Scored]) -> list[Scored]:
-        """The semantic channel's candidates in CSLS order (``ranking.less_hubs``), each
+        """The semantic channel's candidates in CSLS order (``hubs.less_hubs``), each
         keeping its cosine: only the order the fusion reads changes. One read of the
         candidates' stored vectors; a candidate without one keeps its place at the end."""
         cfg = self.config
@@ -304,7 +304,7 @@ class Recaller:
             return semantic
         matrix = np.stack([vectors[s.unit_id] for s in have])
         matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-        order = ranking.less_hubs(
+        order = hubs.less_hubs(
             [s.unit_id for s in have],
             [s.score for s in have],
             matrix,

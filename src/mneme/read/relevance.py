@@ -43,15 +43,16 @@ LEAD_RANGE = (-4.0, 2.0)
 STEM = 5
 
 #: Fitted by ``python -m bench.locomo.calibration`` on all five LoCoMo dev conversations
-#: (categories 1-4, k=20, 15,200 hits; bench/results/calibration-2026-12-02.md). Paste a new
-#: fit here when recall's scoring changes, and commit its results file with it.
+#: (categories 1-4, k=20; bench/results/calibration-2026-12-06.md, refit after the semantic
+#: channel's ranks became CSLS ranks, ADR 0092: its rank now says more, 1.03 -> 1.48). Paste a
+#: new fit here when recall's scoring changes, and commit its results file with it.
 WEIGHTS: Mapping[str, float] = {
-    "lead": 1.0941,
-    "lexical": 1.3922,
-    "semantic": 1.0261,
-    "coverage": 1.8220,
+    "lead": 1.1868,
+    "lexical": 1.0576,
+    "semantic": 1.4831,
+    "coverage": 1.3343,
 }
-INTERCEPT = -3.4800
+INTERCEPT = -3.1052
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,6 @@ from typing import Any
 import click
 
 from mneme import config as config_mod
-from mneme.embed.warming import warm_in_background
 from mneme.errors import InvalidInput
 from mneme.memory import Memory
 from mneme.surfaces.authority import ALL_BANKS, ROLES, Principal, check_principal
@@ -299,7 +298,7 @@ def serve(
     reloads.start()
     output.note("\n".join(lines))
     # The embedder loads while the port already answers; the first write need not wait.
-    warm_in_background(memory.embedder, lambda how: output.note(f"  embedder     {how}"))
+    memory.admin.warm_embedder(lambda how: output.note(f"  embedder     {how}"))
     try:
         config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on")
         uvicorn.Server(config).run()

@@ -40,7 +40,6 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
         "the mneme MCP server needs the 'server' extra: pip install 'mneme[server]'"
     ) from exc
 
-from mneme.embed.warming import warm_in_background
 from mneme.errors import InvalidInput, MnemeError
 from mneme.memory import Memory
 from mneme.surfaces.authority import (
@@ -406,7 +405,7 @@ def run_stdio(
     server = build_server(memory, principal=principal, tools_profile=tools_profile)
     with _protocol_stdout() as out:
         if isinstance(memory, Memory):
-            warm_in_background(memory.embedder, lambda how: log.info("embedder %s", how))
+            memory.admin.warm_embedder(lambda how: log.info("embedder %s", how))
         anyio.run(_serve_stdio, server, out)
 
 

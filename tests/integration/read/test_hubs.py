@@ -1,11 +1,11 @@
-"""The semantic channel's CSLS order (core.ranking.less_hubs, ADR 0092): a candidate near
+"""The semantic channel's CSLS order (read.hubs.less_hubs, ADR 0092): a candidate near
 every other candidate (a hub) gives way to one near the query for what it alone says."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from mneme.core.ranking import less_hubs
+from mneme.read.hubs import less_hubs
 
 
 def _unit(*xs: float) -> np.ndarray:
