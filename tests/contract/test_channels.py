@@ -177,23 +177,24 @@ def test_temporal_prefers_windows_inside_the_range_then_closeness(store: Store, 
     )
 
 
-def test_semantic_vectors_are_the_stored_ones_of_the_units_the_viewer_may_see(
+def test_semantic_density_is_computed_over_the_units_the_viewer_may_see(
     store: Store, make: Any, corpus: Any
 ) -> None:
-    """What recall reads to re-rank the semantic channel (ADR 0092): the vector each visible
-    unit was searched by, and nothing of a unit the viewer may not see."""
+    """What recall reads to re-rank the semantic channel (ADR 0092): each visible unit's mean
+    cosine to its nearest others among the ids, the same on both backends; a unit the viewer
+    may not see neither gets one nor counts as a neighbour."""
     from mneme.core.model import Visibility
+    from mneme.store.ranking import pool_density
 
     hidden = make.unit("Erin keeps a private diary", agent="a2", visibility=Visibility.PRIVATE)
     v = make.viewer()
     # The channel has searched the bank once, as recall does before it asks.
     store.channels.search_semantic(v, make.vec("diary"), make.model, make.filters(), 3)
-    got = store.channels.semantic_vectors(v, ["u00", "u05", hidden.id, "nope"], make.model)
-    assert set(got) == {"u00", "u05"}
-    for uid, text in (("u00", CORPUS[0]), ("u05", CORPUS[5])):
-        assert got[uid].dtype == np.float32
-        assert np.allclose(got[uid], make.vec(text), atol=1e-6)
-    owner = make.viewer(agent="a2")
-    store.channels.search_semantic(owner, make.vec("diary"), make.model, make.filters(), 3)
-    assert set(store.channels.semantic_vectors(owner, [hidden.id], make.model)) == {hidden.id}
-    assert store.channels.semantic_vectors(v, [], make.model) == {}
+    ids = [f"u{i:02d}" for i in range(len(CORPUS))]
+    got = store.channels.semantic_density(v, [*ids, hidden.id, "nope"], make.model, 3)
+    assert set(got) == set(ids)
+    want = pool_density(np.stack([make.vec(t) for t in CORPUS]), 3)
+    assert np.allclose([got[u] for u in ids], want, atol=1e-5)
+    # No more visible units than neighbours: no density at all (the caller keeps its order).
+    assert store.channels.semantic_density(v, [*ids[:3], hidden.id], make.model, 3) == {}
+    assert store.channels.semantic_density(v, [], make.model, 3) == {}

@@ -14,8 +14,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-import numpy as np
-
 from mneme import validate
 from mneme.config import RecallConfig
 from mneme.core import ranking
@@ -290,29 +288,21 @@ class Recaller:
         return cands
 
     def _less_hubs(self, viewer: Viewer, semantic: list[Scored]) -> list[Scored]:
-        """The semantic channel's candidates in CSLS order (``hubs.less_hubs``), each
-        keeping its cosine: only the order the fusion reads changes. One read of the
-        candidates' stored vectors; a candidate without one keeps its place at the end."""
+        """The semantic channel's candidates in CSLS order (``hubs.less_hubs``), each keeping
+        its cosine: only the order the fusion reads changes. A pool no larger than
+        ``hub_neighbours`` keeps its order: there a density would be the pool's mean, no
+        measure of a hub (a three-turn chat's question would jump its answer)."""
         cfg = self.config
-        # A pool no larger than the neighbours keeps its order (``less_hubs``): no read.
         if cfg.hub_weight <= 0 or len(semantic) <= cfg.hub_neighbours:
             return semantic
-        ids = [s.unit_id for s in semantic]
-        vectors = self.store.channels.semantic_vectors(viewer, ids, self.embedder.model_id)
-        have = [s for s in semantic if s.unit_id in vectors]
-        if len(have) <= cfg.hub_neighbours:
-            return semantic
-        matrix = np.stack([vectors[s.unit_id] for s in have])
-        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-        order = hubs.less_hubs(
-            [s.unit_id for s in have],
-            [s.score for s in have],
-            matrix,
-            cfg.hub_neighbours,
-            cfg.hub_weight,
+        density = self.store.channels.semantic_density(
+            viewer, [s.unit_id for s in semantic], self.embedder.model_id, cfg.hub_neighbours
         )
         by_id = {s.unit_id: s for s in semantic}
-        return [by_id[u] for u in order] + [s for s in semantic if s.unit_id not in vectors]
+        order = hubs.less_hubs(
+            [s.unit_id for s in semantic], [s.score for s in semantic], density, cfg.hub_weight
+        )
+        return [by_id[u] for u in order]
 
     def _aliases(self, q: Query, cands: dict[str, _Candidate]) -> None:
         """An alias statement among the best candidates bridges the query to the other name.

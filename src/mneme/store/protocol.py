@@ -403,9 +403,9 @@ class Searches(Protocol):
     def search_temporal(
         self, viewer: Viewer, start: dt.datetime, end: dt.datetime, filters: Filters, limit: int
     ) -> list[Scored]: ...
-    def semantic_vectors(  # the vectors the semantic channel holds for visible units among ids
-        self, viewer: Viewer, ids: Sequence[str], model: str
-    ) -> dict[str, npt.NDArray[np.float32]]: ...
+    def semantic_density(  # each visible unit's mean cosine to its nearest others among ids
+        self, viewer: Viewer, ids: Sequence[str], model: str, neighbours: int
+    ) -> dict[str, float]: ...  # {} when no more than `neighbours` of them are visible
 
 
 class Channels(Searches, Protocol):

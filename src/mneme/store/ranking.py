@@ -21,6 +21,19 @@ def best_rows(scores: np.ndarray, k: int, age: np.ndarray | None = None) -> np.n
     return top[np.lexsort((top if age is None else age[top], -scores[top]))]
 
 
+def pool_density(vectors: np.ndarray, neighbours: int) -> np.ndarray:
+    """Each row's mean cosine to its ``neighbours`` nearest other rows (rows need not be unit
+    length): how crowded the pool is around it, the hub measure of CSLS (ADR 0092). The
+    caller passes more rows than ``neighbours``."""
+    m = np.asarray(vectors, dtype=np.float32)
+    m = m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+    n = len(m)
+    sims = m @ m.T
+    np.fill_diagonal(sims, -np.inf)
+    nearest = np.partition(sims, n - neighbours, axis=1)[:, n - neighbours :]
+    return np.asarray(nearest.mean(axis=1), dtype=np.float64)
+
+
 def temporal_order(
     rows: Sequence[tuple[str, dt.datetime, dt.datetime | None]],
     start: dt.datetime,

@@ -1,11 +1,13 @@
-"""The semantic channel's CSLS order (read.hubs.less_hubs, ADR 0092): a candidate near
-every other candidate (a hub) gives way to one near the query for what it alone says."""
+"""The semantic channel's CSLS order (read.hubs.less_hubs and store.ranking.pool_density, ADR
+0092): a candidate near every other candidate (a hub) gives way to one near the query for what
+it alone says."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from mneme.read.hubs import less_hubs
+from mneme.store.ranking import pool_density
 
 
 def _unit(*xs: float) -> np.ndarray:
@@ -30,31 +32,37 @@ def _pool() -> tuple[list[str], list[float], np.ndarray]:
     return ids, cosines, vectors
 
 
+def test_the_density_is_the_mean_cosine_to_the_nearest_others() -> None:
+    _, _, vectors = _pool()
+    density = pool_density(vectors * 3.0, 3)  # any length: rows are compared as directions
+    sims = vectors @ vectors.T
+    np.fill_diagonal(sims, -np.inf)
+    assert np.allclose(density, np.sort(sims, axis=1)[:, -3:].mean(axis=1), atol=1e-6)
+    assert density[0] > density[1]  # the hub is crowded, the lone one is not
+
+
 def test_a_hub_gives_way_to_a_candidate_near_the_query_alone() -> None:
     ids, cosines, vectors = _pool()
-    order = less_hubs(ids, cosines, vectors, neighbours=3, weight=0.5)
+    density = dict(zip(ids, pool_density(vectors, 3), strict=True))
+    order = less_hubs(ids, cosines, density, weight=0.5)
     assert order[0] == "lone"
     assert order.index("hub") > order.index("lone")
     assert sorted(order) == sorted(ids)  # nothing dropped, nothing added
 
 
-def test_no_weight_or_too_few_candidates_keep_the_cosine_order() -> None:
+def test_no_weight_or_no_density_keeps_the_cosine_order() -> None:
     ids, cosines, vectors = _pool()
-    assert less_hubs(ids, cosines, vectors, neighbours=3, weight=0.0) == ids
-    assert less_hubs(ids[:1], cosines[:1], vectors[:1], neighbours=3, weight=0.5) == ids[:1]
-    assert less_hubs([], [], np.zeros((0, 4), dtype=np.float32), neighbours=3, weight=0.5) == []
+    density = dict(zip(ids, pool_density(vectors, 3), strict=True))
+    assert less_hubs(ids, cosines, density, weight=0.0) == ids
+    assert less_hubs(ids, cosines, {}, weight=0.5) == ids
+    assert less_hubs([], [], {}, weight=0.5) == []
 
 
-def test_equal_adjusted_scores_keep_the_given_order() -> None:
-    vectors = np.stack([_unit(1, 0), _unit(1, 0), _unit(1, 0)])
-    assert less_hubs(["a", "b", "c"], [0.5, 0.5, 0.5], vectors, neighbours=2, weight=0.5) == [
+def test_ties_keep_the_given_order_and_ids_without_a_density_come_last() -> None:
+    same = {"a": 0.2, "b": 0.2, "c": 0.2}
+    assert less_hubs(["a", "b", "c"], [0.5, 0.5, 0.5], same, weight=0.5) == ["a", "b", "c"]
+    assert less_hubs(["x", "a", "b"], [0.9, 0.5, 0.4], {"a": 0.1, "b": 0.1}, 0.5) == [
         "a",
         "b",
-        "c",
+        "x",
     ]
-
-
-def test_a_pool_no_larger_than_the_neighbours_keeps_its_order() -> None:
-    ids, cosines, vectors = _pool()
-    assert less_hubs(ids, cosines, vectors, neighbours=6, weight=0.5) == ids
-    assert less_hubs(ids, cosines, vectors, neighbours=5, weight=0.5)[0] == "lone"

@@ -11,13 +11,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-import numpy as np
-import numpy.typing as npt
-
 from mneme.core.model import Viewer
 from mneme.store.postgres.database import Database
 from mneme.store.postgres.lexical import BM25
-from mneme.store.postgres.rows import portable
 from mneme.store.postgres.scoping import where
 from mneme.store.postgres.vectors import semantic_query
 from mneme.store.protocol import Filters, Scored, Vector
@@ -68,21 +64,26 @@ class RecallChannels:
         rows.sort(key=lambda r: (-float(r[1]), r[2]))
         return [Scored(r[0], float(r[1])) for r in rows[:limit]]
 
-    def semantic_vectors(
-        self, viewer: Viewer, ids: Sequence[str], model: str
-    ) -> dict[str, npt.NDArray[np.float32]]:
-        """The stored ``model`` vectors of the visible units among ``ids``, in one query."""
+    def semantic_density(
+        self, viewer: Viewer, ids: Sequence[str], model: str, neighbours: int
+    ) -> dict[str, float]:
+        """Computed where the vectors are, in one query: reading 150 vectors as text took
+        10-14 ms to parse in Python; the pairwise distances of the pool take far less."""
         wanted = list(dict.fromkeys(ids))
-        if not wanted:
+        if neighbours < 1 or len(wanted) <= neighbours:
             return {}
         clause, params = where(viewer, Filters())
         rows = self.db.query(
-            "SELECT u.id, e.vector::text FROM embeddings e JOIN units u "
+            "WITH p AS (SELECT u.id, e.vector FROM embeddings e JOIN units u "
             "ON u.bank_id = e.bank_id AND u.id = e.unit_id "
-            f"WHERE e.model = %s AND e.bank_id = %s AND u.id = ANY(%s::text[]) AND {clause}",
-            (model, viewer.bank_id, wanted, *params),
+            f"WHERE e.model = %s AND e.bank_id = %s AND u.id = ANY(%s::text[]) AND {clause}) "
+            "SELECT a.id, (SELECT avg(t.s) FROM (SELECT 1 - (a.vector <=> b.vector) AS s "
+            "FROM p b WHERE b.id <> a.id ORDER BY a.vector <=> b.vector LIMIT %s) t) FROM p a",
+            (model, viewer.bank_id, wanted, *params, neighbours),
         )
-        return {r[0]: np.asarray(portable("vector", r[1]), dtype=np.float32) for r in rows}
+        if len(rows) <= neighbours:
+            return {}
+        return {r[0]: float(r[1]) for r in rows}
 
     def search_semantic_many(
         self, viewer: Viewer, vectors: Sequence[Vector], model: str, filters: Filters, limit: int

@@ -29,7 +29,7 @@ class Channels(Part):
         self.search_semantic = own.search_semantic
         self.search_semantic_many = own.search_semantic_many
         self.search_temporal = own.search_temporal
-        self.semantic_vectors = own.semantic_vectors
+        self.semantic_density = own.semantic_density
 
     def search_entities(
         self, viewer: Viewer, keys: Sequence[str], filters: Filters, limit: int

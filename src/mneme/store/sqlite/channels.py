@@ -74,16 +74,15 @@ class ChannelsMixin(LexiconMixin):
         idx = self._index(viewer.bank_id, model, len(vector))
         return idx.search(viewer, vector, filters, limit)
 
-    def semantic_vectors(
-        self, viewer: Viewer, ids: Sequence[str], model: str
-    ) -> dict[str, np.ndarray]:
-        """The vectors of the visible units among ``ids``, from the bank's vector index (the
-        one the semantic channel searched: no read of the file); none before the bank has
-        one."""
+    def semantic_density(
+        self, viewer: Viewer, ids: Sequence[str], model: str, neighbours: int
+    ) -> dict[str, float]:
+        """From the bank's vector index (the one the semantic channel searched: no read of
+        the file); {} before the bank has one."""
         held = self._indexes.get((viewer.bank_id, model))
         if held is None:
             return {}
-        return self._index(viewer.bank_id, model, held.dim).vectors(viewer, ids)
+        return self._index(viewer.bank_id, model, held.dim).density(viewer, ids, neighbours)
 
     def search_semantic_many(
         self, viewer: Viewer, vectors: Sequence[Vector], model: str, filters: Filters, limit: int

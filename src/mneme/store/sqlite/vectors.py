@@ -22,7 +22,7 @@ from threadpoolctl import ThreadpoolController
 
 from mneme.core.model import Scope, UnitStatus, UnitType, Viewer, Visibility
 from mneme.store.protocol import Filters, Scored, UnitChanges, Vector
-from mneme.store.ranking import best_rows
+from mneme.store.ranking import best_rows, pool_density
 from mneme.store.sqlite.ivf import IVF_MIN_ROWS, CoarseQuantizer, probe_count
 
 
@@ -486,13 +486,16 @@ class VectorIndex:
             probes *= 4
 
     @_locked
-    def vectors(self, viewer: Viewer, unit_ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """The rows of the units among ``unit_ids`` the viewer may see (copies)."""
+    def density(self, viewer: Viewer, unit_ids: Sequence[str], neighbours: int) -> dict[str, float]:
+        """``pool_density`` over the rows of the units among ``unit_ids`` the viewer may see;
+        {} when no more than ``neighbours`` of them are."""
         rows = self._rows_of(unit_ids)
-        if len(rows) == 0:
+        seen = rows[self._mask(viewer, Filters(), rows)] if len(rows) else rows
+        if neighbours < 1 or len(seen) <= neighbours:
             return {}
-        seen = rows[self._mask(viewer, Filters(), rows)]
-        return {self._ids[int(r)]: self._mat[int(r)].copy() for r in seen}
+        with _one_blas_thread():
+            density = pool_density(self._mat[seen], neighbours)
+        return {self._ids[int(r)]: float(d) for r, d in zip(seen, density, strict=True)}
 
     @_locked
     def search(self, viewer: Viewer, query: Vector, filters: Filters, limit: int) -> list[Scored]:
