@@ -295,13 +295,12 @@ class Recaller:
         cfg = self.config
         if cfg.hub_weight <= 0 or len(semantic) <= cfg.hub_neighbours:
             return semantic
-        density = self.store.channels.semantic_density(
-            viewer, [s.unit_id for s in semantic], self.embedder.model_id, cfg.hub_neighbours
-        )
         by_id = {s.unit_id: s for s in semantic}
-        order = hubs.less_hubs(
-            [s.unit_id for s in semantic], [s.score for s in semantic], density, cfg.hub_weight
+        ids = list(by_id)
+        density = self.store.channels.semantic_density(
+            viewer, ids, self.embedder.model_id, cfg.hub_neighbours
         )
+        order = hubs.less_hubs(ids, [s.score for s in semantic], density, cfg.hub_weight)
         return [by_id[u] for u in order]
 
     def _aliases(self, q: Query, cands: dict[str, _Candidate]) -> None:

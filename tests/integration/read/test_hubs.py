@@ -4,8 +4,13 @@ it alone says."""
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Any
 
+import numpy as np
+import pytest
+
+import mneme
+from mneme.core.model import Channel
 from mneme.read.hubs import less_hubs
 from mneme.store.ranking import pool_density
 
@@ -66,3 +71,39 @@ def test_ties_keep_the_given_order_and_ids_without_a_density_come_last() -> None
         "b",
         "x",
     ]
+
+
+@pytest.mark.slow
+def test_recall_ranks_the_semantic_channel_with_hubs_taken_down(db_path: Any, minilm: Any) -> None:
+    """Through Memory.recall with the default embedder: generic turns near every question crowd
+    the pottery class out of the semantic channel's first place; CSLS (the default) gives it
+    back, and ``hub_weight=0`` is the plain cosine order (LoCoMo conv-26's case, ADR 0092)."""
+    texts = [
+        "Melanie: Anything interesting going on?",
+        "Melanie: They had fun exploring and playing.",
+        "Melanie: What was it about?",
+        "Melanie: What inspired it?",
+        "Melanie: That's great to hear!",
+        "Melanie: How did it go?",
+        "Melanie: Any plans for the weekend?",
+        "Melanie: Sounds fun!",
+        "Melanie: What did you think of it?",
+        "Melanie: Tell me more about it.",
+        "Melanie: That sounds amazing.",
+        "Melanie: I just signed up for a pottery class yesterday.",
+    ]
+    question = "What activities does Melanie partake in?"
+    ranks = {}
+    for weight in (0.5, 0.0):
+        mem = mneme.Memory.open(
+            f"{db_path}.{weight}", embedder=minilm, recall={"hub_weight": weight}
+        )
+        try:
+            for text in texts:
+                mem.retain(text, bank="chat", agent="a1")
+            hits = mem.recall(question, bank="chat", agent="a1", k=20)
+            pottery = next(h for h in hits if "pottery" in h.text)
+            ranks[weight] = pottery.channels[Channel.SEMANTIC]
+        finally:
+            mem.close()
+    assert ranks[0.5] < ranks[0.0], ranks
