@@ -23,7 +23,7 @@ from mneme.core.claims.predicates import Draft, without_price_noun
 from mneme.core.claims.subjects import names_a_subject
 from mneme.core.claims.tails import CONTEXT_FORMS, split_context, strip_change_tail, strip_time_tail
 from mneme.core.claims.verb_forms import is_verb
-from mneme.core.speakers import speaker_of
+from mneme.core.speakers import split_speaker
 from mneme.core.statements import unaddressed
 
 #: A fronted reason or circumstance ("Because of the strike, ...", "After the audit, ..."):
@@ -98,10 +98,8 @@ def _refers_elsewhere(value: str) -> bool:
 def _extract(text: str) -> Claim | None:
     if not isinstance(text, str) or not text.strip():
         return None
-    speaker = speaker_of(text)
-    body = text
+    speaker, body = split_speaker(text)
     if speaker:
-        body = text.split(":", 1)[1]
         speaker = " ".join(normal_words(speaker.casefold()))
     body = _appositive_name(unaddressed(body))
     low, capitalized = prepare(body)
