@@ -600,6 +600,8 @@ class Recaller:
             )
         typed.sort(key=lambda c: (said.get(c.brief.id, c.brief.recorded_at), c.brief.id))
         typed.reverse()
+        if not named:
+            typed = _newest_and_closest(typed, units, self.config.present_closeness)
         ordered = typed + [c for c in top if c not in typed]
         # Of two in open conflict, the newer first (a settled one, a scoped exception
         # included, orders nothing).
@@ -801,6 +803,34 @@ def _of_another_subject(text: str, about: frozenset[str], question: str) -> bool
     claim = extract_claim(text)
     own = frame_words(claim.subject.casefold()) if claim is not None else frozenset()
     return bool(own) and not own & frame_words(question.casefold())
+
+
+def _newest_and_closest(
+    typed: Sequence[_Candidate], units: Mapping[str, Unit], weight: float
+) -> list[_Candidate]:
+    """Typed candidates, given newest first, ordered by their place in that order plus
+    ``weight`` times their place by cosine to the question, ties to the newer (ADR 0093).
+
+    A question that names nothing ("What is the current city where the event is?") types
+    its answer by kind alone, and where both sides of a conversation are kept the newest
+    statement of a name is mostly the other speaker's talk of something else ("There is a
+    Mets vs Cubs event at Citi Field."): newest first alone put it first. Recency and
+    closeness are fused by rank, as recall fuses its channels: of two, the newer still
+    wins; a statement two places older must be closer to the question by more than two
+    places. A statement that says a change cue ("Actually, make it the 5th.") says where a
+    value went, however unlike the question it reads: it counts as the closest."""
+    if weight <= 0 or len(typed) < 2:
+        return list(typed)
+    closest = sorted(typed, key=lambda c: -c.similarity)
+    by_cosine = {c.brief.id: i for i, c in enumerate(closest)}
+    for c in typed:
+        if analyze(units[c.brief.id].text).cue:
+            by_cosine[c.brief.id] = 0
+    newest = {c.brief.id: i for i, c in enumerate(typed)}
+    return sorted(
+        typed,
+        key=lambda c: (newest[c.brief.id] + weight * by_cosine[c.brief.id], newest[c.brief.id]),
+    )
 
 
 def _moved_on(

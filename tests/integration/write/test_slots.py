@@ -1331,3 +1331,30 @@ def test_a_return_date_does_not_retire_the_departure_date(mem, clock):
     # The day one leaves, said again with a cue, still moves.
     again = say(mem, clock, "User: Actually, I'd rather leave on the 9th.", session="d7")
     assert _changed(again, leave)
+
+
+def test_a_present_question_naming_nothing_weighs_closeness_beside_recency(tmp_path, minilm, clock):
+    # Both sides of a conversation kept: the newest statement that names anything is the
+    # assistant's talk of something else, the far least like the question (ADR 0093).
+    turns = (
+        "User: I would like a hotel close to Wrigley Field.",
+        "User: I need a hotel in Chicago for next week.",
+        "Assistant: Their phone number is listed on the Hilton website.",
+    )
+    question = "What is the current city of the hotel?"
+    firsts = {}
+    for closeness in (0.0, 1.0):
+        m = mneme.Memory.open(
+            str(tmp_path / f"c{closeness}.db"),
+            embedder=minilm,
+            clock=clock,
+            recall={"present_closeness": closeness},
+        )
+        try:
+            for text in turns:
+                say(m, clock, text, session="trip")
+            firsts[closeness] = first(m, question).text
+        finally:
+            m.close()
+    assert firsts[1.0] == "User: I need a hotel in Chicago for next week."
+    assert firsts[0.0] == "Assistant: Their phone number is listed on the Hilton website."
