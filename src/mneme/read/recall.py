@@ -815,10 +815,11 @@ def _newest_and_closest(
     its answer by kind alone, and where both sides of a conversation are kept the newest
     statement of a name is mostly the other speaker's talk of something else ("There is a
     Mets vs Cubs event at Citi Field."): newest first alone put it first. Recency and
-    closeness are fused by rank, as recall fuses its channels: of two, the newer still
-    wins; a statement two places older must be closer to the question by more than two
-    places. A statement that says a change cue ("Actually, make it the 5th.") says where a
-    value went, however unlike the question it reads: it counts as the closest."""
+    closeness are fused by rank, as recall fuses its channels. At the default weight 1, of
+    two the newer still wins, and a statement two places older must be closer to the
+    question by more than two places. A statement that says a change cue ("Actually, make
+    it the 5th.") says where a value went, however unlike the question it reads: it counts
+    as the closest."""
     if weight <= 0 or len(typed) < 2:
         return list(typed)
     closest = sorted(typed, key=lambda c: -c.similarity)
