@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from importlib import resources
 from typing import Any
 
@@ -44,3 +45,16 @@ def conversation(bank: str = "team") -> list[dict[str, Any]]:
         if i % 5 == 0:  # an exact repeat of an earlier fact, from the other agent
             items.append({**items[-3], "source_id": f"{bank}:again-{i}", "agent": "scout"})
     return items
+
+
+def stores_per_setting(
+    prefix: str, embedder: Any, key: str, values: Iterable[Any], **kw: Any
+) -> Iterator[tuple[Any, Any]]:
+    """One fresh store per value of one recall setting, each closed before the next opens:
+    how a test shows what a knob changes (``(value, memory)`` pairs)."""
+    import mneme
+
+    for value in values:
+        path = f"{prefix}.{value}"
+        with mneme.Memory.open(path, embedder=embedder, recall={key: value}, **kw) as mem:
+            yield value, mem

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from tests.workloads import stores_per_setting
 
-import mneme
 from mneme.core.model import Channel
 from mneme.read.hubs import less_hubs
 from mneme.store.ranking import pool_density
@@ -94,16 +94,10 @@ def test_recall_ranks_the_semantic_channel_with_hubs_taken_down(db_path: Any, mi
     ]
     question = "What activities does Melanie partake in?"
     ranks = {}
-    for weight in (0.5, 0.0):
-        mem = mneme.Memory.open(
-            f"{db_path}.{weight}", embedder=minilm, recall={"hub_weight": weight}
-        )
-        try:
-            for text in texts:
-                mem.retain(text, bank="chat", agent="a1")
-            hits = mem.recall(question, bank="chat", agent="a1", k=20)
-            pottery = next(h for h in hits if "pottery" in h.text)
-            ranks[weight] = pottery.channels[Channel.SEMANTIC]
-        finally:
-            mem.close()
+    for weight, mem in stores_per_setting(str(db_path), minilm, "hub_weight", (0.5, 0.0)):
+        for text in texts:
+            mem.retain(text, bank="chat", agent="a1")
+        hits = mem.recall(question, bank="chat", agent="a1", k=20)
+        pottery = next(h for h in hits if "pottery" in h.text)
+        ranks[weight] = pottery.channels[Channel.SEMANTIC]
     assert ranks[0.5] < ranks[0.0], ranks

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.workloads import stores_per_setting
 
 import mneme
 from mneme.core.model import Verdict
@@ -1343,18 +1344,11 @@ def test_a_present_question_naming_nothing_weighs_closeness_beside_recency(tmp_p
     )
     question = "What is the current city of the hotel?"
     firsts = {}
-    for closeness in (0.0, 1.0):
-        m = mneme.Memory.open(
-            str(tmp_path / f"c{closeness}.db"),
-            embedder=minilm,
-            clock=clock,
-            recall={"present_closeness": closeness},
-        )
-        try:
-            for text in turns:
-                say(m, clock, text, session="trip")
-            firsts[closeness] = first(m, question).text
-        finally:
-            m.close()
+    for closeness, m in stores_per_setting(
+        str(tmp_path / "c"), minilm, "present_closeness", (0.0, 1.0), clock=clock
+    ):
+        for text in turns:
+            say(m, clock, text, session="trip")
+        firsts[closeness] = first(m, question).text
     assert firsts[1.0] == "User: I need a hotel in Chicago for next week."
     assert firsts[0.0] == "Assistant: Their phone number is listed on the Hilton website."
