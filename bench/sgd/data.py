@@ -12,8 +12,11 @@ Everything here is read off the data set's own annotations, never written by han
   ``schema.json`` with a leading article dropped and its first letter lowered;
 - a turn (either speaker's) *states* a value when it has a span for the slot whose text is one
   of that value's forms in the dialogue state (``slot_values`` lists equivalent forms: "the
-  4th of this month" and "next Monday"); the final value's forms are the last user turn's
-  state, a stale value's the state of the turn that stated it.
+  4th of this month" and "next Monday"); a value's forms are those of the user turns' states
+  from the turn that stated it for as long as they hold it (a turn with no frame for the
+  service says nothing of it): an assistant's read-back ("march 11th" for "the 11th") enters
+  the state of the user's next turn, which is often about another service by the dialogue's
+  end.
 
 The data carries no dates: every turn is a minute after the one before, from 2019-03-01
 09:00 UTC (the dialogues' own "today" is 1 March 2019), and a dialogue's questions are asked a
@@ -176,8 +179,6 @@ def probes_of(dialogue: Dialogue, descriptions: dict[tuple[str, str], str]) -> l
     for turn in dialogue.user_turns:
         for span in turn.spans:
             said.setdefault((span.service, span.slot), []).append((turn.source_id, span.value))
-    states = {t.source_id: dict(t.state) for t in dialogue.user_turns}
-    last = dict(dialogue.user_turns[-1].state) if dialogue.user_turns else {}
     probes = []
     for (service, slot), statements in said.items():
         values = [v for _, v in statements]
@@ -185,11 +186,11 @@ def probes_of(dialogue: Dialogue, descriptions: dict[tuple[str, str], str]) -> l
             continue
         final = values[-1]
         stale = tuple(dict.fromkeys(v for v in values if fold(v) != fold(final)))
-        final_forms = {fold(final), *(fold(v) for v in last.get((service, slot), ()))}
-        stale_forms = {fold(v) for v in stale}
+        final_forms = forms_of(dialogue, statements[-1][0], service, slot, final)
+        stale_forms: set[str] = set()
         for sid, v in statements:
             if fold(v) != fold(final):
-                stale_forms |= {fold(x) for x in states[sid].get((service, slot), ())}
+                stale_forms |= forms_of(dialogue, sid, service, slot, v)
         description = descriptions[(service, slot)]
         probes.append(
             Probe(
@@ -206,6 +207,27 @@ def probes_of(dialogue: Dialogue, descriptions: dict[tuple[str, str], str]) -> l
             )
         )
     return probes
+
+
+def forms_of(dialogue: Dialogue, source_id: str, service: str, slot: str, value: str) -> set[str]:
+    """A stated value's equivalent forms (case folded): the value, and every form the user
+    turns' states list for the slot from the turn that stated it while they still hold it.
+    A turn with no state for the slot says nothing of it; one whose state no longer holds the
+    value ends its run."""
+    forms = {fold(value)}
+    started = False
+    for turn in dialogue.user_turns:
+        started = started or turn.source_id == source_id
+        if not started:
+            continue
+        held = dict(turn.state).get((service, slot))
+        if held is None:
+            continue
+        folded = {fold(x) for x in held}
+        if fold(value) not in folded:
+            break
+        forms |= folded
+    return forms
 
 
 def load_probes(

@@ -85,7 +85,7 @@ class RecallConfig:
     #: Of a question that names nothing, a typed candidate's place in the newest-first order
     #: plus this times its place by cosine to the question orders them (ties: the newer
     #: first); one that says a change cue counts as the closest. 0: newest first (ADR 0093;
-    #: SGD every turn top-1 0.551 -> 0.602, user turns 0.843 -> 0.850).
+    #: SGD every turn top-1 0.642 -> 0.702 as ADR 0094 scores it, user turns 0.843 -> 0.850).
     present_closeness: float = field(default=1.0, metadata={"min": 0})
     #: A question that names no value ("Congrats! What breed?") asks and states nothing: among
     #: the best ``question_window`` candidates, one scores this times its score (1: off; ADR
