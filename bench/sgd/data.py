@@ -186,11 +186,11 @@ def probes_of(dialogue: Dialogue, descriptions: dict[tuple[str, str], str]) -> l
             continue
         final = values[-1]
         stale = tuple(dict.fromkeys(v for v in values if fold(v) != fold(final)))
-        final_forms = forms_of(dialogue, statements[-1][0], service, slot, final)
+        final_forms = forms_while_held(dialogue, statements[-1][0], service, slot, final)
         stale_forms: set[str] = set()
         for sid, v in statements:
             if fold(v) != fold(final):
-                stale_forms |= forms_of(dialogue, sid, service, slot, v)
+                stale_forms |= forms_while_held(dialogue, sid, service, slot, v)
         description = descriptions[(service, slot)]
         probes.append(
             Probe(
@@ -209,7 +209,9 @@ def probes_of(dialogue: Dialogue, descriptions: dict[tuple[str, str], str]) -> l
     return probes
 
 
-def forms_of(dialogue: Dialogue, source_id: str, service: str, slot: str, value: str) -> set[str]:
+def forms_while_held(
+    dialogue: Dialogue, source_id: str, service: str, slot: str, value: str
+) -> set[str]:
     """A stated value's equivalent forms (case folded): the value, and every form the user
     turns' states list for the slot from the turn that stated it while they still hold it.
     A turn with no state for the slot says nothing of it; one whose state no longer holds the
