@@ -84,8 +84,9 @@ class RecallConfig:
     present_similarity: float = field(default=0.9, metadata={"min": 0, "max": 1})
     #: Of a question that names nothing, a typed candidate's place in the newest-first order
     #: plus this times its place by cosine to the question orders them (ties: the newer
-    #: first); one that says a change cue counts as the closest. 0: newest first (ADR 0093;
-    #: SGD every turn top-1 0.642 -> 0.702 as ADR 0094 scores it, user turns 0.843 -> 0.850).
+    #: first); one that says a change cue or a word of the question counts as the closest.
+    #: 0: newest first (ADR 0093; SGD every turn top-1 0.642 -> 0.707 as ADR 0094 scores it,
+    #: user turns 0.843 -> 0.856).
     present_closeness: float = field(default=1.0, metadata={"min": 0})
     #: A question that names no value ("Congrats! What breed?") asks and states nothing: among
     #: the best ``question_window`` candidates, one scores this times its score (1: off; ADR

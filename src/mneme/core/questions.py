@@ -61,6 +61,12 @@ def answer_kinds(question: str) -> frozenset[Kind]:
     return frozenset()
 
 
+def without_now(question: str) -> str:
+    """The question without the words that ask about now ("current", "still", ...): what is
+    left names what it asks about."""
+    return _NOW.sub(" ", question)
+
+
 def about_present(question: str) -> bool:
     """Whether the question asks what holds now."""
     if _NOW.search(question):

@@ -32,7 +32,7 @@ from mneme.core.model import (
     UnitType,
     Viewer,
 )
-from mneme.core.questions import about_present, answer_kinds
+from mneme.core.questions import about_present, answer_kinds, without_now
 from mneme.core.slots import frame_words
 from mneme.core.statements import Statement, analyze
 from mneme.core.succession import kinds_said, still_held, successors
@@ -40,7 +40,7 @@ from mneme.core.timeexpr import query_time_range
 from mneme.core.values import Kind, find_values
 from mneme.embed.protocol import Embedder
 from mneme.errors import InvalidInput
-from mneme.read import aliases, hubs, relevance, smoothing
+from mneme.read import aliases, hubs, present, relevance, smoothing
 from mneme.store.protocol import Banks, Channels, Filters, Memories, Scored, Trust, UnitBrief
 
 
@@ -601,7 +601,7 @@ class Recaller:
         typed.sort(key=lambda c: (said.get(c.brief.id, c.brief.recorded_at), c.brief.id))
         typed.reverse()
         if not named:
-            typed = _newest_and_closest(typed, units, self.config.present_closeness)
+            typed = _recent_and_close(q.text, typed, units, self.config.present_closeness)
         ordered = typed + [c for c in top if c not in typed]
         # Of two in open conflict, the newer first (a settled one, a scoped exception
         # included, orders nothing).
@@ -805,33 +805,24 @@ def _of_another_subject(text: str, about: frozenset[str], question: str) -> bool
     return bool(own) and not own & frame_words(question.casefold())
 
 
-def _newest_and_closest(
-    typed: Sequence[_Candidate], units: Mapping[str, Unit], weight: float
+def _recent_and_close(
+    question: str, typed: Sequence[_Candidate], units: Mapping[str, Unit], weight: float
 ) -> list[_Candidate]:
-    """Typed candidates, given newest first, ordered by their place in that order plus
-    ``weight`` times their place by cosine to the question, ties to the newer (ADR 0093).
-
-    A question that names nothing ("What is the current city where the event is?") types
-    its answer by kind alone, and where both sides of a conversation are kept the newest
-    statement of a name is mostly the other speaker's talk of something else ("There is a
-    Mets vs Cubs event at Citi Field."): newest first alone put it first. Recency and
-    closeness are fused by rank, as recall fuses its channels. At the default weight 1, of
-    two the newer still wins, and a statement two places older must be closer to the
-    question by more than two places. A statement that says a change cue ("Actually, make
-    it the 5th.") says where a value went, however unlike the question it reads: it counts
-    as the closest."""
-    if weight <= 0 or len(typed) < 2:
-        return list(typed)
-    closest = sorted(typed, key=lambda c: -c.similarity)
-    by_cosine = {c.brief.id: i for i, c in enumerate(closest)}
-    for c in typed:
-        if analyze(units[c.brief.id].text).cue:
-            by_cosine[c.brief.id] = 0
-    newest = {c.brief.id: i for i, c in enumerate(typed)}
-    return sorted(
-        typed,
-        key=lambda c: (newest[c.brief.id] + weight * by_cosine[c.brief.id], newest[c.brief.id]),
-    )
+    """Typed candidates, given newest first, with recency and closeness fused by rank
+    (``read.present.order``, ADR 0093). A statement that says a change cue ("Actually, make
+    it the 5th.") says where a value went however unlike the question it reads, and one that
+    says a word of the question besides its words for now ("weather" in "What is the current
+    date for the weather?") is about what it asks, as for a question that names its subject:
+    both count as closest."""
+    asked = frame_words(without_now(question).casefold())
+    closest = {
+        c.brief.id
+        for c in typed
+        if analyze(text := units[c.brief.id].text).cue or asked & frame_words(text.casefold())
+    }
+    by_id = {c.brief.id: c for c in typed}
+    similarity = {c.brief.id: c.similarity for c in typed}
+    return [by_id[i] for i in present.order(list(by_id), similarity, closest, weight)]
 
 
 def _moved_on(
