@@ -112,6 +112,11 @@ class Config:
     max_text_chars: int = 200_000
     #: The most atoms one write is split into.
     max_atoms: int = 512
+    #: Whether bulk writes (``retain_many``, ``retain_batches``) analyze the statements of a
+    #: batch in a worker process while the writing thread embeds or commits (ADR 0095): one
+    #: process per Python process, started on the first batch of 16 texts or more, never on a
+    #: single CPU. Off: the writing thread analyzes every text itself. Decisions are the same.
+    analysis_ahead: bool = True
     #: Open the store for reading only (no background work, no writes).
     read_only: bool = False
     #: The audit key file (ADR 0035). None: beside a SQLite file (``<file>.audit-key``); for

@@ -34,6 +34,7 @@ LIVE = frozenset(
         "llm",
         "max_text_chars",
         "max_atoms",
+        "analysis_ahead",
         "create_banks",
         "sensitive",
         "phone_region",

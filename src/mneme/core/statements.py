@@ -234,7 +234,22 @@ def proposes(statement: Statement) -> bool:
 @lru_cache(maxsize=32768)
 def analyze(text: str) -> Statement:
     """The statement an atom makes. Pure and memoized; never raises on a string."""
-    return _analyze(text, frozenset())
+    primed = _PRIMED.pop(text, None)
+    return primed if primed is not None else _analyze(text, frozenset())
+
+
+#: Statements computed elsewhere (the same function in another process) on their way into
+#: ``analyze``'s memo; see :func:`prime`.
+_PRIMED: dict[str, Statement] = {}
+
+
+def prime(text: str, statement: Statement) -> None:
+    """Put ``statement`` in ``analyze``'s memo for ``text``: what ``analyze(text)`` computes,
+    computed ahead by another process (``mneme.write.analysis_ahead``). A text already in the
+    memo keeps its entry."""
+    _PRIMED[text] = statement
+    analyze(text)
+    _PRIMED.pop(text, None)
 
 
 @lru_cache(maxsize=8192)

@@ -7,7 +7,9 @@ the caller's explicit corrections, and the audit records, all or nothing.
 
 A stream of batches (``stream``, ADR 0024) embeds the next batch in a worker thread while the
 current one is judged and written: the model computes without the GIL, so it and the engine
-use both cores instead of taking turns. Each batch is still its own transaction.
+use both cores instead of taking turns. Each batch is still its own transaction. Meanwhile a
+worker process reads the statements of the batch's atoms (``analysis_ahead``, ADR 0095), which
+the writing thread would otherwise compute itself before judging them.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ from mneme.llm.protocol import LLMError
 from mneme.store.protocol import Banks, Graph, Memories
 from mneme.trust.conflicts import Conflicts, retire
 from mneme.trust.settle import Settler
+from mneme.write import analysis_ahead
+from mneme.write.analysis_ahead import AnalysisWorker, Pending
 from mneme.write.atoms import AtomsStore, AtomWriter, Outcome
 from mneme.write.decide import Judge
 from mneme.write.defence import Defence, DefenceStore, audit_screening
@@ -93,6 +97,10 @@ class Retainer:
         self.host = socket.gethostname()
         self.atoms = AtomWriter(store, embedder, judge, conflicts, charter, settler)
         self.defence = Defence(store, config)
+        #: Analyzes a batch's texts in another process meanwhile (ADR 0095); None: not used.
+        self.ahead: AnalysisWorker | None = (
+            analysis_ahead.shared() if config.analysis_ahead else None
+        )
 
     def plan(self, text: Any, screened: Screening | None = None, /, **args: Any) -> Plan:
         """Validate, screen and plan one input (raises InvalidInput before anything is
@@ -130,9 +138,19 @@ class Retainer:
 
     def prepare(self, plans: Sequence[Plan]) -> None:
         """LLM extraction when configured, then one embedding batch for every atom not
-        already stored (a repeat needs no vector). Both run outside any write lock."""
+        already stored (a repeat needs no vector), while the worker process analyzes the
+        atoms' texts. All of it runs outside any write lock."""
         todo = self._todo(plans)
+        analyzed = self._analyze_ahead(plans)
         self._attach(plans, todo, self.embedder.embed(list(todo.values())) if todo else None)
+        if analyzed is not None:
+            analyzed.seed()
+
+    def _analyze_ahead(self, plans: Sequence[Plan]) -> Pending | None:
+        """Ask the worker process for the statements of the batch's atoms (ADR 0095)."""
+        if self.ahead is None:
+            return None
+        return self.ahead.submit(atom.text for plan in plans for atom in plan.atoms)
 
     def stream(
         self, batches: Iterable[Sequence[Plan]]
@@ -160,12 +178,14 @@ class Retainer:
                 todo: dict[str, str] = {}
                 ahead: Future[Any] | None = None
                 failure: Exception | None = None
+                analyzed: Pending | None = None
                 try:
                     upcoming = next(batches, None)
                     if upcoming is not None:
                         todo = self._todo(upcoming)
                         if todo:
                             ahead = worker.submit(embed_ahead, list(todo.values()))
+                        analyzed = self._analyze_ahead(upcoming)
                 except Exception as exc:  # raised in order, after the current batch
                     failure, upcoming = exc, None
                 try:
@@ -179,6 +199,8 @@ class Retainer:
                     raise failure
                 if upcoming is not None:
                     self._attach(upcoming, todo, None if ahead is None else ahead.result())
+                    if analyzed is not None:
+                        analyzed.seed()
                 current = upcoming
 
     def _todo(self, plans: Sequence[Plan]) -> dict[str, str]:
