@@ -219,4 +219,5 @@ def _forget_after_fork() -> None:
     _shared, _shared_lock = None, threading.Lock()
 
 
-os.register_at_fork(after_in_child=_forget_after_fork)
+if hasattr(os, "register_at_fork"):  # POSIX; elsewhere no process forks
+    os.register_at_fork(after_in_child=_forget_after_fork)
