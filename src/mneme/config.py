@@ -82,6 +82,11 @@ class RecallConfig:
     #: the subject, or whose cosine to it is at least this times the closest one's, are
     #: ordered newest first (0: all; ADR 0063 amendment).
     present_similarity: float = field(default=0.9, metadata={"min": 0, "max": 1})
+    #: Of a question that names nothing and whose answer no candidate states as a value of the
+    #: kind asked for ("What is the current genre of the movie?"), the candidates as close as
+    #: ``present_similarity`` says, or saying a word of it, are ordered as typed ones are
+    #: (ADR 0096). Off: such a question keeps the relevance order.
+    present_untyped: bool = True
     #: Of a question that names nothing, a typed candidate's place in the newest-first order
     #: plus this times its place by cosine to the question orders them (ties: the newer
     #: first); one that says a change cue or a word of the question counts as the closest.

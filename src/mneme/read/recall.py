@@ -580,24 +580,24 @@ class Recaller:
             )
         ]
         ratio = self.config.present_similarity
+        asked = frame_words(without_now(q.text).casefold())
         if typed and named and ratio > 0:
             # A question that names its subject ("Who is Nora's manager?") asks for one of its
             # many slots: the value kind alone would put the newest statement about Nora that
             # names anything first ("Nora moved to Berlin."). Only statements that say a word the
             # question says besides its subject, or read about as close to it as the closest
             # one, are ordered newest first (ADR 0063 amendment).
-            bar = ratio * max(c.similarity for c in typed)
             subject = frame_words(" ".join(named))
-            asked = frame_words(q.text.casefold()) - subject
-            kept = [
-                c
-                for c in typed
-                if c.similarity >= bar
-                or asked & (frame_words(units[c.brief.id].text.casefold()) - subject)
-            ]
+            kept = _near_question(typed, units, asked - subject, ratio, subject)
             typed = kept + _moved_on(
                 [c for c in typed if c not in kept], kept, units, said, named, kinds
             )
+        elif not typed and not named and self.config.present_untyped:
+            # No candidate states a value of the kind asked for, because the answer is no value
+            # the analyzer reads ("What is the current genre of the movie?": "I like mystery
+            # movies.", "Look for comedy."): the question is read as a named one is, its slot
+            # being what the statements close to it say (ADR 0096).
+            typed = _near_question([c for c in top if c.brief.id in units], units, asked, ratio)
         typed.sort(key=lambda c: (said.get(c.brief.id, c.brief.recorded_at), c.brief.id))
         typed.reverse()
         if not named:
@@ -803,6 +803,24 @@ def _of_another_subject(text: str, about: frozenset[str], question: str) -> bool
     claim = extract_claim(text)
     own = frame_words(claim.subject.casefold()) if claim is not None else frozenset()
     return bool(own) and not own & frame_words(question.casefold())
+
+
+def _near_question(
+    candidates: Sequence[_Candidate],
+    units: Mapping[str, Unit],
+    asked: frozenset[str],
+    ratio: float,
+    subject: frozenset[str] = frozenset(),
+) -> list[_Candidate]:
+    """The candidates that read about as close to the question as the closest one (a cosine
+    at least ``ratio`` times its), or say one of the question's words ``asked`` besides the
+    ``subject`` it names: the ones about the slot it asks for."""
+    bar = ratio * max(c.similarity for c in candidates) if candidates else 0.0
+    return [
+        c
+        for c in candidates
+        if c.similarity >= bar or asked & (frame_words(units[c.brief.id].text.casefold()) - subject)
+    ]
 
 
 def _recent_and_close(

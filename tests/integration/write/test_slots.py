@@ -1352,3 +1352,28 @@ def test_a_present_question_naming_nothing_weighs_closeness_beside_recency(tmp_p
         firsts[closeness] = first(m, question).text
     assert firsts[1.0] == "User: I need a hotel in Chicago for next week."
     assert firsts[0.0] == "Assistant: Their phone number is listed on the Hilton website."
+
+
+def test_a_present_question_whose_answer_is_no_value_orders_what_is_close_to_it(
+    tmp_path, minilm, clock
+):
+    # The genres a user asks for are no values the analyzer reads, so no candidate was typed
+    # and relevance order answered "the current genre" with the user's first, most generic
+    # turn (SGD dev 6_00001, 6_00022). The statements close to the question, or saying a word
+    # of it, are ordered as typed ones are: newest first, closeness fused (ADR 0096).
+    turns = (
+        "User: I'd like to watch a movie tonight.",
+        "User: Something from the drama section, please.",
+        "User: Hmm, on second thought, look for a comedy movie.",
+        "User: And I'd like it with Spanish subtitles.",
+    )
+    question = "What is the current genre of the movie?"
+    firsts = {}
+    for on, m in stores_per_setting(
+        str(tmp_path / "u"), minilm, "present_untyped", (False, True), clock=clock
+    ):
+        for text in turns:
+            say(m, clock, text, session="film")
+        firsts[on] = first(m, question).text
+    assert firsts[True] == "User: Hmm, on second thought, look for a comedy movie."
+    assert firsts[False] == "User: I'd like to watch a movie tonight."
