@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable, Iterator
 from importlib import resources
 from typing import Any
@@ -58,3 +59,18 @@ def stores_per_setting(
         path = f"{prefix}.{value}"
         with mneme.Memory.open(path, embedder=embedder, recall={key: value}, **kw) as mem:
             yield value, mem
+
+
+def outcome(path: Any, results: Iterable[Any]) -> tuple[list[Any], list[Any]]:
+    """What a run of writes into the SQLite file at ``path`` decided and wrote: the decisions
+    in order (unit ids replaced by their texts) and the units written. Two ways of writing
+    the same items that should change nothing compare equal on it."""
+    with sqlite3.connect(path) as con:
+        text = dict(con.execute("SELECT id, text FROM units"))
+        units = sorted(con.execute("SELECT text, status, visibility, agent_id FROM units"))
+    decisions = [
+        (d.verdict, d.text, text.get(d.target_id or ""), d.reason)
+        for r in results
+        for d in r.decisions
+    ]
+    return decisions, units

@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
-import sqlite3
 import sys
 import uuid
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.workloads import conversation
+from tests.workloads import conversation, outcome
 
 import mneme
 from mneme.core.claims.extraction import extract_claim
@@ -121,8 +120,8 @@ def test_a_worker_that_cannot_answer_is_dropped_and_writes_go_on(
     )
     try:
         assert without._retainer.ahead is None
-        a = decided(tmp_path / "dead.db", streamed(with_dead, items))
-        b = decided(tmp_path / "none.db", streamed(without, items))
+        a = outcome(tmp_path / "dead.db", streamed(with_dead, items))
+        b = outcome(tmp_path / "none.db", streamed(without, items))
     finally:
         with_dead.close()
         without.close()
@@ -136,19 +135,6 @@ def batches(items: list[dict[str, Any]], size: int = 24) -> list[list[dict[str, 
 def streamed(mem: mneme.Memory, items: list[dict[str, Any]]) -> list[Any]:
     """Every result of ``retain_batches`` over the items, in order."""
     return [r for results in mem.retain_batches(batches(items)) for r in results]
-
-
-def decided(path: Path, results: list[Any]) -> tuple[list[Any], list[Any]]:
-    """The decisions in order (unit ids replaced by their texts) and the units written."""
-    with sqlite3.connect(path) as con:
-        text = dict(con.execute("SELECT id, text FROM units"))
-        units = sorted(con.execute("SELECT text, status, visibility, agent_id FROM units"))
-    decisions = [
-        (d.verdict, d.text, text.get(d.target_id or ""), d.reason)
-        for r in results
-        for d in r.decisions
-    ]
-    return decisions, units
 
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="no worker on a single CPU")
@@ -182,9 +168,9 @@ def test_bulk_writes_decide_alike_with_the_worker_and_without(
         )
         try:
             assert (mem._retainer.ahead is not None) == on
-            wrote = decided(path, streamed(mem, items))
+            wrote = outcome(path, streamed(mem, items))
             # retain_many too: its batch is analyzed while it is embedded.
-            outcomes[on] = (wrote, decided(path, mem.retain_many(more)))
+            outcomes[on] = (wrote, outcome(path, mem.retain_many(more)))
         finally:
             mem.close()
     assert outcomes[True] == outcomes[False]

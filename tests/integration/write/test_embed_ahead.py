@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tests.workloads import conversation
+from tests.workloads import conversation, outcome
 
 import mneme
 from mneme.embed.hashing import HashingEmbedder
@@ -58,19 +58,6 @@ def batches(items: list[dict[str, Any]], size: int = 16) -> list[list[dict[str, 
 
 def open_memory(path: Path, embedder: Any) -> mneme.Memory:
     return mneme.Memory.open(str(path), embedder=embedder, clock=lambda: NOW)
-
-
-def outcome(path: Path, results: list[Any]) -> tuple[list[Any], list[Any]]:
-    """The decisions in order (unit ids replaced by their texts) and the units written."""
-    with sqlite3.connect(path) as con:
-        text = dict(con.execute("SELECT id, text FROM units"))
-        units = sorted(con.execute("SELECT text, status, visibility, agent_id FROM units"))
-    decisions = [
-        (d.verdict, d.text, text.get(d.target_id or ""), d.reason)
-        for r in results
-        for d in r.decisions
-    ]
-    return decisions, units
 
 
 def counts(path: Path) -> list[int]:
