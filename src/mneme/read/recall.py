@@ -432,16 +432,11 @@ class Recaller:
         A query that names a scope lifts the memory scoped to it above the one scoped
         elsewhere; a query that names none leaves both as they are.
         """
-        text = normalize_text(query_text)
-        scoped = {uid: c.brief.scope for uid, c in cands.items() if c.brief.scope}
-        named = {uid for uid, scope in scoped.items() if normalize_text(scope) in text}
-        if not named:
-            return
-        for uid, c in cands.items():
-            if uid in named:
-                c.score *= SCOPE_BOOST
-            elif uid in scoped:
-                c.score /= SCOPE_BOOST
+        named, elsewhere = _scopes(query_text, cands)
+        for uid in named:
+            cands[uid].score *= SCOPE_BOOST
+        for uid in elsewhere:
+            cands[uid].score /= SCOPE_BOOST
 
     def _successors(self, q: Query, cands: dict[str, _Candidate]) -> None:
         """A superseded hit brings its successor along, ranked just above it."""
@@ -540,7 +535,13 @@ class Recaller:
         window = self.config.present_window
         if window <= 0 or q.as_of is not None or q.window or not about_present(q.text):
             return
-        top = sorted(cands.values(), key=lambda c: (-c.score, c.brief.id))[:window]
+        # A memory a scoped exception holds elsewhere than the question says ("at work" for
+        # "... at home?") is no statement of its slot there, however new: it is not ordered.
+        elsewhere = _scopes(q.text, cands)[1]
+        top = sorted(
+            (c for c in cands.values() if c.brief.id not in elsewhere),
+            key=lambda c: (-c.score, c.brief.id),
+        )[:window]
         if len(top) < 2:
             return
         units = self._lean(q, (c.brief.id for c in top), read)
@@ -803,6 +804,17 @@ def _of_another_subject(text: str, about: frozenset[str], question: str) -> bool
     claim = extract_claim(text)
     own = frame_words(claim.subject.casefold()) if claim is not None else frozenset()
     return bool(own) and not own & frame_words(question.casefold())
+
+
+def _scopes(query_text: str, cands: Mapping[str, _Candidate]) -> tuple[set[str], set[str]]:
+    """Of the candidates a scoped exception holds, those in a scope the query names and those
+    in another; none of either when the query names no scope of theirs."""
+    text = normalize_text(query_text)
+    scoped = {uid: c.brief.scope for uid, c in cands.items() if c.brief.scope}
+    named = {uid for uid, scope in scoped.items() if normalize_text(scope) in text}
+    if not named:
+        return set(), set()
+    return named, set(scoped) - named
 
 
 def _near_question(

@@ -295,6 +295,22 @@ def test_a_scoped_exception_holds_both_and_recall_honours_the_scope(mem):
     assert "tea" in home[0].text
 
 
+def test_a_present_question_keeps_to_the_scope_it_names(mem):
+    # A question about now orders the statements of its slot newest first (ADR 0063, 0093,
+    # 0096); a memory a scoped exception holds elsewhere than the question says is not one of
+    # them, however new.
+    mem.retain("I start work at 8am.", bank="s2", agent="a1", occurred_at=day(0))
+    mem.retain("I start work at 10am.", bank="s2", agent="a1", occurred_at=day(1))
+    (c,) = mem.conflicts.list(bank="s2")
+    mem.conflicts.resolve(
+        c.id, "scoped_exception", actor="rev1", scope_a="on weekdays", scope_b="on weekends"
+    )
+    weekdays = mem.recall("When do I start work now on weekdays?", bank="s2", agent="a1")
+    weekends = mem.recall("When do I start work now on weekends?", bank="s2", agent="a1")
+    assert "8am" in weekdays[0].text
+    assert "10am" in weekends[0].text
+
+
 # -- audit -----------------------------------------------------------------------------------
 
 
