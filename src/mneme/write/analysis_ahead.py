@@ -90,7 +90,14 @@ class Pending:
             return 0
         seeded = 0
         for text, got in zip(self.texts, self.future.result(), strict=False):
-            if got is not None:
+            # Only what the writing thread would have computed itself goes in: a statement of
+            # this text, and a claim or none (pickles resolve to this process's classes).
+            if (
+                got is not None
+                and isinstance(got[0], Statement)
+                and got[0].text == text
+                and (got[1] is None or isinstance(got[1], Claim))
+            ):
                 prime_statement(text, got[0])
                 prime_claim(text, got[1])
                 seeded += 1

@@ -13,6 +13,7 @@ import os
 import sys
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -178,3 +179,19 @@ def test_bulk_writes_decide_alike_with_the_worker_and_without(
     # batch are texts the memo already held, and are seeded all the same).
     judged = {d[1] for part in outcomes[True] for d in part[0]}
     assert judged <= set(seeded)
+
+
+def test_answers_that_are_not_of_the_texts_asked_are_not_seeded() -> None:
+    # What goes into the memos is only what the writing thread would have computed: a
+    # statement of the very text asked about (a worker running other code, or answering out
+    # of turn, is not trusted).
+    texts = fresh_texts(2)
+    swapped: Future[list[Any]] = Future()
+    swapped.set_result(list(reversed(answer(texts))))
+    assert Pending(texts, swapped).seed() == 0
+    junk: Future[list[Any]] = Future()
+    junk.set_result([("not a statement", None), None])
+    assert Pending(texts, junk).seed() == 0
+    right: Future[list[Any]] = Future()
+    right.set_result(answer(texts))
+    assert Pending(texts, right).seed() == 2
