@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from bench.locomo.baselines import BM25Index, word_tokenize
+from bench.sgd import supersedes
 from bench.sgd.data import (
     Dialogue,
     Probe,
@@ -130,6 +131,10 @@ def run_mneme(
             run.extra["open_conflicts"] = sum(
                 len(mem.conflicts.list(bank=_bank(d))) for d in dialogues
             )
+            units = [u for d in dialogues for u in mem.list_memories(bank=_bank(d), limit=10_000)]
+            run.extra["retirements"] = supersedes.support(
+                units, {d.id: d for d in dialogues}
+            ).as_dict()
         finally:
             mem.close()
     return run
@@ -321,6 +326,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"mneme write decisions: {extra['mneme'].get('decisions')}; "
                 f"open conflicts: {extra['mneme'].get('open_conflicts')}",
             ]
+            retired = extra["mneme"].get("retirements")
+            if retired:
+                md += ["", supersedes.line(retired["counts"])]
     text = "\n".join(md) + "\n"
     print(text)
     if not args.limit and not recall:
