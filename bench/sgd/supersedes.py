@@ -37,10 +37,17 @@ def state_changes(dialogue: Dialogue) -> dict[int, dict[Slot, frozenset[str]]]:
     return out
 
 
-def supported(dialogue: Dialogue, old: int, new: int) -> bool | None:
+def supported(
+    dialogue: Dialogue,
+    old: int,
+    new: int,
+    changes: Mapping[int, Mapping[Slot, frozenset[str]]] | None = None,
+) -> bool | None:
     """Whether the user turn ``new`` changes again a slot the user turn ``old`` set or stated;
-    None when either is not a user turn of the dialogue."""
-    changes = state_changes(dialogue)
+    None when either is not a user turn of the dialogue. ``changes``: the dialogue's
+    ``state_changes``, if already read."""
+    if changes is None:
+        changes = state_changes(dialogue)
     if old not in changes or new not in changes:
         return None
     stated = {(s.service, s.slot) for t in dialogue.turns if t.index == old for s in t.spans}
@@ -72,6 +79,7 @@ def support(units: Iterable[Any], dialogues: Mapping[str, Dialogue]) -> Support:
     successor is among them too."""
     by_id = {u.id: u for u in units}
     out = Support()
+    read: dict[str, dict[int, dict[Slot, frozenset[str]]]] = {}
     for u in by_id.values():
         successor = by_id.get(u.superseded_by or "")
         if u.status.value != "superseded" or successor is None:
@@ -80,7 +88,9 @@ def support(units: Iterable[Any], dialogues: Mapping[str, Dialogue]) -> Support:
         if old is None or new is None or old[0] != new[0] or old[0] not in dialogues:
             continue
         dialogue = dialogues[old[0]]
-        ok = supported(dialogue, old[1], new[1])
+        if dialogue.id not in read:
+            read[dialogue.id] = state_changes(dialogue)
+        ok = supported(dialogue, old[1], new[1], read[dialogue.id])
         if ok is None:
             continue
         out.add(

@@ -602,7 +602,7 @@ class Recaller:
         typed.sort(key=lambda c: (said.get(c.brief.id, c.brief.recorded_at), c.brief.id))
         typed.reverse()
         if not named:
-            typed = _recent_and_close(q.text, typed, units, self.config.present_closeness)
+            typed = _recent_and_close(asked, typed, units, self.config.present_closeness)
         ordered = typed + [c for c in top if c not in typed]
         # Of two in open conflict, the newer first (a settled one, a scoped exception
         # included, orders nothing).
@@ -836,15 +836,14 @@ def _near_question(
 
 
 def _recent_and_close(
-    question: str, typed: Sequence[_Candidate], units: Mapping[str, Unit], weight: float
+    asked: frozenset[str], typed: Sequence[_Candidate], units: Mapping[str, Unit], weight: float
 ) -> list[_Candidate]:
     """Typed candidates, given newest first, with recency and closeness fused by rank
     (``read.present.order``, ADR 0093). A statement that says a change cue ("Actually, make
     it the 5th.") says where a value went however unlike the question it reads, and one that
-    says a word of the question besides its words for now ("weather" in "What is the current
-    date for the weather?") is about what it asks, as for a question that names its subject:
-    both count as closest."""
-    asked = frame_words(without_now(question).casefold())
+    says one of the question's words ``asked`` (its words besides those for now: "weather" in
+    "What is the current date for the weather?") is about what it asks, as for a question that
+    names its subject: both count as closest."""
     closest = {
         c.brief.id
         for c in typed
