@@ -391,6 +391,13 @@ def test_a_correction_said_once_covers_the_whole_turn():
     assert not turn_corrects("Dana: Change the lid to Blue. The box is 14 kg.")
     # a leading "No," answers in its own sentence: it says nothing changed
     assert not turn_corrects("Dana: No, that's all for the van. Book a room in Leeds.")
+    # "What about you?" turns the talk to the other person; it proposes nothing (LoCoMo
+    # conv-43: "Definitely Star Wars! ... What about you, do you have any favorite fantasy
+    # films?" retired "Harry Potter is my favorite book.").
+    assert not turn_corrects(
+        "Tim: Definitely Star Wars! It's my favorite. What about you, any favorite films?"
+    )
+    assert turn_corrects("Dana: What about something else? Book a room in Leeds.")
     # unless the sentence is a "No" and an apology, and nothing of its own (SGD dev 6_00079:
     # "No, again, I'm sorry. I will only need the room for one day.")
     assert turn_corrects("Dana: No, again, I'm sorry. I need the van for 2 days.")
@@ -551,6 +558,16 @@ def test_a_name_said_to_someone_is_no_value_and_no_antecedent():
         "Rome",
     ]
     assert [v.text for v in analyze("User: Sure, Big 4.").values] == ["Big 4"]
+    assert analyze("Tim: Thanks, Gina!").values == ()
+    assert "gina" not in analyze("Tim: Nice one, Gina!").norms  # "Nice" opens the sentence
+    # One is addressed by one name, and not after a preposition or another name: what
+    # follows renames or qualifies what comes before it (SGD: 87 texts read as addressed,
+    # none of them said to anyone; LoCoMo: 909, every one but 2 a speaker's name).
+    assert "auntie mame" in analyze("Assistant: What about the hit, Auntie Mame?").norms
+    assert "auntie mame" in analyze("Assistant: There is 1 movie, Auntie Mame?").norms
+    assert "seattle" in analyze("User: In Seattle, WA.").norms
+    assert "bc" in analyze("User: Can you search in Vancouver, BC?").norms
+    assert "shazam" in analyze("Assistant: How about Captain Marvel, Shazam!").norms
     atoms = split_atoms("John: Hey Maria, how are you? We said goodbye to Max. He was old.")
     assert atoms[-1] == "John: He was old."  # not "Maria was old."
     assert split_atoms("Ana: I met Rosa today. She was great.")[-1] == "Ana: Rosa was great."

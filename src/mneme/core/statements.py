@@ -58,10 +58,11 @@ _LINKERS = _words(
 )
 
 #: Change cues that mark the whole statement as a correction: "actually", "instead", "no
-#: longer", "make it", "how about", a leading "No," / "Sorry," / "Wait,".
+#: longer", "make it", "how about", a leading "No," / "Sorry," / "Wait,". "What about you?"
+#: turns the talk to the other person and proposes nothing.
 _MARKER_WORDS = (
     r"\b(?:no\s+longer|any\s*more|instead|nowadays|these\s+days|actually|make\s+it(?!\s+to\b)|"
-    r"rather|how\s+about|what\s+about|correction|corrected|changed\s+my\s+mind|now|"
+    r"rather|(?:how|what)\s+about(?!\s+you\b)|correction|corrected|changed\s+my\s+mind|now|"
     r"on\s+second\s+thoughts?)\b"
 )
 #: A leading "No" is a correction when it stands alone ("No, the 4th.", "No I want it today"):
@@ -330,25 +331,34 @@ def _vocative(body: str, value: Value) -> bool:
     exclamation or a question ("Sounds like fun, Nate!"), or between commas before the
     sentence goes on with its own subject ("Yeah, Maria, I agree."). An address is who is
     talked to; it fills no slot."""
-    if value.kind != Kind.NAME:
+    if value.kind != Kind.NAME or " " in value.text.strip():
+        # One is addressed by one name ("Thanks, Mel!"); a name of several words set off
+        # by a comma renames what comes before it ("What about the hit, Auntie Mame?").
         return False
     before = body[: value.start].rstrip()
     after = body[value.end :].lstrip()
     if not before.endswith(","):
         # Opening the sentence after at most one word, and set off ("Hey Maria, long time
         # no talk!", "Thanks Tim!"); after an article it is a thing ("The Invisibles, no
-        # subtitles: do you confirm?").
+        # subtitles: do you confirm?"), after a preposition a place ("In Seattle, WA.").
         opening = _SENTENCE_START.split(before)[-1].split()
         return (
             len(opening) == 1
             and opening[0].isalpha()
             and opening[0].casefold() not in ARTICLES
+            and opening[0].casefold() not in PREPOSITIONS
             and after[:1] in (",", "!")
         )
+    if _NAME_BEFORE_COMMA.search(before) is not None:
+        # A name after another one inside the sentence lists or qualifies it ("in Phoenix,
+        # AZ?", "Captain Marvel, Shazam!"); "Nice one, Gina!" opens with its capital.
+        return False
     return after[:1] in ("!", "?") or _AFTER_VOCATIVE.match(after) is not None
 
 
 _SENTENCE_START = re.compile(r"[.!?;:]\s*")
+#: A capitalized word just before the comma, not the sentence's first word.
+_NAME_BEFORE_COMMA = re.compile(r"(?<![.!?;:])\s+[A-Z][\w'&.-]*,$")
 
 
 def _may_address(body: str) -> bool:
