@@ -76,3 +76,18 @@ def test_an_answer_said_as_a_point_takes_the_end_of_the_span_asked_for() -> None
     assert proposed.governors == kept.governors
     infinitive = answering(kept, analyze("System: When do you want to pick it up?"))
     assert infinitive.governors == kept.governors
+
+
+def test_two_counts_of_one_thing_are_one_slot_whatever_was_asked() -> None:
+    # SGD dev 20_00071: "for 4 days" answered "how long stay?"; "five days stay", said
+    # unprompted, changes it (the two questions share no slot word to tell).
+    old = answering(analyze("User: for 4 days"), analyze("Assistant: how long stay?"))
+    new = analyze("User: five days stay")
+    assert relate(new, old, OWN).relation == SlotRelation.UPDATE
+    # a count of another thing is another slot
+    rooms = analyze("User: I need two rooms.")
+    assert relate(rooms, old, OWN).relation != SlotRelation.UPDATE
+    # and dates answered to two questions stay two slots
+    pickup = answering(analyze("User: March 9th."), analyze("System: Which day is the pickup?"))
+    back = answering(analyze("User: March 11th."), analyze("System: Which day is the return?"))
+    assert relate(back, pickup, OWN).relation == SlotRelation.DIFFERENT

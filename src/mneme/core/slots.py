@@ -1111,11 +1111,24 @@ def _asked_alike(new: Statement, old: Statement, new_norm: str, old_norm: str) -
     ("Which day is the return flight?")."""
     if new.answered is None and old.answered is None:
         return True
+    counts = _counted_as(new, new_norm)
+    if counts is not None and counts == _counted_as(old, old_norm):
+        # Two counts of one thing ("for 4 days" to "How long?" / "five days stay"): what is
+        # counted is the slot, whatever was asked.
+        return True
     a = _slot_words(new, new_norm)
     b = _slot_words(old, old_norm)
     if a == b:
         return True
     return bool(a) and bool(b) and (a <= b or b <= a)
+
+
+def _counted_as(statement: Statement, norm: str) -> str | None:
+    """What a number of the statement counts ("4 days": "day"), or None."""
+    for v, counted in zip(statement.values, statement.counted, strict=True):
+        if v.norm == norm:
+            return counted
+    return None
 
 
 def _slot_words(statement: Statement, norm: str) -> frozenset[str]:
