@@ -313,6 +313,36 @@ def test_one_slot_new_value_is_an_update_for_the_author_and_a_question_across_so
     assert rel(old, new, ctx(0.8, same_author=False)) == SlotRelation.CONFLICT
 
 
+def test_the_other_speaker_saying_the_words_back_grounds_a_statement_with_no_value():
+    # SGD dev 10_00033 and 10_00011: titles in lower case are no values to the analyzer; the
+    # assistant's read-back says them again.
+    other = ctx(0.55, same_author=False)
+    assert rel("User: I want auntie mame", "Assistant: auntie mame no subtitles", other) == (
+        SlotRelation.SUPPORT
+    )
+    assert rel("User: dogman is english", "Assistant: dogman english subs", other) == (
+        SlotRelation.SUPPORT
+    )
+    # not the author's own words again, not in another conversation, not a denial of them,
+    # not a question asking for something, not one shared word
+    assert rel("User: I want auntie mame", "User: auntie mame no subtitles", ctx(0.55)) != (
+        SlotRelation.SUPPORT
+    )
+    apart = ctx(0.55, same_author=False, session=False)
+    assert rel("User: I want auntie mame", "Assistant: auntie mame no subtitles", apart) != (
+        SlotRelation.SUPPORT
+    )
+    assert rel("User: dogman is english", "Assistant: dogman is not english", other) != (
+        SlotRelation.SUPPORT
+    )
+    assert rel("User: I want auntie mame", "Assistant: what about auntie mame?", other) != (
+        SlotRelation.SUPPORT
+    )
+    assert rel("User: hackers it is", "Assistant: english subs hackers", other) != (
+        SlotRelation.SUPPORT
+    )
+
+
 def test_a_request_has_no_subject_but_the_one_it_is_said_to():
     # SGD dev 10_00034: "subtitles" (an -s word) was read as the verb of "Please confirm Mikey
     # and Nicky with mandarin subtitles.", so the film was its subject, and the read-back

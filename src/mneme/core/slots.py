@@ -45,6 +45,7 @@ from mneme.core.statements import (
     Statement,
     analyze,
     asks_about,
+    asks_wh,
     names_end,
     proposes,
     subject_end,
@@ -174,6 +175,9 @@ def relate(
     # states the values it asks about; their next question or proposal with another value
     # ("What about in Hayward?") moves what they ask about.
     asked = ctx.same_author and ctx.same_conversation and asks_about(old) and new.ends_asking
+    if _says_words_back(new, old, ctx, config):
+        # Grounding: the other speaker's read-back of what was said, in its words.
+        return SlotJudgement(SlotRelation.SUPPORT, "the other speaker says its words back")
     if new.asks and not (asked and asks_about(new)):
         return SlotJudgement(SlotRelation.DIFFERENT, "a question states nothing")
     # Who talks and who is talked to ("Caroline: Thanks, Melanie!") is not what is said.
@@ -250,6 +254,22 @@ def relate(
     if why:
         return replace(found, relation=SlotRelation.DIFFERENT, reason=f"{why}: {found.reason}")
     return found
+
+
+def _says_words_back(new: Statement, old: Statement, ctx: Context, config: SlotConfig) -> bool:
+    """Whether the other speaker, in one conversation, says back two content words of a
+    statement that names no value, naming none either, affirming or denying as it did, with
+    no change cue and not asking for something ("I want auntie mame" / "auntie mame no
+    subtitles", "body double is my first choice" / "you want me to rent body double"):
+    grounding what was said, the words for a value the analyzer cannot tell (a title in lower
+    case). With a value on either side the value rules decide."""
+    if ctx.same_author or not ctx.same_conversation or old.values or new.values:
+        return False
+    if old.ends_asking or new.cue or new.negated != old.negated or asks_wh(new):
+        return False
+    if ctx.similarity < config.same:
+        return False
+    return len(frame_words(new.body.casefold()) & frame_words(old.body.casefold())) >= 2
 
 
 def _kinds_of(statement: Statement, norms: Iterable[str]) -> frozenset[Kind]:

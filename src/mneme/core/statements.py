@@ -226,6 +226,12 @@ def asks_about(statement: Statement) -> bool:
     )
 
 
+def asks_wh(statement: Statement) -> bool:
+    """Whether a statement opens with a wh-word ("What do you think of high life?", "How
+    long?"): it asks for something, whatever it says back."""
+    return _ASKS_WH.match(statement.body) is not None
+
+
 def proposes(statement: Statement) -> bool:
     """Whether a statement proposes its values ("How about Psychologist Cassie L. O'Brien in
     Santa Clara", "What about the 14th?"), with or without a question mark."""
