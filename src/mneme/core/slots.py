@@ -203,6 +203,11 @@ def relate(
             # "Would you like to watch True Grit?" / "I'll go with True Grit.": the question
             # stated nothing, the answer takes up the value it offered: evidence, kept apart.
             return SlotJudgement(SlotRelation.SUPPORT, "takes up a value the other speaker offered")
+        if _put_back(new, old, ctx) and not _changes(new, old):
+            # "Can I have the movie Auntie Mame?" / "Please confirm that you wish to rent the
+            # movie Auntie Mame, right?": a request put as a question, read back for
+            # confirmation with every value it named.
+            return SlotJudgement(SlotRelation.SUPPORT, "says every value back for confirmation")
         return SlotJudgement(SlotRelation.DIFFERENT, "a question states nothing")
     unread = [r for r in new.retired if r not in old.norms and _says(old.body, r)]
     if (
