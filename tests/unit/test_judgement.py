@@ -206,6 +206,16 @@ def test_numbers_differ_without_any_claim_is_still_a_numbers_conflict() -> None:
     assert j.conflict_type == "numbers"
 
 
+def test_a_number_on_one_side_only_is_no_numbers_conflict() -> None:
+    # SGD (every turn): "That sounds great." / "That one sounds great." and "Yeah that sounds
+    # good." / "Okay that one sounds good." were conflicts: "one" is no other number.
+    for old, new in (
+        ("User: That sounds great.", "User: That one sounds great."),
+        ("User: That one sounds great.", "User: That sounds great."),
+    ):
+        assert decide(old, new, 0.97).verdict is not Verdict.CONTRADICT
+
+
 def test_claimless_word_order_paraphrase_merges() -> None:
     j = decide(
         "Every weekday the standup is at 9:30.", "The standup is at 9:30 every weekday.", 0.97

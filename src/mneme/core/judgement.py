@@ -967,6 +967,10 @@ def _text_numbers(new: Candidate, nb: Neighbour, config: JudgeConfig) -> _Pair |
         return None
     if wn.numbers == wo.numbers or nb.similarity < config.paraphrase_similarity:
         return None
+    if not wn.numbers or not wo.numbers:
+        # Other numbers need numbers on both sides: "That one sounds great." says no other
+        # number than "That sounds great." (SGD: two such chatter pairs were conflicts).
+        return None
     if wn.negative != wo.negative:
         return None
     kind = "cross_agent" if _another_agent(new, nb) else "numbers"
