@@ -219,10 +219,7 @@ def asks_about(statement: Statement) -> bool:
     Alamo on March 4th?"): the values are what its author asks about, not an offer ("Would you
     like True Grit?") or a request."""
     return (
-        statement.asks
-        and statement.ends_asking
-        and bool(statement.values)
-        and _ASKS_WH.match(statement.body) is not None
+        statement.asks and statement.ends_asking and bool(statement.values) and asks_wh(statement)
     )
 
 
