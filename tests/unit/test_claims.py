@@ -550,3 +550,42 @@ def test_a_value_that_only_points_elsewhere_is_no_claim():
     claim = extract_claim("Omar: I was in Lisbon.")
     assert claim is not None
     assert claim.value == "lisbon"
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("User: Actually, I need to go to 1546 Maurice Lane.", "user"),
+        ("Gina: Unfortunately, I also lost my job at Door Dash.", "gina"),
+        ("Assistant: Sorry, the reservation did not work.", "reservation"),
+        ("John: Awesome, Galway looks amazing!", "galway"),
+        ("Tim: But it's my first time going there with Anna.", None),
+        ("Maria: And Tom lives in Berlin.", "tom"),
+    ],
+)
+def test_a_word_set_off_where_a_sentence_opens_is_no_subject(
+    text: str, subject: str | None
+) -> None:
+    """An opener set off by a comma (a discourse marker, a time, an address) and a
+    conjunction that opens a sentence are no part of the subject; a subject left vague
+    ("it") gives no claim."""
+    found = extract_claim(text)
+    assert (found.subject if found else None) == subject
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Assistant: Sorry, there was a problem.",
+        "User: Great, that works for me.",
+        "Caroline: Melanie, that's a great pic!",
+        "User: Yup, you're right.",
+    ],
+)
+def test_chatter_after_an_opener_is_no_claim(text: str) -> None:
+    """What follows the opener is said of "there", "that" or "you": nothing to compare."""
+    assert extract_claim(text) is None
+
+
+def test_a_list_of_names_keeps_its_first_name() -> None:
+    assert claim("Tom, Anna and Bob are on the payments team.").subject == "tom anna and bob"

@@ -20,11 +20,19 @@ from mneme.core.claims.normal_forms import (
     prepare,
 )
 from mneme.core.claims.predicates import Draft, without_price_noun
-from mneme.core.claims.subjects import names_a_subject
+from mneme.core.claims.subjects import find_subject, names_a_subject
 from mneme.core.claims.tails import CONTEXT_FORMS, split_context, strip_change_tail, strip_time_tail
 from mneme.core.claims.verb_forms import is_verb
 from mneme.core.speakers import split_speaker
 from mneme.core.statements import unaddressed
+from mneme.core.wordlists import (
+    ARTICLES,
+    AUX,
+    COPULAS,
+    INTERJECTIONS,
+    POSSESSIVE_DETS,
+    PRONOUNS,
+)
 
 #: A fronted reason or circumstance ("Because of the strike, ...", "After the audit, ..."):
 #: the claim is the main clause after the comma. Conditions ("if", "when") are not dropped.
@@ -32,6 +40,49 @@ _FRONTED_CLAUSE = re.compile(
     r"^(?:because|since|although|though|given|due\s+to|following|according\s+to|after|before)"
     r"\b[^,;:]{1,80},\s+(?=\S)"
 )
+
+
+#: One word set off by a comma where a sentence opens ("Sorry, ...", "Actually, ...",
+#: "Melanie, ...", "Yesterday, ..."): a discourse marker, an address or a time, never the
+#: start of the subject when a clause follows (see ``_set_off_opener``).
+_SET_OFF_OPENER = re.compile(r"^[^\W\d][\w-]*,\s+(?=\S)")
+
+
+#: Words that open a question or a request: the clause after an opener is no statement.
+_ASKING = frozenset(["what", "which", "who", "where", "when", "how", "why", "please", "let"])
+
+
+#: Words that open a noun phrase besides articles, pronouns and possessive determiners.
+_OPENS_NP = frozenset(["my", "our", "there"])
+
+
+def _set_off_opener(low: str) -> int:
+    """Where the clause starts after an opener set off by a comma ("sorry, there was a
+    problem", "actually, i need ...", "melanie, that is great"), or 0 when there is none.
+
+    Read as part of the subject, the opener makes "sorry there" or "actually user" a subject
+    of its own, so one speaker's statements fall into slots that are not theirs. The opener is
+    no subject when it is no verb nor interjection (an interjection opens no claim at all),
+    and the rest opens with a pronoun or a determiner, or reads as a clause whose subject is
+    not a list ("Tom, Anna and Bob are ..." keeps its first name). A question or a request
+    after it ("So, do you ...", "Okay, please ...") is no clause to read.
+    """
+    m = _SET_OFF_OPENER.match(low)
+    if m is None:
+        return 0
+    opener = normalize_word(low[: m.end()].strip(EDGE + " "))
+    if opener in INTERJECTIONS or is_verb(opener):
+        return 0
+    rest = normal_words(low[m.end() :])
+    first = rest[0].removesuffix("'s") if rest else ""
+    if not first or first in AUX or first in COPULAS or first in _ASKING:
+        return 0
+    if first in PRONOUNS or first in ARTICLES or first in POSSESSIVE_DETS or first in _OPENS_NP:
+        return m.end()  # no noun phrase goes on past a comma with a pronoun or determiner
+    found = find_subject(rest, None, False)
+    if found is None or not found.end or {"and", "or", "&"} & set(rest[: found.end]):
+        return 0
+    return m.end()
 
 
 _APPOSITIVE = re.compile(
@@ -124,6 +175,8 @@ def _extract(text: str) -> Claim | None:
     fronted_clause = _FRONTED_CLAUSE.match(low)
     if fronted_clause:
         low, capitalized = low[fronted_clause.end() :], False
+    elif opener := _set_off_opener(low):
+        low, capitalized = low[opener:], prepare(body.split(",", 1)[1])[1]
     words = normal_words(low)
     numbers = numbers_of(words)
     dates = dates_of(" ".join(words))

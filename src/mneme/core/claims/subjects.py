@@ -31,6 +31,10 @@ MAX_SUBJECT_WORDS = 10
 _SHORT_SUBJECT = 7
 
 
+#: Coordinating conjunctions, which may open a sentence but never a subject.
+_CONJUNCTIONS = frozenset(["and", "but", "or", "so", "yet", "nor"])
+
+
 @dataclass(frozen=True)
 class Subject:
     """A clause's subject: its normal form, whether it names a person, and where it ends."""
@@ -87,6 +91,11 @@ def find_subject(words: list[str], speaker: str | None, capitalized: bool) -> Su
     if not words:
         return None
     first = words[0]
+    if first in _CONJUNCTIONS and len(words) > 1:
+        # "But it's a dream come true", "And Tom lives in Berlin": a conjunction that opens a
+        # sentence joins it to the one before; it is no part of the subject.
+        found = find_subject(words[1:], speaker, capitalized)
+        return None if found is None else Subject(found.name, found.person, found.end + 1)
     if first in PRONOUNS:
         name, _ = subject_name([first], speaker)
         return Subject(name, first != "it", 1)
