@@ -1342,3 +1342,28 @@ def test_a_small_talk_word_opens_a_name_inside_a_sentence() -> None:
     back = analyze("Assistant: So you want to watch The Man Who Knew Too Much?")
     assert said.norms == back.norms
     assert analyze("Hey, Thanks Sam!").norms == frozenset({"sam"})
+
+
+def test_a_count_set_against_another_keeps_its_noun_between():
+    """SGD dev 6_00035: "seven days, not eight" affirms seven; read back as "7 days", no
+    denial stands between the two."""
+    said = analyze("User: No. I will be staying for seven days, not eight.")
+    assert said.retired == ("8",)
+    assert not said.negated
+    back = "Assistant: So you will be staying for 7 days, is that correct?"
+    got = rel(said.text, back, ctx(0.6, same_author=False))
+    assert got not in (SlotRelation.NEGATION, SlotRelation.CONFLICT)
+
+
+@pytest.mark.parametrize(
+    ("code", "name"), [("SFO", "San Francisco"), ("LAX", "Los Angeles"), ("SJC", "San Jose")]
+)
+def test_a_code_built_on_a_names_initials_is_that_name(code: str, name: str) -> None:
+    """SGD dev 2_00113 and 8_00041: the user's airport code, read back as its city, was
+    "another name from another source"."""
+    old = f"User: I'd like a bus to {code} on March 1st."
+    new = f"Assistant: You want a bus ticket for March 1st to {name}."
+    assert rel(old, new, ctx(0.6, same_author=False)) != SlotRelation.CONFLICT
+    # Two cities stay two values.
+    other = "Assistant: You want a bus ticket for March 1st to San Diego."
+    assert rel(old, other, ctx(0.6, same_author=False)) == SlotRelation.CONFLICT

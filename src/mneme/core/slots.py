@@ -1228,13 +1228,17 @@ def _one_name(new: Statement, old: Statement) -> tuple[Statement, Statement]:
 
 
 def _abbreviates(short: str, full: str) -> bool:
-    """Whether a name is another's short form: its initials ("sf" / "san francisco") or each
-    of its words the start of the other's ("san fran" / "san francisco")."""
+    """Whether a name is another's short form: its initials ("sf" / "san francisco"), a code
+    built on them ("sfo"), or each of its words the start of the other's ("san fran" / "san
+    francisco")."""
     s, f = short.split(), full.split()
     if len(f) < 2 or s == f:
         return False
     if len(s) == 1 and 2 <= len(s[0]) <= 4 and s[0].isalpha():
-        return s[0] == "".join(w[0] for w in f)
+        initials = "".join(w[0] for w in f)
+        # A code of three letters that extends a two-word name's initials by one names a
+        # place of it ("SFO" / "San Francisco", "LAX" / "Los Angeles", "SJC" / "San Jose").
+        return s[0] == initials or (len(f) == 2 and len(s[0]) == 3 and s[0][:2] == initials)
     return len(s) == len(f) and all(
         len(a) >= 2 and b.startswith(a) for a, b in zip(s, f, strict=True)
     )

@@ -571,7 +571,11 @@ def _cued(body: str, values: tuple[Value, ...]) -> frozenset[str]:
 
 #: A value set against another of its kind: "Thursday*, not* Tuesday", "*not* Tuesday *but*
 #: Thursday". The denied one is what no longer holds; the statement affirms the other.
-_CONTRAST_AFTER = re.compile(r"^\s*,?\s*(?:and\s+)?not\s+(?:(?:the|on|at|in|for|to)\s+)?$", re.I)
+#: Between the two values, the noun the first one counts may stand before the comma ("seven
+#: days, not eight").
+_CONTRAST_AFTER = re.compile(
+    r"^\s*(?:[^\W\d_]+\s*(?=,))?,?\s*(?:and\s+)?not\s+(?:(?:the|on|at|in|for|to)\s+)?$", re.I
+)
 _CONTRAST_BEFORE = re.compile(r"\bnot\s+(?:(?:the|on|at|in|for|to)\s+)?$", re.I)
 _CONTRAST_BUT = re.compile(r"^\s*,?\s*but\s+(?:(?:the|on|at|in|for|to)\s+)?$", re.I)
 _CONTRAST_NOT = re.compile(
