@@ -171,6 +171,22 @@ def test_a_refined_value_is_an_update() -> None:
     assert j.target_id == "u1"
 
 
+def test_a_fuller_value_from_another_speaker_corroborates_and_retires_nothing() -> None:
+    """SGD every turn: "You arrive at Fresno Station." refined the user's goal "go to Fresno,
+    CA" and, a goal never being rewritten silently, became a question for a person."""
+    for old, new in [
+        ("User: I would like to go to Fresno, CA.", "Assistant: You arrive at Fresno Station."),
+        ("Mira: Alice lives in Berlin.", "Omar: Alice lives in Berlin Mitte."),
+    ]:
+        j = decide(old, new, 0.6)
+        assert j.verdict is Verdict.ADD, (old, new, j.reason)
+        assert not j.destructive
+    # The author's own fuller value still refines what they said.
+    assert decide("Omar: I live in Berlin.", "Omar: I live in Berlin Mitte.", 0.85).verdict is (
+        Verdict.UPDATE
+    )
+
+
 def test_adding_a_version_number_is_a_refinement_not_a_numbers_conflict() -> None:
     j = decide("The database runs on Postgres.", "The database runs on Postgres 16.", 0.95)
     assert j.verdict is Verdict.UPDATE

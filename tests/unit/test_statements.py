@@ -1367,3 +1367,13 @@ def test_a_code_built_on_a_names_initials_is_that_name(code: str, name: str) -> 
     # Two cities stay two values.
     other = "Assistant: You want a bus ticket for March 1st to San Diego."
     assert rel(old, other, ctx(0.6, same_author=False)) == SlotRelation.CONFLICT
+
+
+def test_a_drop_off_is_no_change():
+    """SGD RentalCars read-backs ("... and drop off on March 13th") read "drop" as a verb of
+    change, so the assistant's confirmation "said what it held changed"."""
+    assert not analyze(
+        "Assistant: Please confirm pick up on March 11th and drop off on March 13th."
+    ).cue
+    assert not analyze("Assistant: The pick up is March 3rd and the drop-off March 5th.").cue
+    assert analyze("The price dropped to 5 dollars.").cue

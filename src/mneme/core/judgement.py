@@ -636,6 +636,11 @@ def _slot_pair(
     if rel == SlotRelation.SUPPORT:
         return _Pair(Verdict.ADD, "support", f"{j.reason}: kept, and counted as evidence for it")
     if rel == SlotRelation.REFINE:
+        if not same_author:
+            # "You arrive at Fresno Station." after the user's "I would like to go to Fresno,
+            # CA.": a fuller value from another speaker says what the older one says, and
+            # more; it corroborates, it does not retire another's statement (ADR 0101).
+            return _Pair(Verdict.ADD, "support", f"{j.reason}, said by another: kept beside it")
         return _Pair(Verdict.UPDATE, "refine", j.reason)
     if rel == SlotRelation.UPDATE:
         kind = None

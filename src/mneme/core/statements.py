@@ -87,7 +87,7 @@ VERB_CUE = re.compile(
     r"\b(?:chang(?:e|ed|es|ing)|mov(?:e|ed|es|ing)|relocat\w*|switch(?:ed|es|ing)?|"
     r"updat(?:e|ed|es|ing)|replac(?:e|ed|es|ing)|reschedul\w*|postpon\w*|renam\w*|"
     r"rais(?:e|ed|es|ing)|lower(?:ed|s|ing)?|increas\w*|decreas\w*|reduc\w*|cut|cuts|"
-    r"dropp?(?:ed|s|ing)?|bump(?:ed|s)?|"
+    r"dropp?(?:ed|s|ing)?(?![\s-]+off\b)|bump(?:ed|s)?|"
     rf"{_HAND_OVER}|took\s+over|takes\s+over|taking\s+over)\b",
     re.IGNORECASE,
 )
