@@ -589,3 +589,23 @@ def test_chatter_after_an_opener_is_no_claim(text: str) -> None:
 
 def test_a_list_of_names_keeps_its_first_name() -> None:
     assert claim("Tom, Anna and Bob are on the payments team.").subject == "tom anna and bob"
+
+
+def test_a_one_word_exclamation_opens_no_subject() -> None:
+    """LoCoMo conv-41 and conv-43: "Definitely, John! It's important ..." / "Definitely,
+    Maria! It was so chill." and "Cool! It's great ..." / "Cool! It's gonna be a blast"
+    were claims of "definitely it" and "cool it", each holding one value."""
+    assert extract_claim("John: Cool! It's gonna be a blast.") is None
+    assert extract_claim("Maria: Definitely, John! It's important to help.") is None
+    assert sav("John: Definitely! I make this honey garlic chicken a lot.")[0] == "john"
+
+
+def test_judgements_of_something_done_accumulate() -> None:
+    """LoCoMo conv-30: "Losing my job was hard." / "... was tough." / "... was a bummer." were
+    three questions for a person. A gerund opening the statement names an activity, and what
+    is said of it accumulates like descriptions of a person; amounts and dates still hold one
+    value, and a noun in -ing after an article is a thing."""
+    for text in ("Jon: Losing my job was hard.", "John: Cool! Finding that balance is key."):
+        assert not is_single_valued(claim(text)), text
+    assert is_single_valued(claim("Parking downtown is 5 dollars."))
+    assert is_single_valued(claim("The meeting room is Orion."))

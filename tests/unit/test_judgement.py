@@ -578,3 +578,18 @@ def test_a_function_word_two_speakers_capitalize_mid_sentence_is_a_title() -> No
     # once a title, the word is one only where it is written with its capital
     lunch = replace(candidate("User: I'll call after lunch."), session="s")
     assert "after" not in {v.norm for v in analyze_knowing(lunch.text, _names(new, [offer])).values}
+
+
+def test_a_fuller_taste_is_kept_beside_the_shorter() -> None:
+    """LoCoMo conv-42: "I love it when you make coconut milk icecream" refined "I love your
+    icecream so much!" and, a preference never being rewritten silently, became a question.
+    A taste may be several: the fuller one is kept beside it."""
+    j = decide(
+        "Joanna: I love your icecream so much!",
+        "Joanna: I love it when you make coconut milk icecream, it's so good!",
+        0.7,
+    )
+    assert j.verdict is Verdict.ADD
+    assert not j.destructive
+    # A one-valued slot's fuller value still refines it.
+    assert decide("I live in Berlin.", "I live in Berlin Mitte.", 0.85).verdict is Verdict.UPDATE

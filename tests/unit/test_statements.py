@@ -1377,3 +1377,11 @@ def test_a_drop_off_is_no_change():
     ).cue
     assert not analyze("Assistant: The pick up is March 3rd and the drop-off March 5th.").cue
     assert analyze("The price dropped to 5 dollars.").cue
+
+
+def test_a_trailing_aside_fills_no_slot() -> None:
+    """LoCoMo conv-42: two shared photos' captions ("... three turtles ...", "... two turtles
+    ...") were "another number for the same slot"."""
+    photo = "Nate: Check out this moment I snapped! [shares a photo: a photo of three turtles]"
+    assert analyze(photo).values == ()
+    assert [v.norm for v in analyze("Nate: I have 3 turtles [in a tank].").values] == ["3"]

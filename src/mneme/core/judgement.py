@@ -777,6 +777,10 @@ def _same_slot(new: Candidate, nb: Neighbour, old: Claim, cur: Claim) -> _Pair |
     if _differs_only_in_numbers(old, cur) and not _adds_numbers(old, cur):
         return _numbers(new, nb, cur, slot, moved_value=is_single_valued(old))
     wo, wn = value_words(old.value), value_words(cur.value)
+    if wo and wo < wn and is_preference(old) and not is_single_valued(old):
+        # "I love your icecream so much!" / "I love it when you make coconut milk icecream":
+        # a taste or a plan, which may be several, keeps the shorter one beside the fuller.
+        return _Pair(Verdict.ADD, "support", f"says more of {slot}: '{old.value}': kept beside it")
     if wo and wo < wn:
         return _Pair(Verdict.UPDATE, "refine", f"refines {slot}: '{old.value}' -> '{cur.value}'")
     if wn and wn < wo:

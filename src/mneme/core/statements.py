@@ -268,12 +268,20 @@ def analyze_knowing(text: str, known: frozenset[str]) -> Statement:
     return _analyze(text, known)
 
 
+#: A trailing bracketed aside ("[shares a photo: a photo of three turtles ...]"): what an
+#: attachment shows, not what the speaker says; its values fill no slot.
+_ASIDE = re.compile(r"\s*\[[^\]]*\]\s*$")
+
+
 def _analyze(text: str, known: frozenset[str]) -> Statement:
     speaker, body = split_speaker(text)
     body = _SPACE.sub(" ", body).strip()
     source, body = _split_source(body)
     found = with_known_names(body, find_values(body), known) if known else find_values(body)
-    values = tuple(v for v in found if not _vocative(body, v))
+    aside = _ASIDE.search(body)
+    values = tuple(
+        v for v in found if not _vocative(body, v) and (aside is None or v.start < aside.start())
+    )
     low = body.casefold()
     cued = _cued(body, values)
     if not cued and values and _asks_again(body):

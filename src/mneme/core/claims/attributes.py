@@ -14,6 +14,8 @@ from dataclasses import replace
 from mneme.core.claims.amounts import mentions_amount
 from mneme.core.claims.claim import Claim
 from mneme.core.claims.dates import names_a_time
+from mneme.core.claims.verb_forms import ing_base
+from mneme.core.speakers import split_speaker
 from mneme.core.wordlists import MULTI_VALUED_ADJECTIVES, SINGLE_VALUED_ADJECTIVES
 
 #: Attributes that hold one value at a time: another value in the slot is a conflict.
@@ -47,14 +49,26 @@ def is_single_valued(claim: Claim) -> bool:
         if adjective in SINGLE_VALUED_ADJECTIVES:
             return True
         base = "is"
-    if base == "is" and _describes_someone(claim):
+    if base == "is" and (_describes_someone(claim) or _names_an_activity(claim)):
         # "Caroline is excited" / "Caroline is tired", "I am a painter" / "I am a mother":
-        # descriptions of a person accumulate. A thing's property holds one value ("the
+        # descriptions of a person accumulate, and so do judgements of something done
+        # ("Losing my job was hard" / "... was a bummer"). A thing's property holds one value ("the
         # launch date is 3 May"), and so does a number or a date about anyone.
         return bool(claim.dates) or mentions_amount(claim.text)
     if base in SINGLE_VALUED_ATTRIBUTES:
         return True
     return base.startswith("has ") and bool(claim.numbers)
+
+
+def _names_an_activity(claim: Claim) -> bool:
+    """The subject is something done, a gerund that opens the statement with what it acts on
+    ("Losing my job was hard", "Finding the right balance is key"), perhaps after an opener;
+    not a noun that happens to end in -ing after an article ("The meeting room is Orion")."""
+    words = claim.subject.split()
+    if len(words) < 2 or ing_base(words[0]) is None:
+        return False
+    body = split_speaker(claim.text)[1].casefold()
+    return re.search(rf"(?:^|[,.!?]\s+)[\"'(]?{re.escape(words[0])}\b", body) is not None
 
 
 def _describes_someone(claim: Claim) -> bool:

@@ -43,9 +43,10 @@ _FRONTED_CLAUSE = re.compile(
 
 
 #: One word set off by a comma where a sentence opens ("Sorry, ...", "Actually, ...",
-#: "Melanie, ...", "Yesterday, ..."): a discourse marker, an address or a time, never the
-#: start of the subject when a clause follows (see ``_set_off_opener``).
-_SET_OFF_OPENER = re.compile(r"^[^\W\d][\w-]*,\s+(?=\S)")
+#: "Melanie, ...", "Yesterday, ..."), or said as a sentence of its own ("Cool! It's ...",
+#: "Definitely! It's ..."): a discourse marker, an address or a time, never the start of the
+#: subject when a clause follows (see ``_set_off_opener``).
+_SET_OFF_OPENER = re.compile(r"^[^\W\d][\w-]*[,!?]\s+(?=\S)")
 
 
 #: Words that open a question or a request: the clause after an opener is no statement.
@@ -176,7 +177,7 @@ def _extract(text: str) -> Claim | None:
     if fronted_clause:
         low, capitalized = low[fronted_clause.end() :], False
     elif opener := _set_off_opener(low):
-        low, capitalized = low[opener:], prepare(body.split(",", 1)[1])[1]
+        low, capitalized = low[opener:], prepare(re.split(r"[,!?]", body, maxsplit=1)[1])[1]
     words = normal_words(low)
     numbers = numbers_of(words)
     dates = dates_of(" ".join(words))
