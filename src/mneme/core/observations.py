@@ -50,12 +50,12 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mneme.core.claims import extract_claim
 from mneme.core.language import entity_key, tokens
+from mneme.core.statements import ASIDE
 from mneme.core.wordlists import STOPWORDS
 
 #: Words a compressed statement keeps when no claim is read from it.
@@ -67,8 +67,6 @@ FACET_SIMILARITY = 0.6
 FACET_MIN = 3
 #: The most shared words a facet's label names (rule 8).
 FACET_LABEL_WORDS = 3
-#: A trailing bracketed aside (a shared photo's caption): not part of the sentence.
-_ASIDE = re.compile(r"\s*\[[^\]]*\]\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +168,7 @@ def _order(e: Evidence) -> tuple[dt.datetime, str]:
 def is_question(text: str) -> bool:
     """Whether a statement asks rather than states (rule 6): its last sentence, a trailing
     bracketed aside left out, ends with a question mark."""
-    return _ASIDE.sub("", text).rstrip().endswith("?")
+    return ASIDE.sub("", text).rstrip().endswith("?")
 
 
 def groups(evidence: Sequence[Evidence]) -> dict[str, tuple[str, list[Evidence]]]:

@@ -269,8 +269,9 @@ def analyze_knowing(text: str, known: frozenset[str]) -> Statement:
 
 
 #: A trailing bracketed aside ("[shares a photo: a photo of three turtles ...]"): what an
-#: attachment shows, not what the speaker says; its values fill no slot.
-_ASIDE = re.compile(r"\s*\[[^\]]*\]\s*$")
+#: attachment shows, not what the speaker says; its values fill no slot, and it is no part of
+#: the sentence's form (``observations.is_question``).
+ASIDE = re.compile(r"\s*\[[^\]]*\]\s*$")
 
 
 def _analyze(text: str, known: frozenset[str]) -> Statement:
@@ -278,7 +279,7 @@ def _analyze(text: str, known: frozenset[str]) -> Statement:
     body = _SPACE.sub(" ", body).strip()
     source, body = _split_source(body)
     found = with_known_names(body, find_values(body), known) if known else find_values(body)
-    aside = _ASIDE.search(body)
+    aside = ASIDE.search(body)
     values = tuple(
         v for v in found if not _vocative(body, v) and (aside is None or v.start < aside.start())
     )

@@ -46,7 +46,8 @@ _FRONTED_CLAUSE = re.compile(
 #: "Melanie, ...", "Yesterday, ..."), or said as a sentence of its own ("Cool! It's ...",
 #: "Definitely! It's ..."): a discourse marker, an address or a time, never the start of the
 #: subject when a clause follows (see ``_set_off_opener``).
-_SET_OFF_OPENER = re.compile(r"^[^\W\d][\w-]*[,!?]\s+(?=\S)")
+_OPENER_MARK = r"[,!?]"
+_SET_OFF_OPENER = re.compile(rf"^[^\W\d][\w-]*{_OPENER_MARK}\s+(?=\S)")
 
 
 #: Words that open a question or a request: the clause after an opener is no statement.
@@ -177,7 +178,7 @@ def _extract(text: str) -> Claim | None:
     if fronted_clause:
         low, capitalized = low[fronted_clause.end() :], False
     elif opener := _set_off_opener(low):
-        low, capitalized = low[opener:], prepare(re.split(r"[,!?]", body, maxsplit=1)[1])[1]
+        low, capitalized = low[opener:], prepare(re.split(_OPENER_MARK, body, maxsplit=1)[1])[1]
     words = normal_words(low)
     numbers = numbers_of(words)
     dates = dates_of(" ".join(words))
