@@ -59,7 +59,12 @@ ABLATIONS: Mapping[str, Mapping[str, float]] = {
     "lexical_weight=0": {"lexical_weight": 0.0},
     "graph_weight=0": {"graph_weight": 0.0},
     "temporal_weight=0": {"temporal_weight": 0.0},
-    "no semantic at all (+blend_similarity=0)": {"semantic_weight": 0.0, "blend_similarity": 0.0},
+    "focus_weight=0": {"focus_weight": 0.0},
+    "no semantic at all (+blend_similarity=0)": {
+        "semantic_weight": 0.0,
+        "focus_weight": 0.0,
+        "blend_similarity": 0.0,
+    },
     "lexical + semantic only (graph, temporal 0)": {"graph_weight": 0.0, "temporal_weight": 0.0},
 }
 

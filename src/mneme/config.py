@@ -48,6 +48,10 @@ class RecallConfig:
     lexical_weight: float = 1.0
     graph_weight: float = 0.3
     temporal_weight: float = 0.7
+    #: The focus channel (ADR 0103): a query naming entities the bank knows is asked again
+    #: without the names, among the units that mention them, and fused with this weight (the
+    #: semantic channel's). 0 turns it off.
+    focus_weight: float = 0.7
     candidates: int = 60  # per channel
     semantic_floor: float = 0.1  # cosine below this is noise, not a semantic match
     #: The semantic channel ranks its candidates by CSLS (ADR 0092): cosine less this times a

@@ -148,6 +148,9 @@ def test_every_filter_field_applies_in_every_channel(store: Store, make: Any) ->
         assert semantic == expected, label
         assert listed == expected, label
         assert named == expected, label
+        mentioned = store.channels.entity_mentions(v, ["lisbon", "nowhere"], filters, 50)
+        assert set(mentioned) <= {"lisbon"}, label  # a key the bank does not know: left out
+        assert {name[uid] for uid in mentioned.get("lisbon", [])} == expected, label
         temporal = {
             name[s.unit_id]
             for s in store.channels.search_temporal(v, t - 60 * DAY, t + 60 * DAY, filters, 50)
@@ -198,3 +201,24 @@ def test_semantic_density_is_computed_over_the_units_the_viewer_may_see(
     # No more visible units than neighbours: no density at all (the caller keeps its order).
     assert store.channels.semantic_density(v, [*ids[:3], hidden.id], make.model, 3) == {}
     assert store.channels.semantic_density(v, [], make.model, 3) == {}
+
+
+def test_entity_mentions_are_newest_first_bounded_per_key_and_no_entity_is_too_common(
+    store: Store, make: Any
+) -> None:
+    """The focus channel's lookup (ADR 0103): every mention of a known key, however many
+    (``search_entities`` drops an entity mentioned more than 48 times), newest first, at most
+    ``limit`` per key."""
+    make.bank()
+    t = dt.datetime(2024, 3, 1, tzinfo=dt.UTC)
+    dana, porto = make.entity("Dana"), make.entity("Porto")
+    units = [make.unit(f"Dana said thing {i}", recorded_at=t + i * DAY) for i in range(60)]
+    for u in units:
+        make.mention(u, dana)
+    make.mention(units[0], porto)
+    v = make.viewer()
+    assert store.channels.search_entities(v, ["dana"], make.filters(), 100) == []  # a hub there
+    found = store.channels.entity_mentions(v, ["dana", "porto"], make.filters(), 5)
+    assert found == {"dana": [u.id for u in reversed(units[-5:])], "porto": [units[0].id]}
+    everything = store.channels.entity_mentions(v, ["dana"], make.filters(), 100)
+    assert len(everything["dana"]) == 60

@@ -73,6 +73,7 @@ def test_temporal_entity_and_graph_channels_honor_scope(
         v, make.t0.replace(hour=0), make.t0.replace(hour=23), Filters(), 50
     )
     named = store.channels.search_entities(v, ["lisbon"], Filters(), 50)
+    mentioned = store.channels.entity_mentions(v, ["lisbon"], Filters(), 50).get("lisbon", [])
     links = store.channels.graph_links(v, [world["mine"].id], Filters(), 50)
     seen = {name for name, u in units.items() if u.id in {s.unit_id for s in temporal}}
     expected = {"m", "t", "p2"}
@@ -83,6 +84,7 @@ def test_temporal_entity_and_graph_channels_honor_scope(
     assert seen == expected
     named_ids = {s.unit_id for s in named}
     assert {n for n, u in units.items() if u.id in named_ids} == expected
+    assert {n for n, u in units.items() if u.id in mentioned} == expected
     linked = {lk.dst for lk in links}
     assert {n for n, u in units.items() if u.id in linked} == expected
     assert all(lk.type in {"SUPPORTS", "ENTITY"} for lk in links)
@@ -120,6 +122,7 @@ def test_nothing_crosses_banks_in_any_read_or_write(store: Store, make: Any, wor
         sem = store.channels.search_semantic(v, make.vec(other.text), make.model, Filters(), 10)
         assert other.id not in {s.unit_id for s in sem}
         assert store.channels.search_entities(v, ["lisbon"], Filters(), 10) == []
+        assert store.channels.entity_mentions(v, ["lisbon"], Filters(), 10) == {}
         assert store.channels.graph_links(v, [other.id], Filters(), 10) == []
         assert store.graph.edges_of(v, other.id) == []
         assert store.memories.get_source(v, "nope") is None

@@ -90,6 +90,7 @@ class Channel(StrEnum):
     LEXICAL = "lexical"
     GRAPH = "graph"
     TEMPORAL = "temporal"
+    FOCUS = "focus"  # the semantic channel asked without the names, among their mentions
 
 
 class Verdict(StrEnum):

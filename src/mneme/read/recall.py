@@ -40,7 +40,7 @@ from mneme.core.timeexpr import query_time_range
 from mneme.core.values import Kind, find_values
 from mneme.embed.protocol import Embedder
 from mneme.errors import InvalidInput
-from mneme.read import aliases, hubs, present, relevance, smoothing
+from mneme.read import aliases, focus, hubs, present, relevance, smoothing
 from mneme.store.protocol import Banks, Channels, Filters, Memories, Scored, Trust, UnitBrief
 
 
@@ -241,8 +241,10 @@ class Recaller:
             temporal = self._pool.submit(
                 self.store.channels.search_temporal, q.viewer, span[0], span[1], q.filters, n
             )
+        focused: Future[list[Scored]] = self._pool.submit(self._focus, q, n)
         try:
-            # The one model call of the read path. MiniLM caches repeated queries.
+            # The read path's model call (the focus channel's, when there is one, runs beside
+            # it in the pool). MiniLM caches repeated queries.
             embed_query = getattr(self.embedder, "embed_query", None)
             vector = embed_query(q.text) if embed_query else self.embedder.embed([q.text])[0]
             semantic = [
@@ -254,11 +256,12 @@ class Recaller:
             ]
             semantic = self._less_hubs(q.viewer, semantic)
             lexical_hits = lexical.result()
+            focus_hits = focused.result()
             temporal_hits = temporal.result() if temporal is not None else None
         except BaseException:
             # Never leave a channel running behind the error: the caller may close the store
             # next, and a connection closed under a running statement crashed the process.
-            futures.wait([f for f in (lexical, temporal) if f is not None])
+            futures.wait([f for f in (lexical, temporal, focused) if f is not None])
             raise
         if lexical_hits and cfg.lexical_floor > 0:
             bar = cfg.lexical_floor * lexical_hits[0].score
@@ -269,11 +272,14 @@ class Recaller:
         }
         if temporal_hits is not None:
             channels[Channel.TEMPORAL] = temporal_hits
+        if focus_hits:
+            channels[Channel.FOCUS] = focus_hits
         weights: dict[str, float] = {
             Channel.SEMANTIC: cfg.semantic_weight,
             Channel.LEXICAL: cfg.lexical_weight,
             Channel.TEMPORAL: cfg.temporal_weight,
             Channel.GRAPH: cfg.graph_weight,
+            Channel.FOCUS: cfg.focus_weight,
         }
         order = {c: [s.unit_id for s in hits] for c, hits in channels.items()}
         fused = ranking.rrf(order, weights, cfg.rrf_k)
@@ -286,6 +292,37 @@ class Recaller:
         cands = self._candidates(q, order, channels, graph)
         self._score(cands, fused, graph, q.text)
         return cands
+
+    def _focus(self, q: Query, n: int) -> list[Scored]:
+        """The focus channel (``read/focus.py``, ADR 0103): the query without the names of the
+        entities it names that the bank knows, ranked by its vector among the units that
+        mention them (the restriction is the store query's). Nothing when the query names no
+        known entity or is nothing but names."""
+        cfg = self.config
+        if cfg.focus_weight <= 0:
+            return []
+        surfaces = focus.name_keys(q.text)
+        if not surfaces:
+            return []
+        mentions = self.store.channels.entity_mentions(
+            q.viewer, list(surfaces), q.filters, focus.MAX_MENTIONS
+        )
+        keys = focus.outermost(mentions)
+        asked = focus.without_names(q.text, surfaces, keys) if keys else None
+        if asked is None:
+            return []
+        ids = {uid for k in keys for uid in mentions[k]}
+        if q.filters.include_ids is not None:
+            ids &= q.filters.include_ids
+        if not ids:
+            return []
+        embed_query = getattr(self.embedder, "embed_query", None)
+        vector = embed_query(asked) if embed_query else self.embedder.embed([asked])[0]
+        within = replace(q.filters, include_ids=frozenset(ids))
+        found = self.store.channels.search_semantic(
+            q.viewer, vector, self.embedder.model_id, within, q.k
+        )
+        return [s for s in found if s.score >= cfg.semantic_floor]
 
     def _less_hubs(self, viewer: Viewer, semantic: list[Scored]) -> list[Scored]:
         """The semantic channel's candidates in CSLS order (``hubs.less_hubs``), each keeping

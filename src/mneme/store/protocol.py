@@ -414,6 +414,9 @@ class Channels(Searches, Protocol):
     def search_entities(
         self, viewer: Viewer, keys: Sequence[str], filters: Filters, limit: int
     ) -> list[Scored]: ...  # units mentioning named entities
+    def entity_mentions(
+        self, viewer: Viewer, keys: Sequence[str], filters: Filters, limit: int
+    ) -> dict[str, list[str]]: ...  # per known key, the visible units mentioning it, newest first
     def graph_links(
         self,
         viewer: Viewer,

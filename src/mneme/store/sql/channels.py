@@ -54,6 +54,29 @@ class Channels(Part):
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
         return [Scored(uid, s) for uid, s in ranked]
 
+    def entity_mentions(
+        self, viewer: Viewer, keys: Sequence[str], filters: Filters, limit: int
+    ) -> dict[str, list[str]]:
+        """The visible units that mention each entity of ``keys`` the bank knows, the last
+        written first (unit ids are time-ordered ULIDs: no sort), at most ``limit`` per key;
+        keys the bank does not know are left out. Unlike ``search_entities`` no entity is too
+        common: the caller asked for these."""
+        keys = list(dict.fromkeys(k for k in keys if k))
+        if not keys:
+            return {}
+        clause, params = scope_clause(self.sql.dialect, viewer, filters)
+        out: dict[str, list[str]] = {}
+        for key in keys:
+            rows = self.sql.rows(
+                "SELECT u.id FROM entities e JOIN mentions m ON m.bank_id = e.bank_id "
+                "AND m.entity_id = e.id JOIN units u ON u.bank_id = m.bank_id AND u.id = m.unit_id "
+                f"WHERE e.bank_id = ? AND e.key = ? AND {clause} ORDER BY m.unit_id DESC LIMIT ?",
+                (viewer.bank_id, key, *params, limit),
+            )
+            if rows:
+                out[key] = list(dict.fromkeys(r[0] for r in rows))
+        return out
+
     def graph_links(
         self,
         viewer: Viewer,
