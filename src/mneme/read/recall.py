@@ -241,7 +241,7 @@ class Recaller:
             temporal = self._pool.submit(
                 self.store.channels.search_temporal, q.viewer, span[0], span[1], q.filters, n
             )
-        focused: Future[list[Scored]] = self._pool.submit(self._focus, q, n)
+        focused: Future[tuple[Any, frozenset[str]] | None] = self._pool.submit(self._focus, q)
         try:
             # The read path's model call (the focus channel's, when there is one, runs beside
             # it in the pool). MiniLM caches repeated queries.
@@ -256,12 +256,13 @@ class Recaller:
             ]
             semantic = self._less_hubs(q.viewer, semantic)
             lexical_hits = lexical.result()
-            focus_hits = focused.result()
+            focus_hits = self._focused(q, focused.result())
             temporal_hits = temporal.result() if temporal is not None else None
         except BaseException:
             # Never leave a channel running behind the error: the caller may close the store
             # next, and a connection closed under a running statement crashed the process.
-            futures.wait([f for f in (lexical, temporal, focused) if f is not None])
+            running: list[Future[Any]] = [lexical, focused]
+            futures.wait(running + ([temporal] if temporal is not None else []))
             raise
         if lexical_hits and cfg.lexical_floor > 0:
             bar = cfg.lexical_floor * lexical_hits[0].score
@@ -293,36 +294,43 @@ class Recaller:
         self._score(cands, fused, graph, q.text)
         return cands
 
-    def _focus(self, q: Query, n: int) -> list[Scored]:
-        """The focus channel (``read/focus.py``, ADR 0103): the query without the names of the
-        entities it names that the bank knows, ranked by its vector among the units that
-        mention them (the restriction is the store query's). Nothing when the query names no
-        known entity or is nothing but names."""
-        cfg = self.config
-        if cfg.focus_weight <= 0:
-            return []
+    def _focus(self, q: Query) -> tuple[Any, frozenset[str]] | None:
+        """The focus channel's question (``read/focus.py``, ADR 0103), in the recall pool: the
+        query without the names of the entities it names that the bank knows, embedded, and
+        the units that mention them (the restriction is the store query's). None when the
+        query names no known entity or is nothing but names."""
+        if self.config.focus_weight <= 0:
+            return None
         surfaces = focus.name_keys(q.text)
         if not surfaces:
-            return []
+            return None
         mentions = self.store.channels.entity_mentions(
             q.viewer, list(surfaces), q.filters, focus.MAX_MENTIONS
         )
         keys = focus.outermost(mentions)
         asked = focus.without_names(q.text, surfaces, keys) if keys else None
         if asked is None:
-            return []
-        ids = {uid for k in keys for uid in mentions[k]}
+            return None
+        ids = frozenset(uid for k in keys for uid in mentions[k])
         if q.filters.include_ids is not None:
             ids &= q.filters.include_ids
         if not ids:
-            return []
+            return None
         embed_query = getattr(self.embedder, "embed_query", None)
-        vector = embed_query(asked) if embed_query else self.embedder.embed([asked])[0]
-        within = replace(q.filters, include_ids=frozenset(ids))
+        return (embed_query(asked) if embed_query else self.embedder.embed([asked])[0]), ids
+
+    def _focused(self, q: Query, asked: tuple[Any, frozenset[str]] | None) -> list[Scored]:
+        """The focus channel's list: the masked question's vector ranked among the mentions,
+        ``k`` deep. On the calling thread, as the semantic channel: the vector index is not
+        shared between threads mid-search."""
+        if asked is None:
+            return []
+        vector, ids = asked
+        within = replace(q.filters, include_ids=ids)
         found = self.store.channels.search_semantic(
             q.viewer, vector, self.embedder.model_id, within, q.k
         )
-        return [s for s in found if s.score >= cfg.semantic_floor]
+        return [s for s in found if s.score >= self.config.semantic_floor]
 
     def _less_hubs(self, viewer: Viewer, semantic: list[Scored]) -> list[Scored]:
         """The semantic channel's candidates in CSLS order (``hubs.less_hubs``), each keeping

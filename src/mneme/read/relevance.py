@@ -43,16 +43,16 @@ LEAD_RANGE = (-4.0, 2.0)
 STEM = 5
 
 #: Fitted by ``python -m bench.locomo.calibration`` on all five LoCoMo dev conversations
-#: (categories 1-4, k=20; bench/results/calibration-2026-12-06.md, refit after the semantic
-#: channel's ranks became CSLS ranks, ADR 0092: its rank now says more, 1.03 -> 1.48). Paste a
+#: (categories 1-4, k=20; bench/results/calibration-2026-12-07.md, refit after the focus
+#: channel joined the fusion, ADR 0103: the lead says more, the semantic rank less). Paste a
 #: new fit here when recall's scoring changes, and commit its results file with it.
 WEIGHTS: Mapping[str, float] = {
-    "lead": 1.1868,
-    "lexical": 1.0576,
-    "semantic": 1.4831,
-    "coverage": 1.3343,
+    "lead": 1.4033,
+    "lexical": 1.2137,
+    "semantic": 1.0409,
+    "coverage": 1.2020,
 }
-INTERCEPT = -3.1052
+INTERCEPT = -2.7870
 
 
 @dataclass(frozen=True, slots=True)
