@@ -245,8 +245,7 @@ class Recaller:
         try:
             # The read path's model call (the focus channel's, when there is one, runs beside
             # it in the pool). MiniLM caches repeated queries.
-            embed_query = getattr(self.embedder, "embed_query", None)
-            vector = embed_query(q.text) if embed_query else self.embedder.embed([q.text])[0]
+            vector = self._embed(q.text)
             semantic = [
                 s
                 for s in self.store.channels.search_semantic(
@@ -294,6 +293,11 @@ class Recaller:
         self._score(cands, fused, graph, q.text)
         return cands
 
+    def _embed(self, text: str) -> Any:
+        """One query's vector: the embedder's query path (cached) when it has one."""
+        embed_query = getattr(self.embedder, "embed_query", None)
+        return embed_query(text) if embed_query else self.embedder.embed([text])[0]
+
     def _focus(self, q: Query) -> tuple[Any, frozenset[str]] | None:
         """The focus channel's question (``read/focus.py``, ADR 0103), in the recall pool: the
         query without the names of the entities it names that the bank knows, embedded, and
@@ -316,8 +320,7 @@ class Recaller:
             ids &= q.filters.include_ids
         if not ids:
             return None
-        embed_query = getattr(self.embedder, "embed_query", None)
-        return (embed_query(asked) if embed_query else self.embedder.embed([asked])[0]), ids
+        return self._embed(asked), ids
 
     def _focused(self, q: Query, asked: tuple[Any, frozenset[str]] | None) -> list[Scored]:
         """The focus channel's list: the masked question's vector ranked among the mentions,
