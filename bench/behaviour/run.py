@@ -21,7 +21,7 @@ import platform
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -39,17 +39,25 @@ from bench.behaviour.model import (
     load_dataset,
 )
 from bench.behaviour.score import CaseScore, Summary, score_case, summarize
+from bench.overrides import recall_overrides, shown
 
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
 DEFAULT_ADAPTERS = ("mneme", "transcript", "window30")
 ALL_ADAPTERS = (*DEFAULT_ADAPTERS, "command")
 
 
-def build_adapter(name: str, *, cmd: str | None, embedder: str, k: int) -> Adapter:
+def build_adapter(
+    name: str,
+    *,
+    cmd: str | None,
+    embedder: str,
+    k: int,
+    recall: Mapping[str, float | int | bool] | None = None,
+) -> Adapter:
     if name == "mneme":
         from bench.behaviour.adapters.mneme import MnemeAdapter
 
-        return MnemeAdapter(embedder=embedder, k=k)
+        return MnemeAdapter(embedder=embedder, k=k, recall=recall)
     if name == "transcript":
         return transcript()
     if name == "window30":
@@ -155,7 +163,16 @@ def report(
     *,
     embedder: str,
     k: int,
+    recall: Mapping[str, float | int | bool] | None = None,
 ) -> tuple[str, dict[str, Any]]:
+    overrides = dict(recall or {})
+    ablation = (
+        " Recall overrides (an ablation, not the product default): "
+        + ", ".join(f"`{key}={shown(v)}`" for key, v in sorted(overrides.items()))
+        + "."
+        if overrides
+        else ""
+    )
     summaries = {n: summarize(r[2]) for n, r in runs.items()}
     labels = {n: r[0].label for n, r in runs.items()}
     today = dt.date.today().isoformat()
@@ -171,7 +188,8 @@ def report(
         "and on contradiction pairs; see bench/behaviour/README.md). Each cell: mean case "
         "score 0-100 (cases at 100 / cases).",
         f"mneme: offline, no LLM, embedder `{embedder}`, recall k={k}, answer = recall's "
-        "first current hit, as any caller would take it. † = reference_baseline_not_a_product.",
+        "first current hit, as any caller would take it. † = reference_baseline_not_a_product."
+        + ablation,
         "",
         table(summaries, labels),
         "",
@@ -189,7 +207,7 @@ def report(
         "commit": git_commit(),
         "python": platform.python_version(),
         "dataset": {"dir": str(CASES_DIR), "pins": dict(PINS), "cases": len(cases)},
-        "mneme": {"embedder": embedder, "k": k, "llm": None},
+        "mneme": {"embedder": embedder, "k": k, "llm": None, "recall": overrides},
         "adapters": {
             n: {
                 "label": labels[n],
@@ -234,9 +252,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--case", action="append", help="run only this case id (repeatable); implies --no-write"
     )
+    ap.add_argument(
+        "--recall",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a recall configuration override for mneme, e.g. focus_weight=0 (repeatable); "
+        "the result is written with the overrides in its name",
+    )
     ap.add_argument("--out", type=Path, default=RESULTS_DIR)
     ap.add_argument("--no-write", action="store_true", help="print only")
     args = ap.parse_args(argv)
+    try:
+        recall = recall_overrides(args.recall)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     names = list(dict.fromkeys(args.adapter or DEFAULT_ADAPTERS))
     if args.cmd and "command" not in names:
         names.append("command")
@@ -259,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     runs: dict[str, tuple[Adapter, list[Prediction], list[CaseScore], float]] = {}
     for name in names:
-        adapter = build_adapter(name, cmd=args.cmd, embedder=args.embedder, k=args.k)
+        adapter = build_adapter(name, cmd=args.cmd, embedder=args.embedder, k=args.k, recall=recall)
         try:
             print(f"running {name} on {len(cases)} cases...", file=sys.stderr)
             preds, secs = run_adapter(adapter, cases)
@@ -271,13 +302,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             [score_case(c, p) for c, p in zip(cases, preds, strict=True)],
             secs,
         )
-    md, data = report(cases, runs, embedder=args.embedder, k=args.k)
+    md, data = report(cases, runs, embedder=args.embedder, k=args.k, recall=recall)
     print(md)
     if not args.no_write:
         args.out.mkdir(parents=True, exist_ok=True)
-        stem = args.out / f"behaviour-{data['date']}"
-        stem.with_suffix(".md").write_text(md + "\n", encoding="utf-8")
-        stem.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        suffix = "".join(f"-{key}={shown(v)}" for key, v in sorted(recall.items()))
+        stem = args.out / f"behaviour-{data['date']}{suffix}"
+        # Not with_suffix: an override such as rrf_k=30.5 holds a dot.
+        Path(f"{stem}.md").write_text(md + "\n", encoding="utf-8")
+        Path(f"{stem}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {stem}.md and {stem}.json", file=sys.stderr)
     return 0
 

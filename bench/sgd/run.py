@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from bench.locomo.baselines import BM25Index, word_tokenize
+from bench.overrides import recall_overrides
 from bench.sgd import supersedes
 from bench.sgd.data import (
     Dialogue,
@@ -210,15 +211,6 @@ def _targets(s: dict[str, float]) -> str:
     return "\n".join(out)
 
 
-def _number(text: str) -> Any:
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
-
-
 def _commit() -> str:
     try:
         return subprocess.run(
@@ -248,7 +240,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     systems = [s for s in args.systems.split(",") if s]
-    recall = {k: _number(v) for k, v in (item.split("=", 1) for item in args.recall)}
+    try:
+        recall = recall_overrides(args.recall)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     dialogues, probes = load_probes()
     if args.limit:
         dialogues = dialogues[: args.limit]

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from bench.overrides import recall_overrides
 
 _ROOT = Path(__file__).resolve().parents[2]
 if str(_ROOT) not in sys.path:
@@ -171,3 +172,25 @@ def test_the_runner_writes_dated_markdown_and_json(tmp_path: Path) -> None:
     assert "transcript †" in md
     assert data["adapters"]["window30"]["label"] == "reference_baseline_not_a_product"
     assert len(data["adapters"]["transcript"]["cases"]) == data["dataset"]["cases"]
+
+
+def test_a_recall_override_is_an_ablation_named_in_the_result(tmp_path: Path) -> None:
+    parsed = recall_overrides(["focus_weight=0", "present_window=0", "present_untyped=off"])
+    assert parsed == {"focus_weight": 0.0, "present_window": 0, "present_untyped": False}
+    assert [type(v) for v in parsed.values()] == [float, int, bool]
+    with pytest.raises(ValueError, match="not true or false"):
+        recall_overrides(["present_untyped=maybe"])
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        recall_overrides(["graph_kinds=EDGE"])  # not a number or a truth value
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        recall_overrides(["no_such_knob=1"])
+    with pytest.raises(ValueError, match="not a number"):
+        recall_overrides(["focus_weight=off"])
+    assert run.main(["--recall", "focus_weight", "--out", str(tmp_path)]) == 2
+    args = ["--adapter", "transcript", "--recall", "focus_weight=0", "--recall", "rrf_k=20.5"]
+    assert run.main([*args, "--out", str(tmp_path)]) == 0
+    (md,) = tmp_path.glob("behaviour-*-focus_weight=0-rrf_k=20.5.md")
+    assert "`focus_weight=0`, `rrf_k=20.5`" in md.read_text(encoding="utf-8")
+    (js,) = tmp_path.glob("behaviour-*-focus_weight=0-rrf_k=20.5.json")
+    data = json.loads(js.read_text(encoding="utf-8"))
+    assert data["mneme"]["recall"] == {"focus_weight": 0.0, "rrf_k": 20.5}

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from bench.behaviour.adapters import SYSTEM
 from bench.behaviour.model import Action, Case, Event, Prediction
@@ -61,7 +61,13 @@ class ReplayClock:
 class MnemeAdapter:
     label = SYSTEM
 
-    def __init__(self, embedder: str = "hashing", k: int = K, name: str = "mneme") -> None:
+    def __init__(
+        self,
+        embedder: str = "hashing",
+        k: int = K,
+        name: str = "mneme",
+        recall: Mapping[str, float | int | bool] | None = None,
+    ) -> None:
         self.embedder_spec = embedder
         # One instance for every case: loading MiniLM once, not once per case.
         self.embedder: Embedder | str = (
@@ -69,13 +75,17 @@ class MnemeAdapter:
         )
         self.k = k
         self.name = name
+        # Recall configuration overrides (an ablation), e.g. {"focus_weight": 0.0}.
+        self.recall = dict(recall or {})
 
     def close(self) -> None:
         pass
 
     def _open(self, clock: ReplayClock) -> Memory:
         # env={}: no MNEME_* variable (an LLM, another store) may change what is measured.
-        return Memory.open(":memory:", embedder=self.embedder, clock=clock, env={})
+        return Memory.open(
+            ":memory:", embedder=self.embedder, clock=clock, env={}, recall=self.recall
+        )
 
     def predict(self, case: Case) -> Prediction:
         timeline = case.timeline()
