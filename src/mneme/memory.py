@@ -712,7 +712,7 @@ class Memory:
         *,
         bank: str,
         agent: str,
-        scope: str = "personal",
+        scope: str = "collective",
         k: int = 10,
         time_from: dt.datetime | str | None = None,
         time_to: dt.datetime | str | None = None,
@@ -722,6 +722,10 @@ class Memory:
         min_relevance: float | None = None,
     ) -> list[Hit]:
         """Find what is known, best first, with provenance. No model call but the embedding.
+
+        ``scope`` is ``collective`` (the bank, less other agents' private memories) unless
+        you say ``personal`` (only what this agent stated): the default of every read, on
+        every surface.
 
         Every hit carries ``relevance``, the calibrated probability (0 to 1) that it is an
         answer; ``min_relevance`` drops the hits below it, so fewer than ``k`` may come back.

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import decimal
+import enum
 import json
 import re
 import unicodedata
+import uuid
 from collections.abc import Mapping
+from pathlib import PurePath
 from typing import Any
 
 from mneme.core.model import Scope, Visibility
@@ -29,16 +33,27 @@ def text(value: Any, *, what: str = "text", max_chars: int) -> str:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise InvalidInput(f"{what} is not valid UTF-8 (a lone surrogate at {exc.start})") from exc
+        # Python holds undecodable input bytes as lone surrogates (surrogateescape: a
+        # command-line argument or stdin that is not UTF-8), so name both causes.
+        raise InvalidInput(
+            f"{what} is not valid UTF-8 at character {exc.start} (a byte that is not UTF-8, "
+            "or a lone surrogate)"
+        ) from exc
     if not value.strip():
         raise InvalidInput(f"{what} is empty")
     if not any(unicodedata.category(c)[0] not in "ZC" for c in value):
         # Zero-width spaces, joiners, direction marks: nothing anyone could read.
         raise InvalidInput(f"{what} has no visible characters")
     if len(value) > max_chars:
+        # Only a memory's text has a setting for its limit (max_text_chars); a query's, a
+        # name's or a thought's is fixed.
+        advice = (
+            "split it into smaller pieces or raise max_text_chars"
+            if what == "text"
+            else ("shorten it")
+        )
         raise InvalidInput(
-            f"{what} is {len(value):,} characters, over the limit of {max_chars:,}; split it "
-            "into smaller pieces or raise max_text_chars"
+            f"{what} is {len(value):,} characters, over the limit of {max_chars:,}; {advice}"
         )
     return value
 
@@ -103,12 +118,33 @@ def metadata(value: Any) -> Mapping[str, Any]:
         raise InvalidInput(f"metadata must be a mapping, not {type(value).__name__}")
     _json_depth(value, 1)
     try:
-        encoded = json.dumps(value, allow_nan=False, default=str)
+        encoded = json.dumps(value, allow_nan=False, default=_json_scalar)
     except ValueError as exc:
         raise InvalidInput(f"metadata must be plain JSON (no NaN or infinity): {exc}") from exc
+    except TypeError as exc:
+        raise InvalidInput(f"metadata must be plain JSON: {exc}") from exc
     if "\\u0000" in encoded:
         raise InvalidInput("metadata contains a NUL character")
     return dict(value)
+
+
+def _json_scalar(value: Any) -> Any:
+    """What metadata may hold besides JSON: values with one obvious text (a date, a UUID, a
+    decimal, a path, an enum member), stored as that text. Anything else would be stored as
+    its ``repr`` ("<object object at 0x...>"): refused instead."""
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, uuid.UUID | decimal.Decimal | PurePath):
+        return str(value)
+    raise TypeError(f"a value of type {type(value).__name__!r} is not JSON")
+
+
+def offset(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidInput(f"offset must be a whole number from 0, not {value!r}")
+    return value
 
 
 #: How deep metadata may nest (PostgreSQL's jsonb and every reader stay well clear of limits).

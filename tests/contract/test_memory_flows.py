@@ -22,9 +22,10 @@ def test_public_api_flows_behave_alike_on_every_backend(target: str) -> None:
         hits = mem.recall("Where does Alice live?", bank="b1", agent="a1")
         assert hits[0].unit.id == lisbon_id
         assert hits[0].evidence_source_ids == ("ev-1",)
-        assert mem.recall("Where does Alice live?", bank="b1", agent="a2") == []
+        mine = mem.recall("Where does Alice live?", bank="b1", agent="a2", scope="personal")
+        assert mine == []
         assert mem.recall("Where does Alice live?", bank="b2", agent="a1") == []
-        collective = mem.recall("Where does Alice live?", bank="b1", agent="a2", scope="collective")
+        collective = mem.recall("Where does Alice live?", bank="b1", agent="a2")  # the default
         assert [h.unit.id for h in collective][:1] == [lisbon_id]
 
         # a second agent states the same fact: one unit, one more knower

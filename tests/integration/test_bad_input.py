@@ -57,6 +57,13 @@ def test_bad_text_is_refused_with_a_clear_error_and_nothing_is_written(
     assert mem.recall("What does Bob drink?", bank="b1", agent="a1")[0].text.startswith("Bob")
 
 
+def test_a_limit_error_names_only_a_setting_that_moves_it(mem, stored):
+    with pytest.raises(InvalidInput, match="raise max_text_chars"):
+        mem.retain("x" * 1_000_001, bank="b1", agent="a1")
+    with pytest.raises(InvalidInput, match=r"query is 9,000 characters, .*; shorten it$"):
+        mem.recall("x" * 9_000, bank="b1", agent="a1")
+
+
 @pytest.mark.parametrize("when", ["2024-13-45", "yesterday-ish", "", "12/03/2024 maybe"])
 def test_a_malformed_time_names_the_value(mem, db_path, stored, when):
     with pytest.raises(InvalidInput, match="occurred_at"):

@@ -71,6 +71,14 @@ def test_personal_scope_sees_only_what_the_agent_stated(mem, world):
     assert "D-12" in _texts(hits)
 
 
+def test_recall_reads_the_collective_scope_unless_told_otherwise(mem, world):
+    # The default of every read on every surface (docs/http.md): another agent's shared
+    # statement is seen, another agent's private one never is.
+    hits = mem.recall("Zelda vault key drawer", bank="b1", agent="a2", k=50)
+    assert "D-12" in _texts(hits)
+    assert "7741" not in _texts(mem.recall(QUERY, bank="b1", agent="a2", k=50))
+
+
 def test_another_bank_is_invisible_to_recall_in_every_scope(mem, world):
     for scope in ("personal", "collective"):
         hits = mem.recall(QUERY, bank="b1", agent="a1", scope=scope, k=50)

@@ -95,7 +95,7 @@ class Lookup:
             viewer,
             Filters(),
             validate.positive_int(limit, "limit", high=10_000),
-            max(0, int(offset)),
+            validate.offset(offset),
         )
 
     def mentioning(self, name: str, bank: str, agent: str, scope: str, k: int) -> list[Unit]:

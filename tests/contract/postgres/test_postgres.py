@@ -110,7 +110,7 @@ def test_memory_open_with_a_postgresql_url_retains_and_recalls(pg_database: Any)
         mem.retain("Alice moved to Lisbon in 2019.", bank="b1", agent="a1")
         hits = mem.recall("Where does Alice live?", bank="b1", agent="a1")
         assert any("Lisbon" in h.unit.text for h in hits)
-        assert mem.recall("Where does Alice live?", bank="b1", agent="a2") == []
+        assert mem.recall("Where does Alice live?", bank="b1", agent="a2", scope="personal") == []
     finally:
         mem.close()
 

@@ -166,6 +166,35 @@ def test_an_empty_path_argument_is_refused_before_anything_is_sent() -> None:
         client.get_memory("team", "")
 
 
+def test_ids_holding_a_slash_are_reached_through_their_routes(connect: Connect) -> None:
+    """The API accepts "/" in an id (``source_id="docs/setup.md"``, a bank "eu/team"); the
+    client sends it as %2F, and the server routes it to the id's own route, in process and
+    through uvicorn on a socket."""
+
+    async def scenario() -> None:
+        async with connect("scout") as call:
+            written = await call(
+                "retain",
+                "team",
+                text="The setup guide pins Python 3.12.",
+                source_id="docs/setup.md",
+            )
+            (memory_id,) = written["memory_ids"]
+            source = await call("source", "team", "docs/setup.md")
+            assert source["id"] == "docs/setup.md"
+            assert (await call("get_memory", "team", memory_id))["evidence"] == ["docs/setup.md"]
+        async with connect("admin") as call:
+            made = await call("create_bank", id="eu/team")
+            assert made["id"] == "eu/team"
+            await call("retain", "eu/team", text="The Lisbon office opens at 08:30.")
+            found = await call("recall", "eu/team", query="When does the Lisbon office open?")
+            assert "08:30" in found["hits"][0]["text"]
+            with pytest.raises(ApiNotFound):
+                await call("source", "eu/team", "docs/setup.md")  # another bank's source
+
+    asyncio.run(scenario())
+
+
 def test_an_id_cannot_reach_another_route(api: Api) -> None:
     """A slash in an id is quoted with it: the route stays the one called (a 404, not a 405)."""
     with api.client("scout") as client, pytest.raises(ApiNotFound):

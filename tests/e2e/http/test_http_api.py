@@ -424,6 +424,15 @@ def test_reviewer_resolves_a_conflict_once(
 ) -> None:
     listed = api.get("reviewer", "/v1/banks/team/conflicts").json()["conflicts"]
     assert [c["id"] for c in listed] == [seeded["conflict"]]
+    unknown = api.post("reviewer", "/v1/banks/team/conflicts/cfl_nope/resolve", {})
+    assert unknown.status_code == 422  # no resolution given: the body is checked first
+    unknown = api.post(
+        "reviewer", "/v1/banks/team/conflicts/cfl_nope/resolve", {"resolution": "reject"}
+    )
+    assert (unknown.status_code, error_of(unknown)["message"]) == (
+        404,
+        "no conflict 'cfl_nope' in bank 'team'",
+    )
     path = f"/v1/banks/team/conflicts/{seeded['conflict']}/resolve"
     no_scopes = api.post("reviewer", path, {"resolution": "scoped_exception"})
     assert no_scopes.status_code == 400

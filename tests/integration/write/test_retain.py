@@ -271,3 +271,23 @@ def test_a_correction_that_repeats_another_known_unit_supersedes_through_it(mem)
     was = mem.get(old.memory_ids[0])
     assert was.status == mneme.UnitStatus.SUPERSEDED
     assert was.superseded_by == berlin.memory_ids[0]
+
+
+def test_metadata_holds_json_and_values_with_one_obvious_text(mem):
+    import uuid
+
+    when = dt.date(2024, 3, 1)
+    key = uuid.UUID("12345678-1234-5678-1234-567812345678")
+    r = mem.retain("Dora filed the lease.", bank="b1", agent="a1", metadata={"on": when, "k": key})
+    assert mem.source(r.source_id).metadata == {"on": "2024-03-01", "k": str(key)}
+    with pytest.raises(InvalidInput, match="'object' is not JSON"):
+        mem.retain("Dora signed it.", bank="b1", agent="a1", metadata={"x": object()})
+    assert [u.text for u in mem.list_memories(bank="b1")] == ["Dora filed the lease."]
+
+
+def test_a_listing_offset_is_a_whole_number_from_zero(mem):
+    mem.retain("Dora filed the lease.", bank="b1", agent="a1")
+    assert len(mem.list_memories(bank="b1", offset=0)) == 1
+    for bad in (-1, "2", 1.5, True):
+        with pytest.raises(InvalidInput, match="offset must be a whole number from 0"):
+            mem.list_memories(bank="b1", offset=bad)

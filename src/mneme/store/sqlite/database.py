@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mneme.errors import BackendUnavailable, MnemeError, SchemaMismatch
 
@@ -41,6 +41,9 @@ def migrations() -> list[tuple[int, str, str]]:
 
 def latest_version() -> int:
     return migrations()[-1][0]
+
+
+_T = TypeVar("_T")
 
 
 def _is_locked(exc: sqlite3.OperationalError) -> bool:
@@ -185,7 +188,9 @@ class Database:
                 check_same_thread=False,
                 timeout=self._busy_ms / 1000,
             )
-            conn.execute(f"PRAGMA busy_timeout = {int(self._busy_ms)}")
+            self._shared_cache_wait(
+                lambda: conn.execute(f"PRAGMA busy_timeout = {int(self._busy_ms)}")
+            )
             if writer and not self.read_only and self.path != ":memory:":
                 self._wal(conn)
                 conn.execute("PRAGMA synchronous = NORMAL")
@@ -227,9 +232,26 @@ class Database:
 
     def execute(self, sql: str, params: Any = ()) -> sqlite3.Cursor:
         try:
-            return self.conn().execute(sql, params)
+            return self._shared_cache_wait(lambda: self.conn().execute(sql, params))
         except sqlite3.Error as exc:
             raise translate(exc, self.path) from exc
+
+    def _shared_cache_wait(self, step: Callable[[], _T]) -> _T:
+        """Run ``step``; on an in-memory database, again while another connection's write
+        transaction holds a table or the schema. Its connections share one cache, whose
+        table locks answer "locked" at once (SQLITE_LOCKED: the busy timeout never applies),
+        so a read beside a write failed (the ingest worker's poll while the caller wrote a
+        new bank: "database schema is locked"). A file database waits in SQLite itself."""
+        if self.path != ":memory:":
+            return step()
+        deadline = time.monotonic() + self._busy_ms / 1000
+        while True:
+            try:
+                return step()
+            except sqlite3.OperationalError as exc:
+                if not _is_locked(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(random.uniform(0.001, 0.01))
 
     def run(self, sql: str, params: Any = ()) -> int:
         """Run one statement; the number of rows it touched."""
@@ -242,10 +264,11 @@ class Database:
             raise translate(exc, self.path) from exc
 
     def query(self, sql: str, params: Any = ()) -> list[sqlite3.Row | tuple[Any, ...]]:
-        cur = self.execute(sql, params)
         try:
             # Rows are read (and a damaged page found) while fetching, not in execute().
-            return list(cur.fetchall())
+            return self._shared_cache_wait(
+                lambda: list(self.conn().execute(sql, params).fetchall())
+            )
         except sqlite3.Error as exc:
             raise translate(exc, self.path) from exc
 

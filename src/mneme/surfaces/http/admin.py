@@ -8,10 +8,10 @@ from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from mneme.surfaces.http.auth import BANK_PATTERN, Access, Caller, allowed, authorize
+from mneme.surfaces.http.auth import Access, Caller, allowed, authorize
 from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES
-from mneme.surfaces.http.schemas import BankIn, Body, Note
+from mneme.surfaces.http.schemas import ID_PATTERN, BankIn, Body, Note
 from mneme.surfaces.http.tokens import ALL_BANKS
 
 router = APIRouter(responses=ERROR_RESPONSES)
@@ -134,7 +134,7 @@ def audit_verify(
     mem: Mem,
     who: Caller,
     bank: Annotated[
-        str | None, Query(max_length=128, pattern=BANK_PATTERN, description="Only this bank.")
+        str | None, Query(max_length=128, pattern=ID_PATTERN, description="Only this bank.")
     ] = None,
 ) -> JSONResponse:
     if bank is None and who.bank != ALL_BANKS:
@@ -146,7 +146,7 @@ def audit_verify(
 
 
 @router.get(
-    "/v1/banks/{bank}/audit",
+    "/v1/banks/{bank:mneme_id}/audit",
     tags=["admin"],
     summary="Recent audit records (admin)",
     description="The newest mutation records of a bank (who, what, before, after, why), "
@@ -176,7 +176,7 @@ def audit_records(
 
 
 @router.get(
-    "/v1/banks/{bank}/sensitive",
+    "/v1/banks/{bank:mneme_id}/sensitive",
     tags=["admin"],
     summary="The bank's sensitive-data policy (admin)",
     description="How writes to the bank treat secrets (api_key, token, private_key, password, "
@@ -190,7 +190,7 @@ def sensitive_policy(
 
 
 @router.put(
-    "/v1/banks/{bank}/sensitive",
+    "/v1/banks/{bank:mneme_id}/sensitive",
     tags=["admin"],
     summary="Set the bank's sensitive-data policy (admin)",
     description="Lays the rules over the bank's policy (a rule set to default is dropped); "

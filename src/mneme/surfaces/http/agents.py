@@ -15,7 +15,9 @@ from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES
 from mneme.surfaces.http.schemas import EnrollIn, HeartbeatIn
 
-router = APIRouter(prefix="/v1/banks/{bank}/agents", tags=["agents"], responses=ERROR_RESPONSES)
+router = APIRouter(
+    prefix="/v1/banks/{bank:mneme_id}/agents", tags=["agents"], responses=ERROR_RESPONSES
+)
 
 
 @router.get(

@@ -38,6 +38,7 @@ from mneme.surfaces.http import (
 from mneme.surfaces.http.auth import Caller
 from mneme.surfaces.http.limits import MAX_BODY_BYTES, Limits
 from mneme.surfaces.http.metrics import Metrics, SurfaceMark
+from mneme.surfaces.http.paths import EncodedSlashes
 from mneme.surfaces.http.tokens import TokenStore
 from mneme.surfaces.web import static_dir
 
@@ -188,6 +189,8 @@ def create_app(
             response.headers.setdefault("Cache-Control", "no-store")
         return response
 
+    # Outermost: every other layer sees the path with an id's encoded "/" kept apart.
+    app.add_middleware(EncodedSlashes)
     return app
 
 

@@ -25,6 +25,7 @@ from mneme.surfaces.authority import (
 )
 from mneme.surfaces.http.context import Mem
 from mneme.surfaces.http.problems import ApiError
+from mneme.surfaces.http.schemas import ID_PATTERN
 from mneme.surfaces.http.tokens import TokenStore
 
 __all__ = [
@@ -44,8 +45,6 @@ _bearer = HTTPBearer(
     auto_error=False,
     description="A token from `mneme token create`; it names a bank, an agent and a role.",
 )
-
-BANK_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,127}$"
 
 
 def _unauthorized(message: str) -> ApiError:
@@ -72,7 +71,7 @@ Caller = Annotated[Principal, Depends(principal)]
 
 
 BankPath = Annotated[
-    str, Path(description="The bank (isolation unit).", max_length=128, pattern=BANK_PATTERN)
+    str, Path(description="The bank (isolation unit).", max_length=128, pattern=ID_PATTERN)
 ]
 
 

@@ -7,13 +7,16 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import JSONResponse
 
+from mneme.errors import NotFound
 from mneme.surfaces.authority import may_answer
-from mneme.surfaces.http.auth import BANK_PATTERN, Access, allowed
+from mneme.surfaces.http.auth import Access, allowed
 from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES
-from mneme.surfaces.http.schemas import ContradictionIn, ResolveIn
+from mneme.surfaces.http.schemas import ID_PATTERN, ContradictionIn, ResolveIn
 
-router = APIRouter(prefix="/v1/banks/{bank}", tags=["conflicts"], responses=ERROR_RESPONSES)
+router = APIRouter(
+    prefix="/v1/banks/{bank:mneme_id}", tags=["conflicts"], responses=ERROR_RESPONSES
+)
 
 
 @router.get(
@@ -37,7 +40,7 @@ def list_conflicts(
 
 
 @router.post(
-    "/conflicts/{conflict_id}/resolve",
+    "/conflicts/{conflict_id:mneme_id}/resolve",
     summary="Resolve a conflict",
     description="supersede (the winner replaces the other), reject (the other is wrong: "
     "rejected and tombstoned), not_conflict (both hold; the pair is never flagged again) or "
@@ -46,14 +49,17 @@ def list_conflicts(
 )
 def resolve(
     conflict_id: Annotated[
-        str, Path(description="The conflict id.", max_length=128, pattern=BANK_PATTERN)
+        str, Path(description="The conflict id.", max_length=128, pattern=ID_PATTERN)
     ],
     body: ResolveIn,
     mem: Mem,
     acc: Annotated[Access, Depends(allowed("resolve_conflict"))],
 ) -> JSONResponse:
     # Ids are global: history() answers 404 unless the conflict lives in this bank.
-    mem.history(conflict_id, bank=acc.bank)
+    try:
+        mem.history(conflict_id, bank=acc.bank)
+    except NotFound:
+        raise NotFound(f"no conflict {conflict_id!r} in bank {acc.bank!r}") from None
     record = mem.conflicts.resolve(
         conflict_id,
         body.resolution,

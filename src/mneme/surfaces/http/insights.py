@@ -13,7 +13,7 @@ from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES
 from mneme.surfaces.http.schemas import InsightsRunIn, InsightsVerifyIn
 
-router = APIRouter(prefix="/v1/banks/{bank}/insights", tags=["insights"],
+router = APIRouter(prefix="/v1/banks/{bank:mneme_id}/insights", tags=["insights"],
                    responses=ERROR_RESPONSES)  # fmt: skip
 
 State = Annotated[

@@ -9,7 +9,6 @@ from fastapi.responses import JSONResponse
 
 from mneme.serialize import hits_view
 from mneme.surfaces.http.auth import (
-    BANK_PATTERN,
     Access,
     Caller,
     allowed,
@@ -21,6 +20,7 @@ from mneme.surfaces.http.auth import (
 from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES, ApiError
 from mneme.surfaces.http.schemas import (
+    ID_PATTERN,
     ChainIn,
     ConnectIn,
     ContextIn,
@@ -39,7 +39,7 @@ ObjectId = Annotated[
     Path(
         description="A memory (unit), source, claim or conflict id.",
         max_length=128,
-        pattern=BANK_PATTERN,
+        pattern=ID_PATTERN,
     ),
 ]
 ScopeParam = Annotated[
@@ -60,7 +60,7 @@ def list_token_bank(
     mem: Mem,
     who: Caller,
     bank: Annotated[
-        str | None, Query(max_length=128, pattern=BANK_PATTERN, description="The bank.")
+        str | None, Query(max_length=128, pattern=ID_PATTERN, description="The bank.")
     ] = None,
     scope: ScopeParam = "collective",
     limit: Limit = 50,
@@ -75,7 +75,7 @@ def list_token_bank(
 
 
 @router.post(
-    "/banks/{bank}/memories",
+    "/banks/{bank:mneme_id}/memories",
     summary="Retain: keep what happened",
     description="Stores the source, atomizes it into memories, links and judges them against "
     "what is known. A contradiction or a destructive change comes back as "
@@ -106,7 +106,7 @@ def retain(
 
 
 @router.get(
-    "/banks/{bank}/memories",
+    "/banks/{bank:mneme_id}/memories",
     summary="List memories",
     description="The newest memories of the bank that the caller may see.",
 )
@@ -122,7 +122,7 @@ def list_memories(
 
 
 @router.get(
-    "/banks/{bank}/writes/{pending_id}",
+    "/banks/{bank:mneme_id}/writes/{pending_id:mneme_id}",
     summary="Add status: where an accepted write stands",
     description="pending, processing, done (with its result) or failed.",
 )
@@ -138,7 +138,7 @@ def add_status(
 
 
 @router.get(
-    "/banks/{bank}/memories/{memory_id}",
+    "/banks/{bank:mneme_id}/memories/{memory_id:mneme_id}",
     summary="Get one memory",
     description="One memory unit with its provenance (evidence source ids, knowers, "
     "supersession pointers). 404 when it is outside the caller's scope.",
@@ -153,7 +153,7 @@ def get_memory(
 
 
 @router.post(
-    "/banks/{bank}/memories/{memory_id}/update",
+    "/banks/{bank:mneme_id}/memories/{memory_id:mneme_id}/update",
     summary="Update a memory (as a supersede)",
     description="The new text supersedes the memory; the old one stays in history. A memory "
     "the charter protects is not superseded: the answer asks a person instead.",
@@ -178,7 +178,7 @@ def update_memory(
 
 
 @router.get(
-    "/banks/{bank}/memories/{memory_id}/history",
+    "/banks/{bank:mneme_id}/memories/{memory_id:mneme_id}/history",
     summary="History of a memory",
     description="Every recorded change of a unit, source, claim or conflict, oldest first.",
 )
@@ -190,7 +190,7 @@ def history(
 
 
 @router.get(
-    "/banks/{bank}/memories/{memory_id}/graph",
+    "/banks/{bank:mneme_id}/memories/{memory_id:mneme_id}/graph",
     summary="Graph neighbourhood of a memory",
     description="The memories within `depth` typed edges of this one, and the edges, within "
     "the caller's scope.",
@@ -206,7 +206,7 @@ def graph(
 
 
 @router.get(
-    "/banks/{bank}/sources/{source_id}",
+    "/banks/{bank:mneme_id}/sources/{source_id:mneme_id}",
     summary="Get a source",
     description="The raw input a memory came from (its evidence), as it was given.",
 )
@@ -254,14 +254,16 @@ _RECALL_DOC = (
 )
 
 
-@router.post("/banks/{bank}/recall", summary="Recall", description=_RECALL_DOC)
+@router.post("/banks/{bank:mneme_id}/recall", summary="Recall", description=_RECALL_DOC)
 def recall(
     body: RecallIn, mem: Mem, acc: Annotated[Access, Depends(allowed("recall"))]
 ) -> JSONResponse:
     return _recall(body, mem, acc)
 
 
-@router.get("/banks/{bank}/recall", summary="Recall (query parameters)", description=_RECALL_DOC)
+@router.get(
+    "/banks/{bank:mneme_id}/recall", summary="Recall (query parameters)", description=_RECALL_DOC
+)
 def recall_get(
     params: Annotated[RecallQuery, Query()],
     mem: Mem,
@@ -296,7 +298,7 @@ _CONTEXT_DOC = (
 )
 
 
-@router.post("/banks/{bank}/context", summary="Context block", description=_CONTEXT_DOC)
+@router.post("/banks/{bank:mneme_id}/context", summary="Context block", description=_CONTEXT_DOC)
 def context(
     body: ContextIn, mem: Mem, acc: Annotated[Access, Depends(allowed("recall"))]
 ) -> JSONResponse:
@@ -304,7 +306,9 @@ def context(
 
 
 @router.get(
-    "/banks/{bank}/context", summary="Context block (query parameters)", description=_CONTEXT_DOC
+    "/banks/{bank:mneme_id}/context",
+    summary="Context block (query parameters)",
+    description=_CONTEXT_DOC,
 )
 def context_get(
     params: Annotated[ContextQuery, Query()],
@@ -315,7 +319,7 @@ def context_get(
 
 
 @router.post(
-    "/banks/{bank}/chain",
+    "/banks/{bank:mneme_id}/chain",
     summary="Reasoning chain",
     description="The best match for the query and its why-edges: causes (causal), "
     "consequences (forward) or both.",
@@ -335,7 +339,7 @@ def chain(
 
 
 @router.post(
-    "/banks/{bank}/connect",
+    "/banks/{bank:mneme_id}/connect",
     summary="Connect two memories",
     description="Link two memories (ids, or queries whose best match is taken) with a typed "
     "edge such as RELATES_TO, SUPPORTS or CAUSES.",
@@ -356,7 +360,7 @@ def connect(
 
 
 @router.get(
-    "/banks/{bank}/concepts/{name}",
+    "/banks/{bank:mneme_id}/concepts/{name}",
     summary="Memories about a concept",
     description="Memories that mention a named thing (an entity or one of its aliases).",
 )

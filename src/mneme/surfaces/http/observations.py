@@ -12,7 +12,9 @@ from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES
 from mneme.surfaces.http.schemas import ReflectIn
 
-router = APIRouter(prefix="/v1/banks/{bank}", tags=["observations"], responses=ERROR_RESPONSES)
+router = APIRouter(
+    prefix="/v1/banks/{bank:mneme_id}", tags=["observations"], responses=ERROR_RESPONSES
+)
 
 
 @router.post(

@@ -10,16 +10,23 @@ from fastapi.responses import JSONResponse
 
 from mneme.errors import NotFound
 from mneme.memory import Memory
-from mneme.surfaces.http.auth import BANK_PATTERN, Access, allowed, sees_everything
+from mneme.surfaces.http.auth import Access, allowed, sees_everything
 from mneme.surfaces.http.context import Mem, answer
 from mneme.surfaces.http.problems import ERROR_RESPONSES
-from mneme.surfaces.http.schemas import AdoptRuleIn, BulkIn, DecideIn, RejectIn, RestoreIn
+from mneme.surfaces.http.schemas import (
+    ID_PATTERN,
+    AdoptRuleIn,
+    BulkIn,
+    DecideIn,
+    RejectIn,
+    RestoreIn,
+)
 
-router = APIRouter(prefix="/v1/banks/{bank}", tags=["review"], responses=ERROR_RESPONSES)
+router = APIRouter(prefix="/v1/banks/{bank:mneme_id}", tags=["review"], responses=ERROR_RESPONSES)
 
 TargetId = Annotated[
     str,
-    Path(description="A claim or memory (unit) id.", max_length=128, pattern=BANK_PATTERN),
+    Path(description="A claim or memory (unit) id.", max_length=128, pattern=ID_PATTERN),
 ]
 
 
@@ -73,7 +80,7 @@ def worklist(
     ] = None,
     author: Annotated[
         str | None,
-        Query(description="What this agent said.", max_length=128, pattern=BANK_PATTERN),
+        Query(description="What this agent said.", max_length=128, pattern=ID_PATTERN),
     ] = None,
     text: Annotated[
         str | None, Query(description="Said text contains this (any case).", max_length=200)
@@ -116,7 +123,7 @@ def bulk(
 
 
 @router.post(
-    "/review/{target_id}/decide",
+    "/review/{target_id:mneme_id}/decide",
     summary="Decide on a claim or memory",
     description="approve, reject (tombstones the value; the `note` is its required reason), "
     "supersede (by the live value of its slot), or restore (undoes the latest decision); "
@@ -139,7 +146,7 @@ def decide(
 
 
 @router.post(
-    "/memories/{target_id}/reject",
+    "/memories/{target_id:mneme_id}/reject",
     summary="Reject a memory or claim",
     description="Its value is tombstoned: retained again later, it does not come back live. "
     "`because` names the belief the rejection rests on (the memory is then CONTESTED_BECAUSE "
@@ -157,7 +164,7 @@ def reject(
 
 
 @router.post(
-    "/memories/{target_id}/restore",
+    "/memories/{target_id:mneme_id}/restore",
     summary="Restore a memory or claim",
     description="Undo the latest decision (a rejection lifts its tombstone). 409 when there is "
     "nothing to restore.",
