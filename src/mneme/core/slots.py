@@ -597,11 +597,19 @@ def _lands_or_points(
     points at ``old``."""
     # A correction that says nothing but the new value ("change it to Big 4", "what about the
     # 14th?") points at the author's latest statement of that kind, however unlike it reads.
+    # Neither a cue nor the author's habit of going on about one thing carries a value across
+    # two statements that name their own subjects in words sharing nothing: "Recycling pickup
+    # moved from Tuesday to Wednesday." moves the pickup, not "Invoice batches for the
+    # Nordics go out on the 3rd working day." said before it (ADR 0105). A request or a
+    # question names no subject of its own ("Look for one in Novato." / "What about a
+    # psychologist in Lafayette?"): what it seeks is the conversation's.
+    apart = _other_subjects(new, old) and not any(s.ends_asking or _requests(s) for s in (new, old))
     pointed = (
         cued
         and change.kind in ctx.latest_of_kind
         and (ctx.similarity >= config.cue_latest or _thin(new))
         and not _role_has_its_own(change, ctx)
+        and not apart
     )
     # The author's own latest statement of the kind, in the same role, is where a new value of
     # theirs lands however unlike the texts read ("I would like to book at Rosie Mccann's for
@@ -610,7 +618,12 @@ def _lands_or_points(
     framed = change.same_role and (
         ctx.similarity >= config.same_frame
         or ctx.same_claim_slot
-        or (ctx.same_author and ctx.same_conversation and _lands(new, old, change, ctx))
+        or (
+            ctx.same_author
+            and ctx.same_conversation
+            and not apart
+            and _lands(new, old, change, ctx)
+        )
     )
     if (pointed or framed) and _said_of_another(new, old, change, ctx):
         # A value whose clause says what another of the author's statements says of its value

@@ -318,7 +318,9 @@ class Recaller:
         ids = frozenset(uid for k in keys for uid in mentions[k])
         if q.filters.include_ids is not None:
             ids &= q.filters.include_ids
-        if not ids:
+        if len(ids) <= q.k:
+            # The list would hold every mention: it would choose nothing, only vote again for
+            # saying the name, and for this spelling of it ("Nordic", not "Nordics").
             return None
         return self._embed(asked), ids
 
@@ -628,6 +630,14 @@ class Recaller:
                 else not _of_another_subject(u.text, about, q.text)
             )
         ]
+        # A value the question states ("locker 7", "floor 4", "the 2019 audit", "Anika's
+        # number with Nordair") is part of its slot: a statement that states values of that
+        # kind but not the question's ("Locker 17 ...", "... with Nordwing ...") is of
+        # another slot, however new (ADR 0105).
+        qualifiers: dict[Kind, set[str]] = {}
+        for v in find_values(q.text):
+            qualifiers.setdefault(v.kind, set()).add(v.norm)
+        typed = [c for c in typed if not _of_another_qualifier(units[c.brief.id].text, qualifiers)]
         ratio = self.config.present_similarity
         asked = frame_words(without_now(q.text).casefold())
         if typed and named and ratio > 0:
@@ -646,7 +656,13 @@ class Recaller:
             # the analyzer reads ("What is the current genre of the movie?": "I like mystery
             # movies.", "Look for comedy."): the question is read as a named one is, its slot
             # being what the statements close to it say (ADR 0096).
-            typed = _near_question([c for c in top if c.brief.id in units], units, asked, ratio)
+            pool = [
+                c
+                for c in top
+                if c.brief.id in units
+                and not _of_another_qualifier(units[c.brief.id].text, qualifiers)
+            ]
+            typed = _near_question(pool, units, asked, ratio)
         typed.sort(key=lambda c: (said.get(c.brief.id, c.brief.recorded_at), c.brief.id))
         typed.reverse()
         if not named:
@@ -931,6 +947,21 @@ def _moved_on(
         if any(old and old < values and when < at for when, old in held):
             out.append(c)
     return out
+
+
+def _of_another_qualifier(text: str, qualifiers: Mapping[Kind, set[str]]) -> bool:
+    """Whether a statement states a value of a kind the question qualifies its slot with,
+    and does not say every one of the question's own (as a value or in its words: "React"
+    is said by "... to React 18.")."""
+    if not qualifiers:
+        return False
+    said: dict[Kind, set[str]] = {}
+    for v in find_values(text):
+        said.setdefault(v.kind, set()).add(v.norm)
+    return any(
+        k in said and not all(n in said[k] or _mentions_any(text, {n}) for n in norms)
+        for k, norms in qualifiers.items()
+    )
 
 
 def _about_named(st: Statement, text: str, named: set[str]) -> bool:

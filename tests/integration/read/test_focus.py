@@ -59,7 +59,8 @@ def test_recall_finds_what_a_named_person_did_through_the_focus_channel(
 ) -> None:
     """Through Memory.recall with the default embedder: the pottery class ranks higher in the
     focus channel than in the semantic one; with ``focus_weight=0`` no hit carries the
-    channel. Another agent's private statement mentioning Melanie is never a candidate of it."""
+    channel, nor when the name is said no more often than ``k`` deep. Another agent's private
+    statement mentioning Melanie is never a candidate of it."""
     question = "What activities does Melanie partake in?"
     seen: dict[float, Any] = {}
     for weight, mem in stores_per_setting(str(db_path), minilm, "focus_weight", (0.7, 0.0)):
@@ -71,8 +72,13 @@ def test_recall_finds_what_a_named_person_did_through_the_focus_channel(
             agent="a2",
             visibility="private",
         )
-        seen[weight] = mem.recall(question, bank="chat", agent="a1", k=20)
+        # k=5: the list chooses 5 of Melanie's 9 statements.
+        seen[weight] = mem.recall(question, bank="chat", agent="a1", k=5)
         assert not any("fencing" in h.text for h in seen[weight])
+        # As deep as her statements are many, the list would hold all of them and choose
+        # nothing: no focus channel.
+        every = mem.recall(question, bank="chat", agent="a1", k=9)
+        assert not any(Channel.FOCUS in h.channels for h in every)
         none = mem.recall("What plans are there for the weekend?", bank="chat", agent="a1", k=20)
         assert not any(Channel.FOCUS in h.channels for h in none)  # no name, no focus
     channels = {h.text: h.channels for h in seen[0.7]}
@@ -81,5 +87,6 @@ def test_recall_finds_what_a_named_person_did_through_the_focus_channel(
     # the semantic channel, which reads the whole question.
     assert channels[pottery][Channel.FOCUS] < channels[pottery][Channel.SEMANTIC], channels
     assert not any(Channel.FOCUS in h.channels for h in seen[0.0])
-    rank = {w: [h.text for h in hits].index(pottery) for w, hits in seen.items()}
+    texts = {w: [h.text for h in hits] for w, hits in seen.items()}
+    rank = {w: t.index(pottery) if pottery in t else len(t) for w, t in texts.items()}
     assert rank[0.7] <= rank[0.0], rank

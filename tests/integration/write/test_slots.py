@@ -1377,3 +1377,32 @@ def test_a_present_question_whose_answer_is_no_value_orders_what_is_close_to_it(
         firsts[on] = first(m, question).text
     assert firsts[True] == "User: Hmm, on second thought, look for a comedy movie."
     assert firsts[False] == "User: I'd like to watch a movie tonight."
+
+
+def test_a_value_the_present_question_states_is_part_of_its_slot(mem, clock):
+    # Three storage cages, the newest about another cage: "What is ... cage 12 ...?" is
+    # answered by cage 12's statement, not by the newest statement of a code (ADR 0105).
+    for text in (
+        "Cage 12 in the basement storage has padlock code 4471.",
+        "Cage 21 in the basement storage has padlock code 4417.",
+        "Cage 112 in the roof storage has padlock code 7144.",
+    ):
+        say(mem, clock, text)
+    answer = first(mem, "What is the padlock code for cage 12 in the basement storage?")
+    assert "4471" in answer.text
+    # Two names in the question: a statement with one of them and another name is of another
+    # slot ("with Skyline" is not "with Aerolux").
+    say(mem, clock, "Ines's loyalty number with Aerolux is AX 5521 0098.")
+    say(mem, clock, "Ines's loyalty number with Skyline is SK 5521 8800.")
+    assert "AX 5521" in first(mem, "What is Ines's loyalty number with Aerolux?").text
+
+
+def test_a_cue_in_a_statement_of_another_subject_moves_only_its_own_value(mem, clock):
+    # One author, one conversation, a change cue and a date in each: "moved from Monday to
+    # Thursday" is the rota's own change, not a change of the payroll file's day (ADR 0105).
+    payroll = say(
+        mem, clock, "The payroll file for Denmark is sent on the 2nd working day.", session="s"
+    )
+    rota = say(mem, clock, "The cleaning rota moved from Monday to Thursday.", session="s")
+    assert Verdict.SUPERSEDE not in verdicts(rota)
+    assert mem.get(payroll.memory_ids[0]).status.value == "active"

@@ -1,0 +1,154 @@
+"""Knowledge updates in a shared bank: the present answer among other conversations.
+
+    python -m bench.sgd.shared [--company N] [--limit N] [--recall KEY=VALUE ...]
+
+``bench.sgd.run`` gives each dialogue a bank of its own, so everything in the bank is about
+the slot's task, and a rule that orders "what the question is about" newest first cannot be
+told from one that orders everything newest first. A user's memory is not like that: a bank
+holds many conversations about other things, and some were later. Here each probe's dialogue
+shares its bank with the user turns of the next ``N`` dialogues (in data order, wrapping) that
+use none of its services, said after it (each an hour after the one before), and the question
+is asked after the last of them. The other dialogues state no value of the probe's slot (their
+services differ), so a first hit from them is a miss, never stale. Scores, labels and the
+question are ``bench.sgd.run``'s; mneme only (BM25 has no order by time to confuse).
+
+Prints the table (all, [dev], [test]); nothing is written: quote it where a decision uses it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.overrides import recall_overrides
+from bench.sgd.data import START, Dialogue, Probe, load_probes
+from bench.sgd.run import AGENT, Clock, K, Run, summarize, table
+
+#: The other dialogues in each bank.
+COMPANY = 2
+GAP = dt.timedelta(hours=1)
+
+
+def companions(dialogues: Sequence[Dialogue], n: int) -> dict[str, list[Dialogue]]:
+    """For each dialogue, the next ``n`` after it (wrapping) sharing none of its services."""
+    out: dict[str, list[Dialogue]] = {}
+    for i, d in enumerate(dialogues):
+        mine = set(d.services)
+        found: list[Dialogue] = []
+        for step in range(1, len(dialogues) if n > 0 else 0):
+            other = dialogues[(i + step) % len(dialogues)]
+            if not mine & set(other.services):
+                found.append(other)
+                if len(found) == n:
+                    break
+        out[d.id] = found
+    return out
+
+
+def run_shared(
+    dialogues: Sequence[Dialogue],
+    pool: Sequence[Dialogue],
+    probes: Sequence[Probe],
+    company: int,
+    embedder: Any,
+    recall: dict[str, Any],
+) -> Run:
+    from mneme import Memory
+
+    run = Run("mneme")
+    clock = Clock()
+    others = companions(pool, company)
+    by_dialogue: dict[str, list[int]] = {}
+    for i, p in enumerate(probes):
+        by_dialogue.setdefault(p.dialogue_id, []).append(i)
+    with tempfile.TemporaryDirectory(prefix="mneme-sgd-shared-") as tmp:
+        extra: dict[str, Any] = {"recall": recall} if recall else {}
+        mem = Memory.open(str(Path(tmp) / "shared.db"), embedder=embedder, clock=clock, **extra)
+        try:
+            for n, d in enumerate(dialogues, start=1):
+                bank = "shared-" + d.id.replace("_", "-")
+                t0 = time.perf_counter()
+                last = START
+                for k, conv in enumerate([d, *others[d.id]]):
+                    # The dialogue itself at its own minutes; each other one an hour after
+                    # the end of the one before.
+                    shift = dt.timedelta(0) if k == 0 else (last - START) + GAP
+                    for t in conv.user_turns:
+                        clock.now = t.at + shift
+                        mem.retain(
+                            t.text,
+                            bank=bank,
+                            agent=AGENT,
+                            session=conv.id,
+                            occurred_at=clock.now,
+                            source_id=t.source_id,
+                        )
+                        last = max(last, clock.now)
+                run.seconds_ingest += time.perf_counter() - t0
+                clock.now = last + dt.timedelta(minutes=1)
+                for i in by_dialogue.get(d.id, []):
+                    t1 = time.perf_counter()
+                    hits = mem.recall(
+                        probes[i].question, bank=bank, agent=AGENT, scope="collective", k=K
+                    )
+                    run.query_ms.append((time.perf_counter() - t1) * 1000)
+                    run.ranked[i] = [list(h.evidence_source_ids) for h in hits]
+                if n % 50 == 0:
+                    print(f"  {n}/{len(dialogues)} dialogues", file=sys.stderr, flush=True)
+        finally:
+            mem.close()
+    return run
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--company", type=int, default=COMPANY, help="other dialogues per bank")
+    ap.add_argument("--limit", type=int, default=0, help="first N dialogues with probes")
+    ap.add_argument(
+        "--recall",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a recall setting for mneme (repeatable)",
+    )
+    args = ap.parse_args(argv)
+    try:
+        recall = recall_overrides(args.recall)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    pool, probes = load_probes()
+    dialogues = pool[: args.limit] if args.limit else pool
+    keep = {d.id for d in dialogues}
+    probes = [p for p in probes if p.dialogue_id in keep]
+    turns = {t.source_id: t for d in pool for t in d.turns}
+    from mneme.embed.minilm import MiniLMEmbedder
+
+    t0 = time.perf_counter()
+    run = run_shared(dialogues, pool, probes, args.company, MiniLMEmbedder(), recall)
+    rows: dict[str, dict[str, float]] = {}
+    rows["mneme"], _ = summarize(run, probes, turns)
+    split_of = {d.id: d.split for d in dialogues}
+    for split in ("dev", "test"):
+        chosen = [i for i, p in enumerate(probes) if split_of[p.dialogue_id] == split]
+        part = Run(run.name, query_ms=[])
+        part.ranked = {j: run.ranked.get(i, []) for j, i in enumerate(chosen)}
+        rows[f"mneme [{split}]"], _ = summarize(part, [probes[i] for i in chosen], turns)
+    shown = ", ".join(f"{k}={v}" for k, v in sorted(recall.items())) or "defaults"
+    print(
+        f"SGD knowledge updates in shared banks: {len(dialogues)} dialogues, {len(probes)} "
+        f"probes, each bank with {args.company} other dialogues said later (user turns); "
+        f"recall: {shown}; {time.perf_counter() - t0:.0f} s\n"
+    )
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
