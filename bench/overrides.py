@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import typing
 from collections.abc import Sequence
@@ -38,3 +39,22 @@ def recall_overrides(items: Sequence[str]) -> dict[str, float | int | bool]:
         except ValueError:
             raise ValueError(f"--recall {item!r}: {value!r} is not a number") from None
     return out
+
+
+def add_recall_option(ap: argparse.ArgumentParser, what: str) -> None:
+    """The ``--recall KEY=VALUE`` option (repeatable); ``what`` says what a run with one is."""
+    ap.add_argument(
+        "--recall",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=f"a recall setting for mneme, e.g. focus_weight=0 (repeatable; {what})",
+    )
+
+
+def recall_from(ap: argparse.ArgumentParser, items: Sequence[str]) -> dict[str, float | int | bool]:
+    """``recall_overrides``; a bad item ends the command with argparse's usage error (2)."""
+    try:
+        return recall_overrides(items)
+    except ValueError as exc:
+        ap.error(str(exc))

@@ -39,7 +39,7 @@ from bench.behaviour.model import (
     load_dataset,
 )
 from bench.behaviour.score import CaseScore, Summary, score_case, summarize
-from bench.overrides import recall_overrides, shown
+from bench.overrides import add_recall_option, recall_from, shown
 
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
 DEFAULT_ADAPTERS = ("mneme", "transcript", "window30")
@@ -252,22 +252,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--case", action="append", help="run only this case id (repeatable); implies --no-write"
     )
-    ap.add_argument(
-        "--recall",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a recall configuration override for mneme, e.g. focus_weight=0 (repeatable); "
-        "the result is written with the overrides in its name",
-    )
+    add_recall_option(ap, "the result is written with the overrides in its name")
     ap.add_argument("--out", type=Path, default=RESULTS_DIR)
     ap.add_argument("--no-write", action="store_true", help="print only")
     args = ap.parse_args(argv)
-    try:
-        recall = recall_overrides(args.recall)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    recall = recall_from(ap, args.recall)
     names = list(dict.fromkeys(args.adapter or DEFAULT_ADAPTERS))
     if args.cmd and "command" not in names:
         names.append("command")

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from bench.locomo.baselines import BM25Index, word_tokenize
-from bench.overrides import recall_overrides
+from bench.overrides import add_recall_option, recall_from
 from bench.sgd import supersedes
 from bench.sgd.data import (
     Dialogue,
@@ -231,20 +231,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-assistant", action="store_true", help="skip the every-turn run")
     ap.add_argument("--out", type=Path, default=RESULTS_DIR)
     ap.add_argument("--dump", type=Path, help="write every probe's ranked turns here (JSONL)")
-    ap.add_argument(
-        "--recall",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a recall setting for mneme (repeatable; a run with one is never written)",
-    )
+    add_recall_option(ap, "a run with one is never written")
     args = ap.parse_args(argv)
     systems = [s for s in args.systems.split(",") if s]
-    try:
-        recall = recall_overrides(args.recall)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    recall = recall_from(ap, args.recall)
     dialogues, probes = load_probes()
     if args.limit:
         dialogues = dialogues[: args.limit]

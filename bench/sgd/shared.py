@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.overrides import recall_overrides
+from bench.overrides import add_recall_option, recall_from
 from bench.sgd.data import START, Dialogue, Probe, load_probes
 from bench.sgd.run import AGENT, Clock, K, Run, summarize, table
 
@@ -110,19 +110,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--company", type=int, default=COMPANY, help="other dialogues per bank")
     ap.add_argument("--limit", type=int, default=0, help="first N dialogues with probes")
-    ap.add_argument(
-        "--recall",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a recall setting for mneme (repeatable)",
-    )
+    add_recall_option(ap, "said in the table")
     args = ap.parse_args(argv)
-    try:
-        recall = recall_overrides(args.recall)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    recall = recall_from(ap, args.recall)
     pool, probes = load_probes()
     dialogues = pool[: args.limit] if args.limit else pool
     keep = {d.id for d in dialogues}

@@ -186,7 +186,9 @@ def test_a_recall_override_is_an_ablation_named_in_the_result(tmp_path: Path) ->
         recall_overrides(["no_such_knob=1"])
     with pytest.raises(ValueError, match="not a number"):
         recall_overrides(["focus_weight=off"])
-    assert run.main(["--recall", "focus_weight", "--out", str(tmp_path)]) == 2
+    with pytest.raises(SystemExit) as bad:  # argparse's usage error
+        run.main(["--recall", "focus_weight", "--out", str(tmp_path)])
+    assert bad.value.code == 2
     args = ["--adapter", "transcript", "--recall", "focus_weight=0", "--recall", "rrf_k=20.5"]
     assert run.main([*args, "--out", str(tmp_path)]) == 0
     (md,) = tmp_path.glob("behaviour-*-focus_weight=0-rrf_k=20.5.md")
