@@ -51,6 +51,19 @@ def _is_locked(exc: sqlite3.OperationalError) -> bool:
     return "locked" in msg or "busy" in msg
 
 
+def _until_unlocked(step: Callable[[], _T], seconds: float, pause: tuple[float, float]) -> _T:
+    """Run ``step``, again after a random pause in ``pause`` (seconds) while it meets a lock,
+    until ``seconds`` have passed; then the lock error is raised."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return step()
+        except sqlite3.OperationalError as exc:
+            if not _is_locked(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(random.uniform(*pause))
+
+
 _UNDECODABLE = re.compile(r"could not decode to utf-8 column '([^']*)'", re.IGNORECASE)
 
 
@@ -208,16 +221,12 @@ class Database:
         file to itself and SQLite answers "locked" at once, without waiting on the busy
         timeout, while another process switches or reads it; so it is tried again until the
         busy timeout has passed."""
-        deadline = time.monotonic() + self._busy_ms / 1000
-        while True:
-            try:
-                if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
-                    conn.execute("PRAGMA journal_mode = WAL")
-                return
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc).lower() or time.monotonic() > deadline:
-                    raise
-                time.sleep(random.uniform(0.005, 0.05))
+
+        def switch() -> None:
+            if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+
+        _until_unlocked(switch, self._busy_ms / 1000, (0.005, 0.05))
 
     # -- connections ---------------------------------------------------------------------
 
@@ -244,14 +253,7 @@ class Database:
         new bank: "database schema is locked"). A file database waits in SQLite itself."""
         if self.path != ":memory:":
             return step()
-        deadline = time.monotonic() + self._busy_ms / 1000
-        while True:
-            try:
-                return step()
-            except sqlite3.OperationalError as exc:
-                if not _is_locked(exc) or time.monotonic() > deadline:
-                    raise
-                time.sleep(random.uniform(0.001, 0.01))
+        return _until_unlocked(step, self._busy_ms / 1000, (0.001, 0.01))
 
     def run(self, sql: str, params: Any = ()) -> int:
         """Run one statement; the number of rows it touched."""
@@ -275,15 +277,12 @@ class Database:
     # -- transactions --------------------------------------------------------------------
 
     def _begin(self) -> None:
-        deadline = time.monotonic() + LOCK_WAIT_SECONDS
-        while True:
-            try:
-                self._writer.execute("BEGIN IMMEDIATE")
-                return
-            except sqlite3.OperationalError as exc:
-                if not _is_locked(exc) or time.monotonic() > deadline:
-                    raise translate(exc, self.path) from exc
-                time.sleep(0.01)
+        try:
+            _until_unlocked(
+                lambda: self._writer.execute("BEGIN IMMEDIATE"), LOCK_WAIT_SECONDS, (0.01, 0.01)
+            )
+        except sqlite3.OperationalError as exc:
+            raise translate(exc, self.path) from exc
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
