@@ -188,6 +188,33 @@ def summarize(
     return out, verdicts
 
 
+def dump_rows(
+    run: Run,
+    probes: Sequence[Probe],
+    verdicts: Sequence[Verdict],
+    turns: dict[str, Turn],
+    label: str,
+) -> list[dict[str, Any]]:
+    """One JSON row per probe: its slot, values, verdict and the texts of the first five hits."""
+    return [
+        {
+            "run": label,
+            "dialogue": p.dialogue_id,
+            "slot": f"{p.service}.{p.slot}",
+            "question": p.question,
+            "final": p.final,
+            "stale": p.stale,
+            "top1": v.top1,
+            "stale_first": v.stale_first,
+            "hits": [
+                [turns[s].text for s in hit if s in turns] for hit in run.ranked.get(i, [])[:5]
+            ],
+            "ranked": run.ranked.get(i, []),
+        }
+        for i, (p, v) in enumerate(zip(probes, verdicts, strict=True))
+    ]
+
+
 def table(rows: dict[str, dict[str, float]]) -> str:
     lines = [
         "| system | probes | top-1 | stale-first | R@5 | newest-of-slot current | p95 ms |",
@@ -284,24 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             extra[name] = {**run.extra, "ingest_s": run.seconds_ingest}
             _log(f"{label} / {name}: {rows[name]} ({time.perf_counter() - t0:.0f}s)")
             if args.dump and name == "mneme":
-                for i, (p, v) in enumerate(zip(probes, verdicts, strict=True)):
-                    dumps.append(
-                        {
-                            "run": label,
-                            "dialogue": p.dialogue_id,
-                            "slot": f"{p.service}.{p.slot}",
-                            "question": p.question,
-                            "final": p.final,
-                            "stale": p.stale,
-                            "top1": v.top1,
-                            "stale_first": v.stale_first,
-                            "hits": [
-                                [turns[s].text for s in hit if s in turns]
-                                for hit in run.ranked.get(i, [])[:5]
-                            ],
-                            "ranked": run.ranked.get(i, []),
-                        }
-                    )
+                dumps += dump_rows(run, probes, verdicts, turns, label)
         report["runs"][label] = {"summary": rows, "extra": extra}
         md += ["", f"## {label}", "", table(rows)]
         if "mneme" in rows and not assistant:

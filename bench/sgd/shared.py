@@ -1,6 +1,6 @@
 """Knowledge updates in a shared bank: the present answer among other conversations.
 
-    python -m bench.sgd.shared [--company N] [--limit N] [--recall KEY=VALUE ...]
+    python -m bench.sgd.shared [--company N] [--limit N] [--dump F] [--recall KEY=VALUE ...]
 
 ``bench.sgd.run`` gives each dialogue a bank of its own, so everything in the bank is about
 the slot's task, and a rule that orders "what the question is about" newest first cannot be
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import sys
 import tempfile
 import time
@@ -27,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.overrides import add_recall_option, recall_from
-from bench.sgd.data import START, Dialogue, Probe, load_probes
-from bench.sgd.run import AGENT, Clock, K, Run, summarize, table
+from bench.sgd.data import START, Dialogue, Probe, Turn, fold, load_probes
+from bench.sgd.run import AGENT, Clock, K, Run, dump_rows, summarize, table
 
 #: The other dialogues in each bank.
 COMPANY = 2
@@ -51,6 +52,37 @@ def companions(dialogues: Sequence[Dialogue], n: int) -> dict[str, list[Dialogue
     return out
 
 
+def first_change(d: Dialogue, probes: Sequence[Probe]) -> int | None:
+    """The index of the dialogue's first user turn that states a slot's value other than the
+    one the user stated first (None when no probe is of it)."""
+    changes = []
+    for p in probes:
+        if p.dialogue_id != d.id:
+            continue
+        first = fold(p.statements[0][1])
+        for source_id, value in p.statements[1:]:
+            if fold(value) != first:
+                changes.append(int(source_id.rsplit(":", 1)[1]))
+                break
+    return min(changes, default=None)
+
+
+def conversations(
+    d: Dialogue, others: Sequence[Dialogue], probes: Sequence[Probe], resume: bool
+) -> list[tuple[str, tuple[Turn, ...]]]:
+    """The sessions of a probe's bank in the order said: the dialogue, then the others; with
+    ``resume``, the dialogue is left at its first change and taken up again, as a session of
+    its own, after the first other one (the change is said in a later conversation)."""
+    rest = [(o.id, o.user_turns) for o in others]
+    turns = d.user_turns
+    cut = first_change(d, probes) if resume else None
+    if cut is None:
+        return [(d.id, turns), *rest]
+    before = tuple(t for t in turns if t.index < cut)
+    after = tuple(t for t in turns if t.index >= cut)
+    return [(d.id, before), *rest[:1], (d.id + "-resumed", after), *rest[1:]]
+
+
 def run_shared(
     dialogues: Sequence[Dialogue],
     pool: Sequence[Dialogue],
@@ -58,6 +90,7 @@ def run_shared(
     company: int,
     embedder: Any,
     recall: dict[str, Any],
+    resume: bool = False,
 ) -> Run:
     from mneme import Memory
 
@@ -75,17 +108,17 @@ def run_shared(
                 bank = "shared-" + d.id.replace("_", "-")
                 t0 = time.perf_counter()
                 last = START
-                for k, conv in enumerate([d, *others[d.id]]):
+                for k, (session, said) in enumerate(conversations(d, others[d.id], probes, resume)):
                     # The dialogue itself at its own minutes; each other one an hour after
                     # the end of the one before.
-                    shift = dt.timedelta(0) if k == 0 else (last - START) + GAP
-                    for t in conv.user_turns:
+                    shift = dt.timedelta(0) if k == 0 else (last - said[0].at) + GAP
+                    for t in said:
                         clock.now = t.at + shift
                         mem.retain(
                             t.text,
                             bank=bank,
                             agent=AGENT,
-                            session=conv.id,
+                            session=session,
                             occurred_at=clock.now,
                             source_id=t.source_id,
                         )
@@ -110,6 +143,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--company", type=int, default=COMPANY, help="other dialogues per bank")
     ap.add_argument("--limit", type=int, default=0, help="first N dialogues with probes")
+    ap.add_argument(
+        "--resume",
+        action="store_true",
+        help="say each dialogue's first change in a later session, after another dialogue",
+    )
+    ap.add_argument("--dump", type=Path, help="write every probe's ranked turns here (JSONL)")
     add_recall_option(ap, "said in the table")
     args = ap.parse_args(argv)
     recall = recall_from(ap, args.recall)
@@ -121,9 +160,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from mneme.embed.minilm import MiniLMEmbedder
 
     t0 = time.perf_counter()
-    run = run_shared(dialogues, pool, probes, args.company, MiniLMEmbedder(), recall)
+    run = run_shared(dialogues, pool, probes, args.company, MiniLMEmbedder(), recall, args.resume)
     rows: dict[str, dict[str, float]] = {}
-    rows["mneme"], _ = summarize(run, probes, turns)
+    rows["mneme"], verdicts = summarize(run, probes, turns)
+    if args.dump:
+        dumps = dump_rows(run, probes, verdicts, turns, f"shared, company {args.company}")
+        args.dump.write_text("\n".join(json.dumps(d) for d in dumps) + "\n", encoding="utf-8")
     split_of = {d.id: d.split for d in dialogues}
     for split in ("dev", "test"):
         chosen = [i for i, p in enumerate(probes) if split_of[p.dialogue_id] == split]
