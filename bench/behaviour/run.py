@@ -18,7 +18,6 @@ import argparse
 import datetime as dt
 import json
 import platform
-import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -39,6 +38,7 @@ from bench.behaviour.model import (
     load_dataset,
 )
 from bench.behaviour.score import CaseScore, Summary, score_case, summarize
+from bench.git import commit
 from bench.overrides import add_recall_option, recall_from, shown
 
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "results"
@@ -136,27 +136,6 @@ def _why(s: CaseScore, p: Prediction) -> str:
     return "; ".join(parts).replace("|", "/")
 
 
-def git_commit() -> str:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=Path(__file__).resolve().parent,
-        )
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=Path(__file__).resolve().parent,
-        )
-        return out.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def report(
     cases: Sequence[Case],
     runs: dict[str, tuple[Adapter, list[Prediction], list[CaseScore], float]],
@@ -195,7 +174,7 @@ def report(
         "",
         "Time per adapter: "
         + ", ".join(f"{n} {r[3]:.1f} s" for n, r in runs.items())
-        + f". Commit {git_commit()}, Python {platform.python_version()}.",
+        + f". Commit {commit()}, Python {platform.python_version()}.",
         "",
         "## Cases below 100",
         "",
@@ -204,7 +183,7 @@ def report(
         md.append(failures(n, scores, preds))
     data = {
         "date": today,
-        "commit": git_commit(),
+        "commit": commit(),
         "python": platform.python_version(),
         "dataset": {"dir": str(CASES_DIR), "pins": dict(PINS), "cases": len(cases)},
         "mneme": {"embedder": embedder, "k": k, "llm": None, "recall": overrides},

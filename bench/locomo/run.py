@@ -21,7 +21,6 @@ import json
 import os
 import platform
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench import pg
+from bench import git, pg
 from bench.locomo import data as data_mod
 from bench.locomo.baselines import BM25Index, DenseIndex, tokenize, word_tokenize
 from bench.locomo.data import CATEGORY_NAMES, Conversation, Dataset
@@ -703,19 +702,7 @@ def plot(
 
 
 def environment() -> dict[str, Any]:
-    try:
-        commit = (
-            subprocess.run(
-                ["git", "rev-parse", "--short", "HEAD"],
-                capture_output=True,
-                text=True,
-                check=False,
-                timeout=10,
-            ).stdout.strip()
-            or None
-        )
-    except (OSError, subprocess.SubprocessError):
-        commit = None
+    commit = git.commit()
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:

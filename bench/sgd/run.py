@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.git import commit
 from bench.locomo.baselines import BM25Index, word_tokenize
 from bench.overrides import add_recall_option, recall_from
 from bench.sgd import supersedes
@@ -188,6 +188,23 @@ def summarize(
     return out, verdicts
 
 
+def split_rows(
+    run: Run,
+    probes: Sequence[Probe],
+    turns: dict[str, Turn],
+    split_of: dict[str, str],
+    name: str,
+) -> dict[str, dict[str, float]]:
+    """The run's scores on the dev and on the test split apart ("<name> [dev]", ...)."""
+    out = {}
+    for split in ("dev", "test"):
+        chosen = [i for i, p in enumerate(probes) if split_of[p.dialogue_id] == split]
+        part = Run(run.name, query_ms=[])
+        part.ranked = {j: run.ranked.get(i, []) for j, i in enumerate(chosen)}
+        out[f"{name} [{split}]"], _ = summarize(part, [probes[i] for i in chosen], turns)
+    return out
+
+
 def dump_rows(
     run: Run,
     probes: Sequence[Probe],
@@ -238,15 +255,6 @@ def _targets(s: dict[str, float]) -> str:
     return "\n".join(out)
 
 
-def _commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def _log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
@@ -276,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         embedder = MiniLMEmbedder()
     report: dict[str, Any] = {
         "date": dt.date.today().isoformat(),
-        "commit": _commit(),
+        "commit": commit(),
         "dialogues": len(dialogues),
         "probes": len(probes),
         "runs": {},
@@ -302,12 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 run = run_bm25(dialogues, probes, assistant, newest=name == "bm25-newest")
             rows[name], verdicts = summarize(run, probes, turns)
-            for split in ("dev", "test"):
-                part = Run(run.name, query_ms=[])
-                chosen = [i for i, p in enumerate(probes) if split_of[p.dialogue_id] == split]
-                part.ranked = {j: run.ranked.get(i, []) for j, i in enumerate(chosen)}
-                subset = [probes[i] for i in chosen]
-                rows[f"{name} [{split}]"], _ = summarize(part, subset, turns)
+            rows.update(split_rows(run, probes, turns, split_of, name))
             extra[name] = {**run.extra, "ingest_s": run.seconds_ingest}
             _log(f"{label} / {name}: {rows[name]} ({time.perf_counter() - t0:.0f}s)")
             if args.dump and name == "mneme":

@@ -1,6 +1,7 @@
 """Knowledge updates in a shared bank: the present answer among other conversations.
 
-    python -m bench.sgd.shared [--company N] [--limit N] [--dump F] [--recall KEY=VALUE ...]
+    python -m bench.sgd.shared [--company N] [--limit N] [--modes plain,resume] [--dump F]
+                               [--recall KEY=VALUE ...]
 
 ``bench.sgd.run`` gives each dialogue a bank of its own, so everything in the bank is about
 the slot's task, and a rule that orders "what the question is about" newest first cannot be
@@ -12,7 +13,11 @@ is asked after the last of them. The other dialogues state no value of the probe
 services differ), so a first hit from them is a miss, never stale. Scores, labels and the
 question are ``bench.sgd.run``'s; mneme only (BM25 has no order by time to confuse).
 
-Prints the table (all, [dev], [test]); nothing is written: quote it where a decision uses it.
+With ``--modes resume`` the probe's dialogue stops at its first change and is taken up again
+as a session of its own after the first other dialogue: the update is said in a later
+conversation (ADR 0106). Prints a table per mode (all, [dev], [test]) and, without
+``--recall``, writes them to ``bench/results/sgd-shared-<date>.md/.json``; ``make bench`` runs
+the first 150 dialogues.
 """
 
 from __future__ import annotations
@@ -27,12 +32,24 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.git import commit
 from bench.overrides import add_recall_option, recall_from
 from bench.sgd.data import START, Dialogue, Probe, Turn, fold, load_probes
-from bench.sgd.run import AGENT, Clock, K, Run, dump_rows, summarize, table
+from bench.sgd.run import (
+    AGENT,
+    RESULTS_DIR,
+    Clock,
+    K,
+    Run,
+    dump_rows,
+    split_rows,
+    summarize,
+    table,
+)
 
 #: The other dialogues in each bank.
 COMPANY = 2
+MODES = ("plain", "resume")
 GAP = dt.timedelta(hours=1)
 
 
@@ -144,41 +161,63 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--company", type=int, default=COMPANY, help="other dialogues per bank")
     ap.add_argument("--limit", type=int, default=0, help="first N dialogues with probes")
     ap.add_argument(
-        "--resume",
-        action="store_true",
-        help="say each dialogue's first change in a later session, after another dialogue",
+        "--modes",
+        default=",".join(MODES),
+        help="plain (the dialogue, then the others) and/or resume (its first change said in a "
+        "later session, after another dialogue)",
     )
+    ap.add_argument("--out", type=Path, default=RESULTS_DIR)
     ap.add_argument("--dump", type=Path, help="write every probe's ranked turns here (JSONL)")
-    add_recall_option(ap, "said in the table")
+    add_recall_option(ap, "a run with one is never written")
     args = ap.parse_args(argv)
     recall = recall_from(ap, args.recall)
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if not modes or set(modes) - set(MODES):
+        ap.error(f"--modes takes {' and/or '.join(MODES)}, comma-separated")
     pool, probes = load_probes()
     dialogues = pool[: args.limit] if args.limit else pool
     keep = {d.id for d in dialogues}
     probes = [p for p in probes if p.dialogue_id in keep]
     turns = {t.source_id: t for d in pool for t in d.turns}
+    split_of = {d.id: d.split for d in dialogues}
     from mneme.embed.minilm import MiniLMEmbedder
 
-    t0 = time.perf_counter()
-    run = run_shared(dialogues, pool, probes, args.company, MiniLMEmbedder(), recall, args.resume)
-    rows: dict[str, dict[str, float]] = {}
-    rows["mneme"], verdicts = summarize(run, probes, turns)
-    if args.dump:
-        dumps = dump_rows(run, probes, verdicts, turns, f"shared, company {args.company}")
-        args.dump.write_text("\n".join(json.dumps(d) for d in dumps) + "\n", encoding="utf-8")
-    split_of = {d.id: d.split for d in dialogues}
-    for split in ("dev", "test"):
-        chosen = [i for i, p in enumerate(probes) if split_of[p.dialogue_id] == split]
-        part = Run(run.name, query_ms=[])
-        part.ranked = {j: run.ranked.get(i, []) for j, i in enumerate(chosen)}
-        rows[f"mneme [{split}]"], _ = summarize(part, [probes[i] for i in chosen], turns)
+    embedder = MiniLMEmbedder()
     shown = ", ".join(f"{k}={v}" for k, v in sorted(recall.items())) or "defaults"
-    print(
-        f"SGD knowledge updates in shared banks: {len(dialogues)} dialogues, {len(probes)} "
-        f"probes, each bank with {args.company} other dialogues said later (user turns); "
-        f"recall: {shown}; {time.perf_counter() - t0:.0f} s\n"
-    )
-    print(table(rows))
+    date = dt.datetime.now(dt.UTC).date().isoformat()
+    md = [
+        f"# SGD knowledge updates in shared banks ({date}, commit {commit()})",
+        "",
+        f"{len(dialogues)} dialogues of the SGD dev split, {len(probes)} probes; each bank holds "
+        f"the probe's dialogue and the user turns of the next {args.company} dialogues sharing "
+        "none of its services, said later; question and scores as `bench.sgd.run`'s (user "
+        f"turns). plain: the dialogue, then the others; resume: the dialogue stops at its first "
+        "change and is taken up again as a session of its own after the first other one. "
+        f"recall: {shown}. ADRs 0105, 0106.",
+    ]
+    report: dict[str, Any] = {"date": date, "commit": commit(), "recall": recall, "modes": {}}
+    dumps: list[dict[str, Any]] = []
+    for mode in modes:
+        t0 = time.perf_counter()
+        run = run_shared(
+            dialogues, pool, probes, args.company, embedder, recall, resume=mode == "resume"
+        )
+        rows: dict[str, dict[str, float]] = {}
+        rows["mneme"], verdicts = summarize(run, probes, turns)
+        rows.update(split_rows(run, probes, turns, split_of, "mneme"))
+        dumps += dump_rows(run, probes, verdicts, turns, mode)
+        seconds = time.perf_counter() - t0
+        report["modes"][mode] = {"summary": rows, "seconds": seconds}
+        md += ["", f"## {mode} ({seconds:.0f} s)", "", table(rows)]
+    text = "\n".join(md) + "\n"
+    print(text)
+    if not recall:
+        args.out.mkdir(parents=True, exist_ok=True)
+        stem = args.out / f"sgd-shared-{date}"
+        stem.with_suffix(".md").write_text(text, encoding="utf-8")
+        stem.with_suffix(".json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    if args.dump:
+        args.dump.write_text("\n".join(json.dumps(d) for d in dumps) + "\n", encoding="utf-8")
     return 0
 
 

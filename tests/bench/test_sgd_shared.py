@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
 from bench.sgd.data import Dialogue, Probe, Turn
-from bench.sgd.shared import companions, conversations, first_change
+from bench.sgd.shared import companions, conversations, first_change, main
 
 
 def _d(i: str, *services: str) -> Dialogue:
@@ -43,3 +44,9 @@ def test_a_resumed_dialogue_says_its_first_change_after_the_first_other_one() ->
     plain = [s for s, _ in conversations(d, others, probes, False)]
     assert plain == ["a", "b", "c"]
     assert conversations(d, others, probes[2:], True)[0] == ("a", d.user_turns)
+
+
+def test_an_unknown_mode_is_a_usage_error() -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--modes", "plain,sideways"])
+    assert exc.value.code == 2
