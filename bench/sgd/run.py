@@ -232,6 +232,25 @@ def dump_rows(
     ]
 
 
+def publish(
+    md: Sequence[str],
+    report: dict[str, Any],
+    stem: Path | None,
+    dump: Path | None,
+    dumps: Sequence[dict[str, Any]],
+) -> None:
+    """Print the markdown; write it and the JSON report beside ``stem`` (none: not written)
+    and the dump rows to ``dump`` (JSONL), if given."""
+    text = "\n".join(md) + "\n"
+    print(text)
+    if stem is not None:
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        stem.with_suffix(".md").write_text(text, encoding="utf-8")
+        stem.with_suffix(".json").write_text(json.dumps(report, indent=2), encoding="utf-8")
+    if dump is not None:
+        dump.write_text("\n".join(json.dumps(d) for d in dumps) + "\n", encoding="utf-8")
+
+
 def table(rows: dict[str, dict[str, float]]) -> str:
     lines = [
         "| system | probes | top-1 | stale-first | R@5 | newest-of-slot current | p95 ms |",
@@ -328,15 +347,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             retired = extra["mneme"].get("retirements")
             if retired:
                 md += ["", supersedes.line(retired["counts"])]
-    text = "\n".join(md) + "\n"
-    print(text)
-    if not args.limit and not recall:
-        args.out.mkdir(parents=True, exist_ok=True)
-        stem = args.out / f"sgd-{report['date']}"
-        stem.with_suffix(".md").write_text(text, encoding="utf-8")
-        stem.with_suffix(".json").write_text(json.dumps(report, indent=2), encoding="utf-8")
-    if args.dump:
-        args.dump.write_text("\n".join(json.dumps(d) for d in dumps) + "\n", encoding="utf-8")
+    written = not args.limit and not recall
+    stem = args.out / f"sgd-{report['date']}" if written else None
+    publish(md, report, stem, args.dump, dumps)
     return 0
 
 

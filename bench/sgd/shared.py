@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import sys
 import tempfile
 import time
@@ -42,6 +41,7 @@ from bench.sgd.run import (
     K,
     Run,
     dump_rows,
+    publish,
     split_rows,
     summarize,
     table,
@@ -209,15 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         seconds = time.perf_counter() - t0
         report["modes"][mode] = {"summary": rows, "seconds": seconds}
         md += ["", f"## {mode} ({seconds:.0f} s)", "", table(rows)]
-    text = "\n".join(md) + "\n"
-    print(text)
-    if not recall:
-        args.out.mkdir(parents=True, exist_ok=True)
-        stem = args.out / f"sgd-shared-{date}"
-        stem.with_suffix(".md").write_text(text, encoding="utf-8")
-        stem.with_suffix(".json").write_text(json.dumps(report, indent=2), encoding="utf-8")
-    if args.dump:
-        args.dump.write_text("\n".join(json.dumps(d) for d in dumps) + "\n", encoding="utf-8")
+    stem = None if recall else args.out / f"sgd-shared-{date}"
+    publish(md, report, stem, args.dump, dumps)
     return 0
 
 
