@@ -75,7 +75,8 @@ bench: $(STAMP)
 	$(PY) -m bench.insights.run
 	$(PY) -m bench.portable
 	$(PY) -m bench.sgd.run
-	$(PY) -m bench.sgd.shared --limit 150
+	$(PY) -m bench.sgd.shared --split dev --limit 150
+	$(PY) -m bench.sgd.shared --split test --limit 150
 	$(PY) -m bench.sgd.decisions
 	$(PY) -m bench.locomo.events
 	$(PY) -m bench.sgd.tombstones

@@ -1,6 +1,7 @@
 """Knowledge updates in a shared bank: the present answer among other conversations.
 
-    python -m bench.sgd.shared [--company N] [--limit N] [--modes plain,resume] [--dump F]
+    python -m bench.sgd.shared [--company N] [--limit N] [--split all|dev|test]
+                               [--modes plain,resume] [--dump F]
                                [--recall KEY=VALUE ...]
 
 ``bench.sgd.run`` gives each dialogue a bank of its own, so everything in the bank is about
@@ -17,7 +18,7 @@ With ``--modes resume`` the probe's dialogue stops at its first change and is ta
 as a session of its own after the first other dialogue: the update is said in a later
 conversation (ADR 0106). Prints a table per mode (all, [dev], [test]) and, without
 ``--recall``, writes them to ``bench/results/sgd-shared-<date>.md/.json``; ``make bench`` runs
-the first 150 dialogues.
+the first 150 dialogues of each split (tune on dev only, ADR 0060).
 """
 
 from __future__ import annotations
@@ -161,6 +162,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--company", type=int, default=COMPANY, help="other dialogues per bank")
     ap.add_argument("--limit", type=int, default=0, help="first N dialogues with probes")
     ap.add_argument(
+        "--split",
+        choices=("all", "dev", "test"),
+        default="all",
+        help="probe dialogues of this split only (their company is drawn from all)",
+    )
+    ap.add_argument(
         "--modes",
         default=",".join(MODES),
         help="plain (the dialogue, then the others) and/or resume (its first change said in a "
@@ -175,7 +182,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not modes or set(modes) - set(MODES):
         ap.error(f"--modes takes {' and/or '.join(MODES)}, comma-separated")
     pool, probes = load_probes()
-    dialogues = pool[: args.limit] if args.limit else pool
+    chosen = [d for d in pool if args.split in ("all", d.split)]
+    dialogues = chosen[: args.limit] if args.limit else chosen
     keep = {d.id for d in dialogues}
     probes = [p for p in probes if p.dialogue_id in keep]
     turns = {t.source_id: t for d in pool for t in d.turns}
@@ -188,7 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     md = [
         f"# SGD knowledge updates in shared banks ({date}, commit {commit()})",
         "",
-        f"{len(dialogues)} dialogues of the SGD dev split, {len(probes)} probes; each bank holds "
+        f"{len(dialogues)} dialogues of the SGD dev split (our part: {args.split}, ADR 0060), "
+        f"{len(probes)} probes; each bank holds "
         f"the probe's dialogue and the user turns of the next {args.company} dialogues sharing "
         "none of its services, said later; question and scores as `bench.sgd.run`'s (user "
         f"turns). plain: the dialogue, then the others; resume: the dialogue stops at its first "
@@ -209,7 +218,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         seconds = time.perf_counter() - t0
         report["modes"][mode] = {"summary": rows, "seconds": seconds}
         md += ["", f"## {mode} ({seconds:.0f} s)", "", table(rows)]
-    stem = None if recall else args.out / f"sgd-shared-{date}"
+    name = "sgd-shared" + ("" if args.split == "all" else f"-{args.split}")
+    stem = None if recall else args.out / f"{name}-{date}"
     publish(md, report, stem, args.dump, dumps)
     return 0
 
