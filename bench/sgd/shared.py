@@ -34,6 +34,7 @@ from typing import Any
 
 from bench.git import commit
 from bench.overrides import add_recall_option, recall_from
+from bench.sgd import supersedes
 from bench.sgd.data import START, Dialogue, Probe, Turn, fold, load_probes
 from bench.sgd.run import (
     AGENT,
@@ -115,6 +116,7 @@ def run_shared(
     run = Run("mneme")
     clock = Clock()
     others = companions(pool, company)
+    units: list[Any] = []
     by_dialogue: dict[str, list[int]] = {}
     for i, p in enumerate(probes):
         by_dialogue.setdefault(p.dialogue_id, []).append(i)
@@ -150,8 +152,12 @@ def run_shared(
                     )
                     run.query_ms.append((time.perf_counter() - t1) * 1000)
                     run.ranked[i] = [list(h.evidence_source_ids) for h in hits]
+                units += mem.list_memories(bank=bank, limit=10_000)
                 if n % 50 == 0:
                     print(f"  {n}/{len(dialogues)} dialogues", file=sys.stderr, flush=True)
+            run.extra["retirements"] = supersedes.support(
+                units, {d.id: d for d in pool}, across=True
+            ).as_dict()
         finally:
             mem.close()
     return run
@@ -216,8 +222,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows.update(split_rows(run, probes, turns, split_of, "mneme"))
         dumps += dump_rows(run, probes, verdicts, turns, mode)
         seconds = time.perf_counter() - t0
-        report["modes"][mode] = {"summary": rows, "seconds": seconds}
-        md += ["", f"## {mode} ({seconds:.0f} s)", "", table(rows)]
+        retired = run.extra["retirements"]
+        report["modes"][mode] = {"summary": rows, "seconds": seconds, "retirements": retired}
+        md += [
+            "",
+            f"## {mode} ({seconds:.0f} s)",
+            "",
+            table(rows),
+            "",
+            supersedes.line(retired["counts"]),
+        ]
     name = "sgd-shared" + ("" if args.split == "all" else f"-{args.split}")
     stem = None if recall else args.out / f"{name}-{date}"
     publish(md, report, stem, args.dump, dumps)

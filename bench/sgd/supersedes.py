@@ -7,7 +7,9 @@ or the turn states the slot in a span) is changed again, to another value, by th
 its successor. Otherwise nothing the annotations record changed between the two turns: the
 retirement is *unsupported*, the measure of destructive verdicts over the whole set (the
 decision set's "0 destructive" counts only its sampled pairs). Labels come from the
-annotations alone; pairs whose turns are not both user turns of one dialogue are not judged.
+annotations alone; pairs whose turns are not both user turns of one dialogue are not judged
+(in a bank shared by dialogues with no service in common, a retirement across two of them is
+unsupported: ``support(..., across=True)``).
 """
 
 from __future__ import annotations
@@ -74,9 +76,13 @@ class Support:
         return {"counts": self.counts, "unsupported": self.unsupported}
 
 
-def support(units: Iterable[Any], dialogues: Mapping[str, Dialogue]) -> Support:
+def support(
+    units: Iterable[Any], dialogues: Mapping[str, Dialogue], across: bool = False
+) -> Support:
     """Judge every superseded unit among ``units`` (``mneme.Unit``s of any banks) whose
-    successor is among them too."""
+    successor is among them too. With ``across`` (banks holding several dialogues that share
+    no service, ``bench.sgd.shared``), a retirement by a turn of another dialogue is
+    unsupported: nothing the annotations record ties two such dialogues."""
     by_id = {u.id: u for u in units}
     out = Support()
     read: dict[str, dict[int, dict[Slot, frozenset[str]]]] = {}
@@ -85,7 +91,17 @@ def support(units: Iterable[Any], dialogues: Mapping[str, Dialogue]) -> Support:
         if u.status.value != "superseded" or successor is None:
             continue
         old, new = _turn(u.evidence), _turn(successor.evidence)
-        if old is None or new is None or old[0] != new[0] or old[0] not in dialogues:
+        if old is None or new is None or old[0] not in dialogues:
+            continue
+        example = {
+            "old": f"{old[0]}:{old[1]}",
+            "new": f"{new[0]}:{new[1]}",
+            "old_text": u.text,
+            "new_text": successor.text,
+        }
+        if old[0] != new[0]:
+            if across and new[0] in dialogues:
+                out.add(dialogues[old[0]].split, False, example)
             continue
         dialogue = dialogues[old[0]]
         if dialogue.id not in read:
@@ -93,16 +109,7 @@ def support(units: Iterable[Any], dialogues: Mapping[str, Dialogue]) -> Support:
         ok = supported(dialogue, old[1], new[1], read[dialogue.id])
         if ok is None:
             continue
-        out.add(
-            dialogue.split,
-            ok,
-            {
-                "old": f"{old[0]}:{old[1]}",
-                "new": f"{new[0]}:{new[1]}",
-                "old_text": u.text,
-                "new_text": successor.text,
-            },
-        )
+        out.add(dialogue.split, ok, example)
     return out
 
 

@@ -75,3 +75,16 @@ def test_support_counts_each_retired_unit_with_its_successor():
     assert judged.counts == {"dev": {"supported": 1, "unsupported": 1}}
     assert [(e["old"], e["new"]) for e in judged.unsupported] == [("d1:4", "d1:6")]
     assert "dev 1/2 (0.500)" in line(judged.counts)
+
+
+def test_a_retirement_across_two_dialogues_is_unsupported_only_in_shared_banks():
+    other = Dialogue("d2", ("Movies_1",), (_user(0, "Two tickets.", {}),), "dialogues_001.json")
+    units = [
+        _Unit("a", "From the 9th.", ("d1:2",), _Status("superseded"), "m"),
+        _Unit("m", "Two tickets.", ("d2:0",), _Status("active")),
+    ]
+    dialogues = {"d1": DIALOGUE, "d2": other}
+    assert support(units, dialogues).counts == {}
+    judged = support(units, dialogues, across=True)
+    assert judged.counts == {"dev": {"supported": 0, "unsupported": 1}}
+    assert [(e["old"], e["new"]) for e in judged.unsupported] == [("d1:2", "d2:0")]
