@@ -600,6 +600,9 @@ def _slot_pair(
         similarity=nb.similarity,
         same_author=same_author,
         same_conversation=_same_conversation(new, nb),
+        other_conversation=new.session is not None
+        and nb.session is not None
+        and new.session != nb.session,
         heard_others=statement.author is not None and bool(nb.voices - {statement.author}),
         asks_back=(new.turn or "").rstrip().endswith("?"),
         latest_of_kind=latest.kinds,

@@ -1406,3 +1406,25 @@ def test_a_cue_in_a_statement_of_another_subject_moves_only_its_own_value(mem, c
     rota = say(mem, clock, "The cleaning rota moved from Monday to Thursday.", session="s")
     assert Verdict.SUPERSEDE not in verdicts(rota)
     assert mem.get(payroll.memory_ids[0]).status.value == "active"
+
+
+def test_a_cue_in_one_conversation_moves_no_value_said_in_another(mem, clock):
+    # SGD shared banks (ADR 0106): a reply cue answers its own conversation; two tasks'
+    # frames share their prepositions ("... on March 10th" / "... on the 5th of March").
+    say(mem, clock, "User: Nope. I wish to visit the property on March 10th.", session="s1")
+    clock.now += dt.timedelta(hours=2)
+    say(mem, clock, "User: I want a table for two at Sino.", session="s2")
+    r = say(mem, clock, "User: No, please look for a table on the 5th of March.", session="s2")
+    assert Verdict.SUPERSEDE not in verdicts(r)
+    # Within one conversation the same cue and frame do move it.
+    r = say(
+        mem, clock, "User: No, I wish to visit the property on the 12th of March.", session="s1"
+    )
+    assert Verdict.SUPERSEDE in verdicts(r)
+
+
+def test_a_move_said_in_a_later_conversation_still_retires_the_old_value(mem, clock):
+    say(mem, clock, "Alice lives in Berlin.", session="s1")
+    clock.now += dt.timedelta(days=20)
+    r = say(mem, clock, "Alice moved from Berlin to Munich.", session="s2")
+    assert verdicts(r) == [Verdict.SUPERSEDE]
