@@ -453,6 +453,12 @@ def _same_conversation(new: Candidate, nb: Neighbour) -> bool:
     return new.session is not None and new.session == nb.session and later
 
 
+def _other_conversation(new: Candidate, nb: Neighbour) -> bool:
+    """Both said in a known session, and not the same one: a reply cue in one conversation
+    answers that conversation, not the other's value (ADR 0106 amendment)."""
+    return new.session is not None and nb.session is not None and new.session != nb.session
+
+
 def _latest_of_kind(
     new: Candidate, statement: Statement, neighbours: Sequence[Neighbour]
 ) -> dict[str, Latest]:
@@ -600,9 +606,7 @@ def _slot_pair(
         similarity=nb.similarity,
         same_author=same_author,
         same_conversation=_same_conversation(new, nb),
-        other_conversation=new.session is not None
-        and nb.session is not None
-        and new.session != nb.session,
+        other_conversation=_other_conversation(new, nb),
         heard_others=statement.author is not None and bool(nb.voices - {statement.author}),
         asks_back=(new.turn or "").rstrip().endswith("?"),
         latest_of_kind=latest.kinds,
