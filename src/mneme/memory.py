@@ -39,6 +39,7 @@ from mneme.core.model import (
     HistoryEvent,
     Hit,
     RetainResult,
+    Scope,
     Source,
     Unit,
 )
@@ -879,7 +880,13 @@ class Memory:
     ) -> list[HistoryEvent]:
         """Every recorded change of a unit, source, claim or conflict, oldest first."""
         viewer = self._lookup.recorded(object_id, bank, agent)
-        return trust_history(self._store, viewer.bank_id, object_id)
+        # A source id may be several writers' (ADR 0107): only the sources this reader sees.
+        writers = (
+            None
+            if viewer.scope == Scope.OWNER
+            else self._store.memories.source_writers(viewer, object_id)
+        )
+        return trust_history(self._store, viewer.bank_id, object_id, writers)
 
     def state_at(self, object_id: str, at: dt.datetime | str) -> dict[str, Any] | None:
         """What mneme held about a unit, claim or conflict at a past instant (record time)."""

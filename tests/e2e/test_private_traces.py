@@ -134,6 +134,25 @@ def test_over_http_a_private_write_leaves_the_shared_memory_as_it_was(http: _Htt
     assert said[0].replace("priv-0", "X") == said[1].replace("never-was", "X")
 
 
+def test_over_http_a_private_source_id_is_no_oracle(http: _Http) -> None:
+    """Writing under an id another agent holds privately is answered as under an unused one
+    (ADR 0107): no 409 tells that it exists."""
+    kept = http.call(
+        "a2",
+        "POST",
+        "/memories",
+        json={"text": PRIVATE[3], "visibility": "private", "source_id": "p-9"},
+    )
+    assert kept.status_code in (200, 201), kept.text
+    taken = http.call("a1", "POST", "/memories", json={"text": SHARED, "source_id": "p-9"})
+    unused = http.call("a1", "POST", "/memories", json={"text": SHARED, "source_id": "never-9"})
+    assert taken.status_code == unused.status_code, taken.text
+    assert taken.json()["status"] == unused.json()["status"]
+    mine = http.call("a2", "GET", "/sources/p-9").json()
+    theirs = http.call("a3", "GET", "/sources/p-9").json()
+    assert (mine["text"], theirs["text"]) == (PRIVATE[3], SHARED)
+
+
 @pytest.mark.anyio
 async def test_over_mcp_a_private_write_leaves_the_shared_memory_as_it_was(
     mem: mneme.Memory,

@@ -361,15 +361,20 @@ class Insighter:
 
     def _episodes(self, bank: str, units: Sequence[Unit]) -> dict[str, str | None]:
         """The session each memory was said in (its first evidence source's), None unknown."""
-        owner = Viewer(bank, INSIGHTS, Scope.OWNER)
-        sessions: dict[str, str | None] = {}
+        sessions: dict[tuple[str, str], str | None] = {}
         out: dict[str, str | None] = {}
         for u in units:
-            first = u.evidence[0] if u.evidence else None
-            if first is not None and first not in sessions:
-                source = self.store.memories.get_source(owner, first)
-                sessions[first] = source.session_id if source is not None else None
-            out[u.id] = sessions.get(first) if first is not None else None
+            if not u.evidence:
+                out[u.id] = None
+                continue
+            # Read as the owner, the writer's own source of that id first (ADR 0107).
+            key = (u.evidence[0], u.agent_id)
+            if key not in sessions:
+                source = self.store.memories.get_source(
+                    Viewer(bank, u.agent_id, Scope.OWNER), key[0]
+                )
+                sessions[key] = source.session_id if source is not None else None
+            out[u.id] = sessions[key]
         return out
 
     def _coherence(

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,6 +224,15 @@ def row_digest(table: str, row: Mapping[str, Any]) -> str:
     """The digest of a data row's state: every portable column (``store.tables``), so the
     same row hashes alike on every backend and after a copy."""
     return hashlib.sha256(canonical({"row": dict(row), "table": table}).encode("utf-8")).hexdigest()
+
+
+def rows_digest(table: str, rows: Sequence[Mapping[str, Any]]) -> str:
+    """The digest of the rows of one sealed id: a row's own digest, and for several rows of
+    one id (two writers' sources, ADR 0107) the digest of their digests, in order."""
+    if len(rows) == 1:
+        return row_digest(table, rows[0])
+    states = sorted(row_digest(table, r) for r in rows)
+    return hashlib.sha256(canonical({"rows": states, "table": table}).encode("utf-8")).hexdigest()
 
 
 def row_seals(records: Iterable[str | None]) -> dict[tuple[str, str], str | None]:

@@ -49,7 +49,7 @@ SPECS: tuple[Table, ...] = (
     _t("banks", ("id",), "id name created_at:ts config:json"),
     _t(
         "sources",
-        _BK,
+        ("bank_id", "id", "agent_id"),  # an id is its writer's (ADR 0107)
         "bank_id id text content_hash kind agent_id session_id task_id occurred_at:ts "
         "mentioned_at:ts recorded_at:ts trust:float visibility metadata:json",
     ),
@@ -68,7 +68,7 @@ SPECS: tuple[Table, ...] = (
     ),
     _t(
         "unit_evidence",
-        ("bank_id", "unit_id", "source_id"),
+        ("bank_id", "unit_id", "source_id", "agent_id"),
         "bank_id unit_id source_id agent_id at:ts",
     ),
     _t("entities", _BK, "bank_id id name key kind aliases:json"),

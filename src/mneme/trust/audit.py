@@ -17,8 +17,8 @@ from mneme.core.audit_chain import (
     MacKey,
     head_mac_ok,
     key_check,
-    row_digest,
     row_seals,
+    rows_digest,
     verify_chain,
 )
 from mneme.errors import NotFound
@@ -206,14 +206,19 @@ def _erasures_covered(rows: list[Row], purged: set[str]) -> ChainReport | None:
 
 def _data_rows(store: AuditStore, bank: str | None) -> dict[str, dict[tuple[str, str], str]]:
     """bank -> (table, id) -> state digest of every row of the sealed tables."""
-    out: dict[str, dict[tuple[str, str], str]] = {}
+    grouped: dict[str, dict[tuple[str, str], list[Mapping[str, Any]]]] = {}
     for table in SEALED_TABLES:
         for batch in store.portable.export_rows(table):
             for row in batch:
                 b = str(row["bank_id"])
                 if bank is None or b == bank:
-                    out.setdefault(b, {})[(table, str(row["id"]))] = row_digest(table, row)
-    return out
+                    key = (table, str(row["id"]))
+                    grouped.setdefault(b, {}).setdefault(key, []).append(row)
+    # Several rows of one id (two writers' sources, ADR 0107) are sealed as one state.
+    return {
+        b: {key: rows_digest(key[0], rows) for key, rows in keyed.items()}
+        for b, keyed in grouped.items()
+    }
 
 
 def _rows_sealed(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 from typing import Any, Protocol
 
 from mneme.core.model import HistoryEvent
@@ -16,11 +17,19 @@ class HistoryStore(Protocol):
     audit: Audit
 
 
-def history(store: HistoryStore, bank_id: str, object_id: str) -> list[HistoryEvent]:
+def history(
+    store: HistoryStore,
+    bank_id: str,
+    object_id: str,
+    writers: Collection[str] | None = None,
+) -> list[HistoryEvent]:
     """Every recorded change of one object, oldest first.
 
     Review decisions come from the append-only review events (decision, actor, note and the
     prior and new state on both axes); everything else from the hash-chained audit log.
+    ``writers``, when given, are those whose sources of this id the reader may see: a source
+    record by anyone else (another agent's private source of the same id, ADR 0107) is left
+    out.
     """
     events = [
         HistoryEvent(
@@ -43,6 +52,8 @@ def history(store: HistoryStore, bank_id: str, object_id: str) -> list[HistoryEv
     for rec in store.audit.records(bank_id, target=object_id):
         if rec.op.startswith("review."):
             continue  # the review event above says it with both axes
+        if writers is not None and rec.op.startswith("source.") and rec.actor not in writers:
+            continue
         events.append(
             HistoryEvent(
                 at=rec.at,

@@ -34,7 +34,9 @@ RESTATING = frozenset({Network.OBSERVATION, Network.INSIGHT})
 
 def plan(store: PurgeStore, object_id: str, bank: str | None = None) -> PurgeReport:
     """The units and sources a purge of one object erases (in ``bank``, or wherever the id
-    is when it is in one bank only: source ids are unique per bank)."""
+    is when it is in one bank only). A source id names every source written under it in the
+    bank: a shared one and other agents' private ones may share it (ADR 0107), and erasing
+    the id erases all of them and what rests only on them."""
     validate.ident(object_id, "id")
     if bank is not None:
         bank = validate.ident(bank, "bank")

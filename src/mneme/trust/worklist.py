@@ -10,6 +10,7 @@ claims or proposals at once, each in its own transaction, and answers one result
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from mneme import validate
@@ -202,7 +203,9 @@ class _Cards:
             return None
         occurred = unit.occurred_start
         if occurred is None and unit.evidence:
-            source = self.store.memories.get_source(self.owner, unit.evidence[0])
+            # As the owner, the writer's own source of that id first (ADR 0107).
+            writer = replace(self.owner, agent_id=unit.agent_id)
+            source = self.store.memories.get_source(writer, unit.evidence[0])
             occurred = source.occurred_at if source is not None else None
         return Statement(
             unit_id=unit.id,

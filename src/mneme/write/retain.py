@@ -308,11 +308,9 @@ class Retainer:
         )
         if existing is not None:
             return self._replay(plan, existing)
-        # Source ids are unique in a bank; another bank's ids are not this bank's business. An
-        # id this agent cannot see (another agent's private source) gets the same refusal as
-        # one it can see holding other text: nothing of the hidden source is told.
-        if store.memories.get_source(Viewer(src.bank_id, "owner", Scope.OWNER), src.id) is not None:
-            raise Conflict(_SOURCE_ID_TAKEN.format(id=src.id, bank=src.bank_id))
+        # A source id is its writer's among what the writer can see: another agent's private
+        # source of the same id takes nothing from it, and no answer here tells it exists
+        # (ADR 0107). Another bank's ids are not this bank's business.
         store.memories.put_source(src)
         if plan.screening is not None and plan.screening.found:
             audit_screening(store, src.bank_id, src.agent_id, src.id, plan.screening)

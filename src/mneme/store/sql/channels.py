@@ -21,6 +21,17 @@ def _rarity(degree: float) -> float:
     return 1.0 / (1.0 + math.log1p(float(degree)))
 
 
+#: Two evidence rows ``e1``, ``e2`` of one id rest on one source: one knower, or not two
+#: knowers that each wrote a source of that id (ids are the writer's, ADR 0107; an
+#: observation's rows cite the sources of its evidence).
+_ONE_SOURCE = (
+    "(e2.agent_id = e1.agent_id OR NOT (EXISTS (SELECT 1 FROM sources w1 WHERE "
+    "w1.bank_id = e1.bank_id AND w1.id = e1.source_id AND w1.agent_id = e1.agent_id) AND "
+    "EXISTS (SELECT 1 FROM sources w2 WHERE w2.bank_id = e2.bank_id AND w2.id = e2.source_id "
+    "AND w2.agent_id = e2.agent_id)))"
+)
+
+
 class Channels(Part):
     def __init__(self, engine: Engine, own: Searches) -> None:
         super().__init__(engine)
@@ -139,7 +150,7 @@ class Channels(Part):
             rows = self.sql.rows(
                 "SELECT e1.unit_id, e2.unit_id, e1.source_id FROM unit_evidence e1 "
                 "JOIN unit_evidence e2 ON e2.bank_id = e1.bank_id AND e2.source_id = e1.source_id "
-                "AND e2.unit_id != e1.unit_id "
+                f"AND e2.unit_id != e1.unit_id AND {_ONE_SOURCE} "
                 "JOIN units b ON b.bank_id = e2.bank_id AND b.id = e2.unit_id "
                 f"WHERE e1.bank_id = ? AND {e1_seeds} AND {clause} "
                 "ORDER BY e2.unit_id LIMIT ?",

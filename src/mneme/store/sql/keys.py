@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from mneme.core.audit_chain import MacKey, head_mac, key_check, row_digest, row_seals
+from mneme.core.audit_chain import MacKey, head_mac, key_check, row_seals, rows_digest
 from mneme.store import audit_key
 from mneme.store.audit_key import KeyRing
 from mneme.store.codec import utc_now
@@ -55,7 +55,7 @@ class AuditKeys:
         """The state digest of each row (None: the row is gone), from its portable form."""
         t = spec(table)
         d = self.sql.dialect
-        out: dict[str, str | None] = dict.fromkeys(ids)
+        found: dict[str, list[dict[str, Any]]] = {}
         for i in range(0, len(ids), 500):
             among, values = d.one_of("id", list(ids[i : i + 500]))
             rows = self.sql.rows(
@@ -64,8 +64,8 @@ class AuditKeys:
             )
             for r in rows:
                 row = {c: d.decode(k, r[n]) for n, (c, k) in enumerate(t.columns)}
-                out[str(row["id"])] = row_digest(table, row)
-        return out
+                found.setdefault(str(row["id"]), []).append(row)
+        return {i: rows_digest(table, found[i]) if i in found else None for i in ids}
 
     sql: Executor
     _keyring: KeyRing | None
@@ -162,10 +162,12 @@ class AuditKeys:
         changed: dict[str, list[tuple[str, str]]] = {}
         for table in SEALED_TABLES:
             t = spec(table)
+            grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
             for r in self.sql.rows(f"SELECT {', '.join(t.names)} FROM {table}"):
                 row: dict[str, Any] = {c: d.decode(k, r[n]) for n, (c, k) in enumerate(t.columns)}
-                bank_id, row_id = str(row["bank_id"]), str(row["id"])
-                if seals.get(bank_id, {}).get((table, row_id)) != row_digest(table, row):
+                grouped.setdefault((str(row["bank_id"]), str(row["id"])), []).append(row)
+            for (bank_id, row_id), rows in grouped.items():
+                if seals.get(bank_id, {}).get((table, row_id)) != rows_digest(table, rows):
                     changed.setdefault(bank_id, []).append((table, row_id))
         for bank_id in sorted(changed):
             self._mark_touched(bank_id, changed[bank_id])

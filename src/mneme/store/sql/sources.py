@@ -15,13 +15,23 @@ SOURCE = Columns("sources")
 ID_TABLES = ("units", "sources", "claims", "conflicts", "sweep_proposals")
 
 
+#: Over an evidence row ``e`` and a source ``s`` of its id: the source its knower wrote, as
+#: ids are the writer's (ADR 0107); a knower that wrote none of that id (an observation cites
+#: the sources of its evidence) rests on whichever the viewer may see.
+WRITTEN_BY_KNOWER = (
+    "(s.agent_id = e.agent_id OR NOT EXISTS (SELECT 1 FROM sources w WHERE "
+    "w.bank_id = e.bank_id AND w.id = e.source_id AND w.agent_id = e.agent_id))"
+)
+
+
 class Sources(Part):
     def put_source(self, source: Source) -> None:
         s = source
         # ON CONFLICT DO NOTHING rather than catching the unique violation: an error would
-        # abort a whole PostgreSQL transaction.
+        # abort a whole PostgreSQL transaction. Either key may clash: the writer's own id
+        # (bank, id, writer) or the bank's shared one (at most one shared source an id).
         added = self.sql.write(
-            SOURCE.insert + " ON CONFLICT (bank_id, id) DO NOTHING",
+            SOURCE.insert + " ON CONFLICT DO NOTHING",
             SOURCE.row(self.sql.dialect, s),
         )
         if not added:
@@ -37,10 +47,17 @@ class Sources(Part):
         )
 
     def get_source(self, viewer: Viewer, source_id: str) -> Source | None:
+        """The source of that id the viewer may see. Ids are the writer's (ADR 0107): another
+        agent's private source may hold the id of a shared one, so the viewer's own comes
+        first, then the shared one, then (seen by the owner) the earliest written."""
         sql = f"SELECT {SOURCE.select} FROM sources s WHERE s.bank_id = ? AND s.id = ?"
         params: list[str] = [viewer.bank_id, source_id]
         sql, params = _visible(viewer, sql, params)
-        rows = self.sql.rows(sql, params)
+        sql += (
+            " ORDER BY CASE WHEN s.agent_id = ? THEN 0 WHEN s.visibility = 'shared' THEN 1 "
+            "ELSE 2 END, s.recorded_at, s.agent_id LIMIT 1"
+        )
+        rows = self.sql.rows(sql, [*params, viewer.agent_id])
         if not rows:
             return None
         v = SOURCE.decode(self.sql.dialect, rows[0])
@@ -48,6 +65,11 @@ class Sources(Part):
         v["visibility"] = Visibility(v["visibility"])
         v["metadata"] = v["metadata"] or {}
         return Source(**v)
+
+    def source_writers(self, viewer: Viewer, source_id: str) -> list[str]:
+        sql = "SELECT s.agent_id FROM sources s WHERE s.bank_id = ? AND s.id = ?"
+        sql, params = _visible(viewer, sql, [viewer.bank_id, source_id])
+        return [str(r[0]) for r in self.sql.rows(sql + " ORDER BY s.agent_id", params)]
 
     def evidence_texts(self, viewer: Viewer, unit_ids: Sequence[str]) -> dict[str, list[str]]:
         """The texts of the sources each of ``unit_ids`` rests on that the viewer may see,
@@ -57,7 +79,7 @@ class Sources(Part):
             among, values = self.sql.dialect.one_of("e.unit_id", chunk)
             sql = (
                 "SELECT e.unit_id, s.text FROM unit_evidence e JOIN sources s "
-                "ON s.bank_id = e.bank_id AND s.id = e.source_id "
+                f"ON s.bank_id = e.bank_id AND s.id = e.source_id AND {WRITTEN_BY_KNOWER} "
                 f"WHERE e.bank_id = ? AND {among}"
             )
             sql, params = _visible(viewer, sql, [viewer.bank_id, *values])

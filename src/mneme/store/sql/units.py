@@ -433,7 +433,8 @@ class Units(Part):
                 )
                 for uid, value in rows:
                     out.setdefault(uid, []).append(value)
-        return {k: tuple(v) for k, v in out.items()}
+        # A value once (an id two writers' sources share evidences a unit once: ADR 0107).
+        return {k: tuple(dict.fromkeys(v)) for k, v in out.items()}
 
     def unit_vectors(self, viewer: Viewer, ids: Sequence[str], model: str) -> dict[str, Any]:
         """The stored ``model`` vectors of the visible units among ``ids`` (float32 rows);
