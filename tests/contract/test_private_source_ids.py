@@ -39,6 +39,7 @@ def test_another_agents_private_id_takes_nothing_and_tells_nothing(
         for agent in ("a1", "a3"):
             for h in mem.recall("What is Hal's locker code?", bank="b", agent=agent, k=20):
                 assert "4412" not in h.unit.text
+
         # its history tells a reader of the sources it sees only
         def writers(agent: str) -> set[str]:
             events = mem.history("x-1", bank="b", agent=agent)
