@@ -79,6 +79,7 @@ bench: $(STAMP)
 	$(PY) -m bench.sgd.shared --split test --limit 150
 	$(PY) -m bench.sgd.decisions
 	$(PY) -m bench.locomo.events
+	$(PY) -m bench.locomo.dating
 	$(PY) -m bench.sgd.tombstones
 	$(PY) -m bench.sgd.dates
 	$(PY) -m bench.sgd.roles --ablate
