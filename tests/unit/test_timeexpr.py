@@ -425,3 +425,31 @@ def test_word_gates_are_plain_lowercase_ascii_words() -> None:
     for gate, words in timeexpr._GATE_WORDS.items():
         assert "|".join(words) == gate
         assert all(w.isascii() and w.isalpha() and w.islower() for w in words), gate
+
+
+# A weekday's short form after last/next/this, and weekends counted back (LoCoMo dev's
+# "Last Fri ...", "... last Tues.", "two weekends ago"; bench.locomo.dating).
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("Last Fri I took my kids to a pottery workshop.", d(2024, 6, 14)),
+        ("I joined a new activist group last Tues.", d(2024, 6, 11)),
+        ("Come over next Thurs!", d(2024, 6, 20)),
+        ("this wed works", d(2024, 6, 12)),
+    ],
+)
+def test_a_weekday_said_short_after_last_next_or_this(text: str, start: dt.datetime) -> None:
+    assert span(text) == (start, start + dt.timedelta(days=1))
+
+
+@pytest.mark.parametrize(
+    "text", ["I sat on the bench.", "We wed in a barn.", "The sun came out.", "Fri", "on sat"]
+)
+def test_a_short_weekday_alone_is_no_day(text: str) -> None:
+    assert find_time_expressions(text, ANCHOR) == []
+
+
+def test_weekends_ago_count_back_from_last_weekend() -> None:
+    monday = d(2023, 7, 17)
+    assert span("We went camping two weekends ago.", monday) == (d(2023, 7, 8), d(2023, 7, 10))
+    assert span("a weekend ago", monday) == span("last weekend", monday)

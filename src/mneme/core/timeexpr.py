@@ -87,6 +87,11 @@ _NUM_RE = (
 )
 _UNIT_RE = r"(?P<unit>day|week|month|year)s?"
 _WEEKDAY_RE = r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+# A weekday's short form ("last Fri", "next Tues."): read only after last/next/this/past,
+# where "sat", "sun" and "wed" cannot be the verb or the star (LoCoMo dev: "Last Fri I
+# finally took my kids to a pottery workshop", "I just joined ... last Tues.", both dated at
+# their sessions before; bench.locomo.dating).
+_WEEKDAY_SHORT_RE = r"(?P<weekday>mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\b"
 # A number glued to a time or a decimal is not a day of the month ("May 10:30", "June 3.5").
 _NOT_TIME = r"(?![:.,]?\d)"
 _CONTEXT = (
@@ -338,6 +343,18 @@ def _h_ago(m: re.Match[str], anchor: dt.datetime) -> _Resolved:
     return _offset_span(anchor, -n, m.group("unit").lower())
 
 
+def _h_weekends_ago(m: re.Match[str], anchor: dt.datetime) -> _Resolved:
+    """ "two weekends ago": counted back from last weekend (the one before this week's
+    Monday), as "last weekend" reads (LoCoMo dev: "... camping with my fam two weekends ago",
+    dated at its session before; bench.locomo.dating)."""
+    n = _number(m.group("num"))
+    if not 0 < n <= 520:
+        return None
+    today = anchor.date()
+    saturday = today - dt.timedelta(days=today.weekday() + 2 + 7 * (n - 1))
+    return _midnight(saturday), _midnight(saturday + dt.timedelta(days=2)), "relative"
+
+
 def _h_in_future(m: re.Match[str], anchor: dt.datetime) -> _Resolved:
     n = _number(m.group("num"))
     return _offset_span(anchor, n, m.group("unit").lower())
@@ -386,8 +403,14 @@ def _h_recently(m: re.Match[str], anchor: dt.datetime) -> _Resolved:
     return end - dt.timedelta(days=31), end, "range"
 
 
+def _weekday_of(word: str) -> int:
+    """A weekday's index by its name or short form ("fri", "tues", "thurs")."""
+    low = word.lower()
+    return next(i for name, i in _WEEKDAYS.items() if name.startswith(low[:3]))
+
+
 def _h_weekday(m: re.Match[str], anchor: dt.datetime) -> _Resolved:
-    target = _WEEKDAYS[m.group("weekday").lower()]
+    target = _weekday_of(m.group("weekday"))
     rel = " ".join((m.group("rel") or "").lower().split())
     today = anchor.date()
     back = (today.weekday() - target) % 7
@@ -508,6 +531,7 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Handler], ...] = (
         _UNITS,
     ),
     _rule(rf"\b{_NUM_RE}\s+{_UNIT_RE}\s+ago\b", _h_ago, "ago"),
+    _rule(rf"\b{_NUM_RE}\s+weekends?\s+ago\b", _h_weekends_ago, "ago"),
     _rule(rf"\bin\s+{_NUM_RE}\s+{_UNIT_RE}\b(?!\s+ago)", _h_in_future, _UNITS),
     _rule(
         r"\b(?:today|tonight|yesterday|tomorrow|(?:earlier|later)\s+today|last\s+night|"
@@ -517,6 +541,7 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Handler], ...] = (
     ),
     _rule(r"\b(?:recently|lately|in\s+recent\s+(?:days|weeks))\b", _h_recently, "recent|lately"),
     _rule(rf"\b(?:{_REL}\s+|on\s+)?{_WEEKDAY_RE}\b", _h_weekday, "day"),
+    _rule(rf"\b{_REL}\s+{_WEEKDAY_SHORT_RE}", _h_weekday, "last|next|this|past"),
     _rule(
         r"\b(?:(?P<rel>last|next|this\s+past|past|this)\s+|(?P<prep>in|during|over)\s+(?:the\s+)?)?"
         r"(?P<season>spring|summer|autumn|fall|winter)\b(?!\s+(?:of\s+)?\d)",
