@@ -1,7 +1,7 @@
 """Knowledge updates in a shared bank: the present answer among other conversations.
 
     python -m bench.sgd.shared [--company N] [--limit N] [--split all|dev|test]
-                               [--modes plain,resume] [--dump F]
+                               [--modes plain,resume,named] [--dump F]
                                [--recall KEY=VALUE ...]
 
 ``bench.sgd.run`` gives each dialogue a bank of its own, so everything in the bank is about
@@ -16,7 +16,9 @@ question are ``bench.sgd.run``'s; mneme only (BM25 has no order by time to confu
 
 With ``--modes resume`` the probe's dialogue stops at its first change and is taken up again
 as a session of its own after the first other dialogue: the update is said in a later
-conversation (ADR 0106). Prints a table per mode (all, [dev], [test]) and, without
+conversation (ADR 0106). ``--modes named`` is plain, asked as a caller who knows the
+conversation asks: ``recall(session=)`` names the probe's dialogue (ADR 0109). Prints a table
+per mode (all, [dev], [test]) and, without
 ``--recall``, writes them to ``bench/results/sgd-shared-<date>.md/.json``; ``make bench`` runs
 the first 150 dialogues of each split (tune on dev only, ADR 0060).
 """
@@ -51,7 +53,7 @@ from bench.sgd.run import (
 
 #: The other dialogues in each bank.
 COMPANY = 2
-MODES = ("plain", "resume")
+MODES = ("plain", "resume", "named")
 GAP = dt.timedelta(hours=1)
 
 
@@ -110,6 +112,7 @@ def run_shared(
     embedder: Any,
     recall: dict[str, Any],
     resume: bool = False,
+    named: bool = False,
 ) -> Run:
     from mneme import Memory
 
@@ -148,7 +151,12 @@ def run_shared(
                 for i in by_dialogue.get(d.id, []):
                     t1 = time.perf_counter()
                     hits = mem.recall(
-                        probes[i].question, bank=bank, agent=AGENT, scope="collective", k=K
+                        probes[i].question,
+                        bank=bank,
+                        agent=AGENT,
+                        scope="collective",
+                        k=K,
+                        session=d.id if named else None,
                     )
                     run.query_ms.append((time.perf_counter() - t1) * 1000)
                     run.ranked[i] = [list(h.evidence_source_ids) for h in hits]
@@ -207,15 +215,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"the probe's dialogue and the user turns of the next {args.company} dialogues sharing "
         "none of its services, said later; question and scores as `bench.sgd.run`'s (user "
         f"turns). plain: the dialogue, then the others; resume: the dialogue stops at its first "
-        "change and is taken up again as a session of its own after the first other one. "
-        f"recall: {shown}. ADRs 0105, 0106.",
+        "change and is taken up again as a session of its own after the first other one; "
+        "named: plain, the question asked with `recall(session=)` naming the dialogue. "
+        f"recall: {shown}. ADRs 0105, 0106, 0109.",
     ]
     report: dict[str, Any] = {"date": date, "commit": commit(), "recall": recall, "modes": {}}
     dumps: list[dict[str, Any]] = []
     for mode in modes:
         t0 = time.perf_counter()
         run = run_shared(
-            dialogues, pool, probes, args.company, embedder, recall, resume=mode == "resume"
+            dialogues,
+            pool,
+            probes,
+            args.company,
+            embedder,
+            recall,
+            resume=mode == "resume",
+            named=mode == "named",
         )
         rows: dict[str, dict[str, float]] = {}
         rows["mneme"], verdicts = summarize(run, probes, turns)

@@ -721,6 +721,7 @@ class Memory:
         types: Iterable[str] | None = None,
         include_superseded: bool = True,
         min_relevance: float | None = None,
+        session: str | None = None,
     ) -> list[Hit]:
         """Find what is known, best first, with provenance. No model call but the embedding.
 
@@ -730,7 +731,9 @@ class Memory:
 
         Every hit carries ``relevance``, the calibrated probability (0 to 1) that it is an
         answer; ``min_relevance`` drops the hits below it, so fewer than ``k`` may come back.
-        An unknown bank holds nothing: the result is empty.
+        ``session`` keeps the memories said in that session (as ``retain(session=)`` named
+        it) and nothing else: in a bank shared by many conversations, "what is the current
+        ...?" about this one (ADR 0109). An unknown bank holds nothing: the result is empty.
         """
         with self.observers.timed("recall"):
             return self._recall(
@@ -745,6 +748,7 @@ class Memory:
                 types=types,
                 include_superseded=include_superseded,
                 min_relevance=min_relevance,
+                session=session,
             )
 
     def _recall(self, query: str, **args: Any) -> list[Hit]:
@@ -777,12 +781,14 @@ class Memory:
         time_from: dt.datetime | str | None = None,
         time_to: dt.datetime | str | None = None,
         types: Iterable[str] | None = None,
+        session: str | None = None,
     ) -> ContextBlock:
         """A ready context block for ``query`` within ``max_tokens`` (characters / 4).
 
         Recalls ``k`` hits and keeps the best that fit: one line each, citing its source id,
         superseded and contested memories marked, newest first when the question is about the
-        present (``core.context_block``). No model call but the query's embedding.
+        present (``core.context_block``); ``session`` as for ``recall``. No model call but the
+        query's embedding.
         """
         budget = validate.positive_int(max_tokens, "max_tokens", high=MAX_TOKENS)
         if budget < MIN_TOKENS:
@@ -797,6 +803,7 @@ class Memory:
             time_from=time_from,
             time_to=time_to,
             types=types,
+            session=session,
         )
         return assemble_context(query, hits, budget, present=None if as_of is None else False)
 

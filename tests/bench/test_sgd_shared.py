@@ -50,3 +50,38 @@ def test_an_unknown_mode_is_a_usage_error() -> None:
     with pytest.raises(SystemExit) as exc:
         main(["--modes", "plain,sideways"])
     assert exc.value.code == 2
+
+
+def test_named_mode_asks_within_the_probes_own_dialogue() -> None:
+    from bench.sgd.shared import run_shared
+
+    from mneme.embed.hashing import HashingEmbedder
+
+    said = {
+        "a": ["I want a table at Sino on March 5th.", "Actually, make it March 7th."],
+        "b": ["I want to fly to Denver on March 12th.", "Make it March 14th then."],
+    }
+    pool = [
+        Dialogue(
+            id=i,
+            services=(svc,),
+            turns=tuple(Turn(i, 2 * n, "USER", text, ()) for n, text in enumerate(texts)),
+        )
+        for (i, texts), svc in zip(said.items(), ("Restaurants", "Flights"), strict=True)
+    ]
+    probe = Probe(
+        "a",
+        "Restaurants",
+        "date",
+        "date",
+        "What is the current date in March?",
+        "March 7th",
+        ("March 5th",),
+        (("a:0", "March 5th"), ("a:2", "March 7th")),
+    )
+    plain = run_shared(pool[:1], pool, [probe], 1, HashingEmbedder(), {})
+    named = run_shared(pool[:1], pool, [probe], 1, HashingEmbedder(), {}, named=True)
+    cited = {s for hit in named.ranked[0] for s in hit}
+    assert cited
+    assert cited <= {"a:0", "a:2"}
+    assert {s for hit in plain.ranked[0] for s in hit} - cited  # the other dialogue's turns too

@@ -435,6 +435,7 @@ class MnemeClient(SyncWire):
         types: Sequence[Type] | None = None,
         include_superseded: bool = True,
         min_relevance: float | None = None,
+        session: str | None = None,
         as_agent: str | None = None,
     ) -> JsonObject:
         """Recall.
@@ -461,6 +462,8 @@ class MnemeClient(SyncWire):
             include_superseded: Also superseded memories.
             min_relevance: Only hits at least this likely to be an answer (relevance, 0 to 1); fewer
                 than k may come back.
+            session: Only the memories said in this session (the retain's session): a bank shared by
+                many conversations, asked about one of them.
             as_agent: Reviewers and admins only: recall as this agent (default: the token's).
 
         ``POST /v1/banks/{bank}/recall``
@@ -484,6 +487,7 @@ class MnemeClient(SyncWire):
                     "types": types,
                     "include_superseded": include_superseded,
                     "min_relevance": min_relevance,
+                    "session": session,
                     "as_agent": as_agent,
                 },
             ),
@@ -503,6 +507,7 @@ class MnemeClient(SyncWire):
         types: Sequence[Type] | None = None,
         include_superseded: bool = True,
         min_relevance: float | None = None,
+        session: str | None = None,
         as_agent: str | None = None,
     ) -> JsonObject:
         """Recall (query parameters).
@@ -529,6 +534,8 @@ class MnemeClient(SyncWire):
             include_superseded: Also superseded memories.
             min_relevance: Only hits at least this likely to be an answer (relevance, 0 to 1); fewer
                 than k may come back.
+            session: Only the memories said in this session (the retain's session): a bank shared by
+                many conversations, asked about one of them.
             as_agent: Reviewers and admins only: recall as this agent (default: the token's).
 
         ``GET /v1/banks/{bank}/recall``
@@ -552,6 +559,7 @@ class MnemeClient(SyncWire):
                     "types": types,
                     "include_superseded": include_superseded,
                     "min_relevance": min_relevance,
+                    "session": session,
                     "as_agent": as_agent,
                 },
             ),
@@ -569,6 +577,7 @@ class MnemeClient(SyncWire):
         time_from: str | None = None,
         time_to: str | None = None,
         types: Sequence[Type] | None = None,
+        session: str | None = None,
     ) -> JsonObject:
         """Context block.
 
@@ -588,6 +597,8 @@ class MnemeClient(SyncWire):
             as_of: What was believed at that time.
             time_from: Only what happened from then.
             time_to: Only what happened until then.
+            session: Only the memories said in this session (the retain's session): a bank shared by
+                many conversations, asked about one of them.
 
         ``POST /v1/banks/{bank}/context``
         """
@@ -608,6 +619,7 @@ class MnemeClient(SyncWire):
                     "time_from": time_from,
                     "time_to": time_to,
                     "types": types,
+                    "session": session,
                 },
             ),
         )
@@ -624,6 +636,7 @@ class MnemeClient(SyncWire):
         time_from: str | None = None,
         time_to: str | None = None,
         types: Sequence[Type] | None = None,
+        session: str | None = None,
     ) -> JsonObject:
         """Context block (query parameters).
 
@@ -643,6 +656,8 @@ class MnemeClient(SyncWire):
             as_of: What was believed at that time.
             time_from: Only what happened from then.
             time_to: Only what happened until then.
+            session: Only the memories said in this session (the retain's session): a bank shared by
+                many conversations, asked about one of them.
 
         ``GET /v1/banks/{bank}/context``
         """
@@ -663,6 +678,7 @@ class MnemeClient(SyncWire):
                     "time_from": time_from,
                     "time_to": time_to,
                     "types": types,
+                    "session": session,
                 },
             ),
         )
@@ -2141,6 +2157,7 @@ class AsyncMnemeClient(AsyncWire):
         types: Sequence[Type] | None = None,
         include_superseded: bool = True,
         min_relevance: float | None = None,
+        session: str | None = None,
         as_agent: str | None = None,
     ) -> JsonObject:
         """Recall.
@@ -2167,6 +2184,8 @@ class AsyncMnemeClient(AsyncWire):
             include_superseded: Also superseded memories.
             min_relevance: Only hits at least this likely to be an answer (relevance, 0 to 1); fewer
                 than k may come back.
+            session: Only the memories said in this session (the retain's session): a bank shared by
+                many conversations, asked about one of them.
             as_agent: Reviewers and admins only: recall as this agent (default: the token's).
 
         ``POST /v1/banks/{bank}/recall``
@@ -2190,6 +2209,7 @@ class AsyncMnemeClient(AsyncWire):
                     "types": types,
                     "include_superseded": include_superseded,
                     "min_relevance": min_relevance,
+                    "session": session,
                     "as_agent": as_agent,
                 },
             ),
@@ -2209,6 +2229,7 @@ class AsyncMnemeClient(AsyncWire):
         types: Sequence[Type] | None = None,
         include_superseded: bool = True,
         min_relevance: float | None = None,
+        session: str | None = None,
         as_agent: str | None = None,
     ) -> JsonObject:
         """Recall (query parameters).
@@ -2235,6 +2256,8 @@ class AsyncMnemeClient(AsyncWire):
             include_superseded: Also superseded memories.
             min_relevance: Only hits at least this likely to be an answer (relevance, 0 to 1); fewer
                 than k may come back.
+            session: Only the memories said in this session (the retain's session): a bank shared by
+                many conversations, asked about one of them.
             as_agent: Reviewers and admins only: recall as this agent (default: the token's).
 
         ``GET /v1/banks/{bank}/recall``
@@ -2258,6 +2281,7 @@ class AsyncMnemeClient(AsyncWire):
                     "types": types,
                     "include_superseded": include_superseded,
                     "min_relevance": min_relevance,
+                    "session": session,
                     "as_agent": as_agent,
                 },
             ),
@@ -2275,6 +2299,7 @@ class AsyncMnemeClient(AsyncWire):
         time_from: str | None = None,
         time_to: str | None = None,
         types: Sequence[Type] | None = None,
+        session: str | None = None,
     ) -> JsonObject:
         """Context block.
 
@@ -2294,6 +2319,8 @@ class AsyncMnemeClient(AsyncWire):
             as_of: What was believed at that time.
             time_from: Only what happened from then.
             time_to: Only what happened until then.
+            session: Only the memories said in this session (the retain's session): a bank shared by
+                many conversations, asked about one of them.
 
         ``POST /v1/banks/{bank}/context``
         """
@@ -2314,6 +2341,7 @@ class AsyncMnemeClient(AsyncWire):
                     "time_from": time_from,
                     "time_to": time_to,
                     "types": types,
+                    "session": session,
                 },
             ),
         )
@@ -2330,6 +2358,7 @@ class AsyncMnemeClient(AsyncWire):
         time_from: str | None = None,
         time_to: str | None = None,
         types: Sequence[Type] | None = None,
+        session: str | None = None,
     ) -> JsonObject:
         """Context block (query parameters).
 
@@ -2349,6 +2378,8 @@ class AsyncMnemeClient(AsyncWire):
             as_of: What was believed at that time.
             time_from: Only what happened from then.
             time_to: Only what happened until then.
+            session: Only the memories said in this session (the retain's session): a bank shared by
+                many conversations, asked about one of them.
 
         ``GET /v1/banks/{bank}/context``
         """
@@ -2369,6 +2400,7 @@ class AsyncMnemeClient(AsyncWire):
                     "time_from": time_from,
                     "time_to": time_to,
                     "types": types,
+                    "session": session,
                 },
             ),
         )

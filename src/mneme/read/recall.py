@@ -57,6 +57,8 @@ MAX_QUERY_CHARS = 8_192
 QUERY_NODE = "<query>"
 SCOPE_BOOST = 2.0
 MAX_K = 1_000
+#: Memories read per query while a session's are gathered (``Recaller._of_session``).
+SESSION_PAGE = 5_000
 #: A first-person query ("my account") lifts the asking agent's own first-person memories.
 SELF_BOOST = 1.25
 #: At most this many alias statements bridge one query (each costs one more pass).
@@ -160,8 +162,10 @@ class Recaller:
         types: Any,
         include_superseded: bool,
         min_relevance: Any = None,
+        session: Any = None,
     ) -> Query:
         text = validate.text(query, what="query", max_chars=MAX_QUERY_CHARS)
+        conversation = validate.optional_ident(session, "session")
         bar = validate.fraction(min_relevance, "min_relevance")
         viewer = Viewer(
             validate.ident(bank, "bank"), validate.ident(agent, "agent"), validate.scope(scope)
@@ -195,6 +199,7 @@ class Recaller:
             occurred_from=start,
             occurred_to=end,
             valid_at=at,
+            include_ids=None if conversation is None else self._of_session(viewer, conversation),
         )
         return Query(
             text,
@@ -206,12 +211,26 @@ class Recaller:
             min_relevance=bar,
         )
 
+    def _of_session(self, viewer: Viewer, session: str) -> frozenset[str]:
+        """The ids of the memories said in one session that the viewer may see (the store's
+        session index, scope in its query): every channel then ranks those only (ADR 0109).
+        A session nothing was said in holds nothing."""
+        found: list[str] = []
+        only = Filters(session=session)
+        while True:
+            page = self.store.memories.list_units(viewer, only, SESSION_PAGE, len(found), lean=True)
+            found.extend(u.id for u in page)
+            if len(page) < SESSION_PAGE:
+                return frozenset(found)
+
     # -- the read path ------------------------------------------------------------------
 
     def recall(self, q: Query) -> list[Hit]:
         """Hits for a parsed query, best first. An unknown bank holds nothing."""
         if self.store.banks.get_bank(q.viewer.bank_id) is None:
             return []
+        if q.filters.include_ids is not None and not q.filters.include_ids:
+            return []  # a session named in which the viewer sees nothing
         cands = self._pass(q)
         self._smooth_by_observations(q, cands)
         self._aliases(q, cands)
@@ -397,7 +416,10 @@ class Recaller:
         # Graph expansion honours scope and status, but not the time window: what it pulls in
         # from outside the window comes back flagged as a flashback.
         gfilters = Filters(
-            statuses=q.filters.statuses, types=q.filters.types, valid_at=q.filters.valid_at
+            statuses=q.filters.statuses,
+            types=q.filters.types,
+            valid_at=q.filters.valid_at,
+            include_ids=q.filters.include_ids,  # a session named is a hard bound, not a window
         )
         links = self.store.channels.graph_links(
             q.viewer, seeds, gfilters, cfg.graph_links, kinds=frozenset(cfg.graph_kinds)

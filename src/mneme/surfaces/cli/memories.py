@@ -16,6 +16,9 @@ from mneme.surfaces.cli.state import get_state, output_options, read_text_arg
 
 _bank = click.option("--bank", "-b", required=True, help="The bank (isolation unit) to use.")
 _agent = click.option("--agent", "-a", required=True, help="The agent speaking or asking.")
+_session = click.option(
+    "--session", metavar="ID", help="Only the memories said in this session (conversation)."
+)
 _scope = click.option(
     "--scope",
     type=click.Choice([Scope.PERSONAL.value, Scope.COLLECTIVE.value]),
@@ -114,6 +117,7 @@ def add(
     metavar="X",
     help="Only hits at least this likely to be an answer (relevance, 0 to 1).",
 )
+@_session
 @output_options
 def search(
     query: str,
@@ -128,6 +132,7 @@ def search(
     types: tuple[str, ...],
     no_superseded: bool,
     min_relevance: float | None,
+    session: str | None,
 ) -> None:
     """Recall what is known about QUERY, best first, with evidence and the channels that
     found each hit, and each hit's relevance: how likely it is an answer, 0 to 1.
@@ -147,6 +152,7 @@ def search(
         types=types or None,
         include_superseded=not no_superseded,
         min_relevance=min_relevance,
+        session=session,
     )
     latency_ms = (time.perf_counter() - started) * 1000
     state.emit(
@@ -178,9 +184,16 @@ def search(
 )
 @_scope
 @click.option("--as-of", metavar="ISO", help="What was believed true at this time.")
+@_session
 @output_options
 def context(
-    query: str, bank: str, agent: str, max_tokens: int, scope: str, as_of: str | None
+    query: str,
+    bank: str,
+    agent: str,
+    max_tokens: int,
+    scope: str,
+    as_of: str | None,
+    session: str | None,
 ) -> None:
     """A ready context block for QUERY: one line per memory citing its source id, within
     --max-tokens; superseded and contested memories marked, newest first when the question
@@ -188,7 +201,13 @@ def context(
     """
     state = get_state()
     block = state.open_bank(bank).context(
-        query, bank=bank, agent=agent, scope=scope, max_tokens=max_tokens, as_of=as_of
+        query,
+        bank=bank,
+        agent=agent,
+        scope=scope,
+        max_tokens=max_tokens,
+        as_of=as_of,
+        session=session,
     )
     state.emit(block, lambda: [block.text] if block.text else [])
     if not state.json:

@@ -240,6 +240,7 @@ def _recall(q: RecallIn, mem: Mem, acc: Access) -> JSONResponse:
         types=q.types,
         include_superseded=q.include_superseded,
         min_relevance=q.min_relevance,
+        session=q.session,
     )
     return answer({"query": q.query, "hits": hits_view(hits, q.detail)})
 
@@ -285,6 +286,7 @@ def _context(q: ContextIn, mem: Mem, acc: Access) -> JSONResponse:
             time_from=q.time_from,
             time_to=q.time_to,
             types=q.types,
+            session=q.session,
         )
     )
 

@@ -144,6 +144,10 @@ SCOPE_DOC = (
     "collective (default): the whole bank, less other agents' private memories; personal: "
     "what this agent stated."
 )
+SESSION_DOC = (
+    "Only the memories said in this session (the retain's session): a bank shared by many "
+    "conversations, asked about one of them."
+)
 Detail = Literal["compact", "full"]
 DETAIL_DOC = (
     "compact (default): per hit id, text, relevance, occurred, source_ids and only the flags "
@@ -170,6 +174,7 @@ class RecallIn(Body):
         description="Only hits at least this likely to be an answer (relevance, 0 to 1); "
         "fewer than k may come back.",
     )
+    session: Ident | None = Field(default=None, description=SESSION_DOC)
     as_agent: Ident | None = Field(
         default=None,
         description="Reviewers and admins only: recall as this agent (default: the token's).",
@@ -192,6 +197,7 @@ class ContextIn(Body):
     time_from: Time | None = Field(default=None, description="Only what happened from then.")
     time_to: Time | None = Field(default=None, description="Only what happened until then.")
     types: list[MemoryType] | None = Field(default=None, max_length=20)
+    session: Ident | None = Field(default=None, description=SESSION_DOC)
 
 
 class ContextQuery(ContextIn):

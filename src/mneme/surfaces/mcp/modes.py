@@ -83,6 +83,7 @@ def search(
     as_of: str | None = None,
     types: Sequence[str] | None = None,
     detail: str = "compact",
+    session: str | None = None,
 ) -> dict[str, Any]:
     """Recall, then (for a graph depth above 0) the neighbourhoods of the best hits.
 
@@ -100,6 +101,7 @@ def search(
         min_relevance=min_relevance,
         as_of=as_of,
         types=types,
+        session=session,
     )
     seen = {h.unit.id for h in hits}
     related: list[dict[str, Any]] = []

@@ -160,6 +160,7 @@ async def search_memory(
     detail: Annotated[
         Literal["compact", "full"], Field(description="full: every field of each hit.")
     ] = "compact",
+    session: Annotated[OptionalId, Field(description="Only this conversation's.")] = None,
 ) -> CallToolResult:
     """Search memory before answering anything that may depend on the past. Hits: id, text,
     relevance (0-1), occurred, source_ids (cite them), and superseded_by, conflicts, flashback
@@ -188,6 +189,7 @@ async def search_memory(
             as_of=as_of,
             types=types,
             detail=detail,
+            session=session,
         )
 
     return await run(ctx, work)
@@ -202,6 +204,7 @@ async def get_context(
     ] = 800,
     scope: Scope = "collective",
     as_of: Annotated[Time, Field(description="As believed then.")] = None,
+    session: Annotated[OptionalId, Field(description="Only this conversation's.")] = None,
 ) -> CallToolResult:
     """A ready prompt block within max_tokens: a line per memory citing its source id,
     superseded and contested ones marked. Returns text, tokens, items. {QUOTED}
@@ -216,6 +219,7 @@ async def get_context(
             scope=scope,
             max_tokens=max_tokens,
             as_of=as_of,
+            session=session,
         ),
     )
 
