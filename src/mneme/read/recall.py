@@ -57,8 +57,6 @@ MAX_QUERY_CHARS = 8_192
 QUERY_NODE = "<query>"
 SCOPE_BOOST = 2.0
 MAX_K = 1_000
-#: Memories read per query while a session's are gathered (``Recaller._of_session``).
-SESSION_PAGE = 5_000
 #: A first-person query ("my account") lifts the asking agent's own first-person memories.
 SELF_BOOST = 1.25
 #: At most this many alias statements bridge one query (each costs one more pass).
@@ -199,7 +197,7 @@ class Recaller:
             occurred_from=start,
             occurred_to=end,
             valid_at=at,
-            include_ids=None if conversation is None else self._of_session(viewer, conversation),
+            session=conversation,
         )
         return Query(
             text,
@@ -211,26 +209,12 @@ class Recaller:
             min_relevance=bar,
         )
 
-    def _of_session(self, viewer: Viewer, session: str) -> frozenset[str]:
-        """The ids of the memories said in one session that the viewer may see (the store's
-        session index, scope in its query): every channel then ranks those only (ADR 0109).
-        A session nothing was said in holds nothing."""
-        found: list[str] = []
-        only = Filters(session=session)
-        while True:
-            page = self.store.memories.list_units(viewer, only, SESSION_PAGE, len(found), lean=True)
-            found.extend(u.id for u in page)
-            if len(page) < SESSION_PAGE:
-                return frozenset(found)
-
     # -- the read path ------------------------------------------------------------------
 
     def recall(self, q: Query) -> list[Hit]:
         """Hits for a parsed query, best first. An unknown bank holds nothing."""
         if self.store.banks.get_bank(q.viewer.bank_id) is None:
             return []
-        if q.filters.include_ids is not None and not q.filters.include_ids:
-            return []  # a session named in which the viewer sees nothing
         cands = self._pass(q)
         self._smooth_by_observations(q, cands)
         self._aliases(q, cands)
@@ -419,7 +403,7 @@ class Recaller:
             statuses=q.filters.statuses,
             types=q.filters.types,
             valid_at=q.filters.valid_at,
-            include_ids=q.filters.include_ids,  # a session named is a hard bound, not a window
+            session=q.filters.session,  # a session named is a hard bound, not a window
         )
         links = self.store.channels.graph_links(
             q.viewer, seeds, gfilters, cfg.graph_links, kinds=frozenset(cfg.graph_kinds)

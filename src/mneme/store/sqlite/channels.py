@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -72,7 +73,22 @@ class ChannelsMixin(LexiconMixin):
         self, viewer: Viewer, vector: Vector, model: str, filters: Filters, limit: int
     ) -> list[Scored]:
         idx = self._index(viewer.bank_id, model, len(vector))
-        return idx.search(viewer, vector, filters, limit)
+        return idx.search(viewer, vector, self._by_ids(viewer.bank_id, filters), limit)
+
+    def _by_ids(self, bank_id: str, filters: Filters) -> Filters:
+        """The filters as the vector index takes them: a session (which the index does not
+        hold) as the ids of the units said in it, read through the session index (ADR 0109);
+        the index's own mask still applies scope and the rest."""
+        if filters.session is None:
+            return filters
+        rows = self.db.query(
+            "SELECT id FROM units WHERE bank_id = ? AND json_extract(metadata, '$.session_id') = ?",
+            (bank_id, filters.session),
+        )
+        ids = frozenset(str(r[0]) for r in rows)
+        if filters.include_ids is not None:
+            ids &= filters.include_ids
+        return replace(filters, session=None, include_ids=ids)
 
     def semantic_density(
         self, viewer: Viewer, ids: Sequence[str], model: str, neighbours: int
@@ -91,7 +107,7 @@ class ChannelsMixin(LexiconMixin):
             return []
         matrix = np.asarray(vectors, dtype=np.float32)
         idx = self._index(viewer.bank_id, model, matrix.shape[1])
-        return idx.search_many(viewer, matrix, filters, limit)
+        return idx.search_many(viewer, matrix, self._by_ids(viewer.bank_id, filters), limit)
 
     def _index(self, bank_id: str, model: str, dim: int) -> VectorIndex:
         gen_rows = self._memoized(
