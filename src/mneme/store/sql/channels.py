@@ -11,6 +11,7 @@ from mneme.core.model import Viewer
 from mneme.store.protocol import LINK_KINDS, Filters, Link, Scored, Searches
 from mneme.store.sql.part import Engine, Part
 from mneme.store.sql.scoping import clause as scope_clause
+from mneme.store.sql.sources import knower_wrote
 
 #: Entities mentioned by more units than this are hubs ("the user"): no evidence of relation.
 MAX_ENTITY_DEGREE = 48
@@ -24,12 +25,7 @@ def _rarity(degree: float) -> float:
 #: Two evidence rows ``e1``, ``e2`` of one id rest on one source: one knower, or not two
 #: knowers that each wrote a source of that id (ids are the writer's, ADR 0107; an
 #: observation's rows cite the sources of its evidence).
-_ONE_SOURCE = (
-    "(e2.agent_id = e1.agent_id OR NOT (EXISTS (SELECT 1 FROM sources w1 WHERE "
-    "w1.bank_id = e1.bank_id AND w1.id = e1.source_id AND w1.agent_id = e1.agent_id) AND "
-    "EXISTS (SELECT 1 FROM sources w2 WHERE w2.bank_id = e2.bank_id AND w2.id = e2.source_id "
-    "AND w2.agent_id = e2.agent_id)))"
-)
+_ONE_SOURCE = f"(e2.agent_id = e1.agent_id OR NOT ({knower_wrote('e1')} AND {knower_wrote('e2')}))"
 
 
 class Channels(Part):

@@ -15,13 +15,18 @@ SOURCE = Columns("sources")
 ID_TABLES = ("units", "sources", "claims", "conflicts", "sweep_proposals")
 
 
-#: Over an evidence row ``e`` and a source ``s`` of its id: the source its knower wrote, as
-#: ids are the writer's (ADR 0107); a knower that wrote none of that id (an observation cites
-#: the sources of its evidence) rests on whichever the viewer may see.
-WRITTEN_BY_KNOWER = (
-    "(s.agent_id = e.agent_id OR NOT EXISTS (SELECT 1 FROM sources w WHERE "
-    "w.bank_id = e.bank_id AND w.id = e.source_id AND w.agent_id = e.agent_id))"
-)
+def knower_wrote(e: str) -> str:
+    """SQL: the knower of evidence row ``e`` wrote a source of its id (ids are the writer's,
+    ADR 0107; an observation's rows cite the sources of its evidence, which it did not write)."""
+    return (
+        f"EXISTS (SELECT 1 FROM sources w WHERE w.bank_id = {e}.bank_id "
+        f"AND w.id = {e}.source_id AND w.agent_id = {e}.agent_id)"
+    )
+
+
+#: Over an evidence row ``e`` and a source ``s`` of its id: the source its knower wrote; a
+#: knower that wrote none of that id rests on whichever the viewer may see.
+WRITTEN_BY_KNOWER = f"(s.agent_id = e.agent_id OR NOT {knower_wrote('e')})"
 
 
 class Sources(Part):

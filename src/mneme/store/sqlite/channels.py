@@ -16,6 +16,7 @@ from mneme.store.protocol import Filters, Scored, Vector
 from mneme.store.ranking import temporal_order
 from mneme.store.sqlite import changes
 from mneme.store.sqlite.database import translate
+from mneme.store.sqlite.dialect import DIALECT
 from mneme.store.sqlite.lexicon import LexiconMixin
 from mneme.store.sqlite.scoping import fts_query, where
 from mneme.store.sqlite.vectors import IndexRow, VectorIndex
@@ -81,9 +82,9 @@ class ChannelsMixin(LexiconMixin):
         the index's own mask still applies scope and the rest."""
         if filters.session is None:
             return filters
+        session = DIALECT.json_text("metadata", "session_id")  # the session index's expression
         rows = self.db.query(
-            "SELECT id FROM units WHERE bank_id = ? AND json_extract(metadata, '$.session_id') = ?",
-            (bank_id, filters.session),
+            f"SELECT id FROM units WHERE bank_id = ? AND {session} = ?", (bank_id, filters.session)
         )
         ids = frozenset(str(r[0]) for r in rows)
         if filters.include_ids is not None:
