@@ -606,3 +606,18 @@ def test_a_sentence_end_typed_without_its_space_still_ends_it() -> None:
         "Mail john.Smith@example.com today."
     ]
     assert split_atoms("He lives at No. 5 Main Street.") == ["He lives at No. 5 Main Street."]
+
+
+# A name particle ending a run is trimmed ("Casa de la"), but one written in capitals is an
+# acronym of its own: "LA" (26 SGD user turns name it; it was dropped whole).
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("I want to fly to LA on Friday.", ["LA"]),
+        ("Find me a hotel in LA please", ["LA"]),
+        ("We stayed at Casa de la", ["Casa"]),
+        ("I met Robert De Niro.", ["Robert De Niro"]),
+    ],
+)
+def test_a_particle_in_capitals_is_a_name_of_its_own(text: str, names: list[str]) -> None:
+    assert [m.name for m in extract_entities(text)] == names

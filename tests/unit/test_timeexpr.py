@@ -453,3 +453,24 @@ def test_weekends_ago_count_back_from_last_weekend() -> None:
     monday = d(2023, 7, 17)
     assert span("We went camping two weekends ago.", monday) == (d(2023, 7, 8), d(2023, 7, 10))
     assert span("a weekend ago", monday) == span("last weekend", monday)
+
+
+# A state held "for <duration> now" began that long ago (LoCoMo dev's "I've had them for 3
+# years now", "I've been playing for about four months now"; bench.locomo.dating).
+def test_a_duration_up_to_now_names_when_it_began() -> None:
+    winter = d(2022, 1, 23)
+    assert span("I've had them for 3 years now.", winter) == (d(2019, 1, 1), d(2020, 1, 1))
+    december = d(2023, 12, 6)
+    assert span("I've been playing for about four months now!", december) == (
+        d(2023, 8, 1),
+        d(2023, 9, 1),
+    )
+    assert span("for a couple of weeks now", december) == span("two weeks ago", december)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["We lived there for 3 years.", "I'm off for two weeks now and then.", "for years now"],
+)
+def test_a_duration_not_up_to_now_is_no_time(text: str) -> None:
+    assert find_time_expressions(text, ANCHOR) == []

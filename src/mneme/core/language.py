@@ -367,9 +367,15 @@ def _trim(run: _Run) -> list[str]:
     cut = NON_NAMES - _TITLES if run.sentence_start else STOPWORDS
     while words and _plain(words[0]).rstrip(".") in cut:
         words.pop(0)
-    while words and (_plain(words[-1]) in NON_NAMES or words[-1].casefold() in _NAME_PARTICLES):
+    while words and (_plain(words[-1]) in NON_NAMES or _particle(words[-1])):
         words.pop()
     return words
+
+
+def _particle(word: str) -> bool:
+    """Whether a word ending a run is a name's particle ("de", "van", "La"), left out; in
+    capitals it is an acronym of its own ("LA", "DE")."""
+    return word.casefold() in _NAME_PARTICLES and not (len(word) > 1 and word.isupper())
 
 
 def _plain(word: str) -> str:
