@@ -91,7 +91,7 @@ def measure(
     latency: list[float] = []
     for conv in dataset.conversations:
         clock.now = question_time(conv)
-        observations = observations_of(mem, conv.sample_id) if ceiling else []
+        held = observations_of(mem, conv.sample_id) if ceiling else []
         for q in conv.questions:
             if q.category not in data_mod.HEADLINE_CATEGORIES or not q.evidence:
                 continue
@@ -102,7 +102,7 @@ def measure(
             latency.append(1000 * (time.perf_counter() - started))
             rows.append(score_question(q.category, q.evidence, hits_to_turns(hits)))
             if ceiling:
-                lead = best_covering(observations, set(q.evidence))
+                lead = best_covering(held, set(q.evidence))
                 first.append(score_question(q.category, q.evidence, lead + hits_to_turns(hits)))
             top = hits[:K]
             turns = {s for h in top for s in h.evidence_source_ids}
