@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from types import SimpleNamespace
+from typing import Any, cast
 
-from bench.locomo.reflect import _ceiling, best_covering
+from bench.locomo.reflect import _ceiling, best_covering, measure
+from bench.locomo.run import ReplayClock
 
 
 def unit(uid: str, *turns: str) -> SimpleNamespace:
@@ -40,3 +43,38 @@ def test_the_ceiling_line_is_shown_only_when_measured() -> None:
     assert len(line) == 1
     assert "c1 0.700" in line[0]
     assert "not a system" in line[0]
+
+
+class _Store:
+    """A store as the bench reads it: one bank, an observation citing two turns."""
+
+    def __init__(self) -> None:
+        self.observation = SimpleNamespace(
+            id="o1", evidence=["D1:1", "D3:2"], network="observation"
+        )
+
+    def list_memories(self, **_: object) -> list[SimpleNamespace]:
+        return [self.observation, SimpleNamespace(id="u1", evidence=["D2:1"], network="world")]
+
+    def recall(self, *_: object, **__: object) -> list[SimpleNamespace]:
+        return [
+            SimpleNamespace(evidence_source_ids=["D2:1"], unit=SimpleNamespace(network="world")),
+            SimpleNamespace(evidence_source_ids=["D1:1"], unit=SimpleNamespace(network="world")),
+        ]
+
+
+def test_measure_reports_the_ceiling_beside_the_pool() -> None:
+    questions = [
+        SimpleNamespace(question="Where?", category=c, evidence=["D1:1", "D3:2"])
+        for c in (1, 2, 3, 4)
+    ]
+    conv = SimpleNamespace(
+        sample_id="conv-1",
+        questions=questions,
+        last_session_at=dt.datetime(2023, 5, 1, tzinfo=dt.UTC),
+    )
+    dataset = cast(Any, SimpleNamespace(conversations=[conv]))
+    result = measure(_Store(), dataset, ReplayClock(), ceiling=True)
+    assert result["turn_budget"]["category_1"] == 0.5  # D1:1 found, D3:2 not
+    assert result["ceiling_turn_budget"]["category_1"] == 1.0  # the observation cites both
+    assert result["observations_in_top10"] == 0.0
