@@ -78,6 +78,12 @@ def observations_of(mem: Any, bank: str) -> list[Any]:
     return [u for u in units if u.network == "observation"]
 
 
+def _recall_at_10(summary: dict[str, Any]) -> dict[str, float]:
+    """R@10 overall and per category (1-4) of a ``summarize`` result."""
+    names = ("headline", "category_1", "category_2", "category_3", "category_4")
+    return {name: summary[name]["recall@10"] for name in names}
+
+
 def measure(
     mem: Any, dataset: data_mod.Dataset, clock: ReplayClock, *, ceiling: bool = False
 ) -> dict[str, Any]:
@@ -100,10 +106,11 @@ def measure(
                 q.question, bank=conv.sample_id, agent=AGENT, scope="collective", k=DEPTH
             )
             latency.append(1000 * (time.perf_counter() - started))
-            rows.append(score_question(q.category, q.evidence, hits_to_turns(hits)))
+            ranked = hits_to_turns(hits)
+            rows.append(score_question(q.category, q.evidence, ranked))
             if ceiling:
                 lead = best_covering(held, set(q.evidence))
-                first.append(score_question(q.category, q.evidence, lead + hits_to_turns(hits)))
+                first.append(score_question(q.category, q.evidence, lead + ranked))
             top = hits[:K]
             turns = {s for h in top for s in h.evidence_source_ids}
             evidence = set(q.evidence)
@@ -111,20 +118,11 @@ def measure(
             cited.extend(len(h.evidence_source_ids) for h in top)
             observations.append(sum(1 for h in top if h.unit.network == "observation"))
     summary = summarize(rows)
-    extra = {}
-    if ceiling:
-        best = summarize(first)
-        extra["ceiling_turn_budget"] = {
-            name: best[name]["recall@10"]  # type: ignore[index]
-            for name in ("headline", "category_1", "category_2", "category_3", "category_4")
-        }
+    extra = {"ceiling_turn_budget": _recall_at_10(summarize(first))} if ceiling else {}
     all_hits = [x for xs in hit_recall.values() for x in xs]
     return {
         "questions": len(rows),
-        "turn_budget": {
-            name: summary[name]["recall@10"]  # type: ignore[index]
-            for name in ("headline", "category_1", "category_2", "category_3", "category_4")
-        },
+        "turn_budget": _recall_at_10(summary),
         "hit_budget": {
             "headline": statistics.fmean(all_hits),
             **{f"category_{c}": statistics.fmean(v) for c, v in sorted(hit_recall.items())},

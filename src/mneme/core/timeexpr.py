@@ -343,15 +343,6 @@ def _h_ago(m: re.Match[str], anchor: dt.datetime) -> _Resolved:
     return _offset_span(anchor, -n, m.group("unit").lower())
 
 
-def _h_for_now(m: re.Match[str], anchor: dt.datetime) -> _Resolved:
-    """ "I've had them for 3 years now", "playing for about four months now": a state that has
-    held for a duration up to now began that long ago, and the expression names its beginning,
-    as "3 years ago" would (LoCoMo dev: both turns answer "when did ... start", dated at their
-    sessions before; bench.locomo.dating). Without "now" ("we lived there for 3 years") the
-    duration ends anywhere: no time."""
-    return _h_ago(m, anchor)
-
-
 def _h_weekends_ago(m: re.Match[str], anchor: dt.datetime) -> _Resolved:
     """ "two weekends ago": counted back from last weekend (the one before this week's
     Monday), as "last weekend" reads (LoCoMo dev: "... camping with my fam two weekends ago",
@@ -541,10 +532,15 @@ _RULES: tuple[tuple[str, re.Pattern[str], _Handler], ...] = (
     ),
     _rule(rf"\b{_NUM_RE}\s+{_UNIT_RE}\s+ago\b", _h_ago, "ago"),
     _rule(rf"\b{_NUM_RE}\s+weekends?\s+ago\b", _h_weekends_ago, "ago"),
+    # "I've had them for 3 years now", "playing for about four months now": a state held for a
+    # duration up to now began that long ago, and the expression names its beginning, as "3
+    # years ago" does (LoCoMo dev: both answer "when did ... start", dated at their sessions
+    # before; bench.locomo.dating). Without "now" ("we lived there for 3 years") the duration
+    # ends anywhere: no time.
     _rule(
         r"\bfor\s+(?:(?:about|around|almost|nearly|roughly|over|more\s+than)\s+)?"
         rf"{_NUM_RE}\s+{_UNIT_RE}\s+now\b(?!\s+and\s+then)",
-        _h_for_now,
+        _h_ago,
         "now",
     ),
     _rule(rf"\bin\s+{_NUM_RE}\s+{_UNIT_RE}\b(?!\s+ago)", _h_in_future, _UNITS),
