@@ -1385,3 +1385,12 @@ def test_a_trailing_aside_fills_no_slot() -> None:
     photo = "Nate: Check out this moment I snapped! [shares a photo: a photo of three turtles]"
     assert analyze(photo).values == ()
     assert [v.norm for v in analyze("Nate: I have 3 turtles [in a tank].").values] == ["3"]
+
+
+def test_a_day_and_a_count_with_the_same_digits_are_two_values():
+    said = rel("User: it's the 3rd", "User: 3 are more than enough", Context(0.9, True, True))
+    assert said not in (SlotRelation.SUPPORT, SlotRelation.SAME)
+    again = rel(
+        "User: it's the 3rd", "User: Booking the car for the 3rd.", Context(0.9, True, True)
+    )
+    assert again in (SlotRelation.SUPPORT, SlotRelation.SAME)

@@ -237,6 +237,7 @@ def relate(
         # speaking of themselves.
         return SlotJudgement(SlotRelation.DIFFERENT, "two authors, each about themselves")
     shared = new.norms & old.norms
+    shared -= _day_and_count(new, old, shared)
     retired = set(new.retired) & old.norms
     if (
         retired
@@ -783,6 +784,24 @@ def _lands(new: Statement, old: Statement, change: _Change, ctx: Context) -> boo
     if is_bare(old) and not _thin(new):
         return False
     return change.kind in ctx.latest_of_kind or (change.kind, change.role) in ctx.latest_in_role
+
+
+#: Kinds whose digits alone do not say what a value is: "3" is a day in "it's the 3rd" and a
+#: count in "3 are more than enough".
+_DAY_OR_COUNT = frozenset({Kind.DATE, Kind.NUMBER})
+
+
+def _day_and_count(new: Statement, old: Statement, shared: frozenset[str]) -> frozenset[str]:
+    """Of the values both statements say, the ones that are a day in one and a count in the
+    other: two values, not one said twice (SGD test: "3 are more than enough" was counted as
+    evidence for "it's the 3rd", and held back when that day was rejected)."""
+    out: set[str] = set()
+    for norm in shared:
+        a = {v.kind for v in new.values if v.norm == norm}
+        b = {v.kind for v in old.values if v.norm == norm}
+        if a <= _DAY_OR_COUNT and b <= _DAY_OR_COUNT and not a & b:
+            out.add(norm)
+    return frozenset(out)
 
 
 def _same_values(
