@@ -17,7 +17,10 @@ A third row is a **ceiling**, not a system: each question's hits with the observ
 cites the most of its evidence turns put first (chosen by the labels, so no recall could do
 it). It separates what the observations hold from how recall ranks them: the gap between it
 and the row with observations is ranking; the gap between it and 1.0 is what no observation
-groups.
+groups. Choosing by the labels among hundreds of groups is strong on its own, so the ceiling
+is shown beside a **control**: the same choice among random groups of the same sizes drawn
+from the same turns (seeded). What the observations' grouping adds is the gap between the two
+ceilings, not the gap between the ceiling and the pool.
 
 No rule of reflect was tuned to these questions: the disposition is the default
 (``Disposition()``: skepticism 2, verbatim, at most 8 units per observation). The pool with
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import random
 import shutil
 import sqlite3
 import statistics
@@ -39,6 +43,7 @@ import time
 import tracemalloc
 from collections.abc import Sequence
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +77,25 @@ def best_covering(observations: Sequence[Any], evidence: set[str]) -> list[str]:
     return list(best.evidence) if best is not None and evidence & set(best.evidence) else []
 
 
+@dataclass(frozen=True)
+class Group:
+    """A group of cited turns, as ``best_covering`` reads an observation."""
+
+    id: str
+    evidence: tuple[str, ...]
+
+
+def random_groups(observations: Sequence[Any], seed: int = 0) -> list[Group]:
+    """The control for the ceiling: one random group per observation, of its size, drawn
+    (without repeats inside a group) from every turn the observations cite."""
+    rng = random.Random(seed)
+    pool = sorted({t for u in observations for t in u.evidence})
+    return [
+        Group(f"random-{i}", tuple(rng.sample(pool, len(set(u.evidence)))))
+        for i, u in enumerate(sorted(observations, key=lambda u: u.id))
+    ]
+
+
 def observations_of(mem: Any, bank: str) -> list[Any]:
     """The bank's live observation units (each with the turns it cites)."""
     units = mem.list_memories(bank=bank, agent=AGENT, limit=10_000)
@@ -91,6 +115,7 @@ def measure(
     also the turn budget with each question's best-covering observation first."""
     rows = []
     first: list[Any] = []
+    control: list[Any] = []
     hit_recall: dict[int, list[float]] = {}
     cited: list[int] = []
     observations: list[int] = []
@@ -98,6 +123,7 @@ def measure(
     for conv in dataset.conversations:
         clock.now = question_time(conv)
         held = observations_of(mem, conv.sample_id) if ceiling else []
+        shuffled = random_groups(held)
         for q in conv.questions:
             if q.category not in data_mod.HEADLINE_CATEGORIES or not q.evidence:
                 continue
@@ -111,6 +137,8 @@ def measure(
             if ceiling:
                 lead = best_covering(held, set(q.evidence))
                 first.append(score_question(q.category, q.evidence, lead + ranked))
+                lead = best_covering(shuffled, set(q.evidence))
+                control.append(score_question(q.category, q.evidence, lead + ranked))
             top = hits[:K]
             turns = {s for h in top for s in h.evidence_source_ids}
             evidence = set(q.evidence)
@@ -118,7 +146,14 @@ def measure(
             cited.extend(len(h.evidence_source_ids) for h in top)
             observations.append(sum(1 for h in top if h.unit.network == "observation"))
     summary = summarize(rows)
-    extra = {"ceiling_turn_budget": _recall_at_10(summarize(first))} if ceiling else {}
+    extra = (
+        {
+            "ceiling_turn_budget": _recall_at_10(summarize(first)),
+            "control_turn_budget": _recall_at_10(summarize(control)),
+        }
+        if ceiling
+        else {}
+    )
     all_hits = [x for xs in hit_recall.values() for x in xs]
     return {
         "questions": len(rows),
@@ -222,11 +257,25 @@ def _ceiling(r: dict[str, Any]) -> list[str]:
     c = r.get("ceiling_turn_budget")
     if c is None:
         return []
-    return [
+    lines = [
         "Ceiling (not a system: each question's best-covering observation first, chosen by the "
-        f"labels): R@10 {c['headline']:.3f}, c1 {c['category_1']:.3f}, c2 "
-        f"{c['category_2']:.3f}, c3 {c['category_3']:.3f}, c4 {c['category_4']:.3f}."
+        f"labels): R@10 {_per_category(c)}."
     ]
+    k = r.get("control_turn_budget")
+    if k is not None:
+        lines.append(
+            "Control for the ceiling (the same choice among random groups of the observations' "
+            f"sizes, from the same turns): R@10 {_per_category(k)}. The observations' grouping "
+            "is worth the difference between the two."
+        )
+    return lines
+
+
+def _per_category(c: dict[str, float]) -> str:
+    return (
+        f"{c['headline']:.3f}, c1 {c['category_1']:.3f}, c2 {c['category_2']:.3f}, "
+        f"c3 {c['category_3']:.3f}, c4 {c['category_4']:.3f}"
+    )
 
 
 def render(record: dict[str, Any]) -> str:
