@@ -15,12 +15,11 @@ Two ways to count, both from LoCoMo's own evidence labels (a turn counts when a 
 
 A third row is a **ceiling**, not a system: each question's hits with the observation that
 cites the most of its evidence turns put first (chosen by the labels, so no recall could do
-it). It separates what the observations hold from how recall ranks them: the gap between it
-and the row with observations is ranking; the gap between it and 1.0 is what no observation
-groups. Choosing by the labels among hundreds of groups is strong on its own, so the ceiling
-is shown beside a **control**: the same choice among random groups of the same sizes drawn
-from the same turns (seeded). What the observations' grouping adds is the gap between the two
-ceilings, not the gap between the ceiling and the pool.
+it). Choosing by the labels among hundreds of groups is strong on its own, so the ceiling is
+shown beside a **control**: the same choice among random groups of the same sizes drawn from
+the same turns (seeded). What the observations' grouping adds is the gap between the two
+lines; the gap between the ceiling and the pool is mostly the labels' choice, not a ranking
+recall could learn.
 
 No rule of reflect was tuned to these questions: the disposition is the default
 (``Disposition()``: skepticism 2, verbatim, at most 8 units per observation). The pool with
