@@ -40,7 +40,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bench.sgd.data import Dialogue, Turn, fold, load_dialogues
 from bench.sgd.harness import Clock, verdict_lines, write_results
@@ -110,6 +110,9 @@ def case_of(dialogue: Dialogue) -> Case | None:
     return None
 
 
+_T = TypeVar("_T")
+
+
 def load_cases(split: str, per_split: int = PER_SPLIT) -> list[Case]:
     by: dict[str, list[Case]] = {}
     for d in load_dialogues():
@@ -118,12 +121,17 @@ def load_cases(split: str, per_split: int = PER_SPLIT) -> list[Case]:
         c = case_of(d)
         if c is not None:
             by.setdefault(d.split, []).append(c)
-    rng = random.Random(5)
-    out: list[Case] = []
-    for s in sorted(by):
-        group = by[s]
-        out.extend(group if len(group) <= per_split else rng.sample(group, per_split))
-    return out
+    return [case for s in sorted(by) for case in sample(by[s], per_split)]
+
+
+def sample(group: Sequence[_T], per_split: int) -> list[_T]:
+    """A split's sample: seeded by itself alone, so a split's probes are the same whether it
+    is run alone or beside the other (one generator shared by both drew the test part's
+    sample after the dev part's, so ``--split all`` and ``--split test`` measured different
+    dialogues)."""
+    if len(group) <= per_split:
+        return list(group)
+    return random.Random(5).sample(list(group), per_split)
 
 
 def run_case(mem: Any, clock: Clock, case: Case) -> list[tuple[Turn, str, bool, list[Any]]]:
