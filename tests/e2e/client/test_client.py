@@ -25,6 +25,7 @@ from mneme.client import (
     MnemeClient,
 )
 from mneme.client.api import Health, Identity
+from mneme.client.wire import DEFAULT_TIMEOUT
 from mneme.errors import BackendUnavailable, InvalidInput, NotFound, Refused, SchemaMismatch
 
 Call = Callable[..., Awaitable[Any]]
@@ -139,7 +140,9 @@ def test_a_reviewer_settles_the_queue_and_a_conflict(connect: Connect, api: Api)
 
 
 def test_a_callers_own_httpx_client_is_used_and_left_open(api: Api, live: str) -> None:
-    with httpx.Client(base_url=live) as http:
+    # The client's own timeout, not httpx's 5 s default: a loaded host answered the first call
+    # of this test after more than 5 s once (a fresh-clone CI beside a benchmark).
+    with httpx.Client(base_url=live, timeout=DEFAULT_TIMEOUT) as http:
         with MnemeClient(token=api.tokens["scout"], http=http) as client:
             assert client.whoami()["agent"] == "scout"
         assert not http.is_closed
