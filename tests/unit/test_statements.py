@@ -1387,7 +1387,7 @@ def test_a_trailing_aside_fills_no_slot() -> None:
     assert [v.norm for v in analyze("Nate: I have 3 turtles [in a tank].").values] == ["3"]
 
 
-def test_a_day_and_a_count_with_the_same_digits_are_two_values():
+def test_a_day_and_a_count_with_the_same_digits_are_two_values() -> None:
     said = rel("User: it's the 3rd", "User: 3 are more than enough", Context(0.9, True, True))
     assert said not in (SlotRelation.SUPPORT, SlotRelation.SAME)
     again = rel(

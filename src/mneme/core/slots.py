@@ -797,8 +797,7 @@ def _day_and_count(new: Statement, old: Statement, shared: frozenset[str]) -> fr
     evidence for "it's the 3rd", and held back when that day was rejected)."""
     out: set[str] = set()
     for norm in shared:
-        a = {v.kind for v in new.values if v.norm == norm}
-        b = {v.kind for v in old.values if v.norm == norm}
+        a, b = _kinds_of(new, (norm,)), _kinds_of(old, (norm,))
         if a <= _DAY_OR_COUNT and b <= _DAY_OR_COUNT and not a & b:
             out.add(norm)
     return frozenset(out)
