@@ -14,8 +14,11 @@ vocabulary (``Finding``: kind, span, a label that does not reveal the value).
 - Email addresses: a candidate shape, then ``email-validator``'s syntax check (no DNS).
 - Card numbers: digit runs of 13 to 19 digits that pass the Luhn check and start with an
   issuer's number (ISO/IEC 7812): no library that finds them in text is small enough.
-- Passwords said in words ("my password is hunter2"): one pattern, the only one of ours
-  (detect-secrets knows assignments, not sentences), measured on public dialogue.
+- Passwords said in words ("my password is hunter2", "the API key for staging is: ..."): one
+  pattern, the only one of ours (detect-secrets knows assignments, not sentences), measured on
+  public dialogue.
+- A key a plugin found is redacted to the ends of its token: the plugins' patterns give a
+  key's shape, not where it ends (``_whole_token``).
 
 The libraries are imported on first use, so opening a store or starting the CLI does not pay
 their import time (detect-secrets pulls in ``requests``).
@@ -66,24 +69,61 @@ _PLUGINS: dict[str, tuple[str, Kind, str]] = {
 _KEY_BLOCK_END = re.compile(
     r"-----END [A-Z0-9 ]*-----|---- END SSH2 [A-Z ]*----|Private-MAC: *[0-9a-fA-F]*"
 )
-#: The rest of a JSON web token: detect-secrets' pattern ends lazily, before the signature.
-_JWT_TAIL = re.compile(r"[A-Za-z0-9_\-+/=.]*")
+#: The rest of a key's token, each way. detect-secrets' patterns give a key's shape, not
+#: where it ends: "sk-...T3BlbkFJ" takes 20 characters after the marker (an ``sk-proj-`` key
+#: has 74 more), ``ghp_`` 36, ``xox[bp]-`` lower case only, ``sk_live_`` 24, ``AKIA`` 16, and
+#: a JSON web token's ends lazily, before the signature. What follows (or leads into) the match
+#: without a break is more of the same key, and would be stored in the clear. Back: the
+#: URL-safe base64 alphabet of prefixed keys (a "/" before a key ends a path, not the key).
+#: On: base64 as well, and dots (a JWT's parts), bar a dot that ends the sentence.
+_HEAD_CHAR = re.compile(r"[A-Za-z0-9_\-]")
+_TAIL_CHAR = re.compile(r"[A-Za-z0-9_\-+/=.]")
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-+/=.]*")
 
-#: "my password is hunter2", "the wifi passcode was 'x7!k'", "PIN: 4831", and a change of one
-#: ("the password is now x7k2", "changed the PIN to 4831", "the password was reset to
-#: 'q9!z'"). The value must not be a plain word (that is how people talk about passwords:
-#: "my password is wrong", "the password is on the fridge"): it holds a digit or a symbol, or
-#: is quoted.
-_SAID_PASSWORD = re.compile(
-    r"\b(?:password|passcode|passphrase|passwd|pin(?: code| number)?)"
-    r"(?:\s+(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w.-]{1,30})?"
+#: What a secret said in words is called: passwords, keys named as such (an "API key"; a bare
+#: "key" is a door's), tokens ("the token is: ..."; one that is a number, "the max token is
+#: 8192", is dropped in ``_said_passwords``). "secret" on its own, but not "the secret to ..."
+#: (of success, not of an account).
+_SAID_NOUN = (
+    r"(?<![A-Za-z0-9])"
+    r"(?:(?P<key>(?:api|access|secret|auth|bearer|refresh)[ _-]?(?:key|token)|token)"
+    r"|password|passcode|passphrase|passwd|pin(?: code| number)?|secret(?!\s+to\b))"
+)
+#: What it is for: "for the router", "of my home NAS", "on Bob's laptop" (up to three words,
+#: none of them the verb that follows).
+_SAID_FOR = (
+    r"(?:\s+(?:for|to|of|on|at)\s+(?:(?:the|my|our|your|his|her|their|a|an)\s+)?"
+    r"(?!(?:is|was|has|are|to)\b)[\w.'’-]{1,30}"
+    r"(?:\s+(?!(?:is|was|has|are|to)\b)[\w.'’-]{1,30}){0,2})?"
+)
+#: How the value is given: a change ("is now x7k2", "changed the PIN to 4831", "was reset to
+#: 'q9!z'"), a verb, with or without a mark after it ("is x", "is: x", "was - x"; a probe found
+#: "is: x" stored in the clear), or a mark alone ("PIN: 4831", "password = x", "pin - 4831").
+_SAID_AS = (
     r"\s*(?:(?:(?:is|was|has\s+been|'s)\s+)?(?:now\s+|still\s+)?"
     r"(?:(?:changed|set|updated|reset|switched|rotated)\s+)?to\b"
-    r"|(?:is|was|has\s+been|'s)(?:\s+(?:now|still))?\b|=|:|-)\s*"
+    r"|(?:is|was|has\s+been|'s)(?:\s+(?:now|still))?(?:\s*[:=-]|\b)|[:=-])\s*"
+)
+#: Where a bare value ends: a space, a comma or a bracket, or a dot that ends the sentence.
+#: Not "!" or "?": a password often ends in one, and taking a sentence's "!" with it costs
+#: less than storing the password's last character.
+_SAID_END = r"(?=[\s,;)\]]|[.](?:\s|$)|$)"
+#: A value that is a quantity, not a secret: a price, a percentage, a decimal or version
+#: number, a time ("the secret of it is: 100%", "the token is $2.75").
+_SAID_QUANTITY = r"(?:[$€£¥]\d[\d,]*(?:\.\d+)?|v?\d+(?:[.,:]\d+)+(?:%|am|pm)?|\d+%)"
+#: The value: quoted, or bare and no quantity. A bare one must not be a plain word (that is
+#: how people talk about passwords: "my password is wrong", "the password is on the fridge"):
+#: it holds a digit or a symbol.
+_SAID_VALUE = (
     r"(?:(?P<q>[\"'`“‘])(?P<quoted>[^\"'`”’\s]{3,64})[\"'`”’]"
-    r"|(?P<bare>(?=\S*[\d!#$%&*+/=?@^_~])[^\s\"'`,;]{4,64}?))"
-    r"(?=[\s,;!?)\]]|[.](?:\s|$)|$)",
-    re.IGNORECASE,
+    rf"|(?!{_SAID_QUANTITY}{_SAID_END})"
+    r"(?P<bare>(?=\S*[\d!#$%&*+/=?@^_~])[^\s\"'`,;]{4,64}?))"
+)
+#: "my password is hunter2", "the wifi passcode was 'x7!k'", "PIN: 4831", "the admin password
+#: for the router is: Zq8!mW3#", "the API key is: ..." and a change of one ("the password is now
+#: x7k2", "changed the PIN to 4831").
+_SAID_PASSWORD = re.compile(
+    _SAID_NOUN + _SAID_FOR + _SAID_AS + _SAID_VALUE + _SAID_END, re.IGNORECASE
 )
 
 #: A run of 20 or more base64 (and URL-safe base64) characters.
@@ -272,9 +312,8 @@ class Detector:
                         start, end = _key_block(text, offset + start)
                         yield Finding(plugin.kind, start, end, plugin.label)
                         continue
-                    if plugin.label == "JSON web token":
-                        tail = _JWT_TAIL.match(line, end)
-                        end = len(line[: tail.end()].rstrip(".")) if tail else end
+                    if plugin.kind in (Kind.API_KEY, Kind.TOKEN):
+                        start, end = _whole_token(line, start, end)
                     if any(f(line[start:end]) for f in self._filters):
                         continue
                     yield Finding(plugin.kind, offset + start, offset + end, plugin.label)
@@ -308,15 +347,22 @@ class Detector:
                 and plugin.calculate_shannon_entropy(value) > plugin.entropy_limit
                 and not any(f(value) for f in self._filters)
             ):
-                start = m.start() + m.group().find(value)
-                yield Finding(Kind.TOKEN, start, start + len(value), "random-looking string")
+                # The whole run: the "=-_" stripped to measure it are the key's too (its
+                # padding, a last "-"), and would be left in the clear.
+                yield Finding(Kind.TOKEN, m.start(), m.end(), "random-looking string")
 
     # -- passwords said in words, cards, emails, phones ----------------------------------
 
     def _said_passwords(self, text: str) -> Iterator[Finding]:
         for m in _SAID_PASSWORD.finditer(text):
             group = "quoted" if m.group("quoted") else "bare"
-            yield Finding(Kind.PASSWORD, m.start(group), m.end(group), "password")
+            if m.group("key"):
+                if m.group("key").lower() == "token" and m.group(group).isdigit():
+                    continue
+                kind = Kind.TOKEN if m.group("key").lower().endswith("token") else Kind.API_KEY
+                yield Finding(kind, m.start(group), m.end(group), "key named in words")
+            else:
+                yield Finding(Kind.PASSWORD, m.start(group), m.end(group), "password")
 
     def _cards(self, text: str) -> Iterator[Finding]:
         for m in _CARD_CANDIDATE.finditer(text):
@@ -362,6 +408,24 @@ def _occurrences(line: str, value: str) -> Iterator[int]:
     while at >= 0:
         yield at
         at = line.find(value, at + len(value))
+
+
+def _whole_token(line: str, start: int, end: int) -> tuple[int, int]:
+    """A key's span widened to the whole token it is in (``_HEAD_CHAR``, ``_TAIL_CHAR``): a
+    pattern that stops inside a longer token must not leave the rest of the key in the clear.
+    An edge that is no key character does not grow: a pattern that takes the space or quote
+    around a key (Artifactory's) must not take the word beyond it too, and a value after a
+    quote or an "=" does not grow back into its name."""
+    begin, stop = start, end
+    if _HEAD_CHAR.match(line, start):
+        # Stepped back, not searched: a regex search back from the span is quadratic on a
+        # long run of key characters broken just before it.
+        while begin > 0 and _HEAD_CHAR.match(line, begin - 1):
+            begin -= 1
+    if end > start and _TAIL_CHAR.match(line, end - 1):
+        tail = _TOKEN_TAIL.match(line, end)
+        stop = len(line[: tail.end()].rstrip(".")) if tail else end
+    return begin, stop if stop > start else end
 
 
 def _key_block(text: str, start: int) -> tuple[int, int]:

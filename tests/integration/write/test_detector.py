@@ -15,6 +15,7 @@ import pytest
 import mneme
 from mneme.core.model import Verdict
 from mneme.core.sensitive import (
+    PLACEHOLDER,
     Finding,
     Policy,
     parse_policy,
@@ -66,6 +67,17 @@ def test_every_documented_positive_is_found_and_its_value_covered(
         "I'm @bob on twitter, and version 1.2.3@4.5 is out.",
         "The bill was $1,234,567,890,123 in total.",
         "Call 911 if anything happens.",
+        # "is:" before an ordinary value, and a secret's name with no secret after it.
+        "The plan is: ship on Friday.",
+        "The password policy is: 12 characters minimum.",
+        "Remember to change the password for the guest network before Friday.",
+        "The password for the guest network is: on the card by the door.",
+        "My PIN is: the same as before.",
+        "The docs are at https://example.com/docs/v2/keys?page=3#setup",
+        "We moved to version 3.11.7 and then v4.0.1.",
+        "The price is: $1,299.99, and the subway token is $2.75.",
+        "The secret to good bread is 2% salt, and the secret of it is: 100% patience.",
+        "The max token is 8192.",
     ],
 )
 def test_ordinary_text_is_not_flagged(detector: Detector, text: str) -> None:
@@ -96,6 +108,81 @@ def test_a_changed_password_is_found_as_the_first_one_was(
     # A new user's probe: "The Wi-Fi password is maple22." was redacted, and the change that
     # followed it ("... changed to birch77.") was stored in the clear.
     assert [said[f.start : f.end] for f in detector.find(said)] == [secret]
+
+
+@pytest.mark.parametrize(
+    ("said", "secret"),
+    [
+        ("The admin password for the router is: Zq8!mW3#pL9x", "Zq8!mW3#pL9x"),
+        ("The admin password for the router is Zq8!mW3#pL9x", "Zq8!mW3#pL9x"),
+        ("Router admin password: Zq8!mW3#pL9x", "Zq8!mW3#pL9x"),
+        ("The password is - Zq8!mW3#pL9x, keep it.", "Zq8!mW3#pL9x"),
+        ("password = Zq8!mW3#pL9x", "Zq8!mW3#pL9x"),
+        ("The password was: Zq8!mW3#pL9x.", "Zq8!mW3#pL9x"),
+        ("the password for my home NAS: Zq8!mW3#pL9x", "Zq8!mW3#pL9x"),
+        ("The wifi password is: Summer2024!", "Summer2024!"),
+        ("The door passcode is: 4831, don't share it.", "4831"),
+        ("The PIN is: 4831", "4831"),
+        ("My passphrase is: correct-horse-battery-9", "correct-horse-battery-9"),
+        ("The secret key is: Zq8mW3pL9xAb", "Zq8mW3pL9xAb"),
+        ("The API key for staging is: Zq8mW3pL9xAb", "Zq8mW3pL9xAb"),
+        ("the access token was - tok_9f8e7d6c", "tok_9f8e7d6c"),
+        ("The secret is: 'Zq8mW3'", "Zq8mW3"),
+    ],
+)
+def test_a_secret_named_in_a_phrase_is_redacted_whatever_mark_follows_the_verb(
+    detector: Detector, said: str, secret: str
+) -> None:
+    # A new user's probe: "... for the router is: Zq8!mW3#pL9x" was stored in the clear (the
+    # colon after "is"), while "... is Zq8!mW3#pL9x" and "Router admin password: ..." were not.
+    out = screen(said, detector.find(said), Policy({})).text
+    assert PLACEHOLDER.sub("", out) == said.replace(secret, "")  # all of the secret, only it
+
+
+#: Keys longer than the pattern that knows their prefix (fake, of each provider's shape): an
+#: OpenAI project key (``sk-proj-``, 74 characters each side of ``T3BlbkFJ``) kept ~54 of its
+#: characters after the redaction; and keys of no pattern, found by their randomness.
+LONG_KEYS = [
+    (
+        "sk-proj-TdDdXUi2NRmtmJSatlhVGhXvNLWOBA5wqY2EFoj4J1oKzwZR5l817UiCriokste6tHgLHtA7oA"
+        "T3BlbkFJ82tWI65UWw9VN03DeeUdR0Pwx1R9UJaHhuIpHk6sGt7xVWso7PwqI57c07-YvsjYZNv67B0N4I",
+        "OpenAI key",
+    ),
+    ("sk-WJNWhQpjUGOtQhra4hXCT3BlbkFJFF2ItpI6Hw9g7vv2XQtW45wROcut", "OpenAI key"),
+    ("ghp_8kyGDcaeVgK3MMz3g88Kq2B1MckWCzgODP92tVlc", "GitHub token"),
+    ("AKIAQIE5KRV9JQYHX52RQCYD", "AWS access key"),
+    ("xoxb-2631374562-4913528617-znhlewtabbUtr12qdnEljInN", "Slack token"),
+    (
+        "sk_live_jHXLjzPqusn1QueSz847t2L5SPYI4ghetjEHF3a4LcwrzUf5XbZnV3hIbB90NC89AYYThhfPRFQwSI6"
+        "OSo2afD7rB9GlBHYo8BN",
+        "Stripe key",
+    ),
+    (
+        "github_pat_p6H2RSAwXnu0hXDyl6oTme_SJRYodR6bq8wouGtx23CYkJ3tLDrLT45GVNYuwDpfdS5jowxEZAh"
+        "R7nJEkZ",
+        "random-looking string",
+    ),
+    ("AIzazrCgp0sAF-Rp9anUjZQ1WQFgfT2THnY81LA", "random-looking string"),
+]
+
+
+@pytest.mark.parametrize(("key", "label"), LONG_KEYS, ids=lambda v: str(v)[:12])
+@pytest.mark.parametrize("frame", ["my key {} thanks", "Use {}.", "key: {}", '"{}"'], ids=str)
+def test_a_prefixed_key_is_redacted_to_the_end_of_its_token(
+    detector: Detector, key: str, label: str, frame: str
+) -> None:
+    text = frame.format(key)
+    found = detector.find(text)
+    assert label in {f.label for f in found}
+    out = screen(text, found, Policy({})).text
+    assert PLACEHOLDER.sub("", out) == frame.format("")
+
+
+def test_a_key_inside_a_longer_token_is_redacted_with_all_of_it(detector: Detector) -> None:
+    # A pattern may match in the middle of a token as well as stop before its end.
+    text = "creds: x9AKIAQIE5KRV9JQYHX52RQCYD, rotate soon"
+    out = screen(text, detector.find(text), Policy({})).text
+    assert PLACEHOLDER.sub("", out) == "creds: , rotate soon"
 
 
 def test_a_changed_password_supersedes_the_first_and_no_secret_is_stored(tmp_path: Path) -> None:

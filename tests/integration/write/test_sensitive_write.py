@@ -25,6 +25,11 @@ CARD = "4242 4242 4242 4242"
 EMAIL = "Abc.123@test-example.com"
 PHONE = "510-748-8230"
 SECRETS = (GITHUB, AWS, STRIPE, CARD, "4242424242424242")
+#: A fake OpenAI project key: 74 characters each side of the marker OpenAI's keys carry.
+PROJECT_KEY = (
+    "sk-proj-TdDdXUi2NRmtmJSatlhVGhXvNLWOBA5wqY2EFoj4J1oKzwZR5l817UiCriokste6tHgLHtA7oA"
+    "T3BlbkFJ82tWI65UWw9VN03DeeUdR0Pwx1R9UJaHhuIpHk6sGt7xVWso7PwqI57c07-YvsjYZNv67B0N4I"
+)
 
 
 class RecordingEmbedder(HashingEmbedder):
@@ -135,6 +140,29 @@ def test_no_raw_secret_reaches_the_database_through_any_write_path(
     raw = _file_bytes(db_path)
     for secret in SECRETS:
         assert secret.encode() not in raw, secret
+
+
+def test_a_password_after_is_colon_and_a_whole_project_key_never_reach_the_database(
+    memory: mneme.Memory, db_path: str
+) -> None:
+    # A new user's probe: the password was stored whole, and the key's redaction stopped 20
+    # characters after its marker and stored the 54 that follow.
+    password = "Zq8!mW3#pL9x"
+    said = memory.retain(
+        f"The admin password for the router is: {password}", bank="team", agent="a1"
+    )
+    keyed = memory.retain(f"My OpenAI key is {PROJECT_KEY} for the demo.", bank="team", agent="a1")
+    assert _untagged(_source(memory, said).text) == (
+        "The admin password for the router is: [redacted:password]"
+    )
+    assert _untagged(_source(memory, keyed).text) == (
+        "My OpenAI key is [redacted:api_key] for the demo."
+    )
+    memory.close()
+    raw = _file_bytes(db_path)
+    assert password.encode() not in raw
+    pieces = {PROJECT_KEY[i : i + 8] for i in range(len(PROJECT_KEY) - 7)}
+    assert not [p for p in pieces if p.encode() in raw]
 
 
 def test_a_refused_write_stores_nothing_and_the_refusal_is_audited(
