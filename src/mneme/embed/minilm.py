@@ -162,17 +162,27 @@ class MiniLMEmbedder:
         """Where the weights are read from (inside site-packages; never a hub cache)."""
         return packaged_model_path()
 
-    def warm(self) -> None:
+    def warm(self, stop: Callable[[], bool] | None = None) -> bool:
         """Load and compile every encoder this embedder uses now, not on first use: the batch
         path (OpenVINO, compiled for this CPU, else torch) and the query path (ONNX Runtime,
         else torch). A server or a timed import calls it once before its first write.
 
+        ``stop`` is asked before each of the three loads (a load itself cannot be cut short):
+        when it says True the rest is left to first use. Whether everything was loaded.
+
         Raises:
             BackendUnavailable: the packaged model cannot be loaded.
         """
-        self.embed(["warm"] * BF16_MIN_BATCH)
-        self.embed_beside(["warm"] * BF16_MIN_BATCH)
-        self._embed_query_uncached("warm")
+        steps: tuple[Callable[[], object], ...] = (
+            lambda: self.embed(["warm"] * BF16_MIN_BATCH),
+            lambda: self.embed_beside(["warm"] * BF16_MIN_BATCH),
+            lambda: self._embed_query_uncached("warm"),
+        )
+        for step in steps:
+            if stop is not None and stop():
+                return False
+            step()
+        return True
 
     def embed_beside(self, texts: Sequence[str]) -> Vectors:
         """``embed``, on one CPU fewer: for a worker that embeds while the calling thread keeps

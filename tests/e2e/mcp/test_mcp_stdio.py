@@ -302,3 +302,41 @@ def test_nothing_but_the_protocol_reaches_stdout_even_written_to_its_file_descri
     assert "noise from print" in err  # what was written lands in the log, not nowhere
     assert "noise from fd 1" in err
     assert "noise while loading" in err
+
+
+def hang_up_after(db: Path, name: str, arguments: dict[str, Any]) -> tuple[Any, int, str]:
+    """initialize, one ``tools/call``, and stdin closed the moment its reply is read: the
+    reply, the exit code and the stderr of the default-embedder server."""
+    who = ("--bank", "team", "--agent", "agent-1", "--log-level", "info")
+    server = RawServer(db, None, [MNEME, *argv(db, None, *who)])
+    server.send(
+        "initialize",
+        {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "hang-up-test", "version": "0"},
+        },
+    )
+    server.send("notifications/initialized", {}, notify=True)
+    reply = server.send("tools/call", {"name": name, "arguments": arguments})
+    err = server.close()
+    return reply, server.proc.returncode, err
+
+
+@pytest.mark.slow
+def test_the_server_exits_cleanly_when_the_client_hangs_up_right_after_a_recall(
+    tmp_path: Path, minilm: Any
+) -> None:
+    # The recall embeds its query while the background warm-up still compiles the embedder's
+    # OpenVINO graphs, and the client is gone at once: the interpreter used to end under the
+    # warm-up's native call ("terminate called without an active exception", SIGABRT, -6).
+    import mneme
+
+    db = tmp_path / "hangup.db"
+    with mneme.Memory.open(str(db), embedder=minilm) as mem:
+        mem.retain("Rosa keeps the van keys in box 9.", bank="team", agent="agent-1")
+    found, code, err = hang_up_after(db, "search_memory", {"query": "Where are the van keys?"})
+    assert "box 9" in found["result"]["content"][0]["text"]
+    assert "terminate called" not in err
+    assert code == 0, err
+    assert "Traceback" not in err
