@@ -732,8 +732,10 @@ class Memory:
         Every hit carries ``relevance``, the calibrated probability (0 to 1) that it is an
         answer; ``min_relevance`` drops the hits below it, so fewer than ``k`` may come back.
         ``session`` keeps the memories said in that session (as ``retain(session=)`` named
-        it) and nothing else: in a bank shared by many conversations, "what is the current
-        ...?" about this one (ADR 0109). An unknown bank holds nothing: the result is empty.
+        it) and nothing else, but the successor of a superseded one, whichever session said
+        it (an old value is never shown without what replaced it): in a bank shared by many
+        conversations, "what is the current ...?" about this one (ADR 0109). An unknown bank
+        holds nothing: the result is empty.
         """
         with self.observers.timed("recall"):
             return self._recall(
@@ -790,9 +792,7 @@ class Memory:
         present (``core.context_block``); ``session`` as for ``recall``. No model call but the
         query's embedding.
         """
-        budget = validate.positive_int(max_tokens, "max_tokens", high=MAX_TOKENS)
-        if budget < MIN_TOKENS:
-            raise InvalidInput(f"max_tokens must be at least {MIN_TOKENS}, not {budget}")
+        budget = validate.positive_int(max_tokens, "max_tokens", low=MIN_TOKENS, high=MAX_TOKENS)
         hits = self.recall(
             query,
             bank=bank,

@@ -164,7 +164,7 @@ def _json_depth(value: Any, depth: int) -> None:
             _json_depth(v, depth + 1)
 
 
-def positive_int(value: Any, what: str, *, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
-        raise InvalidInput(f"{what} must be a whole number from 1 to {high}, not {value!r}")
+def positive_int(value: Any, what: str, *, high: int, low: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInput(f"{what} must be a whole number from {low} to {high}, not {value!r}")
     return value

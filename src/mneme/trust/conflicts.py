@@ -131,10 +131,11 @@ class Conflicts:
         self, *, bank: str, status: str | None = "open", limit: int = 100
     ) -> list[ConflictRecord]:
         """Disagreements between memories of a bank; open ones by default (``"resolved"``,
-        or None for both)."""
+        or ``"all"`` / None for both, as on the HTTP API)."""
         validate.ident(bank, "bank")
-        if status not in (None, "open", "resolved"):
-            raise InvalidInput(f"status must be 'open', 'resolved' or None, not {status!r}")
+        if status not in (None, "open", "resolved", "all"):
+            raise InvalidInput(f"status must be 'open', 'resolved', 'all' or None, not {status!r}")
+        status = None if status == "all" else status
         return self.store.trust.list_conflicts(
             bank, status=status, limit=validate.positive_int(limit, "limit", high=1000)
         )

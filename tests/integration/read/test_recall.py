@@ -356,3 +356,11 @@ def test_a_question_that_names_no_value_ranks_below_what_answers_it(
         assert (asked < answer) is question_first
     finally:
         mem.close()
+
+
+@pytest.mark.parametrize("budget", [0, 5, 15, 100_001, "800", True])
+def test_a_context_budget_outside_its_range_says_the_range(mem, budget):
+    mem.retain("Rosa keeps the van keys in box 9.", bank="b1", agent="a1")
+    with pytest.raises(mneme.errors.InvalidInput, match="from 16 to 100000"):
+        mem.context("Where are the van keys?", bank="b1", agent="a1", max_tokens=budget)
+    assert mem.context("Where are the keys?", bank="b1", agent="a1", max_tokens=16).tokens <= 16

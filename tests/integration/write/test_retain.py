@@ -252,6 +252,19 @@ def test_a_correction_is_never_merged_into_what_it_corrects(mem):
     assert mem.get(now_id).evidence == ("ev-2",)
 
 
+def test_a_correction_is_no_dispute_with_what_it_corrects(mem):
+    # Without supersedes= another value of the slot would be a question; the caller's
+    # correction retires the old one and reports neither a conflict nor a question.
+    old = mem.retain("The CDN provider is Fastly.", bank="b1", agent="a1")
+    (was_id,) = old.memory_ids
+    new = mem.update(was_id, "The CDN provider is Cloudflare.", agent="a1")
+    assert new.status == mneme.RetainStatus.OK
+    assert new.questions == ()
+    assert not any(d.verdict == Verdict.CONTRADICT for d in new.decisions)
+    assert mem.get(was_id).superseded_by == new.memory_ids[0]
+    assert mem.conflicts.list(bank="b1", status="all") == []
+
+
 def test_the_same_wording_without_supersedes_is_still_more_evidence(mem):
     old = mem.retain(
         "The launch party is at the Grand Hotel ballroom.", bank="b1", agent="a1", source_id="ev-1"
