@@ -379,6 +379,7 @@ class Review:
             self._carry_rejection(target, event, actor, note)
         elif decision == "approve" and target.state.status == "rejected":
             self._lift_tombstones(target, actor)  # accepted after all: the value may return
+            self._readmit_held_back(target, actor, note, event.id)
         elif (
             decision == "approve"
             and target.unit is not None
@@ -529,10 +530,31 @@ class Review:
         bank = target.bank_id
         root = next(e for e in reversed(events) if e.decision == "reject")
         self._lift_tombstones(target, actor)
+        self._readmit_held_back(target, actor, note, root.id)
         for other in self._caused_by(bank, root.id):
             current = self.target(other)
             if current.state.status == "rejected":
                 self._apply(current, "restore", actor, note, cause=root.id)
+
+    def _readmit_held_back(self, target: Target, actor: str, note: str, cause: str) -> None:
+        """The value's statements the write path held back against its tombstone (said again
+        after the rejection, in any words: rejected when written, never by a decision of
+        their own) return with it, approved by the same decision: the tombstone that held
+        them is lifted. One a person rejected stays rejected."""
+        bank = target.bank_id
+        claims = (
+            [target.claim]
+            if target.claim is not None
+            else self.store.trust.find_claims(bank, unit_id=target.id)
+        )
+        ids = {u for c in claims for u in self.store.trust.claim_unit_ids(bank, c.id)}
+        ids.discard(target.id)
+        units = self.store.memories.get_units(Viewer(bank, "owner", Scope.OWNER), sorted(ids))
+        for unit in units.values():
+            if unit.status != UnitStatus.REJECTED or self.store.trust.review_events(bank, unit.id):
+                continue
+            why = note or "the tombstone that held it back was lifted"
+            self._apply(Target("unit", bank, unit=unit), "approve", actor, why, cause=cause)
 
     def _lift_tombstones(self, target: Target, actor: str) -> None:
         for tomb in self.store.trust.find_tombstones(

@@ -76,7 +76,7 @@ def test_every_decision_is_an_event_with_both_axes_before_and_after(mem):
     hist = [h for h in mem.history(claim.id) if h.kind == "review"]
     assert hist[-1].actor == "rev1"
     assert hist[-1].detail["decision"] == "approve"
-    assert mem.review.queue(bank="u") == []
+    assert [i for i in mem.review.worklist(bank="u").items if i.kind == "reasserted"] == []
     assert mem.review.queue(bank="u", status="approved")[0].id == claim.id
 
 
@@ -162,6 +162,15 @@ def test_a_rejected_value_stays_rejected_from_any_source_or_agent_until_restored
     assert mem.get(r.memory_ids[0]).status == UnitStatus.ACTIVE
     assert mem._store.trust.find_tombstones("u", unit_id=r.memory_ids[0]) == []
     assert any("blue" in h.text for h in mem.recall("favorite color", bank="u", agent="a1"))
+    # What the tombstone held back returns with the value, by the same decision, audited
+    # (a new user's probe: the paraphrase stayed rejected and left the worklist; ADR 0110).
+    back = [i for i in (*again.memory_ids, *para.memory_ids) if i != r.memory_ids[0]]
+    assert back
+    for uid in back:
+        assert mem.get(uid).status == UnitStatus.ACTIVE
+        (event,) = mem._store.trust.review_events("u", uid)
+        assert event.decision == "approve"
+    assert [i for i in mem.review.worklist(bank="u").items if i.kind == "reasserted"] == []
 
 
 # -- guarded transitions ---------------------------------------------------------------------
