@@ -97,6 +97,54 @@ def test_clock_times_and_calendar_dates_have_one_form():
     assert norms("twenty-two people") == ["22"]
 
 
+def kinds(text: str) -> list[tuple[str, str]]:
+    return [(v.norm, v.kind.value) for v in find_values(text)]
+
+
+def test_a_dotted_figure_is_a_clock_time_only_as_one_is_said():
+    # after a preposition of time, as a range, or with a meridiem: a time
+    assert kinds("The meeting starts at 9.30.") == [("9:30", "time")]
+    assert kinds("I run from 9.30 to 11.45.") == [("9:30", "time"), ("11:45", "time")]
+    assert kinds("The slot is 9.30-10.30.") == [("9:30", "time"), ("10:30", "time")]
+    assert kinds("I'll be there by 10.15am.") == [("10:15", "time")]
+    # a decimal or a version is no time
+    assert kinds("It costs 12.50 euros.") == [("€12.5", "amount")]
+    assert kinds("The rating is 4.50 out of 5.") == [("4.5", "number"), ("5", "number")]
+    assert kinds("We ran 3.12 miles.") == [("3.12", "number")]
+    assert kinds("The build server runs Ubuntu 20.04.") == [("ubuntu 20.04", "name")]
+    assert ("python 3.12", "name") in kinds("We use Python 3.12 in CI.")
+    assert all(k != "time" for _, k in kinds("Upgrade the agent to 18.17.1 next week."))
+    assert kinds("The meeting room is Room 4B.") == [("room 4b", "name")]
+    # a clock time after a name is no part of the name (SGD: "leaving from Vancouver 09:00")
+    assert kinds("We are leaving from Vancouver 09:00 to Seattle.") == [
+        ("vancouver", "name"),
+        ("9:00", "time"),
+        ("seattle", "name"),
+    ]
+
+
+def test_a_network_address_or_an_international_number_is_one_code():
+    assert kinds("The DNS server is 192.168.1.10.")[-1] == ("192.168.1.10", "code")
+    assert kinds("Subnet 10.0.0.0/16 is reserved.") == [("10.0.0.0/16", "code")]
+    assert kinds("Connect to 10.1.2.3:5432 now.") == [("10.1.2.3:5432", "code")]
+    assert kinds("MAC is 00:1A:2B:3C:4D:5E.")[-1] == ("00:1a:2b:3c:4d:5e", "code")
+    assert kinds("fe80::1ff:fe23:4567:890a is the address.") == [
+        ("fe80::1ff:fe23:4567:890a", "code")
+    ]
+    # one norm for every way of writing one number (SGD: "+44 20 8563 8692")
+    assert kinds("Call +44 20 7946 0321.") == kinds("Call +442079460321.")
+    assert kinds("Call +1 (415) 555-0142.") == [("+14155550142", "code")]
+    # times, ratios and signed counts keep their kinds
+    assert kinds("Times 10:00-11:00 work.") == [("10:00", "time"), ("11:00", "time")]
+    assert kinds("We scored +123 points.") == [("123", "number")]
+    # two addresses are two values: another agent's is a conflict, not a restatement
+    dns_a = analyze("The DNS server is 192.168.1.10.")
+    dns_b = analyze("The DNS server is 192.168.1.53.")
+    # (the claim rules read one subject and attribute: "the dns server / is")
+    other = Context(0.95, same_author=False, same_conversation=False, same_claim_slot=True)
+    assert relate(dns_b, dns_a, other).relation == SlotRelation.CONFLICT
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -629,6 +677,12 @@ def test_the_other_speaker_saying_back_a_name_grounds_it():
     assert rel(old, new, ctx(0.5, same_author=False)) == SlotRelation.SUPPORT
     # not in one conversation: two mentions of one name, nothing more
     assert rel(old, new, ctx(0.5, same_author=False, session=False)) != SlotRelation.SUPPORT
+
+    # who a statement is about is not what it says of them: naming Lena grounds nothing of
+    # where she moved (a new user's probe: the other agent became a knower of it; ADR 0110)
+    moved = "Ana: Lena moved from Berlin to Munich."
+    cooking = "Omar: I love Lena's cooking."
+    assert rel(moved, cooking, ctx(0.4, same_author=False)) != SlotRelation.SUPPORT
 
 
 def test_the_other_speaker_saying_a_plan_back_to_its_author_grounds_it():

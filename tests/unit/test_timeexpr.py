@@ -123,6 +123,18 @@ def test_weekday_alone_is_the_most_recent_such_day_at_or_before_the_anchor() -> 
     assert span("on Saturday") == (d(2024, 6, 15), d(2024, 6, 16))  # the anchor's own day
 
 
+def test_a_weekday_alone_in_talk_of_what_is_to_come_is_the_next_such_day() -> None:
+    # The anchor is Saturday 15 June 2024 (a new user's probe: "will be on Friday" said on a
+    # Monday was dated the Friday before; ADR 0110).
+    assert span("The team offsite will be on Tuesday.") == (d(2024, 6, 18), d(2024, 6, 19))
+    assert span("The deploy is scheduled for Thursday.") == (d(2024, 6, 20), d(2024, 6, 21))
+    assert span("Let's meet on Wednesday to review.") == (d(2024, 6, 19), d(2024, 6, 20))
+    assert span("We'll ship on Saturday.") == (d(2024, 6, 15), d(2024, 6, 16))  # today
+    # talk of what happened keeps the last one, a future word or not
+    assert span("I went to a workshop on Tuesday.") == (d(2024, 6, 11), d(2024, 6, 12))
+    assert span("I said I'd go on Tuesday.") == (d(2024, 6, 11), d(2024, 6, 12))
+
+
 def test_next_weekday_is_strictly_after_the_anchor() -> None:
     assert span("next Tuesday") == (d(2024, 6, 18), d(2024, 6, 19))
     assert span("next Saturday") == (d(2024, 6, 22), d(2024, 6, 23))

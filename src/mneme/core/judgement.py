@@ -271,7 +271,7 @@ _RULE_RANK = {
 
 def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) -> Judgement:
     """Decide what the new atom is against its neighbours (see the module docstring)."""
-    best: tuple[tuple[int, float, float], _Pair, Neighbour] | None = None
+    best: tuple[tuple[int, bool, float, float], _Pair, Neighbour] | None = None
     related: list[tuple[float, str]] = []
     names = _names(new, neighbours)
     statement = answering(
@@ -319,9 +319,12 @@ def judge(new: Candidate, neighbours: Sequence[Neighbour], config: JudgeConfig) 
         pairs = []
     pairs, also = _echoes(new, statement, pairs)
     for pair, nb in pairs:
-        # A correction points at the latest statement it corrects: recency breaks the tie.
+        # A correction points at the latest statement it corrects: recency breaks the tie;
+        # but one that names what no longer holds ("moved *from 12 September* to ...")
+        # points at the statement of that value first, however old.
+        says_gone = pair.rule == "slot_update" and pair.kind is None and pair.old_value is not None
         recency = -_epoch(nb.when) if pair.rule == "slot_update" else 0.0
-        key = (_RULE_RANK[pair.rule], recency, -nb.similarity)
+        key = (_RULE_RANK[pair.rule], not says_gone, recency, -nb.similarity)
         if best is None or key < best[0]:
             best = (key, pair, nb)
     if best is not None:
@@ -626,7 +629,8 @@ def _slot_pair(
         other_subjects=a is not None
         and b is not None
         and a.subject != b.subject
-        and not ({a.subject, b.subject} & _DEICTIC_SUBJECTS),
+        and not ({a.subject, b.subject} & _DEICTIC_SUBJECTS)
+        and not _within(a.subject, b.subject),
     )
     j = relate(statement, old, ctx, config.slots)
     rel = j.relation
@@ -681,6 +685,13 @@ def _changes_held(pair: _Pair, nb: Neighbour) -> bool:
     if roles:
         return bool(roles & nb.holds)
     return any(k == pair.kind for k, _ in nb.holds)
+
+
+def _within(a: str, b: str) -> bool:
+    """One subject says all the other does ("orion launch" / "orion launch date"): one thing,
+    said more or less fully, not two."""
+    wa, wb = set(a.split()), set(b.split())
+    return wa <= wb or wb <= wa
 
 
 def _siblings(a: str, b: str) -> bool:

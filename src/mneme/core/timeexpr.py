@@ -420,9 +420,35 @@ def _h_weekday(m: re.Match[str], anchor: dt.datetime) -> _Resolved:
         day = today + dt.timedelta(days=(target - today.weekday()) % 7 or 7)
     elif rel == "this":
         day = today - dt.timedelta(days=today.weekday()) + dt.timedelta(days=target)
+    elif _said_ahead(m):
+        # "The offsite will be on Friday." said on a Monday: the Friday to come.
+        day = today + dt.timedelta(days=(target - today.weekday()) % 7)
     else:
         day = today - dt.timedelta(days=back)
     return (*_day(day), "relative")
+
+
+#: What puts a clause in the future: a modal of the future, "going to", a plan or a schedule,
+#: a proposal ("let's"). A bare weekday is read in its clause's time: the last one before the
+#: statement in talk of what happened ("I went to a workshop on Friday"), the next one (or
+#: today) in talk of what will ("The deploy is scheduled for Thursday").
+_AHEAD = re.compile(
+    r"\b(?:will|shall|going\s+to|gonna|scheduled|planned|planning|plan\s+to|upcoming|"
+    r"let's|let\s+us|due)\b|\w'll\b",
+    re.IGNORECASE,
+)
+#: What a clause says happened, which outweighs a future word in it ("I said I'd go on Friday").
+_BEHIND = re.compile(r"\b(?:was|were|did|had|went|got|said|told|ago|last)\b", re.IGNORECASE)
+_CLAUSE_EDGE = re.compile(r"[.;!?]")
+
+
+def _said_ahead(m: re.Match[str]) -> bool:
+    """Whether the clause of a bare weekday talks of what is to come (see ``_AHEAD``)."""
+    text = m.string
+    start = max((e.end() for e in _CLAUSE_EDGE.finditer(text, 0, m.start())), default=0)
+    end = _CLAUSE_EDGE.search(text, m.end())
+    clause = text[start : end.start() if end else len(text)]
+    return _AHEAD.search(clause) is not None and _BEHIND.search(clause) is None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -78,6 +78,18 @@ def test_moved_from_a_to_b_retires_a(mem, clock):
     assert not hit.superseded
 
 
+def test_moved_from_a_to_b_retires_a_though_another_source_said_c_since(mem, clock):
+    # A new user's probe (ADR 0110): the change retired the other source's newer value and
+    # counted itself as evidence for the one it says moved.
+    pm = say(mem, clock, "The launch date for Orion is 12 September.", agent="pm")
+    say(mem, clock, "The launch date for Orion is 19 September.", agent="sales")
+    r = say(mem, clock, "The Orion launch moved from 12 September to 26 September.", agent="pm")
+    (was,) = pm.memory_ids
+    assert mem.get(was).superseded_by == r.memory_ids[0]
+    assert r.source_id not in mem.get(was).evidence
+    assert "26 September" in first(mem, "When is the Orion launch?").text
+
+
 def test_a_new_value_without_a_session_is_a_question_and_the_newer_ranks_first(mem, clock):
     say(mem, clock, "Dan lives in Berlin.")
     r = say(mem, clock, "Dan lives in Munich.")
