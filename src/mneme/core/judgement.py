@@ -104,7 +104,7 @@ from mneme.core.topics import (
     mentions,
     returned_to,
 )
-from mneme.core.values import MEASURES, MONTH_NAMES, Kind
+from mneme.core.values import MASK_WORD, MEASURES, MONTH_NAMES, Kind
 from mneme.core.wordlists import ARTICLES, STOPWORDS
 
 DESTRUCTIVE: frozenset[Verdict] = frozenset({Verdict.SUPERSEDE, Verdict.UPDATE, Verdict.CONTRADICT})
@@ -688,10 +688,15 @@ def _changes_held(pair: _Pair, nb: Neighbour) -> bool:
 
 
 def _within(a: str, b: str) -> bool:
-    """One subject says all the other does ("orion launch" / "orion launch date"): one thing,
-    said more or less fully, not two."""
+    """One subject says all the other does and more only by naming the kind of value said of
+    it ("orion launch" / "orion launch date"): one thing, not two. Any other word makes
+    another thing ("alice" / "alice sister")."""
     wa, wb = set(a.split()), set(b.split())
-    return wa <= wb or wb <= wa
+    return (wa <= wb or wb <= wa) and (wa ^ wb) <= _KIND_WORDS
+
+
+#: The words that name a kind of value (``values.MASK_WORD``): "date", "time", "number"...
+_KIND_WORDS = frozenset(w.split()[-1] for w in MASK_WORD.values())
 
 
 def _siblings(a: str, b: str) -> bool:

@@ -99,8 +99,7 @@ class AtomWriter:
         """Write one atom; the id of the unit that now holds it (new or existing).
 
         ``corrected``: the units the input supersedes (``supersedes=``). A correction is never
-        merged into what it corrects as more evidence, nor disputes it: it is judged again
-        without them.
+        merged into what it corrects as more evidence: it is judged again without them.
         """
         self._edges = []
         held = self._write(plan, atom, out, corrected)
@@ -134,14 +133,7 @@ class AtomWriter:
             visibility=src.visibility,
         )
         again = None
-        if (
-            a.target is not None
-            and a.target.id in corrected
-            and (is_merge(a) or a.judgement.verdict == Verdict.CONTRADICT)
-        ):
-            # What the caller names as corrected is retired by their word (``_supersede``):
-            # neither more evidence for it nor a dispute with it, which would open a conflict
-            # the caller's supersession settles at once and report a question nobody has.
+        if is_merge(a) and a.target is not None and a.target.id in corrected:
             again = corrected
         elif (
             a.judgement.verdict == Verdict.CONTRADICT

@@ -433,6 +433,18 @@ class Retainer:
                 on_change=self.atoms.conflicts.review.on_change,
             )
             successor = self.store.memories.get_units(viewer, [successor.id])[successor.id]
+            # The dispute the judge opened with it is settled by the caller's word, which
+            # resolved its conflict: it is neither a decision in force nor a question.
+            decisions[:] = [
+                d
+                for d in decisions
+                if not (d.verdict == Verdict.CONTRADICT and d.target_id == old.id)
+            ]
+            out.questions[:] = [
+                q
+                for q in out.questions
+                if not (q.existing_memory_id == old.id and q.conflict_type != "immutable")
+            ]
             decisions.append(
                 Decision(
                     Verdict.SUPERSEDE,
