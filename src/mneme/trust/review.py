@@ -286,11 +286,7 @@ class Review:
         """What would supersede the target: the newest live claim of another value in its
         slot (for a memory: in the slot of one of its claims). None: nothing does."""
         bank = target.bank_id
-        claims = (
-            [target.claim]
-            if target.claim is not None
-            else self.store.trust.find_claims(bank, unit_id=target.id)
-        )
+        claims = self._claims_of(target)
         rivals = [
             r
             for c in claims
@@ -482,11 +478,7 @@ class Review:
     def _carry_rejection(self, target: Target, event: ReviewEvent, actor: str, note: str) -> None:
         """A rejected value stays rejected: tombstone it and reject its other carriers."""
         bank = target.bank_id
-        claims = (
-            [target.claim]
-            if target.claim is not None
-            else self.store.trust.find_claims(bank, unit_id=target.id)
-        )
+        claims = self._claims_of(target)
         unit_ids = [target.id] if target.unit is not None else []
         for claim in claims:
             unit_ids += self.store.trust.claim_unit_ids(bank, claim.id)
@@ -536,17 +528,19 @@ class Review:
             if current.state.status == "rejected":
                 self._apply(current, "restore", actor, note, cause=root.id)
 
+    def _claims_of(self, target: Target) -> list[ClaimRecord]:
+        """The target's claims: the claim itself, or the claims its memory states."""
+        if target.claim is not None:
+            return [target.claim]
+        return list(self.store.trust.find_claims(target.bank_id, unit_id=target.id))
+
     def _readmit_held_back(self, target: Target, actor: str, note: str, cause: str) -> None:
         """The value's statements the write path held back against its tombstone (said again
         after the rejection, in any words: rejected when written, never by a decision of
         their own) return with it, approved by the same decision: the tombstone that held
         them is lifted. One a person rejected stays rejected."""
         bank = target.bank_id
-        claims = (
-            [target.claim]
-            if target.claim is not None
-            else self.store.trust.find_claims(bank, unit_id=target.id)
-        )
+        claims = self._claims_of(target)
         ids = {u for c in claims for u in self.store.trust.claim_unit_ids(bank, c.id)}
         ids.discard(target.id)
         units = self.store.memories.get_units(Viewer(bank, "owner", Scope.OWNER), sorted(ids))
